@@ -1,0 +1,233 @@
+"""Starting positions: seeded deals (RULES.md §3–§4) and arbitrary positions for scenarios.
+
+A :class:`Deal` is the chance player's whole contribution to a game: once it is fixed, the game
+is a deterministic function of the players' actions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules_engine.cards import (
+    CARD_TEXT,
+    RANK_OF,
+    SUIT_MASK,
+    SUIT_OF,
+    card_index,
+    iter_bits,
+    parse_suit,
+)
+from rules_engine.errors import InvalidPositionError
+
+__all__ = ["HAND_SIZE", "Deal", "deal_from_seed", "next_dealer_and_leader"]
+
+HAND_SIZE = 6
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """A starting position.
+
+    ``hands`` are card bitmasks per seat; ``stock`` lists card indices in drawing order, its
+    last card being the face-up trump card; ``shown`` lists cards shown to everyone at the deal
+    (the lowest trump that chose the leader, the six-player dealer's trump).
+    """
+
+    hands: tuple[int, ...]
+    stock: tuple[int, ...]
+    trump: int
+    leader: int
+    first_round: bool = True
+    discard: int = 0
+    dealer: int | None = None
+    shown: tuple[int, ...] = ()
+    seed: int | None = None
+    first_of_series: bool = field(default=True)
+
+    def __post_init__(self) -> None:
+        n = len(self.hands)
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise InvalidPositionError(f"a game has 2 to 6 seats, not {n}")
+        seen = 0
+        for seat, hand in enumerate(self.hands):
+            if seen & hand:
+                dup = CARD_TEXT[(seen & hand).bit_length() - 1]
+                raise InvalidPositionError(f"card {dup} appears twice (seat {seat})")
+            seen |= hand
+        for c in self.stock:
+            if not 0 <= c < 36:
+                raise InvalidPositionError(f"bad card index {c!r} in the stock")
+            if seen >> c & 1:
+                raise InvalidPositionError(f"card {CARD_TEXT[c]} appears twice (stock)")
+            seen |= 1 << c
+        if seen & self.discard:
+            dup = CARD_TEXT[(seen & self.discard).bit_length() - 1]
+            raise InvalidPositionError(f"card {dup} appears twice (discard)")
+        if not 0 <= self.trump < 4:
+            raise InvalidPositionError(f"bad trump suit {self.trump!r}")
+        if self.stock and SUIT_OF[self.stock[-1]] != self.trump:
+            raise InvalidPositionError(
+                f"the trump must be the suit of the last stock card {CARD_TEXT[self.stock[-1]]}"
+            )
+        if not 0 <= self.leader < n:
+            raise InvalidPositionError(f"leader {self.leader!r} is not a seat (0..{n - 1})")
+        if not self.hands[self.leader]:
+            raise InvalidPositionError(f"the leader, seat {self.leader}, holds no cards")
+        if self.stock:
+            empty = [s for s, h in enumerate(self.hands) if not h]
+            if empty:
+                raise InvalidPositionError(
+                    f"seat {empty[0]} holds no cards while the stock still has cards"
+                )
+        elif sum(1 for h in self.hands if h) < 2:
+            raise InvalidPositionError("at least two seats must hold cards")
+        if self.dealer is not None and not 0 <= self.dealer < n:
+            raise InvalidPositionError(f"dealer {self.dealer!r} is not a seat")
+
+    @property
+    def players(self) -> int:
+        return len(self.hands)
+
+    @property
+    def trump_card(self) -> int | None:
+        return self.stock[-1] if self.stock else None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "hands": [[CARD_TEXT[c] for c in iter_bits(h)] for h in self.hands],
+            "stock": [CARD_TEXT[c] for c in self.stock],
+            "trump": "♠♥♦♣"[self.trump],
+            "leader": self.leader,
+            "first_round": self.first_round,
+            "discard": [CARD_TEXT[c] for c in iter_bits(self.discard)],
+            "dealer": self.dealer,
+            "shown": [CARD_TEXT[c] for c in self.shown],
+            "seed": self.seed,
+            "first_of_series": self.first_of_series,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Deal:
+        """Inverse of :meth:`to_dict`; raises :class:`InvalidPositionError` on bad data."""
+        try:
+            hands = tuple(_mask(h) for h in data["hands"])
+            stock = tuple(card_index(c) for c in data.get("stock", []))
+            trump = int(parse_suit(str(data["trump"])))
+            discard = _mask(data.get("discard", []))
+            dealer = data.get("dealer")
+            seed = data.get("seed")
+            return cls(
+                hands=hands,
+                stock=stock,
+                trump=trump,
+                leader=int(data["leader"]),
+                first_round=bool(data.get("first_round", True)),
+                discard=discard,
+                dealer=None if dealer is None else int(dealer),
+                shown=tuple(card_index(c) for c in data.get("shown", [])),
+                seed=None if seed is None else int(seed),
+                first_of_series=bool(data.get("first_of_series", True)),
+            )
+        except (KeyError, TypeError) as exc:
+            raise InvalidPositionError(f"bad deal record: {exc!r}") from None
+
+
+def _mask(cards: object) -> int:
+    if not isinstance(cards, list):
+        raise InvalidPositionError(f"expected a list of cards, got {cards!r}")
+    mask = 0
+    for text in cards:
+        idx = card_index(text)
+        if mask >> idx & 1:
+            raise InvalidPositionError(f"card {CARD_TEXT[idx]} appears twice")
+        mask |= 1 << idx
+    return mask
+
+
+_WORDS = struct.Struct("<37Q")
+
+
+def _shuffled_deck(seed: int, players: int) -> tuple[int, list[int]]:
+    """The first dealer and a shuffled deck, both drawn from ``seed``.
+
+    Randomness is SHAKE-256 of the seed's decimal text: 37 64-bit words, one for the dealer and
+    one per Fisher-Yates step.  It is fast, and identical on every platform and Python version.
+    """
+    words = _WORDS.unpack(hashlib.shake_256(b"durak-deal:%d" % seed).digest(_WORDS.size))
+    deck = list(range(36))
+    for i in range(35, 0, -1):
+        j = words[i] % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return words[0] % players, deck
+
+
+def deal_from_seed(
+    players: int, seed: int, *, dealer: int | None = None, first_of_series: bool = True
+) -> Deal:
+    """Shuffle from ``seed`` and deal as RULES.md §3–§4 say.
+
+    Without ``dealer`` the first dealer is drawn from the seed.  In the first game of a series
+    the holder of the lowest trump leads (that card is shown); otherwise, and when no hand holds
+    a trump, the dealer's left neighbour leads.
+    """
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise InvalidPositionError(f"a game has 2 to 6 players, not {players}")
+    drawn_dealer, deck = _shuffled_deck(seed, players)
+    if dealer is None:
+        dealer = drawn_dealer
+    elif not 0 <= dealer < players:
+        raise InvalidPositionError(f"dealer {dealer!r} is not a seat (0..{players - 1})")
+    hands = [0] * players
+    pos = 0
+    for _ in range(HAND_SIZE):
+        for i in range(1, players + 1):
+            hands[(dealer + i) % players] |= 1 << deck[pos]
+            pos += 1
+    shown: list[int] = []
+    if pos < 36:
+        trump_card = deck[pos]
+        stock = (*deck[pos + 1 :], trump_card)
+    else:  # six players: the dealer's last card is shown and names the trump
+        trump_card = deck[pos - 1]
+        stock = ()
+        shown.append(trump_card)
+    trump = SUIT_OF[trump_card]
+    leader = (dealer + 1) % players
+    if first_of_series:
+        lowest: tuple[int, int] | None = None
+        for seat, hand in enumerate(hands):
+            trumps = hand & SUIT_MASK[trump]
+            if trumps:
+                low = (trumps & -trumps).bit_length() - 1
+                if lowest is None or RANK_OF[low] < RANK_OF[lowest[1]]:
+                    lowest = (seat, low)
+        if lowest is not None:
+            leader = lowest[0]
+            if lowest[1] not in shown:
+                shown.insert(0, lowest[1])
+    return Deal(
+        hands=tuple(hands),
+        stock=stock,
+        trump=trump,
+        leader=leader,
+        dealer=dealer,
+        shown=tuple(shown),
+        seed=seed,
+        first_of_series=first_of_series,
+    )
+
+
+def next_dealer_and_leader(
+    players: int, previous_dealer: int, loser: int | None
+) -> tuple[int, int]:
+    """Dealer and leader of the next game of a series (RULES.md §4).
+
+    After a loss the loser deals and the loser's left neighbour leads; after a draw
+    (``loser is None``) the same dealer deals again and the dealer's left neighbour leads.
+    """
+    dealer = previous_dealer if loser is None else loser
+    return dealer, (dealer + 1) % players

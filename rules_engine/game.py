@@ -1,0 +1,766 @@
+"""The game state machine: RULES.md §5–§7 played exactly, one player to act at a time.
+
+:class:`Game` is mutable (like a chess board with ``push``) for speed; every input is checked
+against one rule book (:meth:`Game.explain`), and :meth:`Game.legal_codes` enumerates exactly the
+actions that pass it.  Cards are bit indices, hands bitmasks (see :mod:`rules_engine.cards`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import overload
+
+from rules_engine.actions import (
+    ATTACK,
+    DEFEND,
+    PASS_CODE,
+    TAKE,
+    TAKE_CODE,
+    TRANSFER,
+    Action,
+    ActionKind,
+    code_text,
+)
+from rules_engine.cards import (
+    CARD_TEXT,
+    FULL_DECK_MASK,
+    RANK_MASK,
+    RANK_OF,
+    RANK_SYMBOLS,
+    SUIT_OF,
+    SUIT_SYMBOLS,
+    beaters_table,
+    mask_text,
+)
+from rules_engine.deal import HAND_SIZE, Deal
+from rules_engine.errors import IllegalActionError
+from rules_engine.rules import Rules
+
+__all__ = ["Game", "LegalActions"]
+
+
+def _subset_table(kind: int) -> dict[int, tuple[tuple[int, ...], ...]]:
+    """For every set of cards of one rank: the action codes of its non-empty subsets,
+    indexed by the room left under the limit (0..4)."""
+    table: dict[int, tuple[tuple[int, ...], ...]] = {}
+    for r in range(9):
+        cards = [r * 4 + s for s in range(4)]
+        for pattern in range(1, 16):
+            rank_mask = sum(1 << cards[s] for s in range(4) if pattern >> s & 1)
+            subsets = []
+            sub = rank_mask
+            while sub:
+                subsets.append(sub)
+                sub = (sub - 1) & rank_mask
+            subsets.sort(key=lambda m: (m.bit_count(), m))
+            table[rank_mask] = tuple(
+                tuple(kind | m << 3 for m in subsets if m.bit_count() <= room) for room in range(5)
+            )
+    return table
+
+
+_ATTACK_SUBSETS = _subset_table(ATTACK)
+# Attackers in priority order per (throw_in, players), keyed by out/attacker/defender bits.
+_ATTACKERS_MEMO: dict[tuple[str, int], dict[int, tuple[int, ...]]] = {
+    (throw_in, n): {} for throw_in in ("neighbours", "all") for n in range(2, 7)
+}
+
+
+def _next_active_table(n: int) -> tuple[int, ...]:
+    """``table[out << 3 | seat]``: the next seat clockwise after ``seat`` not in ``out``."""
+    table = []
+    for out in range(64):
+        for seat in range(8):
+            s = (seat + 1) % n
+            for _ in range(n):
+                if not out >> s & 1:
+                    break
+                s = (s + 1) % n
+            table.append(s)
+    return tuple(table)
+
+
+_NEXT_ACTIVE: dict[int, tuple[int, ...]] = {n: _next_active_table(n) for n in range(2, 7)}
+
+
+def _draw_order_table(n: int) -> tuple[tuple[int, ...], ...]:
+    """``table[leader << 3 | defender]``: who draws in which order (RULES.md §7.2)."""
+    table: list[tuple[int, ...]] = []
+    for leader in range(8):
+        for d in range(8):
+            seats = [(leader + i) % n for i in range(n)]
+            if d != leader and d in seats:
+                seats.remove(d)
+                seats.append(d)
+            table.append(tuple(seats))
+    return tuple(table)
+
+
+_DRAW_ORDER: dict[int, tuple[tuple[int, ...], ...]] = {n: _draw_order_table(n) for n in range(2, 7)}
+_TRANSFER_SUBSETS = _subset_table(TRANSFER)
+
+
+class _DefendChunkMemo(dict[int, tuple[int, ...]]):
+    """Defence codes of attack ``key & 63`` with the beating cards ``key >> 6``, which lie in
+    one 12-bit chunk of the deck (three ranks), so the memo stays small."""
+
+    def __missing__(self, key: int) -> tuple[int, ...]:
+        a = key & 63
+        ds = key >> 6
+        codes = []
+        while ds:
+            low = ds & -ds
+            codes.append(DEFEND | (a | (low.bit_length() - 1) << 6) << 3)
+            ds ^= low
+        result = self[key] = tuple(codes)
+        return result
+
+
+class _AttackChunkMemo(dict[int, tuple[int, ...]]):
+    """Attack codes for the candidate cards of one 12-bit chunk of a hand (three ranks),
+    keyed by ``chunk_cards << 3 | room``: at most 3 * 4096 * 5 entries."""
+
+    def __missing__(self, key: int) -> tuple[int, ...]:
+        cands = key >> 3
+        room = key & 7
+        codes: list[int] = []
+        while cands:
+            low = cands & -cands
+            rank_cards = cands & RANK_MASK[RANK_OF[low.bit_length() - 1]]
+            cands ^= rank_cards
+            codes.extend(_ATTACK_SUBSETS[rank_cards][room])
+        result = self[key] = tuple(codes)
+        return result
+
+
+_DEFEND_MEMO = _DefendChunkMemo()
+_ATTACK_MEMO = _AttackChunkMemo()
+_CHUNK = 0xFFF
+_TAKE_ONLY = (TAKE_CODE,)
+_PASS_ONLY = (PASS_CODE,)
+
+
+class Game:
+    """One game of Durak from a :class:`Deal` under :class:`Rules`.
+
+    Read the state through the properties and :meth:`state_dict`; act through :meth:`apply`
+    (checked) or :meth:`apply_code` (unchecked, for search and benchmarks).
+    """
+
+    __slots__ = (
+        "_addable",
+        "_attackers",
+        "_attackers_memo",
+        "_beaters",
+        "_covered_any",
+        "_legal",
+        "_next",
+        "_passed",
+        "_table",
+        "_uncovered",
+        "attacker",
+        "deal",
+        "defender",
+        "discard",
+        "draw",
+        "finished",
+        "first_round",
+        "hands",
+        "history",
+        "leader",
+        "limit",
+        "loser",
+        "n",
+        "out",
+        "public_held",
+        "round",
+        "rules",
+        "stock",
+        "table_attacks",
+        "table_defences",
+        "taking",
+        "to_act",
+        "trump",
+    )
+
+    table_attacks: list[int]
+    table_defences: list[int]
+    to_act: int | None
+    _legal: tuple[int, ...] | None
+    _attackers: tuple[int, ...]
+
+    def __init__(self, rules: Rules, deal: Deal) -> None:
+        self.rules = rules
+        self.deal = deal
+        self.n = len(deal.hands)
+        self.hands: list[int] = list(deal.hands)
+        #: Stock in reverse drawing order: ``pop()`` draws; ``stock[0]`` is the face-up trump card.
+        self.stock: list[int] = list(reversed(deal.stock))
+        self.trump = deal.trump
+        self._beaters = beaters_table(deal.trump)
+        self.discard = deal.discard
+        #: Cards everyone knows to be in some hand (shown, picked up, the drawn trump card).
+        self.public_held = 0
+        for c in deal.shown:
+            self.public_held |= 1 << c
+        self.out = 0
+        if not self.stock:
+            for seat, hand in enumerate(self.hands):
+                if not hand:
+                    self.out |= 1 << seat
+        self._next = _NEXT_ACTIVE[self.n]
+        self._attackers_memo = _ATTACKERS_MEMO[rules.throw_in, self.n]
+        self.round = 1
+        self.first_round = deal.first_round
+        #: Every action so far, as ``code << 3 | seat``.
+        self.history: list[int] = []
+        self.finished = False
+        self.loser: int | None = None
+        self.draw = False
+        self._start_round(deal.leader)
+
+    # ------------------------------------------------------------------ copying
+    def clone(self) -> Game:
+        """An independent copy (cheap: a few list copies)."""
+        g = Game.__new__(Game)
+        for name in Game.__slots__:
+            setattr(g, name, getattr(self, name))
+        g.hands = self.hands[:]
+        g.stock = self.stock[:]
+        g.history = self.history[:]
+        g.table_attacks = self.table_attacks[:]
+        g.table_defences = self.table_defences[:]
+        return g
+
+    # ------------------------------------------------------------------ round structure
+    @property
+    def cap(self) -> int:
+        """The cap on attacks this round (RULES.md §5)."""
+        return self.rules.first_round_limit if self.first_round else 6
+
+    @property
+    def version(self) -> int:
+        """The number of actions applied so far; it identifies a state within one game."""
+        return len(self.history)
+
+    @property
+    def trump_card(self) -> int | None:
+        """The face-up trump card while it is still under the stock."""
+        return self.stock[0] if self.stock else None
+
+    def next_active(self, seat: int) -> int:
+        """The next seat clockwise after ``seat`` that is not out."""
+        return self._next[self.out << 3 | seat]
+
+    def previous_active(self, seat: int) -> int:
+        n, out = self.n, self.out
+        s = (seat - 1) % n
+        while out >> s & 1:
+            s = (s - 1) % n
+        return s
+
+    def _start_round(self, leader: int) -> None:
+        self.leader = leader
+        self.attacker = leader
+        out_key = self.out << 3
+        self.defender = d = self._next[out_key | leader]
+        self.table_attacks = []
+        self.table_defences = []
+        self._table = 0
+        self._uncovered = 0
+        self._addable = 0
+        self._covered_any = False
+        self.taking = False
+        self._passed = 0
+        cap = self.rules.first_round_limit if self.first_round else 6
+        size = self.hands[d].bit_count()
+        self.limit = cap if cap < size else size
+        key = out_key << 3 | leader << 3 | d
+        attackers = self._attackers_memo.get(key)
+        if attackers is None:
+            attackers = self._attackers_memo[key] = self._compute_attackers()
+        self._attackers = attackers
+        # The leader always holds a card and the limit is at least 1: the leader acts.
+        self.to_act = leader
+        self._legal = None
+
+    def _set_attackers(self) -> None:
+        """Attackers in priority order (RULES.md §6): who may add, and who adds first."""
+        key = self.out << 6 | self.attacker << 3 | self.defender
+        attackers = self._attackers_memo.get(key)
+        if attackers is None:
+            attackers = self._attackers_memo[key] = self._compute_attackers()
+        self._attackers = attackers
+
+    def _compute_attackers(self) -> tuple[int, ...]:
+        d = self.defender
+        if self.rules.throw_in == "neighbours":
+            prev = self.previous_active(d)
+            nxt = self.next_active(d)
+            return (prev,) if nxt == prev else (prev, nxt)
+        order = []
+        s = self.attacker
+        while True:
+            if s != d and not self.out >> s & 1:
+                order.append(s)
+            s = (s + 1) % self.n
+            if s == self.attacker:
+                break
+        return tuple(order)
+
+    @property
+    def attackers(self) -> tuple[int, ...]:
+        """The seats allowed to add attacks this round, in priority order."""
+        return self._attackers
+
+    def _can_add(self, seat: int) -> bool:
+        """Whether ``seat`` holds a legal addition now (the opening belongs to the leader)."""
+        n_att = len(self.table_attacks)
+        if n_att >= self.limit:
+            return False
+        return bool(self.hands[seat] & (self._addable if n_att else FULL_DECK_MASK))
+
+    def _close_round(self) -> None:
+        """Clear the table, draw, mark players out, and start the next round (RULES.md §7)."""
+        table = self._table
+        d = self.defender
+        took = self.taking
+        hands = self.hands
+        if took:
+            hands[d] |= table
+            self.public_held |= table
+        else:
+            self.discard |= table
+        stock = self.stock
+        if stock:
+            # Draw up to six: the leader first, the final defender last (RULES.md §7.2).
+            # Nobody is out while the stock lasts.
+            for seat in _DRAW_ORDER[self.n][self.leader << 3 | d]:
+                hand = hands[seat]
+                need = HAND_SIZE - hand.bit_count()
+                while need > 0:
+                    c = stock.pop()
+                    hand |= 1 << c
+                    need -= 1
+                    if not stock:  # the face-up trump card: everyone saw who took it
+                        self.public_held |= 1 << c
+                        break
+                hands[seat] = hand
+                if not stock:
+                    break
+        if not stock and 0 in hands:
+            out = self.out
+            for seat in range(self.n):
+                if not hands[seat]:
+                    out |= 1 << seat
+            self.out = out
+            if self.n - out.bit_count() <= 1:
+                self._finish()
+                return
+        self.round += 1
+        self.first_round = False
+        if took or self.out >> d & 1:
+            self._start_round(self._next[self.out << 3 | d])
+        else:
+            self._start_round(d)
+
+    def _finish(self) -> None:
+        active = [s for s in range(self.n) if not self.out >> s & 1]
+        self.finished = True
+        self.loser = active[0] if active else None
+        self.draw = not active
+        self.to_act = None
+        self.table_attacks = []
+        self.table_defences = []
+        self._table = 0
+        self._uncovered = 0
+        self.taking = False
+        self._legal = None
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_codes(self) -> tuple[int, ...]:
+        """Codes of every legal action of the seat to act, each distinct card set once.
+
+        Cached until the next action.
+        """
+        cached = self._legal
+        if cached is not None:
+            return cached
+        seat = self.to_act
+        if seat is None:
+            self._legal = ()
+            return ()
+        hand = self.hands[seat]
+        n_att = len(self.table_attacks)
+        if seat == self.defender and self._uncovered and not self.taking:
+            beaters = self._beaters
+            memo = _DEFEND_MEMO
+            u = self._uncovered
+            legal: tuple[int, ...] = ()
+            while u:
+                low = u & -u
+                a = low.bit_length() - 1
+                u ^= low
+                ds = hand & beaters[a]
+                if ds:
+                    legal += (
+                        memo[(ds & _CHUNK) << 6 | a]
+                        + memo[(ds & _CHUNK << 12) << 6 | a]
+                        + memo[(ds & _CHUNK << 24) << 6 | a]
+                    )
+            if self.rules.transfer and not self._covered_any:
+                cands = hand & RANK_MASK[RANK_OF[self.table_attacks[0]]]
+                if cands:
+                    target = self.next_active(seat)
+                    room = min(self.cap, self.hands[target].bit_count()) - n_att
+                    if room > 0:
+                        legal += _TRANSFER_SUBSETS[cands][room if room < 4 else 4]
+            legal += _TAKE_ONLY
+        else:
+            room = self.limit - n_att
+            room = room if room < 4 else 4
+            amemo = _ATTACK_MEMO
+            if n_att:
+                cands = hand & self._addable
+                legal = (
+                    amemo[(cands & _CHUNK) << 3 | room]
+                    + amemo[(cands & _CHUNK << 12) << 3 | room]
+                    + amemo[(cands & _CHUNK << 24) << 3 | room]
+                    + _PASS_ONLY
+                )
+            else:
+                legal = (
+                    amemo[(hand & _CHUNK) << 3 | room]
+                    + amemo[(hand & _CHUNK << 12) << 3 | room]
+                    + amemo[(hand & _CHUNK << 24) << 3 | room]
+                )
+        self._legal = legal
+        return legal
+
+    def legal_actions(self) -> LegalActions:
+        """A lazy sequence view of the legal actions with a fast ``in`` check."""
+        return LegalActions(self)
+
+    def is_legal_code(self, seat: int, code: int) -> bool:
+        if seat != self.to_act:
+            return False
+        return code in self.legal_codes()
+
+    # ------------------------------------------------------------------ the rule book
+    def explain(self, action: Action) -> str | None:
+        """Why ``action`` is illegal now, in words for players; ``None`` when it is legal."""
+        seat = action.seat
+        if self.finished:
+            return "the game is over"
+        if not 0 <= seat < self.n:
+            return f"there is no seat {seat} in this game (seats 0–{self.n - 1})"
+        if self.out >> seat & 1:
+            return f"seat {seat} is out of this game"
+        turn = self._turn_reason(seat)
+        if turn:
+            return turn
+        kind = action.kind
+        if seat == self.defender and self._uncovered and not self.taking:
+            if kind is ActionKind.DEFEND:
+                return self._defend_reason(action)
+            if kind is ActionKind.TRANSFER:
+                return self._transfer_reason(action)
+            if kind is ActionKind.TAKE:
+                return None
+            return "you are defending: beat an attack, take the cards" + (
+                ", or transfer" if self.rules.transfer and not self._covered_any else ""
+            )
+        if kind is ActionKind.ATTACK:
+            return self._attack_reason(action)
+        if kind is ActionKind.PASS:
+            if not self.table_attacks:
+                return "the round has just begun: the leader must open it with a card"
+            return None
+        if kind is ActionKind.TAKE and self.taking and seat == self.defender:
+            return "you have already declared a take"
+        return f"only the defender, seat {self.defender}, can {kind.value}"
+
+    def _turn_reason(self, seat: int) -> str | None:
+        to_act = self.to_act
+        if seat == to_act:
+            return None
+        if to_act == self.defender:
+            return (
+                f"seat {to_act} is defending: cards are added once everything is covered "
+                "or a take is declared"
+            )
+        if seat == self.defender:
+            if self.taking:
+                return "you have declared a take: the attackers may add cards before you pick up"
+            return f"everything is covered: seat {to_act} may add cards or pass"
+        if seat not in self._attackers:
+            return f"seat {seat} is not a neighbour of the defender: only the neighbours add cards"
+        if self._passed >> seat & 1:
+            return f"seat {seat} has passed: you may add again after the defender's next move"
+        if not self.table_attacks:
+            return f"seat {to_act} leads this round"
+        if not self._can_add(seat):
+            if len(self.table_attacks) >= self.limit:
+                return f"the limit is {self.limit} attacks this round"
+            return "you hold no card of a rank on the table"
+        return f"seat {to_act} adds first: seat {seat} may add after seat {to_act} passes"
+
+    def _missing_card(self, seat: int, cards: Sequence[object]) -> str | None:
+        hand = self.hands[seat]
+        for card in cards:
+            idx = card.index  # type: ignore[attr-defined]
+            if not hand >> idx & 1:
+                where = "is on the table" if self._on_table(idx) else "is not in your hand"
+                return f"{CARD_TEXT[idx]} {where}"
+        return None
+
+    def _on_table(self, idx: int) -> bool:
+        return idx in self.table_attacks or idx in self.table_defences
+
+    def _attack_reason(self, action: Action) -> str | None:
+        missing = self._missing_card(action.seat, action.cards)
+        if missing:
+            return missing
+        ranks = {RANK_OF[c.index] for c in action.cards}
+        if len(ranks) > 1:
+            return "cards played together must all be of one rank"
+        rank = ranks.pop()
+        n_att = len(self.table_attacks)
+        if n_att and not self._addable & RANK_MASK[rank]:
+            listed = ", ".join(RANK_SYMBOLS[r] for r in range(9) if self._addable & RANK_MASK[r])
+            return (
+                f"no {RANK_SYMBOLS[rank]} on the table: you may add only ranks already there "
+                f"({listed})"
+            )
+        if n_att + len(action.cards) > self.limit:
+            left = self.limit - n_att
+            return f"the limit is {self.limit} attacks this round" + (
+                f": {left} more at most" if n_att else ""
+            )
+        return None
+
+    def _defend_reason(self, action: Action) -> str | None:
+        attack, defence = action.cards
+        a, d = attack.index, defence.index
+        if a not in self.table_attacks:
+            return f"{CARD_TEXT[a]} is not an attack on the table"
+        if not self._uncovered >> a & 1:
+            beaten_by = self.table_defences[self.table_attacks.index(a)]
+            return f"{CARD_TEXT[a]} is already covered by {CARD_TEXT[beaten_by]}"
+        missing = self._missing_card(action.seat, (defence,))
+        if missing:
+            return missing
+        if self._beaters[a] >> d & 1:
+            return None
+        trump = self.trump
+        beat = f"{CARD_TEXT[d]} does not beat {CARD_TEXT[a]}"
+        if SUIT_OF[a] == trump:
+            return f"{beat}: a trump is beaten only by a higher trump"
+        if SUIT_OF[d] == SUIT_OF[a]:
+            return f"{beat}: it must be a higher {SUIT_SYMBOLS[SUIT_OF[a]]}"
+        return (
+            f"{beat}: it takes a higher {SUIT_SYMBOLS[SUIT_OF[a]]} or a trump "
+            f"({SUIT_SYMBOLS[trump]})"
+        )
+
+    def _transfer_reason(self, action: Action) -> str | None:
+        if not self.rules.transfer:
+            return "transfers are not allowed in these rules"
+        if self._covered_any:
+            return "no transfer after the first defence of a round"
+        missing = self._missing_card(action.seat, action.cards)
+        if missing:
+            return missing
+        rank = RANK_OF[self.table_attacks[0]]
+        for card in action.cards:
+            if RANK_OF[card.index] != rank:
+                return f"a transfer must use the attacked rank, {RANK_SYMBOLS[rank]}"
+        total = len(self.table_attacks) + len(action.cards)
+        if total > self.cap:
+            return f"the limit is {self.cap} attacks this round"
+        target = self.next_active(action.seat)
+        size = self.hands[target].bit_count()
+        if total > size:
+            cards = "card" if size == 1 else "cards"
+            return f"seat {target} holds {size} {cards}: a transfer would make {total} attacks"
+        return None
+
+    def can_apply(self, action: Action) -> bool:
+        return self.is_legal_code(action.seat, action.code)
+
+    def verify(self, action: Action) -> None:
+        """Raise :class:`IllegalActionError` with the reason if ``action`` is illegal now."""
+        reason = self.explain(action)
+        if reason is not None:
+            raise IllegalActionError(reason, action)
+
+    def apply(self, action: Action) -> None:
+        """Apply a checked action; an illegal one raises and changes nothing."""
+        if not self.is_legal_code(action.seat, action.code):
+            reason = self.explain(action) or "that action is not legal now"
+            raise IllegalActionError(reason, action)
+        self.apply_code(action.code)
+
+    # ------------------------------------------------------------------ applying
+    def apply_code(self, code: int) -> None:
+        """Apply a legal action code for the seat to act.  Unchecked: callers guarantee legality
+        (it came from :meth:`legal_codes`)."""
+        seat = self.to_act
+        assert seat is not None
+        self.history.append(code << 3 | seat)
+        kind = code & 7
+        if kind == DEFEND:
+            payload = code >> 3
+            a = payload & 63
+            d = payload >> 6
+            self.hands[seat] &= ~(1 << d)
+            self.table_defences[self.table_attacks.index(a)] = d
+            self._table |= 1 << d
+            self._uncovered &= ~(1 << a)
+            self._addable |= RANK_MASK[RANK_OF[d]]
+            self._covered_any = True
+            self._passed = 0
+        elif kind == ATTACK or kind == TRANSFER:  # noqa: SIM109 (no tuple build: hot path)
+            mask = code >> 3
+            self.hands[seat] &= ~mask
+            self._uncovered |= mask
+            self._table |= mask
+            attacks, defences = self.table_attacks, self.table_defences
+            addable = self._addable
+            while mask:
+                low = mask & -mask
+                c = low.bit_length() - 1
+                mask ^= low
+                attacks.append(c)
+                defences.append(-1)
+                addable |= RANK_MASK[RANK_OF[c]]
+            self._addable = addable
+            if kind == TRANSFER:
+                self.attacker = seat
+                self.defender = d = self.next_active(seat)
+                cap = self.cap
+                size = self.hands[d].bit_count()
+                self.limit = cap if cap < size else size
+                self._passed = 0
+                self._set_attackers()
+        elif kind == TAKE:
+            self.taking = True
+            self._passed = 0
+        else:
+            self._passed |= 1 << seat
+        # Who acts next (RULES.md §6.2); the round closes when nobody can.
+        self._legal = None
+        if self._uncovered and not self.taking:
+            self.to_act = self.defender
+            return
+        if len(self.table_attacks) < self.limit:
+            passed = self._passed
+            addable = self._addable
+            hands = self.hands
+            for seat in self._attackers:
+                if not passed >> seat & 1 and hands[seat] & addable:
+                    self.to_act = seat
+                    return
+        self._close_round()
+
+    # ------------------------------------------------------------------ views
+    def hand(self, seat: int) -> list[str]:
+        return mask_text(self.hands[seat])
+
+    def known_cards(self, seat: int) -> int:
+        """Cards of ``seat``'s hand that everyone has seen (bitmask)."""
+        return self.public_held & self.hands[seat]
+
+    def table(self) -> list[tuple[str, str | None]]:
+        return [
+            (CARD_TEXT[a], CARD_TEXT[d] if d >= 0 else None)
+            for a, d in zip(self.table_attacks, self.table_defences, strict=True)
+        ]
+
+    @property
+    def uncovered(self) -> int:
+        return self._uncovered
+
+    @property
+    def passed(self) -> int:
+        """Bitmask of attackers who passed since the last defend, transfer or take."""
+        return self._passed
+
+    @property
+    def transfer_possible(self) -> bool:
+        """Whether this round still allows a transfer (rules on, nothing covered yet)."""
+        return self.rules.transfer and not self._covered_any and not self.taking
+
+    def history_text(self) -> list[str]:
+        return [code_text(h & 7, h >> 3) for h in self.history]
+
+    def log(self) -> list[Action]:
+        """Every action so far as frozen records."""
+        return [Action.from_code(h & 7, h >> 3) for h in self.history]
+
+    def state_dict(self) -> dict[str, object]:
+        """The state in the trace shape of SCENARIOS.md."""
+        fin = self.finished
+        return {
+            "round": self.round,
+            "first_round": self.first_round,
+            "trump": SUIT_SYMBOLS[self.trump],
+            "trump_card": CARD_TEXT[self.stock[0]] if self.stock else None,
+            "stock": len(self.stock),
+            "discard": mask_text(self.discard),
+            "hands": [mask_text(h) for h in self.hands],
+            "out": [s for s in range(self.n) if self.out >> s & 1],
+            "leader": None if fin else self.leader,
+            "attacker": None if fin else self.attacker,
+            "defender": None if fin else self.defender,
+            "limit": None if fin else self.limit,
+            "table": [] if fin else [list(p) for p in self.table()],
+            "taking": False if fin else self.taking,
+            "to_act": self.to_act,
+            "finished": fin,
+            "loser": self.loser,
+            "draw": self.draw,
+        }
+
+    def legal_text(self) -> list[str]:
+        seat = self.to_act
+        if seat is None:
+            return []
+        return [code_text(seat, c) for c in self.legal_codes()]
+
+
+class LegalActions(Sequence[Action]):
+    """The legal actions of a game position: a lazy sequence with an O(1) ``in`` check."""
+
+    __slots__ = ("_codes", "_game", "_seat")
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+        self._codes = game.legal_codes()
+        self._seat = game.to_act
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Action]: ...
+    def __getitem__(self, index: int | slice) -> Action | list[Action]:
+        seat = self._seat
+        assert seat is not None or not self._codes
+        if isinstance(index, slice):
+            return [Action.from_code(seat or 0, c) for c in self._codes[index]]
+        return Action.from_code(seat or 0, self._codes[index])
+
+    def __iter__(self) -> Iterator[Action]:
+        seat = self._seat or 0
+        return (Action.from_code(seat, c) for c in self._codes)
+
+    def __contains__(self, action: object) -> bool:
+        if not isinstance(action, Action):
+            return False
+        return self._game.is_legal_code(action.seat, action.code)
+
+    def __repr__(self) -> str:
+        return f"<LegalActions [{', '.join(str(a) for a in self)}]>"
