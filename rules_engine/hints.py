@@ -1,0 +1,60 @@
+"""Help for players: why each card of a hand can or cannot be played now, and the default
+action a turn timeout plays (PRODUCT.md "Turn timeouts")."""
+
+from __future__ import annotations
+
+from rules_engine.actions import Action, ActionKind
+from rules_engine.cards import ALL_CARDS, RANK_OF, SUIT_OF, Card, iter_bits
+from rules_engine.game import Game
+
+__all__ = ["card_hints", "timeout_action"]
+
+
+def card_hints(game: Game, seat: int) -> dict[Card, str | None]:
+    """For every card in ``seat``'s hand: ``None`` if some legal action plays it now,
+    else the reason it cannot be played, in words for players."""
+    hand = game.hands[seat]
+    playable = 0
+    if game.to_act == seat:
+        for code in game.legal_codes():
+            kind = code & 7
+            if kind == ActionKind.DEFEND.code:
+                playable |= 1 << (code >> 9)
+            elif kind in (ActionKind.ATTACK.code, ActionKind.TRANSFER.code):
+                playable |= code >> 3
+    hints: dict[Card, str | None] = {}
+    for idx in iter_bits(hand):
+        card = ALL_CARDS[idx]
+        hints[card] = None if playable >> idx & 1 else _reason(game, seat, card)
+    return hints
+
+
+def _reason(game: Game, seat: int, card: Card) -> str:
+    if game.finished:
+        return "the game is over"
+    defending = seat == game.defender and game.uncovered and not game.taking
+    if defending and game.to_act == seat:
+        reasons = [
+            game.explain(Action.defend(seat, ALL_CARDS[a], card)) for a in iter_bits(game.uncovered)
+        ]
+        # One uncovered attack: its reason; several: they all fail, name the first.
+        return next((r for r in reasons if r), "this card cannot be played now")
+    reason = game.explain(Action.attack(seat, card))
+    return reason or "this card cannot be played now"
+
+
+def timeout_action(game: Game) -> Action:
+    """What a turn timeout plays for the seat to act: the defender takes, an attacker adding
+    cards passes, a leader opening the round plays its lowest card (lowest non-trump if any)."""
+    seat = game.to_act
+    if seat is None:
+        raise ValueError("the game is over: nobody is to act")
+    if seat == game.defender and game.uncovered and not game.taking:
+        return Action.take(seat)
+    if game.table_attacks:
+        return Action.pass_(seat)
+    hand = game.hands[seat]
+    non_trumps = [c for c in iter_bits(hand) if SUIT_OF[c] != game.trump]
+    pool = non_trumps or list(iter_bits(hand))
+    lowest = min(pool, key=lambda c: (RANK_OF[c], SUIT_OF[c]))
+    return Action.attack(seat, ALL_CARDS[lowest])
