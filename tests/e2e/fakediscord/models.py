@@ -115,7 +115,9 @@ def walk_components(components: Sequence[Mapping[str, Any]] | None) -> Iterator[
             yield from walk_components([comp["component"]])
 
 
-def interactive_components(components: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
+def interactive_components(
+    components: Sequence[Mapping[str, Any]] | None,
+) -> list[Mapping[str, Any]]:
     return [c for c in walk_components(components) if c.get("type") in (2, *SELECT_TYPES)]
 
 
@@ -231,8 +233,10 @@ def validate_message(
             errors.append(f"{len(components)} action rows > 5")
         for i, row in enumerate(components):
             if row.get("type") != 1:
-                errors.append(f"components[{i}] is type {row.get('type')}, not an action row "
-                              "(set IS_COMPONENTS_V2 for layout components)")
+                errors.append(
+                    f"components[{i}] is type {row.get('type')}, not an action row "
+                    "(set IS_COMPONENTS_V2 for layout components)"
+                )
                 continue
             children = row.get("components") or []
             kinds = [c.get("type") for c in children]
@@ -266,10 +270,19 @@ class FakeChannel:
 
     def payload(self, guild_id: int) -> dict[str, Any]:
         return {
-            "id": str(self.id), "type": self.type, "guild_id": str(guild_id), "name": self.name,
-            "position": self.position, "permission_overwrites": [], "parent_id": None,
-            "topic": self.topic, "nsfw": False, "rate_limit_per_user": 0, "last_message_id": None,
-            "flags": 0, "default_auto_archive_duration": 1440,
+            "id": str(self.id),
+            "type": self.type,
+            "guild_id": str(guild_id),
+            "name": self.name,
+            "position": self.position,
+            "permission_overwrites": [],
+            "parent_id": None,
+            "topic": self.topic,
+            "nsfw": False,
+            "rate_limit_per_user": 0,
+            "last_message_id": None,
+            "flags": 0,
+            "default_auto_archive_duration": 1440,
         }
 
 
@@ -297,7 +310,7 @@ class MessageVersion:
         return self.message.channel_id
 
     def texts(self) -> list[str]:
-        """Every human-visible string: content, embed text, labels, select options, text displays."""
+        """Every human-visible string: content, embeds, labels, select options, text displays."""
         return [
             self.content,
             *embeds_text(self.embeds),
@@ -310,8 +323,12 @@ class MessageVersion:
 
     def find_components(self) -> list[ComponentInfo]:
         return [
-            ComponentInfo(c.get("custom_id"), c.get("label") or c.get("placeholder"),
-                          bool(c.get("disabled", False)), c.get("style"))
+            ComponentInfo(
+                c.get("custom_id"),
+                c.get("label") or c.get("placeholder"),
+                bool(c.get("disabled", False)),
+                c.get("style"),
+            )
             for c in interactive_components(self.components)
         ]
 
@@ -360,8 +377,12 @@ class StoredMessage:
         import copy
 
         return MessageVersion(
-            self, self.content, copy.deepcopy(self.embeds), copy.deepcopy(self.components),
-            self.flags, copy.deepcopy(self.attachments),
+            self,
+            self.content,
+            copy.deepcopy(self.embeds),
+            copy.deepcopy(self.components),
+            self.flags,
+            copy.deepcopy(self.attachments),
             self.edited_at if self.edited_at is not None else self.created_at,
         )
 
@@ -427,9 +448,11 @@ class StoredMessage:
 
     def __repr__(self) -> str:
         vis = "everyone" if self.visible_to is None else f"user {self.visible_to}"
-        return (f"<StoredMessage id={self.id} channel={self.channel_id} by={self.created_by} "
-                f"visible_to={vis} deleted={self.deleted} edits={len(self.history)} "
-                f"content={self.content[:40]!r}>")
+        return (
+            f"<StoredMessage id={self.id} channel={self.channel_id} by={self.created_by} "
+            f"visible_to={vis} deleted={self.deleted} edits={len(self.history)} "
+            f"content={self.content[:40]!r}>"
+        )
 
 
 # --------------------------------------------------------------------------- interactions
@@ -453,8 +476,18 @@ class CallbackRecord:
 class InteractionRecord:
     """An interaction a simulated user triggered, and everything the bot did with it."""
 
-    def __init__(self, fake: FakeDiscord, *, id: int, token: str, type: int, user: SimUser,
-                 channel_id: int, payload: dict[str, Any], source_message_id: int | None) -> None:
+    def __init__(
+        self,
+        fake: FakeDiscord,
+        *,
+        id: int,
+        token: str,
+        type: int,
+        user: SimUser,
+        channel_id: int,
+        payload: dict[str, Any],
+        source_message_id: int | None,
+    ) -> None:
         self._fake = fake
         self.id = id
         self.token = token
@@ -523,14 +556,20 @@ class InteractionRecord:
         return bool(orig and orig.ephemeral)
 
     # -- waiting
+    def __await__(self) -> Any:
+        """`await record` is `await record.wait_response()`."""
+        return self.wait_response().__await__()
+
     async def wait_response(self, timeout: float = 5.0) -> CallbackRecord:
         """Wait for the first callback request (accepted or rejected) and return it."""
-        await self._fake.wait_until(lambda: bool(self.callbacks), timeout,
-                                    f"no response to interaction {self.describe()}")
+        await self._fake.wait_until(
+            lambda: bool(self.callbacks), timeout, f"no response to interaction {self.describe()}"
+        )
         return self.callbacks[0]
 
-    async def wait_original(self, timeout: float = 5.0,
-                            predicate: Callable[[StoredMessage], bool] | None = None) -> StoredMessage:
+    async def wait_original(
+        self, timeout: float = 5.0, predicate: Callable[[StoredMessage], bool] | None = None
+    ) -> StoredMessage:
         """Wait until the response message exists, is no longer 'thinking' and matches predicate."""
 
         def ready() -> bool:
@@ -543,13 +582,20 @@ class InteractionRecord:
         return msg
 
     async def wait_followups(self, count: int = 1, timeout: float = 5.0) -> list[StoredMessage]:
-        await self._fake.wait_until(lambda: len(self.followup_ids) >= count, timeout,
-                                    f"fewer than {count} followups for {self.describe()}")
+        await self._fake.wait_until(
+            lambda: len(self.followup_ids) >= count,
+            timeout,
+            f"fewer than {count} followups for {self.describe()}",
+        )
         return self.followups
 
     def describe(self) -> str:
-        what = {APPLICATION_COMMAND: "command", MESSAGE_COMPONENT: "component",
-                MODAL_SUBMIT: "modal", AUTOCOMPLETE: "autocomplete"}.get(self.type, str(self.type))
+        what = {
+            APPLICATION_COMMAND: "command",
+            MESSAGE_COMPONENT: "component",
+            MODAL_SUBMIT: "modal",
+            AUTOCOMPLETE: "autocomplete",
+        }.get(self.type, str(self.type))
         detail = self.data.get("custom_id") or self.data.get("name") or ""
         if self.type == APPLICATION_COMMAND:
             opts = self.data.get("options") or []
@@ -559,8 +605,10 @@ class InteractionRecord:
         return f"{what} {detail!r} by {self.user.name} (id {self.id})"
 
     def __repr__(self) -> str:
-        return (f"<InteractionRecord {self.describe()} callbacks="
-                f"{[(c.type, c.status) for c in self.callbacks]}>")
+        return (
+            f"<InteractionRecord {self.describe()} callbacks="
+            f"{[(c.type, c.status) for c in self.callbacks]}>"
+        )
 
 
 # --------------------------------------------------------------------------- users
@@ -569,8 +617,16 @@ class InteractionRecord:
 class SimUser:
     """A simulated human member of the fake guild."""
 
-    def __init__(self, fake: FakeDiscord, *, id: int, name: str, locale: str,
-                 role_ids: list[int], joined_at: float) -> None:
+    def __init__(
+        self,
+        fake: FakeDiscord,
+        *,
+        id: int,
+        name: str,
+        locale: str,
+        role_ids: list[int],
+        joined_at: float,
+    ) -> None:
         self._fake = fake
         self.id = id
         self.name = name
@@ -597,15 +653,29 @@ class SimUser:
 
     def user_payload(self) -> dict[str, Any]:
         return {
-            "id": str(self.id), "username": self.name, "global_name": self.name.title(),
-            "discriminator": "0", "avatar": None, "bot": False, "public_flags": 0,
+            "id": str(self.id),
+            "username": self.name,
+            "global_name": self.name.title(),
+            "discriminator": "0",
+            "avatar": None,
+            "bot": False,
+            "public_flags": 0,
         }
 
-    def member_payload(self, *, with_user: bool = True, with_permissions: bool = False) -> dict[str, Any]:
+    def member_payload(
+        self, *, with_user: bool = True, with_permissions: bool = False
+    ) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "roles": [str(r) for r in self.role_ids], "joined_at": iso(self.joined_at),
-            "flags": 0, "deaf": False, "mute": False, "pending": False, "nick": None,
-            "avatar": None, "premium_since": None, "communication_disabled_until": None,
+            "roles": [str(r) for r in self.role_ids],
+            "joined_at": iso(self.joined_at),
+            "flags": 0,
+            "deaf": False,
+            "mute": False,
+            "pending": False,
+            "nick": None,
+            "avatar": None,
+            "premium_since": None,
+            "communication_disabled_until": None,
         }
         if with_user:
             data["user"] = self.user_payload()
@@ -619,8 +689,13 @@ class SimUser:
         self._fake.grant_manage_channels(self)
 
     # -- actions
-    async def slash(self, channel: Any, command: str, subcommand: str | None = None,
-                    options: Mapping[str, Any] | None = None) -> InteractionRecord:
+    async def slash(
+        self,
+        channel: Any,
+        command: str,
+        subcommand: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> InteractionRecord:
         """Invoke `/command [subcommand] options...` (subcommand may be 'group sub')."""
         return await self._fake._slash(self, channel, command, subcommand, dict(options or {}))
 
@@ -628,15 +703,17 @@ class SimUser:
         """Press the button `custom_id` on a message this user can see."""
         return await self._fake._component(self, message, custom_id, None)
 
-    async def select(self, message: Any, custom_id: str, values: Sequence[Any]) -> InteractionRecord:
+    async def select(
+        self, message: Any, custom_id: str, values: Sequence[Any]
+    ) -> InteractionRecord:
         """Choose `values` in the select menu `custom_id`."""
         return await self._fake._component(self, message, custom_id, list(values))
 
-    async def modal_submit(self, record: InteractionRecord,
-                           values: Mapping[str, Any] | None = None) -> InteractionRecord:
+    async def modal_submit(
+        self, record: InteractionRecord, values: Mapping[str, Any] | None = None
+    ) -> InteractionRecord:
         """Submit the modal the bot opened in answer to `record` (custom_id -> text value)."""
         return await self._fake._modal_submit(self, record, dict(values or {}))
 
     def visible_messages(self) -> list[MessageVersion]:
         return self._fake.visible_messages(self)
-

@@ -13,6 +13,7 @@ carries ``@pytest.mark.fakediscord_dirty``, or already failed.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 
 import pytest
@@ -28,21 +29,27 @@ async def fake_discord(request: pytest.FixtureRequest) -> AsyncIterator[FakeDisc
     try:
         yield fake
         if fake.check_clean_on_teardown:
-            try:
+            with contextlib.suppress(WaitTimeout):  # assert_clean below reports what is pending
                 await fake.settle()
-            except WaitTimeout:
-                pass  # assert_clean below reports what is still pending
     finally:
         await fake.stop()
-    failed = any(getattr(request.node, f"rep_{when}", None) is not None
-                 and getattr(request.node, f"rep_{when}").failed for when in ("setup", "call"))
-    if (fake.check_clean_on_teardown and not failed
-            and request.node.get_closest_marker("fakediscord_dirty") is None):
+    failed = any(
+        getattr(request.node, f"rep_{when}", None) is not None
+        and getattr(request.node, f"rep_{when}").failed
+        for when in ("setup", "call")
+    )
+    if (
+        fake.check_clean_on_teardown
+        and not failed
+        and request.node.get_closest_marker("fakediscord_dirty") is None
+    ):
         fake.assert_clean()
 
 
 def pytest_configure(config: pytest.Config) -> None:  # used when loaded as a plugin
-    config.addinivalue_line("markers", "fakediscord_dirty: skip fake_discord's assert_clean at teardown")
+    config.addinivalue_line(
+        "markers", "fakediscord_dirty: skip fake_discord's assert_clean at teardown"
+    )
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

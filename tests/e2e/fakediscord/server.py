@@ -13,7 +13,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import discord
 import yarl
@@ -44,8 +44,8 @@ from .models import (
     FakeDiscordError,
     InteractionRecord,
     MessageVersion,
-    NotVisibleError,
     NoBotConnectedError,
+    NotVisibleError,
     SimUser,
     SnowflakeGen,
     StoredMessage,
@@ -62,15 +62,31 @@ ADMINISTRATOR = 1 << 3
 ALL_PERMISSIONS = discord.Permissions.all().value
 
 EVERYONE_PERMISSIONS = discord.Permissions(
-    view_channel=True, send_messages=True, read_message_history=True, use_application_commands=True,
-    add_reactions=True, embed_links=True, attach_files=True, use_external_emojis=True,
-    create_instant_invite=True, change_nickname=True, connect=True, speak=True,
+    view_channel=True,
+    send_messages=True,
+    read_message_history=True,
+    use_application_commands=True,
+    add_reactions=True,
+    embed_links=True,
+    attach_files=True,
+    use_external_emojis=True,
+    create_instant_invite=True,
+    change_nickname=True,
+    connect=True,
+    speak=True,
 ).value
 MODERATOR_PERMISSIONS = discord.Permissions(manage_channels=True, manage_messages=True).value
 BOT_PERMISSIONS = discord.Permissions(
-    view_channel=True, send_messages=True, embed_links=True, attach_files=True,
-    read_message_history=True, add_reactions=True, use_external_emojis=True, manage_messages=True,
-    use_application_commands=True, send_messages_in_threads=True,
+    view_channel=True,
+    send_messages=True,
+    embed_links=True,
+    attach_files=True,
+    read_message_history=True,
+    add_reactions=True,
+    use_external_emojis=True,
+    manage_messages=True,
+    use_application_commands=True,
+    send_messages_in_threads=True,
 ).value
 
 
@@ -143,8 +159,10 @@ class GatewaySession:
         return self.ws is not None and not self.ws.closed
 
     def __repr__(self) -> str:
-        return (f"<GatewaySession {self.id[:8]} seq={self.seq} connected={self.connected} "
-                f"alive={self.alive} resumes={self.resumes}>")
+        return (
+            f"<GatewaySession {self.id[:8]} seq={self.seq} connected={self.connected} "
+            f"alive={self.alive} resumes={self.resumes}>"
+        )
 
 
 @dataclass
@@ -158,14 +176,16 @@ class _Req:
     record: RequestRecord
 
 
-def _json_response(status: int, data: Any, headers: Mapping[str, str] | None = None) -> web.Response:
+def _json_response(
+    status: int, data: Any, headers: Mapping[str, str] | None = None
+) -> web.Response:
     hdrs = {"Content-Type": "application/json"}  # exactly this: discord.py compares for equality
     hdrs.update(headers or {})
     return web.Response(status=status, body=json.dumps(data).encode(), headers=hdrs)
 
 
 class FakeDiscord:
-    """A fake Discord (one guild, one application) for end-to-end tests. See the package docstring."""
+    """A fake Discord (one guild, one application) for end-to-end tests; see the package doc."""
 
     API_PREFIX = "/api/v10"
     GATEWAY_PATH = "/gateway-ws/"
@@ -209,9 +229,17 @@ class FakeDiscord:
         # guild entities
         self.roles: dict[int, dict[str, Any]] = {}
         self._add_role_raw(self.guild_id, "@everyone", EVERYONE_PERMISSIONS, position=0)
-        self.moderator_role_id = self._add_role_raw(self._ids.next(), "Moderator", MODERATOR_PERMISSIONS, 1)
-        self.bot_role_id = self._add_role_raw(self._ids.next(), bot_name, BOT_PERMISSIONS, 2,
-                                              managed=True, tags={"bot_id": str(self.bot_user_id)})
+        self.moderator_role_id = self._add_role_raw(
+            self._ids.next(), "Moderator", MODERATOR_PERMISSIONS, 1
+        )
+        self.bot_role_id = self._add_role_raw(
+            self._ids.next(),
+            bot_name,
+            BOT_PERMISSIONS,
+            2,
+            managed=True,
+            tags={"bot_id": str(self.bot_user_id)},
+        )
         self.channels: dict[int, FakeChannel] = {}
         self.users: dict[int, SimUser] = {}
         for name in channels:
@@ -265,14 +293,15 @@ class FakeDiscord:
         """Listen on a free loopback port; with install=True also point discord.py at it."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("GET", self.GATEWAY_PATH, self._ws_handler)
+        app.router.add_route(
+            "GET", self.GATEWAY_PATH.rstrip("/"), self._ws_handler
+        )  # /gateway/bot's url
         app.router.add_route("*", "/{tail:.*}", self._rest_handler)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, 0)
         await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = int(self._runner.addresses[0][1])
         if install:
             self._install_stack = contextlib.ExitStack()
             self._install_stack.enter_context(self.install())
@@ -324,7 +353,9 @@ class FakeDiscord:
         task = asyncio.create_task(bot.start(self.token), name=f"fakediscord-bot-{id(bot)}")
         self._bots.append((bot, task))
         try:
-            await self.wait_until(lambda: bot.is_ready() or task.done(), timeout, "bot never became ready")
+            await self.wait_until(
+                lambda: bot.is_ready() or task.done(), timeout, "bot never became ready"
+            )
         except WaitTimeout:
             await self.stop_bot(bot)
             raise
@@ -343,12 +374,19 @@ class FakeDiscord:
         self._bots.remove(entry)
         task = entry[1]
         try:
-            await asyncio.wait_for(task, timeout)
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+        except TimeoutError:  # e.g. AutoShardedBot sleeping between shard retries
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         except asyncio.CancelledError:
-            pass
+            if not task.cancelled():
+                raise
 
     @contextlib.asynccontextmanager
-    async def run_bot(self, bot: discord.Client, *, timeout: float = 10.0) -> AsyncIterator[discord.Client]:
+    async def run_bot(
+        self, bot: discord.Client, *, timeout: float = 10.0
+    ) -> AsyncIterator[discord.Client]:
         """`async with fake.run_bot(bot):` -- start_bot, then stop_bot on exit."""
         await self.start_bot(bot, timeout=timeout)
         try:
@@ -359,7 +397,7 @@ class FakeDiscord:
     # ================================================================= clock & waiting
 
     def now(self) -> float:
-        """The fake clock (real time + advance_clock offset), used for token expiry and timestamps."""
+        """The fake clock (real time + advance_clock offset): token expiry and timestamps."""
         return time.time() + self._clock_offset
 
     def advance_clock(self, seconds: float) -> None:
@@ -370,9 +408,10 @@ class FakeDiscord:
         ev, self._changed = self._changed, asyncio.Event()
         ev.set()
 
-    async def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0,
-                         what: str = "condition") -> None:
-        """Wait until predicate() is true (re-checked on every fake state change and every 50 ms)."""
+    async def wait_until(
+        self, predicate: Callable[[], bool], timeout: float = 5.0, what: str = "condition"
+    ) -> None:
+        """Wait until predicate() is true (re-checked on every state change and every 50 ms)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not predicate():
@@ -384,16 +423,20 @@ class FakeDiscord:
                 await asyncio.wait_for(ev.wait(), min(remaining, 0.05))
 
     async def settle(self, timeout: float | None = None) -> None:
-        """Wait until no REST request is in flight and every interaction got a callback or timed out."""
+        """Wait until no REST request is in flight and every interaction was answered or is late."""
 
         def done() -> bool:
             now = time.monotonic()
             return self._inflight == 0 and all(
-                r.callbacks or r.dispatched_mono is None or now - r.dispatched_mono > self.ack_deadline
+                r.callbacks
+                or r.dispatched_mono is None
+                or now - r.dispatched_mono > self.ack_deadline
                 for r in self.interactions
             )
 
-        await self.wait_until(done, self.ack_deadline + 2.0 if timeout is None else timeout, "settle")
+        await self.wait_until(
+            done, self.ack_deadline + 2.0 if timeout is None else timeout, "settle"
+        )
 
     def _spawn(self, coro: Any) -> None:
         try:
@@ -407,12 +450,28 @@ class FakeDiscord:
 
     # ================================================================= entities
 
-    def _add_role_raw(self, role_id: int, name: str, permissions: int, position: int, *,
-                      managed: bool = False, tags: dict[str, Any] | None = None) -> int:
+    def _add_role_raw(
+        self,
+        role_id: int,
+        name: str,
+        permissions: int,
+        position: int,
+        *,
+        managed: bool = False,
+        tags: dict[str, Any] | None = None,
+    ) -> int:
         role: dict[str, Any] = {
-            "id": str(role_id), "name": name, "permissions": str(permissions), "position": position,
-            "color": 0, "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
-            "hoist": False, "managed": managed, "mentionable": False, "flags": 0, "icon": None,
+            "id": str(role_id),
+            "name": name,
+            "permissions": str(permissions),
+            "position": position,
+            "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False,
+            "managed": managed,
+            "mentionable": False,
+            "flags": 0,
+            "icon": None,
             "unicode_emoji": None,
         }
         if tags:
@@ -422,10 +481,15 @@ class FakeDiscord:
 
     def add_role(self, name: str, permissions: int | discord.Permissions = 0) -> int:
         """Create a role; returns its id."""
-        perms = permissions.value if isinstance(permissions, discord.Permissions) else int(permissions)
+        perms = (
+            permissions.value if isinstance(permissions, discord.Permissions) else int(permissions)
+        )
         role_id = self._add_role_raw(self._ids.next(), name, perms, len(self.roles))
-        self._broadcast_soon("GUILD_ROLE_CREATE", {"guild_id": str(self.guild_id), "role": self.roles[role_id]},
-                             INTENT_GUILDS)
+        self._broadcast_soon(
+            "GUILD_ROLE_CREATE",
+            {"guild_id": str(self.guild_id), "role": self.roles[role_id]},
+            INTENT_GUILDS,
+        )
         return role_id
 
     def add_channel(self, name: str, *, topic: str | None = None) -> FakeChannel:
@@ -446,20 +510,35 @@ class FakeDiscord:
                 return ch
         raise KeyError(f"no channel {name_or_id!r}")
 
-    def add_user(self, name: str, *, locale: str = "en-US",
-                 permissions: int | discord.Permissions | None = None,
-                 manage_channels: bool = False, roles: Sequence[int] = ()) -> SimUser:
+    def add_user(
+        self,
+        name: str,
+        *,
+        locale: str = "en-US",
+        permissions: int | discord.Permissions | None = None,
+        manage_channels: bool = False,
+        roles: Sequence[int] = (),
+    ) -> SimUser:
         """Add a simulated member. `permissions` are granted through a personal role."""
         role_ids = list(roles)
         if manage_channels:
             role_ids.append(self.moderator_role_id)
         if permissions is not None:
             role_ids.append(self.add_role(f"{name}-perms", permissions))
-        user = SimUser(self, id=self._ids.next(), name=name, locale=locale, role_ids=role_ids,
-                       joined_at=self.now())
+        user = SimUser(
+            self,
+            id=self._ids.next(),
+            name=name,
+            locale=locale,
+            role_ids=role_ids,
+            joined_at=self.now(),
+        )
         self.users[user.id] = user
-        self._broadcast_soon("GUILD_MEMBER_ADD", {**user.member_payload(), "guild_id": str(self.guild_id)},
-                             INTENT_GUILD_MEMBERS)
+        self._broadcast_soon(
+            "GUILD_MEMBER_ADD",
+            {**user.member_payload(), "guild_id": str(self.guild_id)},
+            INTENT_GUILD_MEMBERS,
+        )
         return user
 
     def user(self, name_or_id: str | int) -> SimUser:
@@ -472,8 +551,11 @@ class FakeDiscord:
         """Give `user` the Moderator role (Manage Channels + Manage Messages)."""
         if self.moderator_role_id not in user.role_ids:
             user.role_ids.append(self.moderator_role_id)
-            self._broadcast_soon("GUILD_MEMBER_UPDATE", {**user.member_payload(), "guild_id": str(self.guild_id)},
-                                 INTENT_GUILD_MEMBERS)
+            self._broadcast_soon(
+                "GUILD_MEMBER_UPDATE",
+                {**user.member_payload(), "guild_id": str(self.guild_id)},
+                INTENT_GUILD_MEMBERS,
+            )
 
     def member_permissions(self, user: SimUser | None) -> int:
         """Guild-level permissions of a member (None = the bot)."""
@@ -487,40 +569,90 @@ class FakeDiscord:
     # ----------------------------------------------------------------- payloads
 
     def bot_user_payload(self) -> dict[str, Any]:
-        return {"id": str(self.bot_user_id), "username": self.bot_name, "global_name": None,
-                "discriminator": "0", "avatar": None, "bot": True, "public_flags": 0}
+        return {
+            "id": str(self.bot_user_id),
+            "username": self.bot_name,
+            "global_name": None,
+            "discriminator": "0",
+            "avatar": None,
+            "bot": True,
+            "public_flags": 0,
+        }
 
     def bot_member_payload(self) -> dict[str, Any]:
-        return {"user": self.bot_user_payload(), "roles": [str(self.bot_role_id)],
-                "joined_at": iso(self.created_at), "flags": 0, "deaf": False, "mute": False,
-                "pending": False, "nick": None, "avatar": None, "premium_since": None,
-                "communication_disabled_until": None}
+        return {
+            "user": self.bot_user_payload(),
+            "roles": [str(self.bot_role_id)],
+            "joined_at": iso(self.created_at),
+            "flags": 0,
+            "deaf": False,
+            "mute": False,
+            "pending": False,
+            "nick": None,
+            "avatar": None,
+            "premium_since": None,
+            "communication_disabled_until": None,
+        }
 
     def guild_payload(self, *, full: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "id": str(self.guild_id), "name": self.guild_name, "icon": None, "splash": None,
-            "discovery_splash": None, "banner": None, "description": None, "owner_id": str(self.owner_id),
-            "afk_channel_id": None, "afk_timeout": 300, "verification_level": 0,
-            "default_message_notifications": 0, "explicit_content_filter": 0,
-            "roles": [dict(r) for r in self.roles.values()], "emojis": [], "stickers": [],
-            "features": [], "mfa_level": 0, "application_id": None, "system_channel_id": None,
-            "system_channel_flags": 0, "rules_channel_id": None, "public_updates_channel_id": None,
-            "safety_alerts_channel_id": None, "vanity_url_code": None, "premium_tier": 0,
-            "premium_subscription_count": 0, "preferred_locale": self.preferred_locale,
-            "nsfw_level": 0, "premium_progress_bar_enabled": False, "max_members": 500000,
+            "id": str(self.guild_id),
+            "name": self.guild_name,
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "banner": None,
+            "description": None,
+            "owner_id": str(self.owner_id),
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "roles": [dict(r) for r in self.roles.values()],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "mfa_level": 0,
+            "application_id": None,
+            "system_channel_id": None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "public_updates_channel_id": None,
+            "safety_alerts_channel_id": None,
+            "vanity_url_code": None,
+            "premium_tier": 0,
+            "premium_subscription_count": 0,
+            "preferred_locale": self.preferred_locale,
+            "nsfw_level": 0,
+            "premium_progress_bar_enabled": False,
+            "max_members": 500000,
         }
         if full:
-            members = [self.bot_member_payload()] + [u.member_payload() for u in self.users.values()]
-            data.update({
-                "joined_at": iso(self.created_at), "large": False, "unavailable": False,
-                "member_count": len(members), "members": members, "voice_states": [],
-                "channels": [c.payload(self.guild_id) for c in self.channels.values()],
-                "threads": [], "presences": [], "stage_instances": [], "guild_scheduled_events": [],
-                "soundboard_sounds": [],
-            })
+            members = [self.bot_member_payload()] + [
+                u.member_payload() for u in self.users.values()
+            ]
+            data.update(
+                {
+                    "joined_at": iso(self.created_at),
+                    "large": False,
+                    "unavailable": False,
+                    "member_count": len(members),
+                    "members": members,
+                    "voice_states": [],
+                    "channels": [c.payload(self.guild_id) for c in self.channels.values()],
+                    "threads": [],
+                    "presences": [],
+                    "stage_instances": [],
+                    "guild_scheduled_events": [],
+                    "soundboard_sounds": [],
+                }
+            )
         return data
 
-    def _channel_payload_for_interaction(self, channel: FakeChannel, user: SimUser) -> dict[str, Any]:
+    def _channel_payload_for_interaction(
+        self, channel: FakeChannel, user: SimUser
+    ) -> dict[str, Any]:
         return {**channel.payload(self.guild_id), "permissions": str(self.member_permissions(user))}
 
     # ================================================================= gateway
@@ -531,17 +663,33 @@ class FakeDiscord:
         self._open_ws.add(ws)
         session: GatewaySession | None = None
         try:
-            await ws.send_str(json.dumps({"op": 10, "s": None, "t": None,
-                                          "d": {"heartbeat_interval": int(self.heartbeat_interval * 1000)}}))
+            await ws.send_str(
+                json.dumps(
+                    {
+                        "op": 10,
+                        "s": None,
+                        "t": None,
+                        "d": {"heartbeat_interval": int(self.heartbeat_interval * 1000)},
+                    }
+                )
+            )
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT:
                     continue
                 frame = json.loads(msg.data)
                 op = frame.get("op")
                 d = frame.get("d")
-                names = {1: "HEARTBEAT", 2: "IDENTIFY", 3: "PRESENCE_UPDATE", 4: "VOICE_STATE_UPDATE",
-                         6: "RESUME", 8: "REQUEST_GUILD_MEMBERS"}
-                self.gateway_log.append(GatewayEvent("recv", op, names.get(op), session and session.id))
+                names = {
+                    1: "HEARTBEAT",
+                    2: "IDENTIFY",
+                    3: "PRESENCE_UPDATE",
+                    4: "VOICE_STATE_UPDATE",
+                    6: "RESUME",
+                    8: "REQUEST_GUILD_MEMBERS",
+                }
+                self.gateway_log.append(
+                    GatewayEvent("recv", op, names.get(op), session.id if session else None)
+                )
                 if op == 1:
                     await ws.send_str(json.dumps({"op": 11, "s": None, "t": None, "d": None}))
                 elif op == 2:
@@ -549,10 +697,18 @@ class FakeDiscord:
                 elif op == 6:
                     session = await self._resume(ws, d)
                 elif op == 8 and session is not None:
-                    await self._send_dispatch(session, "GUILD_MEMBERS_CHUNK", {
-                        "guild_id": str(self.guild_id), "chunk_index": 0, "chunk_count": 1, "not_found": [],
-                        "members": self.guild_payload()["members"], "nonce": (d or {}).get("nonce"),
-                    })
+                    await self._send_dispatch(
+                        session,
+                        "GUILD_MEMBERS_CHUNK",
+                        {
+                            "guild_id": str(self.guild_id),
+                            "chunk_index": 0,
+                            "chunk_count": 1,
+                            "not_found": [],
+                            "members": self.guild_payload()["members"],
+                            "nonce": (d or {}).get("nonce"),
+                        },
+                    )
                 self._notify()
         finally:
             self._open_ws.discard(ws)
@@ -564,7 +720,9 @@ class FakeDiscord:
             self._notify()
         return ws
 
-    async def _identify(self, ws: web.WebSocketResponse, d: dict[str, Any]) -> GatewaySession | None:
+    async def _identify(
+        self, ws: web.WebSocketResponse, d: dict[str, Any]
+    ) -> GatewaySession | None:
         if d.get("token") != self.token:
             await ws.close(code=4004, message=b"Authentication failed.")
             return None
@@ -573,8 +731,14 @@ class FakeDiscord:
         self.sessions.append(session)
         ready: dict[str, Any] = {
             "v": 10,
-            "user": {**self.bot_user_payload(), "verified": True, "mfa_enabled": False, "flags": 0,
-                     "email": None, "locale": "en-US"},
+            "user": {
+                **self.bot_user_payload(),
+                "verified": True,
+                "mfa_enabled": False,
+                "flags": 0,
+                "email": None,
+                "locale": "en-US",
+            },
             "guilds": [{"id": str(self.guild_id), "unavailable": True}],
             "session_id": session.id,
             "session_type": "normal",
@@ -647,9 +811,10 @@ class FakeDiscord:
             return max(resumable, key=lambda s: s.identified_at)
         raise NoBotConnectedError("no bot is connected to the fake gateway")
 
-    async def drop_gateway(self, *, code: int = 4000, wait_resume: bool = True,
-                           timeout: float = 10.0) -> None:
-        """Close every connected bot websocket (non-1000 code) so the client reconnects and RESUMEs."""
+    async def drop_gateway(
+        self, *, code: int = 4000, wait_resume: bool = True, timeout: float = 10.0
+    ) -> None:
+        """Close every connected bot websocket (code 4000) so the client reconnects and RESUMEs."""
         targets = [s for s in self.sessions if s.connected]
         if not targets:
             raise NoBotConnectedError("drop_gateway: no connected session")
@@ -662,7 +827,9 @@ class FakeDiscord:
         if wait_resume:
             await self.wait_until(
                 lambda: all(s.resumes > before[s.id] and s.connected for s in targets),
-                timeout, "client did not RESUME after drop_gateway()")
+                timeout,
+                "client did not RESUME after drop_gateway()",
+            )
 
     @property
     def resume_count(self) -> int:
@@ -670,10 +837,12 @@ class FakeDiscord:
 
     # ================================================================= REST plumbing
 
-    _ROUTES: list[tuple[str, re.Pattern[str], str]] = []
+    _ROUTES: ClassVar[list[tuple[str, re.Pattern[str], str]]] = []
 
     @classmethod
-    def _route(cls, methods: str, pattern: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def _route(
+        cls, methods: str, pattern: str
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
             for m in methods.split():
                 cls._ROUTES.append((m, re.compile("^" + pattern + "$"), fn.__name__))
@@ -719,7 +888,7 @@ class FakeDiscord:
         path = request.path
         m = re.match(r"^/api/v\d+", path)
         if m:
-            path = path[m.end():]
+            path = path[m.end() :]
         method = request.method
         body, files = await self._read_body(request)
         rec = RequestRecord(method, path, dict(request.query), body)
@@ -732,15 +901,22 @@ class FakeDiscord:
                 rec.status = 429
                 return _json_response(
                     429,
-                    {"message": "You are being rate limited.", "retry_after": rule.retry_after,
-                     "global": rule.is_global},
-                    {"Via": "1.1 google", "Retry-After": str(math.ceil(rule.retry_after)),
-                     "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "0",
-                     "X-RateLimit-Reset": f"{time.time() + rule.retry_after:.3f}",
-                     "X-RateLimit-Reset-After": f"{rule.retry_after:.3f}",
-                     "X-RateLimit-Bucket": "fakediscord-forced",
-                     "X-RateLimit-Scope": "global" if rule.is_global else "user",
-                     **({"X-RateLimit-Global": "true"} if rule.is_global else {})},
+                    {
+                        "message": "You are being rate limited.",
+                        "retry_after": rule.retry_after,
+                        "global": rule.is_global,
+                    },
+                    {
+                        "Via": "1.1 google",
+                        "Retry-After": str(math.ceil(rule.retry_after)),
+                        "X-RateLimit-Limit": "5",
+                        "X-RateLimit-Remaining": "0",
+                        "X-RateLimit-Reset": f"{time.time() + rule.retry_after:.3f}",
+                        "X-RateLimit-Reset-After": f"{rule.retry_after:.3f}",
+                        "X-RateLimit-Bucket": "fakediscord-forced",
+                        "X-RateLimit-Scope": "global" if rule.is_global else "user",
+                        **({"X-RateLimit-Global": "true"} if rule.is_global else {}),
+                    },
                 )
 
         handler_name, params = None, {}
@@ -774,11 +950,21 @@ class FakeDiscord:
     def requests_to(self, pattern: str, method: str | None = None) -> list[RequestRecord]:
         """Requests whose path (without /api/v10) matches regex `pattern` (and method, if given)."""
         rx = re.compile(pattern)
-        return [r for r in self.requests
-                if rx.search(r.path) and (method is None or r.method == method.upper())]
+        return [
+            r
+            for r in self.requests
+            if rx.search(r.path) and (method is None or r.method == method.upper())
+        ]
 
-    def force_429(self, route_pattern: str, retry_after: float = 0.1, count: int = 1, *,
-                  method: str | None = None, is_global: bool = False) -> RateLimitRule:
+    def force_429(
+        self,
+        route_pattern: str,
+        retry_after: float = 0.1,
+        count: int = 1,
+        *,
+        method: str | None = None,
+        is_global: bool = False,
+    ) -> RateLimitRule:
         """Answer the next `count` requests matching regex `route_pattern` with a retryable 429."""
         rule = RateLimitRule(re.compile(route_pattern), method, retry_after, count, is_global)
         self._rate_limits.append(rule)
@@ -786,8 +972,12 @@ class FakeDiscord:
 
     def _invalid(self, what: str, errors: list[str]) -> ApiError:
         self.invalid_bodies.append(f"{what}: {'; '.join(errors)}")
-        return ApiError(400, 50035, "Invalid Form Body", {"_errors": [{"code": "FAKE", "message": e}
-                                                                      for e in errors]})
+        return ApiError(
+            400,
+            50035,
+            "Invalid Form Body",
+            {"_errors": [{"code": "FAKE", "message": e} for e in errors]},
+        )
 
     def _check_guild(self, guild_id: str) -> None:
         if int(guild_id) != self.guild_id:
@@ -806,8 +996,16 @@ class FakeDiscord:
     # ================================================================= REST: users, app, gateway
 
     async def h_users_me(self, req: _Req) -> tuple[int, Any]:
-        return 200, {**self.bot_user_payload(), "verified": True, "mfa_enabled": False, "flags": 0,
-                     "email": None, "locale": "en-US", "banner": None, "accent_color": None}
+        return 200, {
+            **self.bot_user_payload(),
+            "verified": True,
+            "mfa_enabled": False,
+            "flags": 0,
+            "email": None,
+            "locale": "en-US",
+            "banner": None,
+            "accent_color": None,
+        }
 
     async def h_user(self, req: _Req) -> tuple[int, Any]:
         uid = int(req.params["user_id"])
@@ -819,12 +1017,29 @@ class FakeDiscord:
 
     async def h_app_me(self, req: _Req) -> tuple[int, Any]:
         return 200, {
-            "id": str(self.application_id), "name": self.bot_name, "description": "", "icon": None,
-            "bot_public": True, "bot_require_code_grant": False, "verify_key": "0" * 64,
-            "owner": {"id": str(self.owner_id), "username": "owner", "discriminator": "0",
-                      "avatar": None, "global_name": None, "public_flags": 0},
-            "team": None, "flags": 0, "summary": "", "rpc_origins": [], "tags": [],
-            "interactions_endpoint_url": None, "redirect_uris": [], "bot": self.bot_user_payload(),
+            "id": str(self.application_id),
+            "name": self.bot_name,
+            "description": "",
+            "icon": None,
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "verify_key": "0" * 64,
+            "owner": {
+                "id": str(self.owner_id),
+                "username": "owner",
+                "discriminator": "0",
+                "avatar": None,
+                "global_name": None,
+                "public_flags": 0,
+            },
+            "team": None,
+            "flags": 0,
+            "summary": "",
+            "rpc_origins": [],
+            "tags": [],
+            "interactions_endpoint_url": None,
+            "redirect_uris": [],
+            "bot": self.bot_user_payload(),
             "approximate_guild_count": 1,
         }
 
@@ -832,9 +1047,16 @@ class FakeDiscord:
         return 200, {"url": self.gateway_url.rstrip("/")}
 
     async def h_gateway_bot(self, req: _Req) -> tuple[int, Any]:
-        return 200, {"url": self.gateway_url.rstrip("/"), "shards": 1,
-                     "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0,
-                                             "max_concurrency": 1}}
+        return 200, {
+            "url": self.gateway_url.rstrip("/"),
+            "shards": 1,
+            "session_start_limit": {
+                "total": 1000,
+                "remaining": 999,
+                "reset_after": 0,
+                "max_concurrency": 1,
+            },
+        }
 
     # ================================================================= REST: commands
 
@@ -851,8 +1073,15 @@ class FakeDiscord:
         key = (guild_id, body["name"], ctype)
         cid = self._command_ids.setdefault(key, self._ids.next())
         cmd = copy.deepcopy(body)
-        cmd.update({"id": str(cid), "application_id": str(self.application_id), "type": ctype,
-                    "version": str(self._ids.next()), "description": body.get("description", "")})
+        cmd.update(
+            {
+                "id": str(cid),
+                "application_id": str(self.application_id),
+                "type": ctype,
+                "version": str(self._ids.next()),
+                "description": body.get("description", ""),
+            }
+        )
         cmd.setdefault("default_member_permissions", None)
         cmd.setdefault("nsfw", False)
         if guild_id is not None:
@@ -951,14 +1180,20 @@ class FakeDiscord:
 
     # ================================================================= messages (shared)
 
-    def _attachments(self, body: Mapping[str, Any], files: list[tuple[str, str, bytes]],
-                     existing: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    def _attachments(
+        self,
+        body: Mapping[str, Any],
+        files: list[tuple[str, str, bytes]],
+        existing: list[dict[str, Any]],
+    ) -> list[dict[str, Any]] | None:
         if "attachments" not in body and not files:
             return None
         out: list[dict[str, Any]] = []
         by_id = {a["id"]: a for a in existing}
-        new_files = {int(re.sub(r"\D", "", name) or i): (fname, data)
-                     for i, (name, fname, data) in enumerate(files)}
+        new_files = {
+            int(re.sub(r"\D", "", name) or i): (fname, data)
+            for i, (name, fname, data) in enumerate(files)
+        }
         listed = body.get("attachments")
         if listed is None:
             listed = [{"id": i, "filename": f[0]} for i, f in new_files.items()]
@@ -970,9 +1205,17 @@ class FakeDiscord:
                 fname, data = new_files[aid]
                 new_id = self._ids.next()
                 url = f"http://{self.host}:{self.port}/attachments/{new_id}/{fname}"
-                out.append({"id": str(new_id), "filename": att.get("filename", fname), "size": len(data),
-                            "url": url, "proxy_url": url, "content_type": "application/octet-stream",
-                            "description": att.get("description")})
+                out.append(
+                    {
+                        "id": str(new_id),
+                        "filename": att.get("filename", fname),
+                        "size": len(data),
+                        "url": url,
+                        "proxy_url": url,
+                        "content_type": "application/octet-stream",
+                        "description": att.get("description"),
+                    }
+                )
         return out
 
     @staticmethod
@@ -988,41 +1231,63 @@ class FakeDiscord:
                 used.add(nxt)
         return components
 
-    def _create_message(self, channel_id: int, body: Mapping[str, Any] | None,
-                        files: list[tuple[str, str, bytes]], *, created_by: str,
-                        visible_to: int | None = None, extra_flags: int = 0,
-                        interaction: InteractionRecord | None = None, what: str = "") -> StoredMessage:
+    def _create_message(
+        self,
+        channel_id: int,
+        body: Mapping[str, Any] | None,
+        files: list[tuple[str, str, bytes]],
+        *,
+        created_by: str,
+        visible_to: int | None = None,
+        extra_flags: int = 0,
+        interaction: InteractionRecord | None = None,
+        what: str = "",
+    ) -> StoredMessage:
         body = body or {}
         content = body.get("content") or ""
         embeds = list(body.get("embeds") or [])
         components = list(body.get("components") or [])
-        flags = int(body.get("flags") or 0) & (FLAG_SUPPRESS_EMBEDS | FLAG_COMPONENTS_V2 | FLAG_EPHEMERAL)
+        flags = int(body.get("flags") or 0) & (
+            FLAG_SUPPRESS_EMBEDS | FLAG_COMPONENTS_V2 | FLAG_EPHEMERAL
+        )
         flags |= extra_flags
         if created_by == "channel":
             flags &= ~FLAG_EPHEMERAL
         attachments = self._attachments(body, files, []) or []
         if not flags & FLAG_LOADING:
-            errors = validate_message(content, embeds, components, flags, attachments=attachments,
-                                      creating=True)
+            errors = validate_message(
+                content, embeds, components, flags, attachments=attachments, creating=True
+            )
             if errors:
                 raise self._invalid(what or f"create message in {channel_id}", errors)
         msg = StoredMessage(
-            id=self._ids.next(), channel_id=channel_id, guild_id=self.guild_id,
-            author=self.bot_user_payload(), content=content, embeds=embeds,
-            components=self._assign_component_ids(components), flags=flags, attachments=attachments,
-            visible_to=visible_to if flags & FLAG_EPHEMERAL else None, created_at=self.now(),
+            id=self._ids.next(),
+            channel_id=channel_id,
+            guild_id=self.guild_id,
+            author=self.bot_user_payload(),
+            content=content,
+            embeds=embeds,
+            components=self._assign_component_ids(components),
+            flags=flags,
+            attachments=attachments,
+            visible_to=visible_to if flags & FLAG_EPHEMERAL else None,
+            created_at=self.now(),
             created_by=created_by,
         )
         if isinstance(body.get("message_reference"), dict):
-            msg.message_reference = {**body["message_reference"], "channel_id": str(channel_id),
-                                     "guild_id": str(self.guild_id)}
+            msg.message_reference = {
+                **body["message_reference"],
+                "channel_id": str(channel_id),
+                "guild_id": str(self.guild_id),
+            }
             msg.type = 19
         if interaction is not None:
             msg.interaction_id = interaction.id
             msg.webhook_id = self.application_id
             msg.application_id = self.application_id
             meta: dict[str, Any] = {
-                "id": str(interaction.id), "type": interaction.type,
+                "id": str(interaction.id),
+                "type": interaction.type,
                 "user": interaction.user.user_payload(),
                 "authorizing_integration_owners": {"0": str(self.guild_id)},
             }
@@ -1038,16 +1303,24 @@ class FakeDiscord:
             self._message_event("MESSAGE_CREATE", msg)
         return msg
 
-    def _edit_message(self, msg: StoredMessage, body: Mapping[str, Any] | None,
-                      files: list[tuple[str, str, bytes]], *, what: str) -> StoredMessage:
+    def _edit_message(
+        self,
+        msg: StoredMessage,
+        body: Mapping[str, Any] | None,
+        files: list[tuple[str, str, bytes]],
+        *,
+        what: str,
+    ) -> StoredMessage:
         body = body or {}
         now = self.now()
         content = msg.content if "content" not in body else (body.get("content") or "")
         embeds = msg.embeds if "embeds" not in body else list(body.get("embeds") or [])
-        components = msg.components if "components" not in body else list(body.get("components") or [])
+        components = (
+            msg.components if "components" not in body else list(body.get("components") or [])
+        )
         flags = msg.flags & ~FLAG_LOADING
         if body.get("flags") is not None:
-            flags = (int(body["flags"]) & (FLAG_SUPPRESS_EMBEDS | FLAG_COMPONENTS_V2))
+            flags = int(body["flags"]) & (FLAG_SUPPRESS_EMBEDS | FLAG_COMPONENTS_V2)
             flags |= msg.flags & (FLAG_EPHEMERAL | FLAG_COMPONENTS_V2)
         attachments = self._attachments(body, files, msg.attachments)
         if attachments is None:
@@ -1057,13 +1330,25 @@ class FakeDiscord:
             errors.append("Cannot edit a message to be empty")
         if errors:
             raise self._invalid(what, errors)
-        if (self.old_message_edit_limit is not None and not msg.ephemeral
-                and now - msg.created_at > 3600):
-            recent = [t for m in self._messages.values() if m.channel_id == msg.channel_id
-                      for t in m.old_edit_times if now - t < 3600]
+        if (
+            self.old_message_edit_limit is not None
+            and not msg.ephemeral
+            and now - msg.created_at > 3600
+        ):
+            recent = [
+                t
+                for m in self._messages.values()
+                if m.channel_id == msg.channel_id
+                for t in m.old_edit_times
+                if now - t < 3600
+            ]
             if len(recent) >= self.old_message_edit_limit:
-                raise ApiError(400, 30046, "Maximum number of edits to messages older than 1 hour "
-                                           "reached. Try again later.")
+                raise ApiError(
+                    400,
+                    30046,
+                    "Maximum number of edits to messages older than 1 hour "
+                    "reached. Try again later.",
+                )
             msg.old_edit_times.append(now)
         msg.history.append(msg.snapshot())
         msg.content, msg.embeds, msg.flags, msg.attachments = content, embeds, flags, attachments
@@ -1077,33 +1362,53 @@ class FakeDiscord:
     def _delete_message(self, msg: StoredMessage) -> None:
         msg.deleted = True
         if msg.visible_to is None:
-            self._broadcast_soon("MESSAGE_DELETE", {"id": str(msg.id), "channel_id": str(msg.channel_id),
-                                                    "guild_id": str(self.guild_id)}, INTENT_GUILD_MESSAGES)
+            self._broadcast_soon(
+                "MESSAGE_DELETE",
+                {
+                    "id": str(msg.id),
+                    "channel_id": str(msg.channel_id),
+                    "guild_id": str(self.guild_id),
+                },
+                INTENT_GUILD_MESSAGES,
+            )
 
     def _message_event(self, event: str, msg: StoredMessage) -> None:
         if self.message_events:
-            self._broadcast_soon(event, {**msg.payload(), "guild_id": str(self.guild_id)},
-                                 INTENT_GUILD_MESSAGES)
+            self._broadcast_soon(
+                event, {**msg.payload(), "guild_id": str(self.guild_id)}, INTENT_GUILD_MESSAGES
+            )
 
     # ================================================================= REST: channel messages
 
     def _channel_message(self, req: _Req) -> StoredMessage:
         self._get_channel(req.params["channel_id"])
         msg = self._messages.get(int(req.params["message_id"]))
-        if (msg is None or msg.deleted or msg.ephemeral
-                or msg.channel_id != int(req.params["channel_id"])):
+        if (
+            msg is None
+            or msg.deleted
+            or msg.ephemeral
+            or msg.channel_id != int(req.params["channel_id"])
+        ):
             raise ApiError(404, 10008, "Unknown Message")
         return msg
 
     async def h_channel_messages(self, req: _Req) -> tuple[int, Any]:
         ch = self._get_channel(req.params["channel_id"])
         if req.method == "POST":
-            msg = self._create_message(ch.id, req.json, req.files, created_by="channel",
-                                       what=f"POST /channels/{ch.id}/messages")
+            msg = self._create_message(
+                ch.id,
+                req.json,
+                req.files,
+                created_by="channel",
+                what=f"POST /channels/{ch.id}/messages",
+            )
             return 200, msg.payload()
         limit = min(int(req.query.get("limit", 50)), 100)
-        msgs = [m for m in self._messages.values()
-                if m.channel_id == ch.id and not m.deleted and not m.ephemeral]
+        msgs = [
+            m
+            for m in self._messages.values()
+            if m.channel_id == ch.id and not m.deleted and not m.ephemeral
+        ]
         if "before" in req.query:
             msgs = [m for m in msgs if m.id < int(req.query["before"])]
         if "after" in req.query:
@@ -1127,9 +1432,15 @@ class FakeDiscord:
 
     # ================================================================= REST: interactions
 
-    _ALLOWED_CALLBACKS = {
+    _ALLOWED_CALLBACKS: ClassVar[dict[int, set[int]]] = {
         APPLICATION_COMMAND: {CB_MESSAGE, CB_DEFERRED_MESSAGE, CB_MODAL},
-        MESSAGE_COMPONENT: {CB_MESSAGE, CB_DEFERRED_MESSAGE, CB_DEFERRED_UPDATE, CB_UPDATE_MESSAGE, CB_MODAL},
+        MESSAGE_COMPONENT: {
+            CB_MESSAGE,
+            CB_DEFERRED_MESSAGE,
+            CB_DEFERRED_UPDATE,
+            CB_UPDATE_MESSAGE,
+            CB_MODAL,
+        },
         AUTOCOMPLETE: {CB_AUTOCOMPLETE},
         MODAL_SUBMIT: {CB_MESSAGE, CB_DEFERRED_MESSAGE, CB_DEFERRED_UPDATE, CB_UPDATE_MESSAGE},
     }
@@ -1166,21 +1477,37 @@ class FakeDiscord:
         try:
             if ctype == CB_MESSAGE:
                 message = self._create_message(
-                    rec.channel_id, data, req.files, created_by="response", visible_to=rec.user.id,
-                    interaction=rec, what=f"callback type 4 for {rec.describe()}")
+                    rec.channel_id,
+                    data,
+                    req.files,
+                    created_by="response",
+                    visible_to=rec.user.id,
+                    interaction=rec,
+                    what=f"callback type 4 for {rec.describe()}",
+                )
             elif ctype == CB_DEFERRED_MESSAGE:
                 message = self._create_message(
-                    rec.channel_id, {"flags": data.get("flags", 0)}, [], created_by="response",
-                    visible_to=rec.user.id, extra_flags=FLAG_LOADING, interaction=rec)
+                    rec.channel_id,
+                    {"flags": data.get("flags", 0)},
+                    [],
+                    created_by="response",
+                    visible_to=rec.user.id,
+                    extra_flags=FLAG_LOADING,
+                    interaction=rec,
+                )
             elif ctype in (CB_DEFERRED_UPDATE, CB_UPDATE_MESSAGE):
                 message = self.get_message(rec.source_message_id)
                 if message is None or message.deleted:
                     raise ApiError(404, 10008, "Unknown Message")
                 if ctype == CB_UPDATE_MESSAGE:
-                    self._edit_message(message, data, req.files, what=f"callback type 7 for {rec.describe()}")
+                    self._edit_message(
+                        message, data, req.files, what=f"callback type 7 for {rec.describe()}"
+                    )
             elif ctype == CB_MODAL:
                 if not data.get("custom_id") or not data.get("title"):
-                    raise self._invalid(f"modal for {rec.describe()}", ["modal needs custom_id and title"])
+                    raise self._invalid(
+                        f"modal for {rec.describe()}", ["modal needs custom_id and title"]
+                    )
                 rec.modal = data
             elif ctype == CB_AUTOCOMPLETE:
                 rec.autocomplete_choices = list(data.get("choices") or [])
@@ -1196,9 +1523,13 @@ class FakeDiscord:
         interaction: dict[str, Any] = {"id": str(rec.id), "type": rec.type}
         resource: dict[str, Any] = {"type": ctype}
         if message is not None and ctype != CB_DEFERRED_UPDATE:
-            interaction.update({"response_message_id": str(message.id),
-                                "response_message_loading": ctype == CB_DEFERRED_MESSAGE,
-                                "response_message_ephemeral": message.ephemeral})
+            interaction.update(
+                {
+                    "response_message_id": str(message.id),
+                    "response_message_loading": ctype == CB_DEFERRED_MESSAGE,
+                    "response_message_ephemeral": message.ephemeral,
+                }
+            )
             resource["message"] = message.payload()
         return 200, {"interaction": interaction, "resource": resource}
 
@@ -1217,14 +1548,26 @@ class FakeDiscord:
             raise ApiError(404, 10015, "Unknown Webhook")
         body = req.json if isinstance(req.json, dict) else {}
         orig = rec.original_message
-        if (rec.accepted.type == CB_DEFERRED_MESSAGE and orig is not None and orig.loading
-                and not orig.deleted):
+        if (
+            rec.accepted.type == CB_DEFERRED_MESSAGE
+            and orig is not None
+            and orig.loading
+            and not orig.deleted
+        ):
             # Discord: the first followup after a "thinking" defer replaces the loading message.
-            msg = self._edit_message(orig, body, req.files, what=f"first followup for {rec.describe()}")
+            msg = self._edit_message(
+                orig, body, req.files, what=f"first followup for {rec.describe()}"
+            )
         else:
-            msg = self._create_message(rec.channel_id, body, req.files, created_by="followup",
-                                       visible_to=rec.user.id, interaction=rec,
-                                       what=f"followup for {rec.describe()}")
+            msg = self._create_message(
+                rec.channel_id,
+                body,
+                req.files,
+                created_by="followup",
+                visible_to=rec.user.id,
+                interaction=rec,
+                what=f"followup for {rec.describe()}",
+            )
             rec.followup_ids.append(msg.id)
         if req.query.get("wait") in ("1", "true", "True"):
             return 200, msg.payload()
@@ -1243,8 +1586,12 @@ class FakeDiscord:
         if req.method == "DELETE":
             self._delete_message(msg)
             return 204, None
-        self._edit_message(msg, req.json if isinstance(req.json, dict) else {}, req.files,
-                           what=f"PATCH webhook message {mid} for {rec.describe()}")
+        self._edit_message(
+            msg,
+            req.json if isinstance(req.json, dict) else {},
+            req.files,
+            what=f"PATCH webhook message {mid} for {rec.describe()}",
+        )
         return 200, msg.payload()
 
     # ================================================================= simulated users
@@ -1268,27 +1615,53 @@ class FakeDiscord:
             raise NotVisibleError(f"no message {mid} was ever sent through the fake")
         return msg
 
-    def _new_interaction(self, user: SimUser, channel: FakeChannel, itype: int, data: dict[str, Any],
-                         message: StoredMessage | None) -> InteractionRecord:
+    def _new_interaction(
+        self,
+        user: SimUser,
+        channel: FakeChannel,
+        itype: int,
+        data: dict[str, Any],
+        message: StoredMessage | None,
+    ) -> InteractionRecord:
         iid = self._ids.next()
         token = "fake." + secrets.token_urlsafe(40)
         payload: dict[str, Any] = {
-            "id": str(iid), "application_id": str(self.application_id), "type": itype, "token": token,
-            "version": 1, "guild_id": str(self.guild_id),
+            "id": str(iid),
+            "application_id": str(self.application_id),
+            "type": itype,
+            "token": token,
+            "version": 1,
+            "guild_id": str(self.guild_id),
             "guild": {"id": str(self.guild_id), "locale": self.preferred_locale, "features": []},
-            "channel_id": str(channel.id), "channel": self._channel_payload_for_interaction(channel, user),
+            "channel_id": str(channel.id),
+            "channel": self._channel_payload_for_interaction(channel, user),
             "member": user.member_payload(with_permissions=True),
-            "app_permissions": str(self.member_permissions(None)), "locale": user.locale,
-            "guild_locale": self.preferred_locale, "entitlements": [], "entitlement_sku_ids": [],
-            "authorizing_integration_owners": {"0": str(self.guild_id)}, "context": 0,
-            "attachment_size_limit": 10 * 1024 * 1024, "data": data,
+            "app_permissions": str(self.member_permissions(None)),
+            "locale": user.locale,
+            "guild_locale": self.preferred_locale,
+            "entitlements": [],
+            "entitlement_sku_ids": [],
+            "authorizing_integration_owners": {"0": str(self.guild_id)},
+            "context": 0,
+            "attachment_size_limit": 10 * 1024 * 1024,
+            "data": data,
         }
         if message is not None:
             payload["message"] = message.payload()
-        return InteractionRecord(self, id=iid, token=token, type=itype, user=user, channel_id=channel.id,
-                                 payload=payload, source_message_id=message.id if message else None)
+        return InteractionRecord(
+            self,
+            id=iid,
+            token=token,
+            type=itype,
+            user=user,
+            channel_id=channel.id,
+            payload=payload,
+            source_message_id=message.id if message else None,
+        )
 
     async def _deliver(self, rec: InteractionRecord) -> InteractionRecord:
+        if self._tasks:  # let queued GUILD_MEMBER_ADD / ROLE_CREATE ... reach the bot first
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
         session = self._interaction_session()
         self.interactions.append(rec)
         self._interactions[rec.id] = rec
@@ -1304,11 +1677,13 @@ class FakeDiscord:
         if cmd is None:
             known = sorted({c["name"] for c in self.commands}) or "none"
             raise CommandNotRegisteredError(
-                f"/{name} is not registered (did the bot sync its command tree?). Registered: {known}")
+                f"/{name} is not registered (did the bot sync its command tree?); known: {known}"
+            )
         return cmd
 
-    def _resolve_value(self, opt: Mapping[str, Any], value: Any, resolved: dict[str, Any],
-                       where: str) -> Any:
+    def _resolve_value(
+        self, opt: Mapping[str, Any], value: Any, resolved: dict[str, Any], where: str
+    ) -> Any:
         otype = opt["type"]
         if otype == 3:
             if not isinstance(value, str):
@@ -1326,8 +1701,11 @@ class FakeDiscord:
         elif otype == 5:
             if not isinstance(value, bool):
                 raise FakeDiscordError(f"{where}: expected a boolean, got {value!r}")
-        elif otype in (6, 9) and (isinstance(value, SimUser) or int(getattr(value, "id", value))
-                                  in self.users or int(getattr(value, "id", value)) == self.bot_user_id):
+        elif otype in (6, 9) and (
+            isinstance(value, SimUser)
+            or int(getattr(value, "id", value)) in self.users
+            or int(getattr(value, "id", value)) == self.bot_user_id
+        ):
             uid = int(getattr(value, "id", value))
             if uid == self.bot_user_id:
                 udata, mdata = self.bot_user_payload(), self.bot_member_payload()
@@ -1341,9 +1719,18 @@ class FakeDiscord:
         elif otype == 7:
             ch = self._resolve_channel(value)
             resolved.setdefault("channels", {})[str(ch.id)] = {
-                "id": str(ch.id), "name": ch.name, "type": ch.type, "permissions": str(ALL_PERMISSIONS),
-                "parent_id": None, "position": ch.position, "nsfw": False, "flags": 0,
-                "rate_limit_per_user": 0, "last_message_id": None, "topic": ch.topic}
+                "id": str(ch.id),
+                "name": ch.name,
+                "type": ch.type,
+                "permissions": str(ALL_PERMISSIONS),
+                "parent_id": None,
+                "position": ch.position,
+                "nsfw": False,
+                "flags": 0,
+                "rate_limit_per_user": 0,
+                "last_message_id": None,
+                "topic": ch.topic,
+            }
             value = str(ch.id)
         elif otype in (8, 9):
             rid = int(getattr(value, "id", value))
@@ -1357,8 +1744,9 @@ class FakeDiscord:
             raise FakeDiscordError(f"{where}: option type {otype} is not supported by the fake")
         choices = opt.get("choices")
         if choices and value not in [c["value"] for c in choices]:
-            raise FakeDiscordError(f"{where}: {value!r} is not one of the choices "
-                                   f"{[c['value'] for c in choices]}")
+            raise FakeDiscordError(
+                f"{where}: {value!r} is not one of the choices {[c['value'] for c in choices]}"
+            )
         if otype in (4, 10):
             if opt.get("min_value") is not None and value < opt["min_value"]:
                 raise FakeDiscordError(f"{where}: {value} < min_value {opt['min_value']}")
@@ -1366,43 +1754,73 @@ class FakeDiscord:
                 raise FakeDiscordError(f"{where}: {value} > max_value {opt['max_value']}")
         return value
 
-    def _build_options(self, schema: list[dict[str, Any]], path: list[str], values: dict[str, Any],
-                       resolved: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    def _build_options(
+        self,
+        schema: list[dict[str, Any]],
+        path: list[str],
+        values: dict[str, Any],
+        resolved: dict[str, Any],
+        where: str,
+    ) -> list[dict[str, Any]]:
         subs = [o for o in schema if o.get("type") in (1, 2)]
         if path:
             sub = next((o for o in subs if o["name"] == path[0]), None)
             if sub is None:
                 raise CommandNotRegisteredError(
-                    f"{where} has no subcommand {path[0]!r}; registered: {[o['name'] for o in subs]}")
-            return [{"type": sub["type"], "name": sub["name"],
-                     "options": self._build_options(sub.get("options") or [], path[1:], values, resolved,
-                                                    f"{where} {sub['name']}")}]
+                    f"{where} has no subcommand {path[0]!r}; has {[o['name'] for o in subs]}"
+                )
+            return [
+                {
+                    "type": sub["type"],
+                    "name": sub["name"],
+                    "options": self._build_options(
+                        sub.get("options") or [],
+                        path[1:],
+                        values,
+                        resolved,
+                        f"{where} {sub['name']}",
+                    ),
+                }
+            ]
         if subs:
-            raise FakeDiscordError(f"{where} needs a subcommand: one of {[o['name'] for o in subs]}")
+            raise FakeDiscordError(
+                f"{where} needs a subcommand: one of {[o['name'] for o in subs]}"
+            )
         by_name = {o["name"]: o for o in schema}
         unknown = sorted(set(values) - set(by_name))
         if unknown:
-            raise CommandNotRegisteredError(f"{where} has no option(s) {unknown}; "
-                                            f"registered: {sorted(by_name)}")
+            raise CommandNotRegisteredError(
+                f"{where} has no option(s) {unknown}; registered: {sorted(by_name)}"
+            )
         missing = [o["name"] for o in schema if o.get("required") and o["name"] not in values]
         if missing:
             raise FakeDiscordError(f"{where}: required option(s) missing: {missing}")
         out = []
         for o in schema:  # Discord sends options in the registered order
             if o["name"] in values:
-                value = self._resolve_value(o, values[o["name"]], resolved, f"{where} {o['name']}:")
+                value = self._resolve_value(o, values[o["name"]], resolved, f"{where} {o['name']}")
                 out.append({"type": o["type"], "name": o["name"], "value": value})
         return out
 
-    async def _slash(self, user: SimUser, channel: Any, command: str, subcommand: str | None,
-                     options: dict[str, Any]) -> InteractionRecord:
+    async def _slash(
+        self,
+        user: SimUser,
+        channel: Any,
+        command: str,
+        subcommand: str | None,
+        options: dict[str, Any],
+    ) -> InteractionRecord:
         ch = self._resolve_channel(channel)
         cmd = self._find_command(command)
         resolved: dict[str, Any] = {}
         path = subcommand.split() if subcommand else []
         data: dict[str, Any] = {
-            "id": cmd["id"], "name": cmd["name"], "type": cmd.get("type", 1),
-            "options": self._build_options(cmd.get("options") or [], path, options, resolved, f"/{command}"),
+            "id": cmd["id"],
+            "name": cmd["name"],
+            "type": cmd.get("type", 1),
+            "options": self._build_options(
+                cmd.get("options") or [], path, options, resolved, f"/{command}"
+            ),
         }
         if cmd.get("guild_id"):
             data["guild_id"] = cmd["guild_id"]
@@ -1410,48 +1828,62 @@ class FakeDiscord:
             data["resolved"] = resolved
         return await self._deliver(self._new_interaction(user, ch, APPLICATION_COMMAND, data, None))
 
-    async def _component(self, user: SimUser, message: Any, custom_id: str,
-                         values: list[Any] | None) -> InteractionRecord:
+    async def _component(
+        self, user: SimUser, message: Any, custom_id: str, values: list[Any] | None
+    ) -> InteractionRecord:
         msg = self._resolve_message(message)
         if msg.deleted:
             raise NotVisibleError(f"message {msg.id} was deleted")
         if not msg.visible_for(user.id):
-            raise NotVisibleError(f"{user.name} cannot see message {msg.id} (ephemeral for user "
-                                  f"{msg.visible_to})")
+            raise NotVisibleError(
+                f"{user.name} cannot see message {msg.id} (ephemeral for user {msg.visible_to})"
+            )
         comp = msg.component(custom_id)
         if comp is None:
-            raise ComponentNotFoundError(f"no component {custom_id!r} on message {msg.id}; "
-                                         f"has {msg.custom_ids}")
+            raise ComponentNotFoundError(
+                f"no component {custom_id!r} on message {msg.id}; has {msg.custom_ids}"
+            )
         if comp.get("disabled"):
             raise ComponentNotFoundError(f"component {custom_id!r} on message {msg.id} is disabled")
         ctype = comp["type"]
         data: dict[str, Any] = {"custom_id": custom_id, "component_type": ctype}
         if values is None:
             if ctype != 2 or comp.get("style") in (5, 6):
-                raise ComponentNotFoundError(f"{custom_id!r} is not a pressable button (type {ctype})")
+                raise ComponentNotFoundError(
+                    f"{custom_id!r} is not a pressable button (type {ctype})"
+                )
         else:
             if ctype not in SELECT_TYPES:
                 raise ComponentNotFoundError(f"{custom_id!r} is not a select menu (type {ctype})")
             lo, hi = comp.get("min_values", 1), comp.get("max_values", 1)
             if not lo <= len(values) <= hi:
-                raise FakeDiscordError(f"select {custom_id!r} takes {lo}..{hi} values, got {len(values)}")
+                raise FakeDiscordError(
+                    f"select {custom_id!r} takes {lo}..{hi} values, got {len(values)}"
+                )
             resolved: dict[str, Any] = {}
             if ctype == 3:
                 allowed = [o["value"] for o in comp.get("options") or []]
                 bad = [v for v in values if v not in allowed]
                 if bad:
-                    raise FakeDiscordError(f"select {custom_id!r}: {bad} not among options {allowed}")
+                    raise FakeDiscordError(
+                        f"select {custom_id!r}: {bad} not among options {allowed}"
+                    )
                 data["values"] = [str(v) for v in values]
             else:
                 kind = {5: 6, 6: 8, 7: 9, 8: 7}[ctype]
-                data["values"] = [self._resolve_value({"type": kind, "name": custom_id}, v, resolved,
-                                                      f"select {custom_id!r}") for v in values]
+                data["values"] = [
+                    self._resolve_value(
+                        {"type": kind, "name": custom_id}, v, resolved, f"select {custom_id!r}"
+                    )
+                    for v in values
+                ]
                 data["resolved"] = resolved
         ch = self.channels[msg.channel_id]
         return await self._deliver(self._new_interaction(user, ch, MESSAGE_COMPONENT, data, msg))
 
-    async def _modal_submit(self, user: SimUser, record: InteractionRecord,
-                            values: dict[str, Any]) -> InteractionRecord:
+    async def _modal_submit(
+        self, user: SimUser, record: InteractionRecord, values: dict[str, Any]
+    ) -> InteractionRecord:
         modal = record.modal
         if modal is None:
             raise FakeDiscordError(f"the bot did not open a modal for {record.describe()}")
@@ -1480,15 +1912,24 @@ class FakeDiscord:
         comps: list[dict[str, Any]] = []
         for top in modal.get("components") or []:
             if top.get("type") == 1:
-                comps.append({"type": 1, "id": top.get("id", 0),
-                              "components": [submit(c) for c in top.get("components") or []]})
+                comps.append(
+                    {
+                        "type": 1,
+                        "id": top.get("id", 0),
+                        "components": [submit(c) for c in top.get("components") or []],
+                    }
+                )
             elif top.get("type") == 18:
-                comps.append({"type": 18, "id": top.get("id", 0), "component": submit(top["component"])})
+                comps.append(
+                    {"type": 18, "id": top.get("id", 0), "component": submit(top["component"])}
+                )
             elif top.get("type") == 10:
                 comps.append(submit(top))
         unknown = sorted(set(values) - seen)
         if unknown:
-            raise ComponentNotFoundError(f"modal {modal.get('custom_id')!r} has no input(s) {unknown}")
+            raise ComponentNotFoundError(
+                f"modal {modal.get('custom_id')!r} has no input(s) {unknown}"
+            )
         data = {"custom_id": modal["custom_id"], "components": comps}
         src = self.get_message(record.source_message_id) if record.source_message_id else None
         ch = self.channels[record.channel_id]
@@ -1499,15 +1940,25 @@ class FakeDiscord:
     def get_message(self, message_id: int | None) -> StoredMessage | None:
         return self._messages.get(message_id) if message_id is not None else None
 
-    def messages(self, channel: Any = None, *, include_deleted: bool = False) -> list[StoredMessage]:
+    def messages(
+        self, channel: Any = None, *, include_deleted: bool = False
+    ) -> list[StoredMessage]:
         """Messages in creation order (all channels if channel is None)."""
         cid = None if channel is None else int(getattr(channel, "id", channel))
-        return [m for m in self._messages.values()
-                if (cid is None or m.channel_id == cid) and (include_deleted or not m.deleted)]
+        return [
+            m
+            for m in self._messages.values()
+            if (cid is None or m.channel_id == cid) and (include_deleted or not m.deleted)
+        ]
 
     def visible_messages(self, user: SimUser) -> list[MessageVersion]:
-        """Every version of every message `user` could ever have seen (incl. edited/deleted ones)."""
-        return [v for m in self._messages.values() if m.visible_to in (None, user.id) for v in m.versions]
+        """Every version of every message `user` could ever have seen (incl. edited/deleted)."""
+        return [
+            v
+            for m in self._messages.values()
+            if m.visible_to in (None, user.id)
+            for v in m.versions
+        ]
 
     def last_message(self, channel: Any, visible_to: SimUser | None = None) -> StoredMessage | None:
         """Newest live message in channel: public only, or also `visible_to`'s ephemerals."""
@@ -1517,9 +1968,15 @@ class FakeDiscord:
                 return m
         return None
 
-    async def wait_for_message(self, channel: Any, predicate: Callable[[StoredMessage], bool] | None = None,
-                               *, timeout: float = 5.0, after: int = 0) -> StoredMessage:
-        """Wait for a (public or ephemeral) message in channel with id > after matching predicate."""
+    async def wait_for_message(
+        self,
+        channel: Any,
+        predicate: Callable[[StoredMessage], bool] | None = None,
+        *,
+        timeout: float = 5.0,
+        after: int = 0,
+    ) -> StoredMessage:
+        """Wait for a message (public or ephemeral) in channel, id > after, matching predicate."""
         found: list[StoredMessage] = []
 
         def check() -> bool:
@@ -1533,32 +1990,48 @@ class FakeDiscord:
         return found[0]
 
     def find_components(self, message: Any) -> list[ComponentInfo]:
-        """Flat (custom_id, label, disabled, style) of every button/select, rows and V2 containers."""
+        """Flat (custom_id, label, disabled, style) of every button/select (rows, V2 containers)."""
         if isinstance(message, MessageVersion):
             return message.find_components()
         if isinstance(message, Mapping):
             from .models import interactive_components
-            return [ComponentInfo(c.get("custom_id"), c.get("label") or c.get("placeholder"),
-                                  bool(c.get("disabled", False)), c.get("style"))
-                    for c in interactive_components(message.get("components"))]
+
+            return [
+                ComponentInfo(
+                    c.get("custom_id"),
+                    c.get("label") or c.get("placeholder"),
+                    bool(c.get("disabled", False)),
+                    c.get("style"),
+                )
+                for c in interactive_components(message.get("components"))
+            ]
         return self._resolve_message(message).find_components()
 
     # ================================================================= checks
 
     def unanswered_interactions(self) -> list[InteractionRecord]:
-        return [r for r in self.interactions if not r.callbacks and r.id not in self._ignored_interactions]
+        return [
+            r
+            for r in self.interactions
+            if not r.callbacks and r.id not in self._ignored_interactions
+        ]
 
     def problems(self) -> list[str]:
         out = [f"unknown route: {r}" for r in self.unknown_routes]
         out += [f"unanswered interaction: {r.describe()}" for r in self.unanswered_interactions()]
-        out += [f"late acknowledgement ({r.latency:.2f}s > {self.ack_deadline}s): {r.describe()}"
-                for r in self.late_acks]
-        out += [f"second callback (40060 already acknowledged): {r.describe()}" for r in self.double_acks]
+        out += [
+            f"late acknowledgement ({r.latency:.2f}s > {self.ack_deadline}s): {r.describe()}"
+            for r in self.late_acks
+        ]
+        out += [
+            f"second callback (40060 already acknowledged): {r.describe()}"
+            for r in self.double_acks
+        ]
         out += [f"invalid request body: {b}" for b in self.invalid_bodies]
         return out
 
     def assert_clean(self) -> None:
-        """Raise AssertionError listing unknown routes, unanswered/late/double acks, invalid bodies."""
+        """Raise AssertionError listing unknown routes, unanswered/late/double acks, bad bodies."""
         problems = self.problems()
         if problems:
             raise AssertionError("fake Discord saw problems:\n  - " + "\n  - ".join(problems))
@@ -1580,26 +2053,40 @@ _R("GET", "/oauth2/applications/@me")(FakeDiscord.h_app_me)
 _R("GET", "/applications/@me")(FakeDiscord.h_app_me)
 _R("GET", "/gateway")(FakeDiscord.h_gateway)
 _R("GET", "/gateway/bot")(FakeDiscord.h_gateway_bot)
-for _prefix in ("/applications/" + _ID.format("app_id"),
-                "/applications/" + _ID.format("app_id") + "/guilds/" + _ID.format("guild_id")):
+for _prefix in (
+    "/applications/" + _ID.format("app_id"),
+    "/applications/" + _ID.format("app_id") + "/guilds/" + _ID.format("guild_id"),
+):
     _R("GET", _prefix + "/commands")(FakeDiscord.h_commands_get)
     _R("PUT", _prefix + "/commands")(FakeDiscord.h_commands_put)
     _R("POST", _prefix + "/commands")(FakeDiscord.h_commands_post)
-    _R("GET PATCH DELETE", _prefix + "/commands/" + _ID.format("command_id"))(FakeDiscord.h_command_one)
+    _R("GET PATCH DELETE", _prefix + "/commands/" + _ID.format("command_id"))(
+        FakeDiscord.h_command_one
+    )
 _R("GET", "/guilds/" + _ID.format("guild_id"))(FakeDiscord.h_guild)
 _R("GET", "/guilds/" + _ID.format("guild_id") + "/channels")(FakeDiscord.h_guild_channels)
 _R("GET", "/guilds/" + _ID.format("guild_id") + "/roles")(FakeDiscord.h_guild_roles)
 _R("GET", "/guilds/" + _ID.format("guild_id") + "/members")(FakeDiscord.h_guild_members)
-_R("GET", "/guilds/" + _ID.format("guild_id") + "/members/" + _ID.format("user_id"))(FakeDiscord.h_guild_member)
+_R("GET", "/guilds/" + _ID.format("guild_id") + "/members/" + _ID.format("user_id"))(
+    FakeDiscord.h_guild_member
+)
 _R("GET", "/channels/" + _ID.format("channel_id"))(FakeDiscord.h_channel)
 _R("POST", "/channels/" + _ID.format("channel_id") + "/typing")(FakeDiscord.h_typing)
-_R("GET POST", "/channels/" + _ID.format("channel_id") + "/messages")(FakeDiscord.h_channel_messages)
-_R("GET PATCH DELETE", "/channels/" + _ID.format("channel_id") + "/messages/" + _ID.format("message_id"))(
-    FakeDiscord.h_channel_message)
+_R("GET POST", "/channels/" + _ID.format("channel_id") + "/messages")(
+    FakeDiscord.h_channel_messages
+)
+_R(
+    "GET PATCH DELETE",
+    "/channels/" + _ID.format("channel_id") + "/messages/" + _ID.format("message_id"),
+)(FakeDiscord.h_channel_message)
 _R("POST", "/interactions/" + _ID.format("interaction_id") + "/(?P<token>[^/]+)/callback")(
-    FakeDiscord.h_callback)
+    FakeDiscord.h_callback
+)
 _R("POST", "/webhooks/" + _ID.format("app_id") + "/(?P<token>[^/]+)")(FakeDiscord.h_followup)
-_R("GET PATCH DELETE",
-   "/webhooks/" + _ID.format("app_id") + "/(?P<token>[^/]+)/messages/(?P<message_id>@original|\\d+)")(
-    FakeDiscord.h_webhook_message)
+_R(
+    "GET PATCH DELETE",
+    "/webhooks/"
+    + _ID.format("app_id")
+    + "/(?P<token>[^/]+)/messages/(?P<message_id>@original|\\d+)",
+)(FakeDiscord.h_webhook_message)
 del _R, _ID, _prefix
