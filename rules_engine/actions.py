@@ -165,7 +165,7 @@ def parse_action(text: str) -> Action:
     if len(parts) < 2:
         raise InvalidNotationError(f"action {text!r} must be 'SEAT ACTION', like '0 attack 8♥'")
     seat_text, kind_text, *card_texts = parts
-    if not seat_text.isdigit():
+    if not seat_text.isdecimal():
         raise InvalidNotationError(f"action {text!r} must start with a seat number")
     try:
         kind = ActionKind(kind_text.lower())

@@ -34,6 +34,7 @@ from rules_engine.cards import (
 )
 from rules_engine.deal import HAND_SIZE, Deal
 from rules_engine.errors import IllegalActionError
+from rules_engine.reasons import Reason
 from rules_engine.rules import Rules
 
 __all__ = ["Game", "LegalActions"]
@@ -447,15 +448,17 @@ class Game:
         return code in self.legal_codes()
 
     # ------------------------------------------------------------------ the rule book
-    def explain(self, action: Action) -> str | None:
+    def explain(self, action: Action) -> Reason | None:
         """Why ``action`` is illegal now, in words for players; ``None`` when it is legal."""
         seat = action.seat
         if self.finished:
-            return "the game is over"
+            return Reason("the game is over")
         if not 0 <= seat < self.n:
-            return f"there is no seat {seat} in this game (seats 0–{self.n - 1})"
+            return Reason(
+                "there is no seat {seat} in this game (seats 0–{last})", seat=seat, last=self.n - 1
+            )
         if self.out >> seat & 1:
-            return f"seat {seat} is out of this game"
+            return Reason("seat {seat} is out of this game", seat=seat)
         turn = self._turn_reason(seat)
         if turn:
             return turn
@@ -467,122 +470,171 @@ class Game:
                 return self._transfer_reason(action)
             if kind is ActionKind.TAKE:
                 return None
-            return "you are defending: beat an attack, take the cards" + (
-                ", or transfer" if self.rules.transfer and not self._covered_any else ""
-            )
+            if self.rules.transfer and not self._covered_any:
+                return Reason("you are defending: beat an attack, take the cards, or transfer")
+            return Reason("you are defending: beat an attack or take the cards")
         if kind is ActionKind.ATTACK:
             return self._attack_reason(action)
         if kind is ActionKind.PASS:
             if not self.table_attacks:
-                return "the round has just begun: the leader must open it with a card"
+                return Reason("the round has just begun: the leader must open it with a card")
             return None
         if kind is ActionKind.TAKE and self.taking and seat == self.defender:
-            return "you have already declared a take"
-        return f"only the defender, seat {self.defender}, can {kind.value}"
+            return Reason("you have already declared a take")
+        return Reason(
+            "only the defender, seat {defender}, can {action}",
+            defender=self.defender,
+            action=kind.value,
+        )
 
-    def _turn_reason(self, seat: int) -> str | None:
+    def _turn_reason(self, seat: int) -> Reason | None:
         to_act = self.to_act
         if seat == to_act:
             return None
         if to_act == self.defender:
-            return (
-                f"seat {to_act} is defending: cards are added once everything is covered "
-                "or a take is declared"
+            return Reason(
+                "seat {defender} is defending: cards are added once everything is covered "
+                "or a take is declared",
+                defender=to_act,
             )
+        if not self.table_attacks:
+            return Reason("seat {leader} leads this round", leader=to_act)
         if seat == self.defender:
             if self.taking:
-                return "you have declared a take: the attackers may add cards before you pick up"
-            return f"everything is covered: seat {to_act} may add cards or pass"
+                return Reason(
+                    "you have declared a take: the attackers may add cards before you pick up"
+                )
+            return Reason(
+                "everything is covered: seat {attacker} may add cards or pass", attacker=to_act
+            )
         if seat not in self._attackers:
-            return f"seat {seat} is not a neighbour of the defender: only the neighbours add cards"
+            return Reason(
+                "seat {seat} is not a neighbour of the defender: only the neighbours add cards",
+                seat=seat,
+            )
         if self._passed >> seat & 1:
-            return f"seat {seat} has passed: you may add again after the defender's next move"
-        if not self.table_attacks:
-            return f"seat {to_act} leads this round"
+            return Reason(
+                "seat {seat} has passed: you may add again after the defender's next move",
+                seat=seat,
+            )
         if not self._can_add(seat):
             if len(self.table_attacks) >= self.limit:
-                return f"the limit is {self.limit} attacks this round"
-            return "you hold no card of a rank on the table"
-        return f"seat {to_act} adds first: seat {seat} may add after seat {to_act} passes"
+                return Reason("the limit is {limit} attacks this round", limit=self.limit)
+            return Reason("you hold no card of a rank on the table")
+        return Reason(
+            "seat {first} adds first: seat {seat} may add after seat {first} passes",
+            first=to_act,
+            seat=seat,
+        )
 
-    def _missing_card(self, seat: int, cards: Sequence[object]) -> str | None:
+    def _missing_card(self, seat: int, cards: Sequence[object]) -> Reason | None:
         hand = self.hands[seat]
         for card in cards:
             idx = card.index  # type: ignore[attr-defined]
             if not hand >> idx & 1:
-                where = "is on the table" if self._on_table(idx) else "is not in your hand"
-                return f"{CARD_TEXT[idx]} {where}"
+                if self._on_table(idx):
+                    return Reason("{card} is on the table", card=CARD_TEXT[idx])
+                return Reason("{card} is not in your hand", card=CARD_TEXT[idx])
         return None
 
     def _on_table(self, idx: int) -> bool:
         return idx in self.table_attacks or idx in self.table_defences
 
-    def _attack_reason(self, action: Action) -> str | None:
+    def _attack_reason(self, action: Action) -> Reason | None:
         missing = self._missing_card(action.seat, action.cards)
         if missing:
             return missing
         ranks = {RANK_OF[c.index] for c in action.cards}
         if len(ranks) > 1:
-            return "cards played together must all be of one rank"
+            return Reason("cards played together must all be of one rank")
         rank = ranks.pop()
         n_att = len(self.table_attacks)
         if n_att and not self._addable & RANK_MASK[rank]:
             listed = ", ".join(RANK_SYMBOLS[r] for r in range(9) if self._addable & RANK_MASK[r])
-            return (
-                f"no {RANK_SYMBOLS[rank]} on the table: you may add only ranks already there "
-                f"({listed})"
+            return Reason(
+                "no {rank} on the table: you may add only ranks already there ({ranks})",
+                rank=RANK_SYMBOLS[rank],
+                ranks=listed,
             )
         if n_att + len(action.cards) > self.limit:
             left = self.limit - n_att
-            return f"the limit is {self.limit} attacks this round" + (
-                f": {left} more at most" if n_att else ""
-            )
+            if n_att:
+                return Reason(
+                    "the limit is {limit} attacks this round: {left} more at most",
+                    limit=self.limit,
+                    left=left,
+                )
+            return Reason("the limit is {limit} attacks this round", limit=self.limit)
         return None
 
-    def _defend_reason(self, action: Action) -> str | None:
+    def _defend_reason(self, action: Action) -> Reason | None:
         attack, defence = action.cards
         a, d = attack.index, defence.index
         if a not in self.table_attacks:
-            return f"{CARD_TEXT[a]} is not an attack on the table"
+            return Reason("{card} is not an attack on the table", card=CARD_TEXT[a])
         if not self._uncovered >> a & 1:
             beaten_by = self.table_defences[self.table_attacks.index(a)]
-            return f"{CARD_TEXT[a]} is already covered by {CARD_TEXT[beaten_by]}"
+            return Reason(
+                "{attack} is already covered by {defence}",
+                attack=CARD_TEXT[a],
+                defence=CARD_TEXT[beaten_by],
+            )
         missing = self._missing_card(action.seat, (defence,))
         if missing:
             return missing
         if self._beaters[a] >> d & 1:
             return None
         trump = self.trump
-        beat = f"{CARD_TEXT[d]} does not beat {CARD_TEXT[a]}"
+        cards = {"card": CARD_TEXT[d], "attack": CARD_TEXT[a]}
         if SUIT_OF[a] == trump:
-            return f"{beat}: a trump is beaten only by a higher trump"
+            return Reason(
+                "{card} does not beat {attack}: a trump is beaten only by a higher trump", **cards
+            )
         if SUIT_OF[d] == SUIT_OF[a]:
-            return f"{beat}: it must be a higher {SUIT_SYMBOLS[SUIT_OF[a]]}"
-        return (
-            f"{beat}: it takes a higher {SUIT_SYMBOLS[SUIT_OF[a]]} or a trump "
-            f"({SUIT_SYMBOLS[trump]})"
+            return Reason(
+                "{card} does not beat {attack}: it must be a higher {suit}",
+                suit=SUIT_SYMBOLS[SUIT_OF[a]],
+                **cards,
+            )
+        return Reason(
+            "{card} does not beat {attack}: it takes a higher {suit} or a trump ({trump})",
+            suit=SUIT_SYMBOLS[SUIT_OF[a]],
+            trump=SUIT_SYMBOLS[trump],
+            **cards,
         )
 
-    def _transfer_reason(self, action: Action) -> str | None:
+    def _transfer_reason(self, action: Action) -> Reason | None:
         if not self.rules.transfer:
-            return "transfers are not allowed in these rules"
+            return Reason("transfers are not allowed in these rules")
         if self._covered_any:
-            return "no transfer after the first defence of a round"
+            return Reason("no transfer after the first defence of a round")
         missing = self._missing_card(action.seat, action.cards)
         if missing:
             return missing
         rank = RANK_OF[self.table_attacks[0]]
         for card in action.cards:
             if RANK_OF[card.index] != rank:
-                return f"a transfer must use the attacked rank, {RANK_SYMBOLS[rank]}"
+                return Reason(
+                    "a transfer must use the attacked rank, {rank}", rank=RANK_SYMBOLS[rank]
+                )
         total = len(self.table_attacks) + len(action.cards)
         if total > self.cap:
-            return f"the limit is {self.cap} attacks this round"
+            return Reason("the limit is {limit} attacks this round", limit=self.cap)
         target = self.next_active(action.seat)
         size = self.hands[target].bit_count()
         if total > size:
-            cards = "card" if size == 1 else "cards"
-            return f"seat {target} holds {size} {cards}: a transfer would make {total} attacks"
+            if size == 1:
+                return Reason(
+                    "seat {seat} holds 1 card: a transfer would make {total} attacks",
+                    seat=target,
+                    total=total,
+                )
+            return Reason(
+                "seat {seat} holds {size} cards: a transfer would make {total} attacks",
+                seat=target,
+                size=size,
+                total=total,
+            )
         return None
 
     def can_apply(self, action: Action) -> bool:

@@ -6,11 +6,12 @@ from __future__ import annotations
 from rules_engine.actions import Action, ActionKind
 from rules_engine.cards import ALL_CARDS, RANK_OF, SUIT_OF, Card, iter_bits
 from rules_engine.game import Game
+from rules_engine.reasons import Reason
 
 __all__ = ["card_hints", "timeout_action"]
 
 
-def card_hints(game: Game, seat: int) -> dict[Card, str | None]:
+def card_hints(game: Game, seat: int) -> dict[Card, Reason | None]:
     """For every card in ``seat``'s hand: ``None`` if some legal action plays it now,
     else the reason it cannot be played, in words for players."""
     hand = game.hands[seat]
@@ -22,25 +23,25 @@ def card_hints(game: Game, seat: int) -> dict[Card, str | None]:
                 playable |= 1 << (code >> 9)
             elif kind in (ActionKind.ATTACK.code, ActionKind.TRANSFER.code):
                 playable |= code >> 3
-    hints: dict[Card, str | None] = {}
+    hints: dict[Card, Reason | None] = {}
     for idx in iter_bits(hand):
         card = ALL_CARDS[idx]
         hints[card] = None if playable >> idx & 1 else _reason(game, seat, card)
     return hints
 
 
-def _reason(game: Game, seat: int, card: Card) -> str:
+def _reason(game: Game, seat: int, card: Card) -> Reason:
     if game.finished:
-        return "the game is over"
+        return Reason("the game is over")
     defending = seat == game.defender and game.uncovered and not game.taking
     if defending and game.to_act == seat:
         reasons = [
             game.explain(Action.defend(seat, ALL_CARDS[a], card)) for a in iter_bits(game.uncovered)
         ]
         # One uncovered attack: its reason; several: they all fail, name the first.
-        return next((r for r in reasons if r), "this card cannot be played now")
+        return next((r for r in reasons if r), Reason("this card cannot be played now"))
     reason = game.explain(Action.attack(seat, card))
-    return reason or "this card cannot be played now"
+    return reason or Reason("this card cannot be played now")
 
 
 def timeout_action(game: Game) -> Action:

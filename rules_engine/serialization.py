@@ -54,8 +54,14 @@ def from_snapshot(data: dict[str, Any]) -> Game:
         raise InvalidPositionError(f"snapshot lacks {exc}") from None
     except DurakError as exc:
         raise InvalidPositionError(f"snapshot does not replay: {exc}") from None
+    except (TypeError, ValueError) as exc:  # e.g. a leader "x" or actions 5
+        raise InvalidPositionError(f"malformed snapshot: {exc}") from None
     stored = data.get("state")
-    if stored is not None and _norm(stored) != _norm(game.state_dict()):
+    try:
+        matches = stored is None or _norm(stored) == _norm(game.state_dict())
+    except (TypeError, ValueError):  # a stored state that is not a state at all
+        matches = False
+    if not matches:
         raise InvalidPositionError("snapshot state does not match its action log")
     return game
 
