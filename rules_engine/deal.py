@@ -13,6 +13,7 @@ from typing import Any
 
 from rules_engine.cards import (
     CARD_TEXT,
+    FULL_DECK_MASK,
     RANK_OF,
     SUIT_MASK,
     SUIT_OF,
@@ -52,21 +53,8 @@ class Deal:
         n = len(self.hands)
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise InvalidPositionError(f"a game has 2 to 6 seats, not {n}")
-        seen = 0
-        for seat, hand in enumerate(self.hands):
-            if seen & hand:
-                dup = CARD_TEXT[(seen & hand).bit_length() - 1]
-                raise InvalidPositionError(f"card {dup} appears twice (seat {seat})")
-            seen |= hand
-        for c in self.stock:
-            if not 0 <= c < 36:
-                raise InvalidPositionError(f"bad card index {c!r} in the stock")
-            if seen >> c & 1:
-                raise InvalidPositionError(f"card {CARD_TEXT[c]} appears twice (stock)")
-            seen |= 1 << c
-        if seen & self.discard:
-            dup = CARD_TEXT[(seen & self.discard).bit_length() - 1]
-            raise InvalidPositionError(f"card {dup} appears twice (discard)")
+        if not self._cards_distinct():
+            self._raise_duplicate()
         if not 0 <= self.trump < 4:
             raise InvalidPositionError(f"bad trump suit {self.trump!r}")
         if self.stock and SUIT_OF[self.stock[-1]] != self.trump:
@@ -87,6 +75,37 @@ class Deal:
             raise InvalidPositionError("at least two seats must hold cards")
         if self.dealer is not None and not 0 <= self.dealer < n:
             raise InvalidPositionError(f"dealer {self.dealer!r} is not a seat")
+
+    def _cards_distinct(self) -> bool:
+        """Fast check: no card twice across hands, stock and discard, all in the deck."""
+        union = self.discard
+        count = self.discard.bit_count() + len(self.stock)
+        for hand in self.hands:
+            union |= hand
+            count += hand.bit_count()
+        stock_mask = sum(map(_BIT.__getitem__, self.stock)) if self.stock else 0
+        union |= stock_mask
+        return union.bit_count() == count and union <= FULL_DECK_MASK
+
+    def _raise_duplicate(self) -> None:
+        seen = 0
+        for seat, hand in enumerate(self.hands):
+            if hand < 0 or hand > FULL_DECK_MASK:
+                raise InvalidPositionError(f"bad card mask {hand!r} for seat {seat}")
+            if seen & hand:
+                dup = CARD_TEXT[(seen & hand).bit_length() - 1]
+                raise InvalidPositionError(f"card {dup} appears twice (seat {seat})")
+            seen |= hand
+        for c in self.stock:
+            if not isinstance(c, int) or not 0 <= c < 36:
+                raise InvalidPositionError(f"bad card index {c!r} in the stock")
+            if seen >> c & 1:
+                raise InvalidPositionError(f"card {CARD_TEXT[c]} appears twice (stock)")
+            seen |= 1 << c
+        if seen & self.discard:
+            dup = CARD_TEXT[(seen & self.discard).bit_length() - 1]
+            raise InvalidPositionError(f"card {dup} appears twice (discard)")
+        raise InvalidPositionError("bad cards in the deal")
 
     @property
     def players(self) -> int:
@@ -149,6 +168,7 @@ def _mask(cards: object) -> int:
 
 
 _WORDS = struct.Struct("<37Q")
+_BIT: tuple[int, ...] = tuple(1 << c for c in range(36))
 
 
 def _shuffled_deck(seed: int, players: int) -> tuple[int, list[int]]:
@@ -181,12 +201,10 @@ def deal_from_seed(
         dealer = drawn_dealer
     elif not 0 <= dealer < players:
         raise InvalidPositionError(f"dealer {dealer!r} is not a seat (0..{players - 1})")
-    hands = [0] * players
-    pos = 0
-    for _ in range(HAND_SIZE):
-        for i in range(1, players + 1):
-            hands[(dealer + i) % players] |= 1 << deck[pos]
-            pos += 1
+    # One card at a time from the dealer's left: card j goes to seat (dealer + 1 + j) % players.
+    pos = HAND_SIZE * players
+    bits = [1 << c for c in deck[:pos]]
+    hands = [sum(bits[(seat - dealer - 1) % players : pos : players]) for seat in range(players)]
     shown: list[int] = []
     if pos < 36:
         trump_card = deck[pos]
