@@ -1,0 +1,1 @@
+"""Discord adapter of durak-bot: the /durak cog, rendering, custom ids and translations."""

@@ -1,0 +1,133 @@
+"""Custom ids of the bot's buttons and selects (pure: no Discord objects).
+
+Game components: ``durak:<game_id>:<version>:<action>`` where ``action`` is
+
+- a canonical action text without the seat, as :meth:`GameService.act` accepts it:
+  ``attack 8♥ 8♠``, ``defend 8♥ 9♥``, ``transfer 9♦``, ``take``, ``pass``;
+- ``pick <card>``: a playable card with several possible actions (re-render the hand with that
+  card selected);
+- ``why <card>``: a card that cannot be played now (answer privately with its reason);
+- ``page <n>``: show page ``n`` (0-based) of a long hand; also the "Back" of a selected card;
+- ``hand``: Show my hand (``version`` 0 is allowed: the table's button works on any version);
+- ``rematch``, ``endseries``: game-over buttons.
+
+Lobby components: ``durak:lobby:<channel_id>:<join|leave|addai|start|stop>`` (``addai`` is a
+string select whose option values are AI levels).
+
+Both templates are meant for ``discord.ui.DynamicItem`` (which ``fullmatch``-es them against
+the whole custom id); they never match each other's ids.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+__all__ = [
+    "CARD_PATTERN",
+    "GAME_TEMPLATE",
+    "LOBBY_ACTIONS",
+    "LOBBY_TEMPLATE",
+    "MAX_CUSTOM_ID",
+    "GameButton",
+    "LobbyButton",
+    "game_id",
+    "lobby_id",
+    "parse_game_id",
+    "parse_lobby_id",
+]
+
+#: Discord's limit on a component's ``custom_id``.
+MAX_CUSTOM_ID = 100
+PREFIX = "durak"
+
+#: One card in canonical text: rank then suit, e.g. ``10♦``.
+CARD_PATTERN = r"(?:10|[6-9JQKA])[♠♥♦♣]"
+_CARDS = rf"{CARD_PATTERN}(?: {CARD_PATTERN})*"
+#: Every action a game component may carry (see the module docstring).
+ACTION_PATTERN = (
+    rf"(?:attack {_CARDS}|defend {CARD_PATTERN} {CARD_PATTERN}|transfer {_CARDS}|take|pass"
+    rf"|pick {CARD_PATTERN}|why {CARD_PATTERN}|page (?:0|[1-9][0-9]{{0,3}})"
+    r"|hand|rematch|endseries)"
+)
+LOBBY_ACTIONS = ("join", "leave", "addai", "start", "stop")
+
+#: ``discord.ui.DynamicItem`` template of game components (groups game_id, version, action).
+GAME_TEMPLATE = (
+    rf"{PREFIX}:(?P<game_id>0|[1-9][0-9]{{0,19}}):(?P<version>0|[1-9][0-9]{{0,9}})"
+    rf":(?P<action>{ACTION_PATTERN})"
+)
+#: ``discord.ui.DynamicItem`` template of lobby components (groups channel_id, action).
+LOBBY_TEMPLATE = (
+    rf"{PREFIX}:lobby:(?P<channel_id>0|[1-9][0-9]{{0,19}})"
+    rf":(?P<action>{'|'.join(LOBBY_ACTIONS)})"
+)
+
+_GAME_RE = re.compile(GAME_TEMPLATE)
+_LOBBY_RE = re.compile(LOBBY_TEMPLATE)
+
+
+class GameButton(NamedTuple):
+    game_id: int
+    version: int
+    action: str
+
+    @property
+    def verb(self) -> str:
+        """The first word of the action: ``attack``, ``pick``, ``why``, ``page``, ``hand``…"""
+        return self.action.split(" ", 1)[0]
+
+    @property
+    def argument(self) -> str | None:
+        """What follows the verb (the card of ``pick``/``why``, the page number, the cards of
+        an action), or ``None``."""
+        parts = self.action.split(" ", 1)
+        return parts[1] if len(parts) == 2 else None
+
+    @property
+    def is_game_action(self) -> bool:
+        """True for an action to send to the service (attack/defend/transfer/take/pass)."""
+        return self.verb in ("attack", "defend", "transfer", "take", "pass")
+
+
+class LobbyButton(NamedTuple):
+    channel_id: int
+    action: str
+
+
+def _checked(custom_id: str) -> str:
+    if len(custom_id) > MAX_CUSTOM_ID:
+        raise ValueError(f"custom id longer than {MAX_CUSTOM_ID} characters: {custom_id!r}")
+    return custom_id
+
+
+def game_id(game_id: int, version: int, action: str) -> str:
+    """The custom id of a game component; ``ValueError`` if malformed or over 100 chars."""
+    custom_id = f"{PREFIX}:{int(game_id)}:{int(version)}:{action}"
+    if game_id < 0 or version < 0 or not _GAME_RE.fullmatch(custom_id):
+        raise ValueError(f"not a valid game component id: {custom_id!r}")
+    return _checked(custom_id)
+
+
+def lobby_id(channel_id: int, action: str) -> str:
+    """The custom id of a lobby component; ``ValueError`` if malformed or over 100 chars."""
+    custom_id = f"{PREFIX}:lobby:{int(channel_id)}:{action}"
+    if channel_id < 0 or not _LOBBY_RE.fullmatch(custom_id):
+        raise ValueError(f"not a valid lobby component id: {custom_id!r}")
+    return _checked(custom_id)
+
+
+def parse_game_id(s: str) -> GameButton:
+    """Read a game component id; ``ValueError`` if it is not one."""
+    m = _GAME_RE.fullmatch(s) if len(s) <= MAX_CUSTOM_ID else None
+    if m is None:
+        raise ValueError(f"not a game component id: {s!r}")
+    return GameButton(int(m["game_id"]), int(m["version"]), m["action"])
+
+
+def parse_lobby_id(s: str) -> LobbyButton:
+    """Read a lobby component id; ``ValueError`` if it is not one."""
+    m = _LOBBY_RE.fullmatch(s) if len(s) <= MAX_CUSTOM_ID else None
+    if m is None:
+        raise ValueError(f"not a lobby component id: {s!r}")
+    return LobbyButton(int(m["channel_id"]), m["action"])

@@ -1,0 +1,790 @@
+"""Pure rendering of the service's views into Discord message data (no I/O, no discord objects).
+
+Every function returns plain data that the adapter converts: :class:`Message` with embeds as
+Discord embed JSON dicts (``discord.Embed.from_dict``) and components as :class:`Button` /
+:class:`Select` (classic ``ui.View`` layout: rows 0–4, ≤ 5 buttons per row, a select fills a
+row).  Every user-visible string goes through the :class:`~cogs.i18n.Catalog`.
+
+Card colours: on buttons, playable red cards (♥ ♦) are ``danger`` (red) and playable black cards
+(♠ ♣) ``primary``; cards that cannot be played now are ``secondary`` (grey) but stay enabled,
+since pressing one explains why.  In embed text, red suits carry the emoji variation selector
+(``10♦️`` shows a red diamond) and black suits stay text glyphs; the card text itself is always
+rank then suit, e.g. ``10♦``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from bot.views import (
+    ActionChoice,
+    ActionRecord,
+    HandCard,
+    HandView,
+    LeaderboardPage,
+    LobbyView,
+    SeatView,
+    SeriesView,
+    StatsView,
+    TableView,
+)
+from cogs.custom_ids import game_id, lobby_id
+from cogs.i18n import N_, Catalog
+
+__all__ = [
+    "AI_LEVELS",
+    "CARDS_PER_PAGE",
+    "Button",
+    "Message",
+    "Select",
+    "SelectOption",
+    "card_md",
+    "render_error",
+    "render_hand",
+    "render_leaderboard",
+    "render_lobby",
+    "render_notice",
+    "render_rules",
+    "render_series",
+    "render_stats",
+    "render_table",
+    "render_why",
+]
+
+Style = Literal["primary", "secondary", "success", "danger"]
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    custom_id: str
+    label: str
+    style: Style = "secondary"
+    disabled: bool = False
+    emoji: str | None = None
+    row: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SelectOption:
+    label: str
+    value: str
+    description: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    custom_id: str
+    placeholder: str
+    options: tuple[SelectOption, ...]
+    row: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    content: str | None = None
+    embeds: tuple[dict[str, Any], ...] = ()
+    components: tuple[Button | Select, ...] = ()
+
+
+# ------------------------------------------------------------------------------ constants
+#: AI levels offered by the lobby's select (values are what the service accepts).
+AI_LEVELS = ("beginner", "casual", "counter", "expert")
+_AI_LABELS = {
+    "beginner": (N_("Beginner"), N_("Plays legal cards, prefers cheap ones")),
+    "casual": (N_("Casual"), N_("Sound habits: sheds low cards, saves trumps")),
+    "counter": (N_("Counter"), N_("Tracks every card seen")),
+    "expert": (N_("Expert"), N_("Searches the possible deals; exact endgame")),
+}
+#: Hand buttons per page: rows 0–3; row 4 is kept for Take / Pass / Transfer / paging.
+CARDS_PER_PAGE = 20
+_ROW = 5
+_LAST_ROW = 4
+
+GREEN, RED, GREY, BLURPLE, GOLD = 0x2E7D32, 0xDD2E44, 0x4F545C, 0x5865F2, 0xF1C40F
+RED_SUITS = frozenset("♥♦")
+
+# Discord limits
+LABEL_MAX, CONTENT_MAX, TITLE_MAX, DESCRIPTION_MAX = 80, 2000, 256, 4096
+FIELD_NAME_MAX, FIELD_VALUE_MAX, FOOTER_MAX, FIELDS_MAX, EMBED_MAX = 256, 1024, 2048, 25, 6000
+NAME_MAX = 40  # names shown in embeds (the service allows 64)
+RECENT_SHOWN = 6
+
+
+# ------------------------------------------------------------------------------ helpers
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _clip_lines(lines: Sequence[str], limit: int, more: str = "…") -> str:
+    """Join lines, dropping the last ones (replaced by ``more``) to stay within ``limit``."""
+    text = "\n".join(lines)
+    if len(text) <= limit:
+        return text
+    kept: list[str] = []
+    size = len(more)
+    for line in lines:
+        if size + len(line) + 1 > limit:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    return _clip("\n".join([*kept, more]), limit)
+
+
+_MD_SPECIAL = "\\*_`~|>[]<@"
+
+
+def _esc(name: str, limit: int = NAME_MAX) -> str:
+    """A display name safe inside markdown (no formatting, links, mentions or emoji codes)."""
+    name = " ".join(str(name).split()) or "?"
+    name = _clip(name, limit)
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in name)
+
+
+def card_md(card: str) -> str:
+    """A card for embed text: red suits as (red) emoji, black suits as text: ``10♦️``, ``J♠``."""
+    return card + "\ufe0f" if card[-1:] in RED_SUITS else card
+
+
+def _cards_md(cards: Iterable[str]) -> str:
+    return " ".join(card_md(c) for c in cards)
+
+
+def _is_red(card: str) -> bool:
+    return card[-1:] in RED_SUITS
+
+
+def _when(deadline: float) -> str:
+    return f"<t:{int(deadline)}:R>"
+
+
+def _field(name: str, value: str, inline: bool = False) -> dict[str, Any]:
+    return {
+        "name": _clip(name, FIELD_NAME_MAX) or "\u200b",
+        "value": _clip(value, FIELD_VALUE_MAX) or "\u200b",
+        "inline": inline,
+    }
+
+
+def _embed(
+    title: str,
+    description: str = "",
+    *,
+    color: int = GREEN,
+    fields: Sequence[dict[str, Any]] = (),
+    footer: str | None = None,
+) -> dict[str, Any]:
+    """An embed dict within Discord's limits (each part clipped, total ≤ 6000)."""
+    embed: dict[str, Any] = {"title": _clip(title, TITLE_MAX), "color": color, "type": "rich"}
+    fields = list(fields)[:FIELDS_MAX]
+    footer = _clip(footer, FOOTER_MAX) if footer else None
+    used = len(embed["title"]) + (len(footer) if footer else 0)
+    used += sum(len(f["name"]) + len(f["value"]) for f in fields)
+    while fields and used > EMBED_MAX - 200:  # keep room for a description
+        dropped = fields.pop()
+        used -= len(dropped["name"]) + len(dropped["value"])
+    room = min(DESCRIPTION_MAX, EMBED_MAX - used)
+    if description:
+        embed["description"] = _clip_lines(description.split("\n"), room)
+    if fields:
+        embed["fields"] = fields
+    if footer:
+        embed["footer"] = {"text": footer}
+    return embed
+
+
+def _seat_name(seats: Sequence[SeatView], seat: int | None, t: Catalog) -> str:
+    if seat is not None and 0 <= seat < len(seats):
+        return _esc(seats[seat].name)
+    return t.format("seat {seat}", seat=seat)
+
+
+# ------------------------------------------------------------------------------ lobby
+def render_lobby(view: LobbyView, t: Catalog) -> Message:
+    """The public lobby: rules summary, seats, Join / Leave / Start / Stop and the AI select."""
+    lines = [
+        t.format("Host: **{name}**", name=_esc(view.host_name)),
+        *_rules_lines(view.throw_in, view.first_round_limit, view.transfer, t),
+        t.format("Turn time: {seconds} s", seconds=view.turn_timeout),
+    ]
+    if view.status == "closed":
+        lines.insert(0, t.gettext("**This lobby is closed.**"))
+    elif view.status == "started":
+        lines.insert(0, t.gettext("**The game has started.**"))
+    seats = []
+    for i in range(max(view.max_seats, len(view.seats))):
+        if i < len(view.seats):
+            s = view.seats[i]
+            line = f"`{i + 1}` " + _esc(s.name)
+            if s.ai_level:
+                line += " · " + t.format("🤖 AI ({level})", level=_ai_label(s.ai_level, t))
+            if s.user_id is not None and s.user_id == view.host_id:
+                line += " · " + t.gettext("host")
+        else:
+            line = f"`{i + 1}` " + t.gettext("*free seat*")
+        seats.append(line)
+    fields = [
+        _field(
+            t.format("Seats ({taken}/{total})", taken=len(view.seats), total=view.max_seats),
+            _clip_lines(seats, FIELD_VALUE_MAX),
+        )
+    ]
+    footer = None
+    if view.status == "open":
+        footer = t.gettext(
+            "Press Join to take a seat. The host adds AI players and presses Start (2–6 seats)."
+        )
+    embed = _embed(
+        t.format("Durak lobby — {rules}", rules=view.rules_name),
+        "\n".join(lines),
+        color=BLURPLE if view.status == "open" else GREY,
+        fields=fields,
+        footer=footer,
+    )
+    components: list[Button | Select] = []
+    if view.status == "open":
+        ch = view.channel_id
+        full = len(view.seats) >= view.max_seats
+        components += [
+            Button(lobby_id(ch, "join"), t.gettext("Join"), "success", disabled=full, row=0),
+            Button(lobby_id(ch, "leave"), t.gettext("Leave"), "secondary", row=0),
+            Button(lobby_id(ch, "start"), t.gettext("Start"), "primary",
+                   disabled=not view.can_start, row=0),
+            Button(lobby_id(ch, "stop"), t.gettext("Stop"), "danger", row=0),
+        ]
+        if not full:
+            options = tuple(
+                SelectOption(
+                    _clip(t.gettext(_AI_LABELS[level][0]), 100),
+                    level,
+                    _clip(t.gettext(_AI_LABELS[level][1]), 100),
+                )
+                for level in AI_LEVELS
+            )
+            components.append(
+                Select(lobby_id(ch, "addai"), t.gettext("Add an AI player…"), options, row=1)
+            )
+    return Message(embeds=(embed,), components=tuple(components))
+
+
+def _ai_label(level: str, t: Catalog) -> str:
+    label = _AI_LABELS.get(level)
+    return t.gettext(label[0]) if label else _esc(level)
+
+
+def _rules_lines(throw_in: str, first_round_limit: int, transfer: bool, t: Catalog) -> list[str]:
+    return [
+        t.gettext("Everyone may add cards to an attack")
+        if throw_in == "all"
+        else t.gettext("Only the defender's neighbours may add cards"),
+        t.format("First round: at most {limit} attacks", limit=first_round_limit),
+        t.gettext("The defender may transfer the attack")
+        if transfer
+        else t.gettext("No transfers"),
+    ]
+
+
+# ------------------------------------------------------------------------------ table
+_ROLES = {
+    "leader": N_("leader"),
+    "attacker": N_("attacker"),
+    "defender": N_("defender"),
+    "out": N_("out"),
+}
+
+
+def _describe(rec: ActionRecord, t: Catalog) -> str:
+    name = _esc(rec.name)
+    cards = _cards_md(rec.cards)
+    if rec.kind == "attack":
+        text = t.format("**{name}** attacks with {cards}", name=name, cards=cards)
+    elif rec.kind == "defend" and len(rec.cards) == 2:
+        text = t.format(
+            "**{name}** covers {attack} with {card}",
+            name=name, attack=card_md(rec.cards[0]), card=card_md(rec.cards[1]),
+        )
+    elif rec.kind == "transfer":
+        text = t.format("**{name}** transfers with {cards}", name=name, cards=cards)
+    elif rec.kind == "take":
+        text = t.format("**{name}** takes the cards", name=name)
+    elif rec.kind == "pass":
+        text = t.format("**{name}** passes", name=name)
+    else:
+        text = f"**{name}**: {' '.join((rec.kind, *rec.cards))}"
+    if rec.auto == "timeout":
+        text += " " + t.gettext("(time ran out)")
+    elif rec.auto == "autopilot":
+        text += " " + t.gettext("(autopilot)")
+    return text
+
+
+def _seat_line(s: SeatView, t: Catalog, finished: bool) -> str:
+    marker = "▶" if s.to_act and not finished else "•"
+    parts = [f"{marker} **{_esc(s.name)}**"]
+    if s.ai_level:
+        parts[0] += " 🤖"
+    parts.append(t.nformat("{count} card", "{count} cards", s.cards))
+    if s.role in _ROLES:
+        parts.append(t.gettext(_ROLES[s.role]))
+    elif s.out:
+        parts.append(t.gettext(_ROLES["out"]))
+    if s.autopilot:
+        parts.append(t.gettext("autopilot"))
+    return " · ".join(parts)
+
+
+def render_table(view: TableView, t: Catalog) -> Message:
+    """The public table: trump, stock, pairs, seats and roles, whose turn with a countdown,
+    the last actions and Show my hand; when finished: the durak (or draw), the series
+    standings, Rematch and End series."""
+    seats = view.seats
+    finished = view.finished or view.aborted
+    lines: list[str] = []
+    if view.aborted:
+        lines.append(t.gettext("🛑 **The game was stopped: no loss is recorded.**"))
+    elif view.finished:
+        if view.draw or view.loser is None:
+            lines.append(t.gettext("🤝 **A draw: nobody is the durak.**"))
+        else:
+            lines.append(
+                t.format("🃏 **{name} is the durak!**", name=_seat_name(seats, view.loser, t))
+            )
+    if view.trump_card:
+        lines.append(
+            t.format("Trump: **{suit}** — {card} lies under the stock",
+                     suit=card_md(view.trump), card=card_md(view.trump_card))
+        )
+    else:
+        lines.append(t.format("Trump: **{suit}**", suit=card_md(view.trump)))
+    lines.append(
+        t.format("Stock: {stock} · Discard: {discard} · Round {round}",
+                 stock=view.stock, discard=view.discard, round=view.round)
+    )
+    if view.shown and view.round <= 1 and not finished:
+        lines.append(t.format("Shown at the deal: {cards}", cards=_cards_md(view.shown)))
+    if not finished:
+        lines.append("")
+        if view.pairs:
+            header = (t.format("**On the table** (limit {limit}):", limit=view.limit)
+                      if view.limit is not None else t.gettext("**On the table:**"))
+            lines.append(header)
+            pair_texts = [
+                f"{card_md(p.attack)} ⟵ {card_md(p.defence)}" if p.defence
+                else f"{card_md(p.attack)} ⟵ ❔"
+                for p in view.pairs
+            ]
+            lines.append("   ".join(pair_texts))
+        else:
+            lines.append(t.gettext("*The table is empty.*"))
+        defender = next((s for s in seats if s.role == "defender"), None)
+        if view.taking and defender is not None:
+            lines.append(t.format("📥 **{name}** takes: the attackers may still add cards",
+                                  name=_esc(defender.name)))
+        if view.to_act is not None:
+            name = _seat_name(seats, view.to_act, t)
+            if view.waiting_for == "defend":
+                turn = t.format("⏳ **{name}** to defend", name=name)
+            elif view.waiting_for == "lead":
+                turn = t.format("⏳ **{name}** to lead the round", name=name)
+            elif view.waiting_for == "add":
+                turn = t.format("⏳ **{name}** may add cards or pass", name=name)
+            else:
+                turn = t.format("⏳ **{name}** to play", name=name)
+            if view.deadline is not None:
+                turn += " — " + t.format("time runs out {when}", when=_when(view.deadline))
+            lines.append(turn)
+    fields = [
+        _field(t.gettext("Players"),
+               _clip_lines([_seat_line(s, t, finished) for s in seats], FIELD_VALUE_MAX))
+    ]
+    if view.recent:
+        recent = [_describe(r, t) for r in view.recent[-RECENT_SHOWN:]]
+        fields.append(_field(t.gettext("Last moves"), _clip_lines(recent, FIELD_VALUE_MAX)))
+    if finished and view.series is not None and not view.aborted:
+        fields.append(_field(*_standings(view.series, t)))
+    title = (t.format("Durak — {rules} · game over", rules=view.rules_name) if finished
+             else t.format("Durak — {rules}", rules=view.rules_name))
+    color = GREY if view.aborted else (RED if view.finished else GREEN)
+    embed = _embed(
+        title, "\n".join(lines), color=color, fields=fields,
+        footer=t.format("Game {game} · move {version}", game=view.game_id, version=view.version),
+    )
+    components: list[Button | Select] = []
+    gid, ver = view.game_id, view.version
+    if not finished:
+        components.append(Button(game_id(gid, ver, "hand"), t.gettext("Show my hand"),
+                                 "primary", emoji="🃏"))
+    elif not view.aborted and (view.series is None or view.series.active):
+        components += [
+            Button(game_id(gid, ver, "rematch"), t.gettext("Rematch"), "success", emoji="🔁"),
+            Button(game_id(gid, ver, "endseries"), t.gettext("End series"), "danger",
+                   emoji="🏁"),
+        ]
+    return Message(embeds=(embed,), components=tuple(components))
+
+
+def _standings(series: SeriesView, t: Catalog) -> tuple[str, str]:
+    name = t.nformat("Series: {count} game", "Series: {count} games", series.games)
+    if series.draws:
+        name += " · " + t.nformat("{count} draw", "{count} draws", series.draws)
+    lines = []
+    for e in sorted(series.standings, key=lambda e: (e.losses, e.seat)):
+        line = f"**{_esc(e.name)}**" + (" 🤖" if e.ai_level else "") + " — " + t.nformat(
+            "{count} loss", "{count} losses", e.losses)
+        if series.last_loser is not None and e.seat == series.last_loser:
+            line += " · " + t.gettext("durak of the last game")
+        lines.append(line)
+    return name, _clip_lines(lines, FIELD_VALUE_MAX) or t.gettext("*nobody*")
+
+
+# ------------------------------------------------------------------------------ hand
+def _hand_cards(action: ActionChoice) -> tuple[str, ...]:
+    """The cards of the player's hand that ``action`` plays."""
+    if action.kind == "defend":
+        return action.cards[1:]
+    if action.kind in ("attack", "transfer"):
+        return action.cards
+    return ()
+
+
+def actions_by_card(view: HandView) -> dict[str, list[ActionChoice]]:
+    """Every legal action that plays each card of the hand."""
+    out: dict[str, list[ActionChoice]] = {}
+    for action in view.legal:
+        for card in _hand_cards(action):
+            out.setdefault(card, []).append(action)
+    return out
+
+
+def action_label(action: ActionChoice, t: Catalog) -> str:
+    """A button label for a concrete action: ``Attack 8♥ 8♠``, ``Cover 9♠ with 10♠``…"""
+    cards = " ".join(action.cards)
+    if action.kind == "attack":
+        label = t.format("Attack {cards}", cards=cards)
+    elif action.kind == "defend" and len(action.cards) == 2:
+        label = t.format("Cover {attack} with {card}", attack=action.cards[0],
+                         card=action.cards[1])
+    elif action.kind == "transfer":
+        label = t.format("Transfer {cards}", cards=cards)
+    elif action.kind == "take":
+        label = t.gettext("Take")
+    elif action.kind == "pass":
+        label = t.gettext("Pass")
+    else:
+        label = action.text
+    return _clip(label, LABEL_MAX)
+
+
+_ACTION_STYLE: dict[str, Style] = {
+    "attack": "primary", "defend": "success", "transfer": "primary", "take": "danger",
+    "pass": "success",
+}
+_ACTION_EMOJI = {"take": "📥", "pass": "✅", "transfer": "↪️"}
+
+
+def _card_style(card: str) -> Style:
+    return "danger" if _is_red(card) else "primary"
+
+
+def render_hand(
+    view: HandView, t: Catalog, *, page: int = 0, selected: str | None = None
+) -> Message:
+    """The private hand: one button per card (the action itself when the card has exactly
+    one, ``pick`` when it has several, ``why`` when it cannot be played), Take / Pass /
+    Transfer and paging on the last row.  ``selected``: show that card's actions and Back."""
+    gid, ver = view.game_id, view.version
+    by_card = actions_by_card(view)
+    pages = max(1, math.ceil(len(view.cards) / CARDS_PER_PAGE))
+    page = min(max(int(page), 0), pages - 1)
+    if selected is not None and selected not in by_card:
+        selected = None
+    components: list[Button | Select] = []
+    used: set[str] = set()
+
+    def add(action: str, label: str, style: Style, row: int, emoji: str | None = None) -> bool:
+        cid = game_id(gid, ver, action)
+        if cid in used:
+            return False
+        used.add(cid)
+        components.append(Button(cid, _clip(label, LABEL_MAX), style, emoji=emoji, row=row))
+        return True
+
+    if selected is not None:
+        for i, action in enumerate(by_card[selected][: CARDS_PER_PAGE]):
+            add(action.text, action_label(action, t), _ACTION_STYLE.get(action.kind, "primary"),
+                i // _ROW)
+    else:
+        shown = view.cards[page * CARDS_PER_PAGE : (page + 1) * CARDS_PER_PAGE]
+        for i, card in enumerate(shown):
+            actions = by_card.get(card.text, [])
+            if len(actions) == 1:
+                emoji = "↪️" if actions[0].kind == "transfer" else None
+                add(actions[0].text, card.text, _card_style(card.text), i // _ROW, emoji)
+            elif actions:
+                add(f"pick {card.text}", card.text, _card_style(card.text), i // _ROW)
+            else:
+                add(f"why {card.text}", card.text, "secondary", i // _ROW)
+
+    # The last row: Back or paging, Take, Pass, Transfer shortcuts.
+    last: list[tuple[str, str, Style, str | None]] = []
+    if selected is not None:
+        last.append((f"page {page}", t.gettext("Back"), "secondary", "◀️"))
+    elif page > 0:
+        last.append((f"page {page - 1}", t.format("Page {page}", page=page), "secondary", "◀️"))
+    for action in view.legal:
+        if action.kind in ("take", "pass"):
+            last.append((action.text, action_label(action, t), _ACTION_STYLE[action.kind],
+                         _ACTION_EMOJI[action.kind]))
+    nxt: tuple[str, str, Style, str | None] | None = None
+    if selected is None and page < pages - 1:
+        nxt = (f"page {page + 1}", t.format("Page {page}", page=page + 2), "secondary", "▶️")
+    room = _ROW - len(last) - (1 if nxt else 0)
+    for action in view.legal:
+        if room <= 0:
+            break
+        if action.kind == "transfer" and game_id(gid, ver, action.text) not in used:
+            last.append((action.text, action_label(action, t), "primary", "↪️"))
+            room -= 1
+    if nxt:
+        last.append(nxt)
+    for action_text, label, style, emoji in last:
+        add(action_text, label, style, _LAST_ROW, emoji)
+
+    embed = _hand_embed(view, t, by_card, page, pages, selected)
+    return Message(embeds=(embed,), components=tuple(components))
+
+
+def _hand_embed(
+    view: HandView,
+    t: Catalog,
+    by_card: dict[str, list[ActionChoice]],
+    page: int,
+    pages: int,
+    selected: str | None,
+) -> dict[str, Any]:
+    lines: list[str] = []
+    kinds = {a.kind for a in view.legal}
+    if view.finished:
+        lines.append(t.gettext("**The game is over.**"))
+    elif view.your_turn:
+        if "defend" in kinds or "take" in kinds:
+            prompt = t.gettext("**Your turn: defend.**")
+        elif "pass" in kinds:
+            prompt = t.gettext("**Your turn: add cards or pass.**")
+        else:
+            prompt = t.gettext("**Your turn: lead the round.**")
+        if view.deadline is not None:
+            prompt += " " + t.format("Time runs out {when}.", when=_when(view.deadline))
+        lines.append(prompt)
+        attacks = sorted({a.cards[0] for a in view.legal if a.kind == "defend"})
+        if attacks:
+            lines.append(t.format("To beat: {cards}", cards=_cards_md(attacks)))
+    else:
+        lines.append(t.gettext("Waiting for the other players."))
+    if view.autopilot and not view.finished:
+        lines.append(t.gettext("🤖 You are on autopilot: press any button to play again."))
+    role = {
+        "leader": N_("You lead this round."),
+        "attacker": N_("You are the attacker."),
+        "defender": N_("You are the defender."),
+        "out": N_("You are out: no cards left."),
+    }.get(view.role or "")
+    trump = t.format("Trump: **{suit}**", suit=card_md(view.trump))
+    lines.append(trump + (" · " + t.gettext(role) if role else ""))
+    lines.append("")
+    if selected is not None:
+        lines.append(t.format("Choose what to do with **{card}**:", card=card_md(selected)))
+        lines.append("")
+    lines.extend(_hand_lines(view.cards, by_card, t))
+    footer_parts = []
+    if pages > 1:
+        footer_parts.append(t.format("Page {page}/{pages}", page=page + 1, pages=pages))
+    if any(c.text not in by_card for c in view.cards) and not view.finished:
+        footer_parts.append(t.gettext("Grey cards cannot be played now: press one to see why."))
+    title = t.nformat("Your hand: {count} card", "Your hand: {count} cards", len(view.cards))
+    return _embed(title, "\n".join(lines), color=BLURPLE if view.your_turn else GREY,
+                  footer=" · ".join(footer_parts) or None)
+
+
+def _hand_lines(
+    cards: Sequence[HandCard], by_card: dict[str, list[ActionChoice]], t: Catalog
+) -> list[str]:
+    """The whole hand as text, one line per suit (trumps last, as sorted by the service);
+    playable cards in bold."""
+    if not cards:
+        return [t.gettext("*No cards.*")]
+    groups: dict[str, list[HandCard]] = {}
+    for card in cards:
+        groups.setdefault(card.suit, []).append(card)
+    lines = []
+    for suit, group in groups.items():
+        texts = [f"**{card_md(c.text)}**" if c.text in by_card else card_md(c.text)
+                 for c in group]
+        head = card_md(suit)
+        if group[0].trump:
+            head += " " + t.gettext("(trumps)")
+        lines.append(f"{head}  " + "  ".join(texts))
+    return lines
+
+
+def render_why(card: str, reason: str, t: Catalog) -> Message:
+    """The private answer to a greyed card: ``reason`` is the engine's (translated here)."""
+    text = t.format("{card} cannot be played now: {reason}", card=card_md(card),
+                    reason=t.reason(reason))
+    return Message(content=_clip("🚫 " + text, CONTENT_MAX))
+
+
+# ------------------------------------------------------------------------------ series, stats
+def render_series(view: SeriesView, t: Catalog) -> Message:
+    """``/durak series``: loss counts of the channel's series."""
+    name, value = _standings(view, t)
+    lines = [t.format("Rules: **{rules}**", rules=view.rules_name)]
+    if not view.active:
+        lines.append(t.gettext("This series is over."))
+    embed = _embed(t.gettext("Durak series"), "\n".join(lines), color=GOLD,
+                   fields=[_field(name, value)])
+    return Message(embeds=(embed,))
+
+
+def _percent(rate: float) -> str:
+    return f"{rate * 100:.0f}%"
+
+
+def render_stats(view: StatsView, t: Catalog) -> Message:
+    """``/durak stats``: one player's games, losses, draws and loss rate, per profile."""
+    name = _esc(view.name) if view.name else f"<@{view.user_id}>"
+    title = t.format("Durak stats — {name}", name=_clip(view.name or str(view.user_id), 80))
+    if not view.games:
+        desc = t.format("{name} has not finished a game here yet.", name=name)
+        return Message(embeds=(_embed(title, desc, color=GOLD),))
+    desc = "\n".join([
+        t.nformat("{count} game", "{count} games", view.games) + " · "
+        + t.nformat("{count} loss", "{count} losses", view.losses) + " · "
+        + t.nformat("{count} draw", "{count} draws", view.draws),
+        t.format("Loss rate: **{rate}**", rate=_percent(view.loss_rate)),
+    ])
+    if view.profile:
+        desc = t.format("Rules: **{rules}**", rules=view.profile) + "\n" + desc
+    lines = [
+        f"**{_esc(p.profile)}** — "
+        + t.nformat("{count} game", "{count} games", p.games) + " · "
+        + t.nformat("{count} loss", "{count} losses", p.losses) + " · "
+        + t.nformat("{count} draw", "{count} draws", p.draws) + " · "
+        + _percent(p.loss_rate)
+        for p in view.by_profile
+    ]
+    fields = [_field(t.gettext("By rules"), _clip_lines(lines, FIELD_VALUE_MAX))] if lines else []
+    return Message(embeds=(_embed(title, desc, color=GOLD, fields=fields),))
+
+
+def render_leaderboard(view: LeaderboardPage, t: Catalog) -> Message:
+    """``/durak leaderboard``: a page of the server's players, fewest losses per game first."""
+    title = (t.format("Durak leaderboard — {rules}", rules=view.profile) if view.profile
+             else t.gettext("Durak leaderboard"))
+    lines = [
+        f"`{r.rank:>3}` **{_esc(r.name)}** — "
+        + t.format("{rate} losses", rate=_percent(r.loss_rate)) + " · "
+        + t.format("{losses}/{games}", losses=r.losses, games=r.games)
+        + (" · " + t.nformat("{count} draw", "{count} draws", r.draws) if r.draws else "")
+        for r in view.rows
+    ]
+    if not lines:
+        lines = [t.format("Nobody has finished {count} games yet.", count=view.min_games)]
+    footer = (t.format("Page {page}/{pages}", page=view.page, pages=view.pages) + " · "
+              + t.nformat("{count} player", "{count} players", view.total_players) + " · "
+              + t.nformat("at least {count} game", "at least {count} games", view.min_games))
+    return Message(embeds=(_embed(title, "\n".join(lines), color=GOLD, footer=footer),))
+
+
+# ------------------------------------------------------------------------------ rules
+_PROFILE_RULES = {
+    "podkidnoy": {"throw_in": "neighbours", "first_round_limit": 6, "transfer": False},
+    "perevodnoy": {"throw_in": "all", "first_round_limit": 6, "transfer": True},
+    "classic": {"throw_in": "all", "first_round_limit": 5, "transfer": False},
+}
+_PROFILE_BLURB = {
+    "podkidnoy": N_("Podkidnoy: the defender's neighbours throw in, no transfers."),
+    "perevodnoy": N_("Perevodnoy: everyone throws in and the defender may transfer."),
+    "classic": N_("Classic: everyone throws in, at most 5 attacks in the first round."),
+}
+
+
+def render_rules(profile: str | None, rules: dict[str, Any] | None, t: Catalog) -> Message:
+    """``/durak rules``: the essentials of RULES.md and the options of ``profile`` (or of
+    ``rules``, the active table's options); with neither, the three profiles."""
+    essentials = [
+        t.gettext("36 cards, 6 to ace. Everyone gets 6; the next card turned up is trump and "
+                  "lies under the stock."),
+        t.gettext("A card is beaten by a higher card of its suit, or by any trump; a trump "
+                  "only by a higher trump."),
+        t.gettext("The leader attacks the next player with one card or several of one rank. "
+                  "The defender covers every attack or takes all the cards."),
+        t.gettext("Others may add cards of ranks already on the table, never more attacks than "
+                  "the defender held cards (and at most 6)."),
+        t.gettext("After the round, everyone draws back up to 6, the leader first. Beaten "
+                  "cards go to the discard pile."),
+        t.gettext("When the stock is empty, players without cards are out. The last player "
+                  "holding cards is the durak (the fool)."),
+    ]
+    name = profile.strip().lower() if profile else None
+    options = dict(rules) if rules else None
+    if options is None and name in _PROFILE_RULES:
+        options = dict(_PROFILE_RULES[name])
+    fields = []
+    if options is not None:
+        throw_in = str(options.get("throw_in", "neighbours"))
+        detail = [
+            t.gettext("Throw-in: every player but the defender adds cards, the attacker first.")
+            if throw_in == "all"
+            else t.gettext("Throw-in: only the defender's two neighbours add cards."),
+            t.format("First round: at most {limit} attacks",
+                     limit=int(options.get("first_round_limit", 6))),
+        ]
+        if options.get("transfer"):
+            detail.append(t.gettext(
+                "Transfer: before covering anything, the defender may play cards of the "
+                "attacked rank; the next player then defends everything, if their hand is "
+                "big enough."))
+        else:
+            detail.append(t.gettext("No transfers"))
+        title = t.format("Rules — {rules}", rules=name or t.gettext("this table"))
+        fields.append(_field(t.gettext("Options"), "\n".join(f"• {line}" for line in detail)))
+    else:
+        title = t.gettext("Durak rules")
+        fields.append(_field(t.gettext("Profiles"),
+                             "\n".join(f"• {t.gettext(b)}" for b in _PROFILE_BLURB.values())))
+    fields.append(_field(t.gettext("Turns"), t.gettext(
+        "Every turn has a time limit: then the defender takes, an attacker passes, a leader "
+        "plays the lowest card. After two timeouts in a row the AI plays for you until you "
+        "press a button again.")))
+    embed = _embed(title, "\n".join(f"• {line}" for line in essentials), color=GREEN,
+                   fields=fields)
+    return Message(embeds=(embed,))
+
+
+# ------------------------------------------------------------------------------ errors, notices
+def render_error(text: str, t: Catalog) -> Message:
+    """A private refusal.  ``text`` is already translated (``t.error(err)``/``t.reason(r)``);
+    a plain English engine or service text is translated here when recognised."""
+    known = t.known(text) if not getattr(text, "template", None) else t.reason(text)
+    body = known if known is not None else str(text)
+    return Message(content=_clip("⚠️ " + body[:1].upper() + body[1:], CONTENT_MAX))
+
+
+_NOTICE_EMOJI = {
+    "timeout": "⏰", "autopilot_on": "🤖", "autopilot_off": "👋", "stopped": "🛑",
+    "series_ended": "🏁", "restored": "🔄", "error": "⚠️",
+}
+
+
+def render_notice(kind: str, text: str, t: Catalog) -> str:
+    """A public one-line notice (``text`` is the service's English; translated when known).
+    Mentions are neutralised: send it with ``allowed_mentions=none`` all the same."""
+    body = t.known(text)
+    body = str(text) if body is None else body
+    body = body.replace("@", "@\u200b")
+    body = body[:1].upper() + body[1:]
+    emoji = _NOTICE_EMOJI.get(kind, "ℹ️")
+    return _clip(f"{emoji} {body}", CONTENT_MAX)

@@ -1,0 +1,260 @@
+"""Views for the renderer tests: from real engine games (as the service builds them) and
+synthetic extremes (long names, 30+ card hands, long histories)."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from bot.views import (
+    ActionChoice,
+    ActionRecord,
+    HandCard,
+    HandView,
+    LeaderboardPage,
+    LeaderboardRow,
+    LobbySeat,
+    LobbyView,
+    ProfileStats,
+    SeatView,
+    SeriesEntry,
+    SeriesView,
+    StatsView,
+    TablePair,
+    TableView,
+)
+from rules_engine import PROFILES, Game, deal_from_seed
+from rules_engine.cards import ALL_CARDS, CARD_TEXT, SUIT_SYMBOLS, iter_bits
+from rules_engine.hints import card_hints
+
+LONG = "Ẅ" * 30 + "_*`~|>@everyone<@123>" + "x" * 13  # 64 chars of awkward markdown
+RANKS = ("6", "7", "8", "9", "10", "J", "Q", "K", "A")
+SUITS = ("♠", "♥", "♦", "♣")
+DECK = tuple(r + s for s in SUITS for r in RANKS)
+NOW = 1_800_000_000.0
+
+
+def names(n: int, long: bool = False) -> list[str]:
+    return [(LONG[:60] + str(i)) if long else f"Player {i}" for i in range(n)]
+
+
+def series_view(n: int, long: bool = False, games: int = 3, active: bool = True) -> SeriesView:
+    return SeriesView(
+        channel_id=10, series_id=5, rules_name="podkidnoy", games=games, draws=1,
+        active=active,
+        standings=tuple(SeriesEntry(i, 100 + i, nm, "expert" if i == n - 1 else None, i * 7)
+                        for i, nm in enumerate(names(n, long))),
+        last_loser=n - 1,
+    )
+
+
+def _recent(game: Game, seat_names: list[str]) -> tuple[ActionRecord, ...]:
+    out = []
+    for a in game.log()[-6:]:
+        out.append(ActionRecord(a.seat, seat_names[a.seat], a.kind.value,
+                                tuple(str(c) for c in a.cards)))
+    return tuple(out)
+
+
+def table_view(game: Game, *, long: bool = False, game_id: int = 42,
+               recent: tuple[ActionRecord, ...] | None = None) -> TableView:
+    """What ``GameService._table_view`` builds for ``game``."""
+    n = game.n
+    seat_names = names(n, long)
+    fin = game.finished
+    seats = []
+    for i in range(n):
+        is_out = bool(game.out >> i & 1)
+        role = None
+        if is_out:
+            role = "out"
+        elif not fin:
+            if i == game.defender:
+                role = "defender"
+            elif i == game.leader:
+                role = "leader"
+            elif i == game.attacker:
+                role = "attacker"
+        seats.append(SeatView(i, seat_names[i], 100 + i if i % 3 else None,
+                              None if i % 3 else "counter", game.hands[i].bit_count(), role,
+                              is_out, game.to_act == i and not fin, i == 2, i))
+    waiting = None
+    to_act = None if fin else game.to_act
+    if to_act is not None:
+        if to_act == game.defender and game.uncovered and not game.taking:
+            waiting = "defend"
+        elif not game.table_attacks:
+            waiting = "lead"
+        else:
+            waiting = "add"
+    return TableView(
+        channel_id=10, guild_id=1, game_id=game_id, series_id=5, version=game.version,
+        rules_name=game.rules.name, trump=SUIT_SYMBOLS[game.trump],
+        trump_card=CARD_TEXT[game.stock[0]] if game.stock else None,
+        shown=tuple(CARD_TEXT[c] for c in game.deal.shown), stock=len(game.stock),
+        discard=game.discard.bit_count(), round=game.round,
+        limit=None if fin else game.limit, taking=False if fin else game.taking,
+        pairs=() if fin else tuple(TablePair(a, d) for a, d in game.table()),
+        seats=tuple(seats), to_act=to_act, deadline=None if fin else NOW + 60,
+        turn_timeout=60,
+        recent=_recent(game, seat_names) if recent is None else recent,
+        finished=fin, loser=game.loser, draw=game.draw, dealer=game.deal.dealer,
+        series=series_view(n, long), waiting_for=waiting,
+    )
+
+
+def hand_view(game: Game, seat: int, *, game_id: int = 42) -> HandView:
+    """What ``GameService._hand_view`` builds for ``seat``."""
+    trump = game.trump
+    playing = not game.finished
+    hints = card_hints(game, seat) if playing else {
+        ALL_CARDS[c]: "the game is over" for c in iter_bits(game.hands[seat])}
+    cards = sorted(hints, key=lambda c: (c.suit == trump, c.suit, c.rank))
+    your_turn = playing and game.to_act == seat
+    legal: tuple[ActionChoice, ...] = ()
+    if your_turn:
+        legal = tuple(ActionChoice(a.text, a.kind.value, tuple(str(c) for c in a.cards))
+                      for a in game.legal_actions())
+    role = None
+    if game.out >> seat & 1:
+        role = "out"
+    elif playing:
+        if seat == game.defender:
+            role = "defender"
+        elif seat == game.leader:
+            role = "leader"
+        elif seat == game.attacker:
+            role = "attacker"
+    return HandView(
+        channel_id=10, game_id=game_id, user_id=100 + seat, seat=seat, name=f"Player {seat}",
+        version=game.version,
+        cards=tuple(HandCard(str(c), str(c.rank), str(c.suit), c.suit == trump, hints[c])
+                    for c in cards),
+        legal=legal, your_turn=your_turn, role=role, trump=SUIT_SYMBOLS[trump],
+        deadline=NOW + 60 if your_turn else None, autopilot=seat == 2, finished=not playing,
+    )
+
+
+def played_games(count: int, seed: int = 0):
+    """Yield (game, step) along random playthroughs of every profile and table size; the
+    random policy prefers attacks and transfers so that tables and hands grow."""
+    rng = random.Random(seed)
+    profiles = list(PROFILES.values())
+    for i in range(count):
+        rules = profiles[i % len(profiles)]
+        players = 2 + i % 5
+        game = Game(rules, deal_from_seed(players=players, seed=seed * 1000 + i))
+        step = 0
+        yield game, step
+        while not game.finished and step < 400:
+            actions = list(game.legal_actions())
+            multi = [a for a in actions if a.kind.value in ("transfer", "attack")
+                     and len(a.cards) > 1]
+            take = [a for a in actions if a.kind.value == "take"]
+            r = rng.random()
+            if multi and r < 0.5:
+                action = rng.choice(multi)
+            elif take and r < 0.4:
+                action = take[0]
+            else:
+                action = rng.choice(actions)
+            game.apply(action)
+            step += 1
+            yield game, step
+
+
+def big_hand(n_cards: int, *, your_turn: bool = True, seed: int = 1) -> HandView:
+    """A synthetic hand of ``n_cards`` (up to 35) with a realistic mix of legal actions: the
+    defender facing several attacks, with transfers."""
+    rng = random.Random(seed)
+    deck = list(DECK)
+    rng.shuffle(deck)
+    table = deck[:1]
+    hand = deck[1 : 1 + n_cards]
+    trump = "♦"
+    order = {s: i for i, s in enumerate(SUITS)}
+    hand.sort(key=lambda c: (c[-1] == trump, order[c[-1]], RANKS.index(c[:-1])))
+    legal: list[ActionChoice] = []
+    attack = table[0]
+    if your_turn:
+        for c in hand:
+            a_rank, a_suit = attack[:-1], attack[-1]
+            beats = (c[-1] == a_suit and RANKS.index(c[:-1]) > RANKS.index(a_rank)) or (
+                c[-1] == trump and a_suit != trump)
+            if beats:
+                legal.append(ActionChoice(f"defend {attack} {c}", "defend", (attack, c)))
+        same = [c for c in hand if c[:-1] == attack[:-1]]
+        for k in range(1, len(same) + 1):
+            for combo in _combos(same, k):
+                legal.append(ActionChoice("transfer " + " ".join(combo), "transfer", combo))
+        legal.append(ActionChoice("take", "take", ()))
+    playable = {c for a in legal for c in (a.cards[1:] if a.kind == "defend" else a.cards)}
+    cards = tuple(
+        HandCard(c, c[:-1], c[-1], c[-1] == trump,
+                 None if c in playable else f"{c} does not beat {attack}")
+        for c in hand
+    )
+    return HandView(
+        channel_id=10, game_id=123456789012345678, user_id=99, seat=1, name=LONG,
+        version=987654, cards=cards, legal=tuple(legal), your_turn=your_turn,
+        role="defender", trump=trump, deadline=time.time() + 60 if your_turn else None,
+        autopilot=False, finished=False,
+    )
+
+
+def _combos(items: list[str], k: int) -> list[tuple[str, ...]]:
+    from itertools import combinations
+
+    return list(combinations(items, k))
+
+
+def attack_hand() -> HandView:
+    """A leader holding all four eights and more: attacks alone and in combinations."""
+    hand = ["8♠", "9♠", "8♥", "Q♥", "8♦", "8♣"]
+    legal = []
+    for k in range(1, 5):
+        for combo in _combos([c for c in hand if c.startswith("8")], k):
+            legal.append(ActionChoice("attack " + " ".join(combo), "attack", combo))
+    for c in ("9♠", "Q♥"):
+        legal.append(ActionChoice(f"attack {c}", "attack", (c,)))
+    return HandView(
+        channel_id=10, game_id=7, user_id=99, seat=0, name="A", version=0,
+        cards=tuple(HandCard(c, c[:-1], c[-1], c[-1] == "♣", None) for c in hand),
+        legal=tuple(legal), your_turn=True, role="leader", trump="♣", deadline=NOW,
+        autopilot=False, finished=False,
+    )
+
+
+def lobby_view(n_seats: int, *, status: str = "open", long: bool = False,
+               max_seats: int = 6) -> LobbyView:
+    seats = tuple(
+        LobbySeat(None if i % 2 else 100 + i, nm, "expert" if i % 2 else None)
+        for i, nm in enumerate(names(n_seats, long))
+    )
+    return LobbyView(
+        channel_id=123456789012345678, guild_id=1, host_id=100,
+        host_name=LONG if long else "Host", status=status,  # type: ignore[arg-type]
+        rules_name=("custom (throw_in=all, first_round_limit=5, transfer=on)" if long
+                    else "podkidnoy"),
+        profile="podkidnoy", throw_in="all" if long else "neighbours", first_round_limit=5,
+        transfer=long, turn_timeout=60, max_seats=max_seats, seats=seats,
+        can_start=2 <= n_seats <= max_seats and status == "open",
+    )
+
+
+def stats_view(n_profiles: int = 3, long: bool = False, games: int = 12) -> StatsView:
+    return StatsView(
+        guild_id=1, user_id=100, name=LONG if long else "Alice", profile=None, games=games,
+        losses=games // 3, draws=1,
+        by_profile=tuple(ProfileStats(f"profile{i}" + ("x" * 50 if long else ""), 4, 1, 0)
+                         for i in range(n_profiles)),
+    )
+
+
+def leaderboard(rows: int, long: bool = False) -> LeaderboardPage:
+    return LeaderboardPage(
+        guild_id=1, profile="perevodnoy", min_games=3, page=2, pages=9, per_page=rows,
+        total_players=rows * 9,
+        rows=tuple(LeaderboardRow(10 + i, 100 + i, (LONG if long else f"P{i}"), 50 + i, i, 2,
+                                  i / (50 + i)) for i in range(rows)),
+    )

@@ -1,0 +1,401 @@
+"""Renderers against Discord's limits, hand reachability and hidden information."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import pytest
+from dsc_factories import (
+    LONG,
+    attack_hand,
+    big_hand,
+    hand_view,
+    leaderboard,
+    lobby_view,
+    played_games,
+    series_view,
+    stats_view,
+    table_view,
+)
+from dsc_limits import cards_in, check_message, message_text, to_discord
+
+from bot.views import ActionRecord, HandView, TableView
+from cogs.custom_ids import parse_game_id, parse_lobby_id
+from cogs.i18n import SUPPORTED, catalog
+from cogs.render import (
+    CARDS_PER_PAGE,
+    Button,
+    Message,
+    Select,
+    card_md,
+    render_error,
+    render_hand,
+    render_leaderboard,
+    render_lobby,
+    render_notice,
+    render_rules,
+    render_series,
+    render_stats,
+    render_table,
+    render_why,
+)
+
+CATS = [catalog(lang) for lang in SUPPORTED]
+
+
+@functools.cache
+def _states() -> tuple:
+    """Snapshots along random playthroughs (every profile, 2–6 players), incl. game over."""
+    return tuple(game.clone() for game, step in played_games(24, seed=7)
+                 if step % 8 == 0 or game.finished)
+
+
+def _sample_states():
+    return iter(_states())
+
+
+def _ids(msg: Message) -> list[str]:
+    return [c.custom_id for c in msg.components]
+
+
+def _actions(msg: Message) -> set[str]:
+    return {parse_game_id(c.custom_id).action for c in msg.components}
+
+
+def _public_cards(view: TableView) -> set[str]:
+    cards = set(view.shown) | {c for r in view.recent for c in r.cards}
+    cards |= {view.trump_card} if view.trump_card else set()
+    for p in view.pairs:
+        cards |= {p.attack} | ({p.defence} if p.defence else set())
+    return cards
+
+
+# ------------------------------------------------------------------------------ table
+def test_tables_of_real_games_fit_and_show_only_public_cards() -> None:
+    n = 0
+    for game in _sample_states():
+        view = table_view(game, long=n % 2 == 1)
+        for t in CATS:
+            msg = render_table(view, t)
+            check_message(msg)
+            assert cards_in(message_text(msg)) <= _public_cards(view)
+            for cid in _ids(msg):
+                b = parse_game_id(cid)
+                assert (b.game_id, b.version) == (view.game_id, view.version)
+            actions = _actions(msg)
+            if view.finished:
+                assert actions == {"rematch", "endseries"}
+            else:
+                assert actions == {"hand"}
+        n += 1
+    assert n > 200
+
+
+def test_table_six_long_names_and_long_history() -> None:
+    game = next(g for g in _sample_states() if g.n == 6 and g.table_attacks)
+    recent = tuple(
+        ActionRecord(i % 6, LONG, kind, cards, auto)
+        for i, (kind, cards, auto) in enumerate(
+            itertools.islice(itertools.cycle([
+                ("attack", ("10♠", "10♥", "10♦", "10♣"), None),
+                ("defend", ("10♠", "Q♠"), "timeout"),
+                ("transfer", ("9♦", "9♣", "9♥"), "autopilot"),
+                ("take", (), "timeout"),
+                ("pass", (), None),
+            ]), 60)
+        )
+    )
+    view = table_view(game, long=True, recent=recent)
+    for t in CATS:
+        msg = render_table(view, t)
+        check_message(msg)
+        to_discord(msg)
+        desc = msg.embeds[0]["description"]
+        assert "<t:" in desc and ":R>" in desc  # live countdown
+        players = msg.embeds[0]["fields"][0]["value"]
+        assert players.count("\n") == 5  # six seats
+        assert "@everyone" not in message_text(msg)  # escaped
+
+
+def test_table_roles_trump_and_turn() -> None:
+    game = next(g for g in _sample_states() if g.n == 3 and g.table_attacks and g.stock)
+    view = table_view(game)
+    msg = render_table(view, catalog("en"))
+    text = message_text(msg)
+    assert card_md(view.trump_card) in text
+    assert "defender" in text and ("leader" in text or "attacker" in text)
+    assert f"<t:{int(view.deadline)}:R>" in text
+    es = message_text(render_table(view, catalog("es")))
+    assert "Triunfo" in es and "defensor" in es and "Mazo" in es
+    fr = message_text(render_table(view, catalog("fr")))
+    assert "Atout" in fr and "défenseur" in fr and "Talon" in fr
+
+
+def test_game_over_durak_draw_and_stopped() -> None:
+    finished = [g for g in _sample_states() if g.finished]
+    losses = [g for g in finished if g.loser is not None]
+    assert losses
+    view = table_view(losses[0])
+    msg = render_table(view, catalog("en"))
+    text = message_text(msg)
+    assert f"{view.seats[view.loser].name} is the durak" in text
+    assert "Series" in text and "loss" in text
+    labels = {c.label for c in msg.components}
+    assert labels == {"Rematch", "End series"}
+    from dataclasses import replace
+
+    draw = replace(view, loser=None, draw=True)
+    assert "draw" in message_text(render_table(draw, catalog("en")))
+    stopped = replace(view, finished=False, aborted=True)
+    msg = render_table(stopped, catalog("fr"))
+    check_message(msg)
+    assert msg.components == ()
+    assert "arrêtée" in message_text(msg)
+    ended = replace(view, series=replace(view.series, active=False))
+    assert render_table(ended, catalog("en")).components == ()
+
+
+# ------------------------------------------------------------------------------ hand
+def _check_hand(view: HandView, t) -> None:
+    pages = max(1, -(-len(view.cards) // CARDS_PER_PAGE))
+    direct: set[str] = set()
+    picks: set[str] = set()
+    whys: set[str] = set()
+    shown_cards: set[str] = set()
+    allowed = {c.text for c in view.cards} | {
+        a.cards[0] for a in view.legal if a.kind == "defend"}
+    for page in range(pages):
+        msg = render_hand(view, t, page=page)
+        check_message(msg)
+        if len(view.cards) > 15 or page:
+            to_discord(msg)
+        text = message_text(msg)
+        assert cards_in(text) <= allowed, "a card that is neither in the hand nor attacked"
+        # the full hand is listed as text on every page
+        for c in view.cards:
+            assert card_md(c.text) in msg.embeds[0]["description"]
+        for c in msg.components:
+            assert isinstance(c, Button)
+            b = parse_game_id(c.custom_id)
+            assert (b.game_id, b.version) == (view.game_id, view.version)
+            if b.verb == "pick":
+                picks.add(b.argument)
+                assert c.row < 4
+            elif b.verb == "why":
+                whys.add(b.argument)
+                assert c.style == "secondary" and not c.disabled
+            elif b.is_game_action:
+                direct.add(b.action)
+            if c.row < 4:
+                shown_cards.add(c.label)
+                assert c.label in {h.text for h in view.cards}
+        if pages > 1:
+            nav = {parse_game_id(c.custom_id).action for c in msg.components if c.row == 4}
+            if page > 0:
+                assert f"page {page - 1}" in nav
+            if page < pages - 1:
+                assert f"page {page + 1}" in nav
+    # every card of the hand has a button on some page
+    assert shown_cards == {c.text for c in view.cards}
+    # greyed cards explain themselves
+    playable = {c for a in view.legal for c in (a.cards[1:] if a.kind == "defend" else a.cards)}
+    assert whys == {c.text for c in view.cards} - playable
+    for c in view.cards:
+        if c.reason is not None and c.text not in playable:
+            assert c.text in whys
+    # every legal action: directly, or through pick
+    via_pick: set[str] = set()
+    for card in picks:
+        msg = render_hand(view, t, selected=card)
+        check_message(msg)
+        if len(view.cards) > 15:
+            to_discord(msg)
+        acts = _actions(msg)
+        assert any(a.startswith("page ") for a in acts), "a Back button"
+        via_pick |= acts
+        mine = {a.text for a in view.legal if card in
+                (a.cards[1:] if a.kind == "defend" else a.cards)}
+        assert mine <= acts
+    reachable = direct | via_pick
+    missing = {a.text for a in view.legal} - reachable
+    assert not missing, missing
+
+
+def test_hands_of_real_games() -> None:
+    count = 0
+    for i, game in enumerate(_sample_states()):
+        t = CATS[i % 3]
+        for seat in range(game.n):
+            _check_hand(hand_view(game, seat), t)
+            count += 1
+    assert count > 500
+
+
+@pytest.mark.parametrize("n_cards", [0, 1, 19, 20, 21, 25, 30, 33, 35])
+def test_big_hands_page_and_stay_within_limits(n_cards: int) -> None:
+    for t in CATS:
+        for your_turn in (True, False):
+            view = big_hand(n_cards, your_turn=your_turn, seed=n_cards)
+            _check_hand(view, t)
+    view = big_hand(33)
+    last = render_hand(view, CATS[0], page=99)  # clamped to the last page
+    first = render_hand(view, CATS[0], page=-3)
+    assert _ids(last) == _ids(render_hand(view, CATS[0], page=1))
+    assert _ids(first) == _ids(render_hand(view, CATS[0], page=0))
+    assert "1/2" in first.embeds[0]["footer"]["text"]
+
+
+def test_attack_combinations_via_pick() -> None:
+    view = attack_hand()
+    msg = render_hand(view, catalog("en"))
+    acts = _actions(msg)
+    assert {"pick 8♠", "pick 8♥", "pick 8♦", "pick 8♣", "attack 9♠", "attack Q♥"} <= acts
+    sel = render_hand(view, catalog("en"), selected="8♥")
+    labels = {c.label for c in sel.components}
+    assert {"Attack 8♥", "Attack 8♠ 8♥", "Attack 8♠ 8♥ 8♦ 8♣", "Back"} <= labels
+    assert len([a for a in _actions(sel) if a.startswith("attack")]) == 8
+    assert "**8♥️**" in sel.embeds[0]["description"]
+    # selecting a card that is not playable (or absent) falls back to the plain hand
+    assert _ids(render_hand(view, catalog("en"), selected="6♥")) == _ids(msg)
+
+
+def test_defend_choice_and_transfer_shortcuts() -> None:
+    view = big_hand(12, seed=4)
+    en = catalog("en")
+    msg = render_hand(view, en)
+    last = [c for c in msg.components if c.row == 4]
+    assert last[0].label == "Take"
+    for card in [c.text for c in view.cards]:
+        acts = [a for a in view.legal if card in
+                (a.cards[1:] if a.kind == "defend" else a.cards)]
+        if len(acts) > 1:
+            sel = render_hand(view, en, selected=card)
+            labels = [c.label for c in sel.components]
+            for a in acts:
+                if a.kind == "defend":
+                    assert f"Cover {a.cards[0]} with {card}" in labels
+                else:
+                    assert f"Transfer {' '.join(a.cards)}" in labels
+    fr = render_hand(view, catalog("fr"))
+    assert "Ramasser" in {c.label for c in fr.components}
+
+
+def test_card_styles_red_black_grey() -> None:
+    msg = render_hand(big_hand(30, seed=2), catalog("en"))
+    for c in msg.components:
+        b = parse_game_id(c.custom_id)
+        if c.row == 4:
+            continue
+        if b.verb == "why":
+            assert c.style == "secondary"
+        elif c.label[-1] in "♥♦":
+            assert c.style == "danger"
+        else:
+            assert c.style == "primary"
+
+
+def test_hand_never_shows_other_cards_and_marks_turn() -> None:
+    game = next(g for g in _sample_states() if g.n == 4 and g.to_act is not None)
+    for seat in range(4):
+        view = hand_view(game, seat)
+        msg = render_hand(view, catalog("en"))
+        mine = {c.text for c in view.cards}
+        table = {a for a, _ in game.table()} | {d for _, d in game.table() if d}
+        assert cards_in(message_text(msg)) <= mine | table
+        desc = msg.embeds[0]["description"]
+        assert ("Your turn" in desc) == view.your_turn
+
+
+def test_why_answer() -> None:
+    from rules_engine.reasons import Reason
+
+    r = Reason("{card} does not beat {attack}: it must be a higher {suit}",
+               card="7♠", attack="9♠", suit="♠")
+    msg = render_why("7♠", r, catalog("es"))
+    check_message(msg)
+    assert "7♠ no cubre 9♠" in msg.content
+    assert "does not" not in msg.content
+    assert "the game is over" in render_why("7♠", "the game is over", catalog("en")).content
+
+
+# ------------------------------------------------------------------------------ lobby etc.
+@pytest.mark.parametrize("status", ["open", "started", "closed"])
+def test_lobbies(status: str) -> None:
+    for n, long, max_seats in itertools.product(range(7), (False, True), (2, 6)):
+        n = min(n, max_seats)
+        view = lobby_view(n, status=status, long=long, max_seats=max_seats)
+        for t in CATS:
+            msg = render_lobby(view, t)
+            check_message(msg)
+            to_discord(msg)
+            if status != "open":
+                assert msg.components == ()
+                continue
+            acts = {parse_lobby_id(c.custom_id).action for c in msg.components}
+            assert {"join", "leave", "start", "stop"} <= acts
+            start = next(c for c in msg.components
+                         if parse_lobby_id(c.custom_id).action == "start")
+            assert start.disabled == (not view.can_start)
+            selects = [c for c in msg.components if isinstance(c, Select)]
+            if n < max_seats:
+                assert [o.value for o in selects[0].options] == [
+                    "beginner", "casual", "counter", "expert"]
+                assert parse_lobby_id(selects[0].custom_id).action == "addai"
+            else:
+                assert not selects
+
+
+def test_lobby_texts() -> None:
+    view = lobby_view(3)
+    assert "Neighbours" in message_text(render_lobby(view, catalog("en"))).title()
+    es = message_text(render_lobby(view, catalog("es")))
+    assert "Unirse" in es and "asiento libre" in es and "Principiante" in es
+    fr = message_text(render_lobby(view, catalog("fr")))
+    assert "Rejoindre" in fr and "place libre" in fr and "Débutant" in fr
+
+
+def test_series_stats_leaderboard() -> None:
+    for t in CATS:
+        for n, long in itertools.product((2, 6), (False, True)):
+            check_message(render_series(series_view(n, long), t))
+            check_message(render_series(series_view(n, long, games=0, active=False), t))
+        for k, long in itertools.product((0, 1, 30), (False, True)):
+            check_message(render_stats(stats_view(k, long), t))
+        check_message(render_stats(stats_view(0, games=0), t))
+        for rows, long in itertools.product((0, 1, 25, 50), (False, True)):
+            check_message(render_leaderboard(leaderboard(rows, long), t))
+    text = message_text(render_series(series_view(3), catalog("en")))
+    assert "Player 2" in text and "14 losses" in text and "durak of the last game" in text
+    text = message_text(render_leaderboard(leaderboard(3), catalog("fr")))
+    assert "Page 2/9" in text and "défaites" in text
+
+
+@pytest.mark.parametrize("profile", [None, "podkidnoy", "perevodnoy", "classic", "Classic",
+                                     "nonsense"])
+def test_rules(profile: str | None) -> None:
+    for t in CATS:
+        msg = render_rules(profile, None, t)
+        check_message(msg)
+    custom = {"throw_in": "all", "first_round_limit": 5, "transfer": True}
+    for t in CATS:
+        check_message(render_rules(None, custom, t))
+    text = message_text(render_rules("perevodnoy", None, catalog("en")))
+    assert "Transfer:" in text and "every player but the defender adds" in text
+    text = message_text(render_rules("podkidnoy", None, catalog("fr")))
+    assert "voisins" in text and "Pas de transfert" in text
+
+
+def test_errors_and_notices() -> None:
+    for t in CATS:
+        check_message(render_error("x" * 5000, t))
+        assert len(render_notice("timeout", "y" * 5000, t)) <= 2000
+    assert render_error("it is not your turn", catalog("es")).content == "⚠️ No es tu turno"
+    assert render_error("ya está", catalog("es")).content == "⚠️ Ya está"
+    es = render_notice("timeout", "Ana ran out of time: defend 8♥ 9♥", catalog("es"))
+    assert es == "⏰ A Ana se le acabó el tiempo: cubrir 8♥ con 9♥"
+    fr = render_notice("autopilot_on", "Bob is on autopilot until they come back",
+                       catalog("fr"))
+    assert fr == "🤖 Bob est en pilote automatique jusqu’à son retour"
+    assert render_notice("stopped", "@everyone is back", catalog("en")).count("@\u200b") == 1
+    assert render_notice("error", "something new", catalog("fr")) == "⚠️ Something new"
