@@ -660,6 +660,7 @@ class Game:
         seat = self.to_act
         assert seat is not None
         self.history.append(code << 3 | seat)
+        self._legal = None
         kind = code & 7
         if kind == DEFEND:
             payload = code >> 3
@@ -668,43 +669,50 @@ class Game:
             self.hands[seat] &= ~(1 << d)
             self.table_defences[self.table_attacks.index(a)] = d
             self._table |= 1 << d
-            self._uncovered &= ~(1 << a)
             self._addable |= RANK_MASK[RANK_OF[d]]
             self._covered_any = True
             self._passed = 0
+            self._uncovered &= ~(1 << a)
+            if self._uncovered:  # the defender keeps the turn (RULES.md §6.2 rule 2)
+                return
         elif kind == ATTACK or kind == TRANSFER:  # noqa: SIM109 (no tuple build: hot path)
             mask = code >> 3
             self.hands[seat] &= ~mask
             self._uncovered |= mask
             self._table |= mask
-            attacks, defences = self.table_attacks, self.table_defences
-            addable = self._addable
-            while mask:
-                low = mask & -mask
-                c = low.bit_length() - 1
-                mask ^= low
-                attacks.append(c)
-                defences.append(-1)
-                addable |= RANK_MASK[RANK_OF[c]]
-            self._addable = addable
+            attacks = self.table_attacks
+            if not attacks:  # the opening fixes the first rank; later cards match the table
+                self._addable = RANK_MASK[RANK_OF[(mask & -mask).bit_length() - 1]]
+            if mask & (mask - 1):
+                defences = self.table_defences
+                while mask:
+                    low = mask & -mask
+                    mask ^= low
+                    attacks.append(low.bit_length() - 1)
+                    defences.append(-1)
+            else:
+                attacks.append(mask.bit_length() - 1)
+                self.table_defences.append(-1)
             if kind == TRANSFER:
                 self.attacker = seat
-                self.defender = d = self.next_active(seat)
+                self.defender = d = self._next[self.out << 3 | seat]
                 cap = self.cap
                 size = self.hands[d].bit_count()
                 self.limit = cap if cap < size else size
                 self._passed = 0
                 self._set_attackers()
+                self.to_act = d
+                return
+            if not self.taking:
+                self.to_act = self.defender
+                return
         elif kind == TAKE:
             self.taking = True
             self._passed = 0
         else:
             self._passed |= 1 << seat
-        # Who acts next (RULES.md §6.2); the round closes when nobody can.
-        self._legal = None
-        if self._uncovered and not self.taking:
-            self.to_act = self.defender
-            return
+        # Everything is covered or a take is declared: the first attacker in priority order
+        # who has not passed and holds a legal addition acts (RULES.md §6.2 rule 3).
         if len(self.table_attacks) < self.limit:
             passed = self._passed
             addable = self._addable
