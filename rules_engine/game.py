@@ -154,6 +154,7 @@ class Game:
         "_attackers_memo",
         "_beaters",
         "_covered_any",
+        "_history_text",
         "_legal",
         "_next",
         "_passed",
@@ -215,6 +216,7 @@ class Game:
         self.first_round = deal.first_round
         #: Every action so far, as ``code << 3 | seat``.
         self.history: list[int] = []
+        self._history_text: list[str] = []  # canonical texts of ``history``, filled lazily
         self.finished = False
         self.loser: int | None = None
         self.draw = False
@@ -229,6 +231,7 @@ class Game:
         g.hands = self.hands[:]
         g.stock = self.stock[:]
         g.history = self.history[:]
+        g._history_text = self._history_text[:]
         g.table_attacks = self.table_attacks[:]
         g.table_defences = self.table_defences[:]
         return g
@@ -752,7 +755,12 @@ class Game:
         return self.rules.transfer and not self._covered_any and not self.taking
 
     def history_text(self) -> list[str]:
-        return [code_text(h & 7, h >> 3) for h in self.history]
+        """Every action so far as ``"SEAT ACTION"`` text (a new list; texts are cached)."""
+        cache = self._history_text
+        history = self.history
+        if len(cache) < len(history):
+            cache.extend(code_text(h & 7, h >> 3) for h in history[len(cache) :])
+        return cache[:]
 
     def log(self) -> list[Action]:
         """Every action so far as frozen records."""

@@ -8,6 +8,7 @@ snapshot is refused instead of silently producing a different game.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from rules_engine.actions import parse_action
@@ -27,10 +28,17 @@ def snapshot(game: Game) -> dict[str, Any]:
         "format": SNAPSHOT_VERSION,
         "rules": game.rules.to_dict(),
         "players": game.n,
-        "deal": game.deal.to_dict(),
+        "deal": _deal_dict(game.deal),
         "actions": game.history_text(),
         "state": game.state_dict(),
     }
+
+
+@lru_cache(maxsize=4096)
+def _deal_dict(deal: Deal) -> dict[str, Any]:
+    """``deal.to_dict()``, cached: a game's deal never changes, and the bot snapshots after
+    every action.  The shared dict must not be mutated."""
+    return deal.to_dict()
 
 
 def replay(rules: Rules, deal: Deal, actions: list[str]) -> Game:
