@@ -1,0 +1,69 @@
+"""``durak-bot``: ``durak-bot play [...]`` plays in the terminal; with no subcommand the bot
+starts on Discord (through ``bot.discord_app``, the only module that imports discord.py)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from typing import TextIO
+
+from bot.errors import ConfigError
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="durak-bot", description="Durak for Discord.")
+    sub = parser.add_subparsers(dest="command")
+    play = sub.add_parser("play", help="play a game against AI seats in this terminal")
+    play.add_argument("--players", type=int, default=2, help="seats at the table, 2–6")
+    play.add_argument("--rules", default="podkidnoy",
+                      help="podkidnoy, perevodnoy or classic")
+    play.add_argument("--level", default="beginner", help="AI level of the other seats")
+    play.add_argument("--seed", type=int, default=None, help="seed of the first deal")
+    play.add_argument("--ai-delay", type=float, default=None,
+                      help="seconds AI seats wait before playing (default AI_DELAY, max 1)")
+    play.add_argument("--db", default=None, help="SQLite file (default: a temporary one)")
+    return parser
+
+
+def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
+         stdout: TextIO | None = None) -> int:
+    args = _parser().parse_args(argv)
+    out = stdout or sys.stdout
+    from bot.config import Settings
+
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    if args.command == "play":
+        settings.configure_logging(quiet=True)
+        if not 2 <= args.players <= 6:
+            print("--players must be 2–6", file=sys.stderr)
+            return 2
+        from bot.terminal import play
+
+        delay = args.ai_delay if args.ai_delay is not None else min(settings.ai_delay, 1.0)
+        return asyncio.run(
+            play(args.players, args.rules, args.level, stdin=stdin or sys.stdin, stdout=out,
+                 db_path=args.db, ai_delay=delay, seed=args.seed)
+        )
+    settings.configure_logging()
+    try:
+        discord_app = importlib.import_module("bot.discord_app")
+    except ModuleNotFoundError as exc:
+        if exc.name != "bot.discord_app":
+            raise
+        print("The Discord front end (bot.discord_app) is not installed yet; "
+              "try `durak-bot play` to play in the terminal.", file=sys.stderr)
+        return 2
+    result = discord_app.run(settings)
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

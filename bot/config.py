@@ -1,0 +1,127 @@
+"""Settings from the environment and ``.env`` (python-dotenv), validated with clear messages.
+
+Values already in the process environment win over ``.env``.  :meth:`Settings.from_env`
+raises :class:`bot.errors.ConfigError` listing every problem, one per line.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dotenv import dotenv_values
+
+from bot.errors import ConfigError
+
+__all__ = ["Settings"]
+
+_LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+DEFAULT_DATABASE_PATH = "durak.sqlite3"
+DEFAULT_LOG_LEVEL = "INFO"
+DEFAULT_TURN_TIMEOUT = 60
+DEFAULT_AI_DELAY = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Runtime configuration.  See ``.env.example`` for every variable."""
+
+    database_path: str = DEFAULT_DATABASE_PATH
+    discord_token: str | None = None
+    dev_guild_id: int | None = None
+    log_level: str = DEFAULT_LOG_LEVEL
+    turn_timeout: int = DEFAULT_TURN_TIMEOUT
+    ai_delay: float = DEFAULT_AI_DELAY
+    shard_count: int | None = None
+
+    @classmethod
+    def from_env(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        dotenv_path: str | os.PathLike[str] | None = ".env",
+    ) -> Settings:
+        """Read ``DATABASE_PATH``, ``DISCORD_TOKEN``, ``DEV_GUILD_ID``, ``LOG_LEVEL``,
+        ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT`` from ``environ`` (default
+        ``os.environ``) over the values in ``dotenv_path`` (ignored if missing or None)."""
+        values: dict[str, str] = {}
+        if dotenv_path is not None and Path(dotenv_path).is_file():
+            values.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
+        values.update(os.environ if environ is None else environ)
+
+        problems: list[str] = []
+
+        def text(name: str) -> str | None:
+            raw = values.get(name)
+            if raw is None:
+                return None
+            raw = raw.strip()
+            return raw or None
+
+        def integer(name: str, lo: int, hi: int | None) -> int | None:
+            raw = text(name)
+            if raw is None:
+                return None
+            try:
+                value = int(raw)
+            except ValueError:
+                problems.append(f"{name}={raw!r} is not a whole number")
+                return None
+            if value < lo or (hi is not None and value > hi):
+                span = f"{lo}–{hi}" if hi is not None else f"≥ {lo}"
+                problems.append(f"{name}={value} is out of range ({span})")
+                return None
+            return value
+
+        database_path = text("DATABASE_PATH") or DEFAULT_DATABASE_PATH
+        token = text("DISCORD_TOKEN")
+        if token is not None and (" " in token or len(token) < 20):
+            problems.append("DISCORD_TOKEN does not look like a bot token (no spaces, ≥ 20 chars)")
+        dev_guild = integer("DEV_GUILD_ID", 1, None)
+        level = (text("LOG_LEVEL") or DEFAULT_LOG_LEVEL).upper()
+        if level not in _LOG_LEVELS:
+            problems.append(f"LOG_LEVEL={level!r} is not one of {', '.join(_LOG_LEVELS)}")
+        turn_timeout = integer("TURN_TIMEOUT", 15, 600)
+        ai_delay = DEFAULT_AI_DELAY
+        raw_delay = text("AI_DELAY")
+        if raw_delay is not None:
+            try:
+                ai_delay = float(raw_delay)
+                if not 0 <= ai_delay <= 30:
+                    problems.append(f"AI_DELAY={raw_delay} is out of range (0–30 seconds)")
+            except ValueError:
+                problems.append(f"AI_DELAY={raw_delay!r} is not a number of seconds")
+        shards = integer("SHARD_COUNT", 1, None)
+        db_parent = Path(database_path).expanduser().parent
+        if database_path != ":memory:" and db_parent.exists() and not db_parent.is_dir():
+            problems.append(f"DATABASE_PATH={database_path!r}: {db_parent} is not a directory")
+        if problems:
+            raise ConfigError(problems)
+        return cls(
+            database_path=database_path,
+            discord_token=token,
+            dev_guild_id=dev_guild,
+            log_level=level,
+            turn_timeout=turn_timeout if turn_timeout is not None else DEFAULT_TURN_TIMEOUT,
+            ai_delay=ai_delay,
+            shard_count=shards,
+        )
+
+    def configure_logging(self, *, quiet: bool = False) -> None:
+        """Root logging at ``LOG_LEVEL`` (``quiet``: at least WARNING, for the terminal)."""
+        level = getattr(logging, self.log_level)
+        logging.basicConfig(
+            level=max(level, logging.WARNING) if quiet else level,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
+
+    def __repr__(self) -> str:  # never print the token
+        token = "set" if self.discord_token else "unset"
+        return (
+            f"Settings(database_path={self.database_path!r}, discord_token=<{token}>, "
+            f"dev_guild_id={self.dev_guild_id}, log_level={self.log_level!r}, "
+            f"turn_timeout={self.turn_timeout}, ai_delay={self.ai_delay}, "
+            f"shard_count={self.shard_count})"
+        )

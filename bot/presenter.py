@@ -1,0 +1,69 @@
+"""What the service tells the outside world.  The Discord layer (or the terminal, or a test)
+implements :class:`Presenter` and registers it with :meth:`GameService.add_presenter`.
+
+The service calls presenters *after* a change is stored, in tasks it does not wait on for
+correctness: a slow or failing presenter is logged and never blocks or breaks a game.  Events
+for one channel are started in order, but a presenter that awaits may see them overlap; every
+view carries ``game_id``/``version`` so an adapter can drop a view older than one it already
+rendered.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol, runtime_checkable
+
+from bot.views import HandView, LobbyView, TableView
+
+__all__ = ["NoticeKind", "NullPresenter", "Presenter"]
+
+#: ``timeout``: a turn timed out and the default action was played for a player;
+#: ``autopilot_on`` / ``autopilot_off``: a player went on or came back from autopilot;
+#: ``stopped``: the host stopped the lobby or game (an unfinished game records no loss);
+#: ``series_ended``: the series was closed; ``restored``: the game resumed after a restart;
+#: ``error``: something went wrong on the service side (logged too).
+NoticeKind = Literal[
+    "timeout", "autopilot_on", "autopilot_off", "stopped", "series_ended", "restored", "error"
+]
+
+
+@runtime_checkable
+class Presenter(Protocol):
+    async def lobby_changed(self, view: LobbyView) -> None:
+        """A lobby opened, changed seats, started (``status='started'``) or closed."""
+
+    async def table_changed(self, view: TableView) -> None:
+        """The public table changed (after every action, and once after a restart)."""
+
+    async def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
+        """``user_id``'s private hand view changed; show it to that user only."""
+
+    async def notice(
+        self, channel_id: int, kind: NoticeKind, text: str, *, user_id: int | None = None
+    ) -> None:
+        """A public one-line notice (``text`` is English; ``kind`` lets adapters localise;
+        ``user_id`` names the player concerned, if any)."""
+
+    async def game_over(self, view: TableView) -> None:
+        """The game ended: ``view.loser``/``view.draw`` and ``view.series`` standings are set.
+        Offer Rematch and End series."""
+
+
+class NullPresenter:
+    """A presenter that ignores everything (base class for partial presenters)."""
+
+    async def lobby_changed(self, view: LobbyView) -> None:
+        return None
+
+    async def table_changed(self, view: TableView) -> None:
+        return None
+
+    async def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
+        return None
+
+    async def notice(
+        self, channel_id: int, kind: NoticeKind, text: str, *, user_id: int | None = None
+    ) -> None:
+        return None
+
+    async def game_over(self, view: TableView) -> None:
+        return None

@@ -1,0 +1,1390 @@
+"""The game service: lobbies, series and games per channel, independent of any transport.
+
+Adapters call the async methods of :class:`GameService` with plain ids (``channel_id``,
+``guild_id``, ``user_id``: ints) and display names, receive frozen views (:mod:`bot.views`),
+and get a typed :class:`bot.errors.ServiceError` for every refusal.  A refused request changes
+nothing, in memory or in the database.  An accepted action is acknowledged (the method
+returns) only after it is stored.
+
+A channel holds at most one lobby *or* one series.  A series is a sequence of games with the
+same seats; between games (after game over) the channel waits for Rematch / End series, and a
+new lobby opened there ends the finished series.  Every channel has its own ``asyncio.Lock``:
+each request is validated against the current state and version under that lock, applied,
+stored, and only then announced to the presenters; games in different channels never wait on
+each other.
+
+Permissions: host actions (add AI, remove a seat, start, stop) accept ``manage_channel=True``
+from the adapter as an override (Discord's "Manage Channel").  Rematch and End series are open
+to the host and every seated human.
+
+Turns: a human to act has a ``deadline`` (absolute epoch seconds).  When it passes, the engine's
+default is played (defender takes, an adding attacker passes, a leader plays the lowest card,
+lowest non-trump if any); two timeouts in a row put the player on autopilot (the ``casual`` AI,
+else ``beginner``) until they act or ask for their hand again.  AI seats and autopilot decide in
+an executor, then wait ``ai_delay`` seconds of the injected clock before playing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.clock import Clock, SystemClock, Timer
+from bot.errors import (
+    AlreadySeated,
+    AlreadyStarted,
+    BadAction,
+    BadOption,
+    ChannelBusy,
+    GameFinished,
+    IllegalMove,
+    LobbyFull,
+    NoGame,
+    NoLobby,
+    NotEnoughPlayers,
+    NotHost,
+    NotSeated,
+    NotYourTurn,
+    ServiceError,
+    StaleAction,
+    StorageFailure,
+    UnknownLevel,
+)
+from bot.presenter import NoticeKind, Presenter
+from bot.storage import (
+    FinishedGame,
+    LobbyRecord,
+    NewGame,
+    PlayerResult,
+    SeriesRecord,
+    Storage,
+)
+from bot.views import (
+    ActionChoice,
+    ActionRecord,
+    AutoKind,
+    HandCard,
+    HandView,
+    LeaderboardPage,
+    LobbyOptions,
+    LobbySeat,
+    LobbyView,
+    Role,
+    SeatView,
+    SeriesEntry,
+    SeriesView,
+    StatsView,
+    TablePair,
+    TableView,
+)
+from rules_engine import (
+    PROFILES,
+    Action,
+    ActionKind,
+    DurakError,
+    Game,
+    IllegalActionError,
+    Rules,
+    deal_from_seed,
+    from_snapshot,
+    next_dealer_and_leader,
+    observation,
+    parse_action,
+    snapshot,
+)
+from rules_engine.ai import make_agent
+from rules_engine.ai.base import Agent
+from rules_engine.cards import ALL_CARDS, CARD_TEXT, SUIT_SYMBOLS, Card, iter_bits
+from rules_engine.deal import Deal
+from rules_engine.hints import card_hints, timeout_action
+from rules_engine.serialization import replay
+
+__all__ = ["MAX_TIMEOUT", "MIN_TIMEOUT", "GameService"]
+
+log = logging.getLogger(__name__)
+
+MIN_TIMEOUT, MAX_TIMEOUT = 15, 600
+MIN_SEATS, MAX_SEATS = 2, 6
+RECENT = 6  # actions kept for the table's "last few actions"
+TIMEOUTS_TO_AUTOPILOT = 2
+NAME_MAX = 64
+RETRY_DELAY = 5.0  # seconds before an automatic move that could not be stored is retried
+AI_THREADS = 2  # pure-Python agents share the GIL: more threads only add contention
+AI_LEVEL_NAMES = {"beginner": "Beginner", "casual": "Casual", "counter": "Counter",
+                  "expert": "Expert"}
+_OPTION_KEYS = {f.name for f in dataclasses.fields(LobbyOptions)}
+
+
+# ---------------------------------------------------------------------------------- state
+@dataclass(slots=True)
+class _Lobby:
+    channel_id: int
+    guild_id: int
+    host_id: int
+    host_name: str
+    options: LobbyOptions
+    rules: Rules
+    turn_timeout: int
+    seats: list[LobbySeat]
+    created_at: float
+
+    def record(self, seats: list[LobbySeat] | None = None, host: tuple[int, str] | None = None
+               ) -> LobbyRecord:
+        host_id, host_name = host or (self.host_id, self.host_name)
+        return LobbyRecord(self.channel_id, self.guild_id, host_id, host_name, self.options,
+                           list(self.seats if seats is None else seats), self.created_at)
+
+
+@dataclass(slots=True)
+class _Game:
+    """A game of a series: live, or the finished last game kept for the table view."""
+
+    game_id: int
+    game: Game
+    seed: int
+    started_at: float
+    deadline: float | None = None
+    timeouts: list[int] = field(default_factory=list)
+    autopilot: list[bool] = field(default_factory=list)
+    recent: tuple[ActionRecord, ...] = ()
+    agents: dict[int, Agent] = field(default_factory=dict)
+    timer: Timer | None = None
+    aborted: bool = False
+    def snapshot_json(self, game: Game | None = None) -> str:
+        """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one)."""
+        return json.dumps(
+            snapshot(self.game if game is None else game),
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+    def meta(self, *, remaining: float | None = None, deadline: float | None = None,
+             timeouts: list[int] | None = None, autopilot: list[bool] | None = None,
+             recent: tuple[ActionRecord, ...] | None = None) -> str:
+        """The JSON of the live row's ``meta`` column (timer state and table history)."""
+        recent = self.recent if recent is None else recent
+        return json.dumps(
+            {
+                "seed": self.seed,
+                "started_at": self.started_at,
+                "deadline": deadline,
+                "remaining": remaining,
+                "timeouts": self.timeouts if timeouts is None else timeouts,
+                "autopilot": self.autopilot if autopilot is None else autopilot,
+                "recent": [[r.seat, r.kind, list(r.cards), r.auto] for r in recent],
+            },
+            ensure_ascii=False,
+        )
+
+
+@dataclass(slots=True)
+class _Channel:
+    channel_id: int
+    guild_id: int
+    lobby: _Lobby | None = None
+    series: SeriesRecord | None = None
+    rules: Rules | None = None  # the series' rules
+    turn_timeout: int = 60
+    game: _Game | None = None
+
+    @property
+    def playing(self) -> bool:
+        return self.game is not None and not self.game.game.finished and not self.game.aborted
+
+
+# ---------------------------------------------------------------------------------- service
+class GameService:
+    """The transport-agnostic game service.  Construct, ``await restore()``, serve,
+    ``await close()``.
+
+    :param storage: where everything is stored (opened by :meth:`restore` if needed).
+    :param clock: time and timers (default: wall clock on the running loop).
+    :param presenters: event sinks (more via :meth:`add_presenter`).
+    :param turn_timeout: default seconds per human turn (lobbies may choose 15–600).
+    :param ai_delay: seconds an AI seat (or autopilot) waits after deciding, before playing.
+    :param seed_source: returns the seed of each new deal (default: cryptographic random).
+    :param restore_grace: after a crash, a turn whose deadline already passed gets this many
+        seconds (at most the turn timeout) instead of timing out at once.
+    :param latency_sink: called with the seconds from receiving an action to having it stored.
+    :param autopilot_level: AI level playing for absent players (default ``casual`` if the
+        engine has it, else ``beginner``).
+    :param ai_executor: where AI decisions run (default: a small thread pool owned by the
+        service, so AI work never floods the event loop).
+    :param ai_concurrency: AI moves (decision, then play-and-store) in progress at once
+        across all channels.  Further AI moves queue, so that a burst of AI work never delays
+        a human's press: a press only competes with this many AI moves.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        clock: Clock | None = None,
+        presenters: Iterable[Presenter] = (),
+        turn_timeout: int = 60,
+        ai_delay: float = 1.0,
+        seed_source: Callable[[], int] | None = None,
+        restore_grace: float = 10.0,
+        latency_sink: Callable[[float], None] | None = None,
+        autopilot_level: str | None = None,
+        ai_executor: Executor | None = None,
+        ai_concurrency: int = 4,
+    ) -> None:
+        if not MIN_TIMEOUT <= turn_timeout <= MAX_TIMEOUT:
+            raise ValueError(f"turn_timeout must be {MIN_TIMEOUT}–{MAX_TIMEOUT} s")
+        if ai_delay < 0:
+            raise ValueError("ai_delay must be >= 0")
+        self.storage = storage
+        self.clock: Clock = clock or SystemClock()
+        self.turn_timeout = turn_timeout
+        self.ai_delay = ai_delay
+        self.restore_grace = restore_grace
+        self._seed_source = seed_source or (lambda: secrets.randbits(62))
+        self._presenters: list[Presenter] = list(presenters)
+        self._channels: dict[int, _Channel] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._sleeping: set[asyncio.Task[Any]] = set()
+        self._activity = asyncio.Event()  # set when a task ends or starts waiting on the clock
+        self._latency_sink = latency_sink
+        self._closed = False
+        self._restored = False
+        self.autopilot_level = autopilot_level or _first_level(("casual", "beginner"))
+        self._ai_slots = asyncio.Semaphore(ai_concurrency)
+        self._own_executor = ai_executor is None
+        self._executor: Executor = ai_executor or ThreadPoolExecutor(
+            max_workers=AI_THREADS, thread_name_prefix="durak-ai")
+
+    # ------------------------------------------------------------------ lifecycle
+    def add_presenter(self, presenter: Presenter) -> None:
+        """Register an event sink (e.g. the Discord adapter)."""
+        self._presenters.append(presenter)
+
+    def remove_presenter(self, presenter: Presenter) -> None:
+        with contextlib.suppress(ValueError):
+            self._presenters.remove(presenter)
+
+    async def restore(self) -> int:
+        """Startup recovery: open the storage, reload open lobbies, active series and every
+        live game (replayed from its snapshot), re-arm turn timers with the time that was left,
+        and resume AI seats.  Presenters get ``table_changed`` and a ``restored`` notice per
+        live game.  Returns the number of live games resumed."""
+        if self._restored:
+            raise RuntimeError("restore() runs once, at startup")
+        self._restored = True
+        await self.storage.open()
+        state = await self.storage.load_state()
+        now = self.clock.now()
+        for rec in state.lobbies:
+            rules = _rules_of(rec.options)
+            ch = self._channel(rec.channel_id, rec.guild_id)
+            ch.lobby = _Lobby(rec.channel_id, rec.guild_id, rec.host_id, rec.host_name,
+                              rec.options, rules, rec.options.turn_timeout or self.turn_timeout,
+                              list(rec.seats), rec.created_at)
+        for s in state.series:
+            ch = self._channel(s.channel_id, s.guild_id)
+            ch.series = s
+            ch.rules = Rules.from_spec(s.rules)
+            ch.turn_timeout = s.options.turn_timeout or self.turn_timeout
+        restored: list[_Channel] = []
+        for live in state.live:
+            found = self._channels.get(live.channel_id)
+            if found is None or found.series is None or found.series.id != live.series_id:
+                log.error("live game %d has no active series: skipped", live.game_id)
+                continue
+            ch = found
+            try:
+                game = from_snapshot(live.snapshot)
+            except DurakError:
+                # Never leave a live row that blocks the channel: record the game as aborted.
+                log.exception("live game %d does not restore from its snapshot: aborted",
+                              live.game_id)
+                owner = found.series
+                await self.storage.finish_game(
+                    FinishedGame(live.game_id, live.series_id, owner.guild_id, owner.profile,
+                                 "aborted", None, list(live.snapshot.get("actions") or []),
+                                 now),
+                    None)
+                continue
+            meta = live.meta
+            n = game.n
+            g = _Game(
+                game_id=live.game_id,
+                game=game,
+                seed=int(meta.get("seed", 0)),
+                started_at=float(meta.get("started_at", now)),
+                timeouts=list(meta.get("timeouts") or [0] * n),
+                autopilot=[bool(x) for x in meta.get("autopilot") or [False] * n],
+            )
+            g.recent = tuple(
+                ActionRecord(seat, found.series.seats[seat].name, kind, tuple(cards), auto)
+                for seat, kind, cards, auto in meta.get("recent") or []
+            )
+            ch.game = g
+            if self._human_waited(ch, g):
+                remaining = meta.get("remaining")
+                if remaining is not None:
+                    g.deadline = now + float(remaining)
+                else:
+                    stored = meta.get("deadline")
+                    grace = now + min(self.restore_grace, ch.turn_timeout)
+                    g.deadline = max(float(stored), grace) if stored else now + ch.turn_timeout
+            restored.append(ch)
+        for ch in self._channels.values():
+            last = ch.series
+            if ch.game is None and last is not None and last.last_game_id is not None:
+                ch.game = await self._load_finished(last)
+        for ch in restored:
+            self._schedule(ch)
+            self._emit_table(ch)
+            self._notice(ch.channel_id, "restored", "the bot restarted: the game continues")
+        log.info("restored %d lobbies, %d series, %d live games", len(state.lobbies),
+                 len(state.series), len(restored))
+        return len(restored)
+
+    async def close(self) -> None:
+        """Stop timers and AI tasks, store each waiting turn's remaining time (so a restart
+        re-arms it with exactly that), and close the storage."""
+        self._closed = True
+        now = self.clock.now()
+        for channel_id, ch in list(self._channels.items()):
+            async with self._lock(channel_id):
+                g = ch.game
+                if g is None:
+                    continue
+                if g.timer is not None:
+                    g.timer.cancel()
+                    g.timer = None
+                if ch.playing and g.deadline is not None:
+                    remaining = max(0.0, g.deadline - now)
+                    with contextlib.suppress(Exception):
+                        await self.storage.save_live(
+                            g.game_id, g.snapshot_json(),
+                            g.meta(deadline=g.deadline, remaining=remaining),
+                            g.game.version, now)
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._own_executor:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+        await self.storage.close()
+
+    async def wait_idle(self) -> None:
+        """Wait until no AI decision, timer action or presenter call is running (tasks
+        waiting on the clock for the AI delay do not count).  For tests and the terminal."""
+        while True:
+            if all(t in self._sleeping or t.done() for t in self._tasks):
+                return
+            self._activity.clear()
+            await self._activity.wait()
+
+    # ------------------------------------------------------------------ lobby
+    async def open_lobby(
+        self,
+        channel_id: int,
+        guild_id: int,
+        host_id: int,
+        host_name: str,
+        options: LobbyOptions | Mapping[str, Any] | None = None,
+    ) -> LobbyView:
+        """Open a lobby in ``channel_id``; the host takes the first seat.
+
+        ``options``: rules profile, rule overrides (``transfer``, ``throw_in``,
+        ``first_round_limit``), ``turn_timeout`` (15–600 s), ``seats`` (2–6).  Raises
+        :class:`ChannelBusy` if a lobby or a running game is there (a finished series there is
+        ended), :class:`BadOption` for an invalid option."""
+        opts = _options(options)
+        rules = _rules_of(opts)
+        name = _clean_name(host_name, host_id)
+        async with self._lock(channel_id):
+            ch = self._channel(channel_id, guild_id)
+            if ch.lobby is not None or ch.playing:
+                raise ChannelBusy()
+            now = self.clock.now()
+            lobby = _Lobby(channel_id, guild_id, host_id, name, opts, rules,
+                           opts.turn_timeout or self.turn_timeout,
+                           [LobbySeat(host_id, name)], now)
+            ended = ch.series
+            try:
+                if ended is not None and ended.id is not None:
+                    await self.storage.end_series(ended.id, now)
+                await self.storage.save_lobby(lobby.record())
+            except Exception as exc:
+                raise _storage_failure(exc) from exc
+            if ended is not None:
+                ch.series = None
+                ch.game = None
+                self._notice(channel_id, "series_ended", "the previous series is over")
+            ch.guild_id = guild_id
+            ch.lobby = lobby
+            view = self._lobby_view(lobby, "open")
+        self._emit("lobby_changed", view)
+        return view
+
+    async def lobby(self, channel_id: int) -> LobbyView:
+        """The open lobby of the channel (:class:`NoLobby` if none)."""
+        ch = self._channels.get(channel_id)
+        if ch is None or ch.lobby is None:
+            raise NoLobby()
+        return self._lobby_view(ch.lobby, "open")
+
+    async def join(self, channel_id: int, user_id: int, name: str) -> LobbyView:
+        """Take a seat.  :class:`LobbyFull`, :class:`AlreadySeated`, :class:`AlreadyStarted`,
+        :class:`NoLobby`."""
+        async with self._lock(channel_id):
+            lobby = self._need_lobby(channel_id)
+            if any(s.user_id == user_id for s in lobby.seats):
+                raise AlreadySeated()
+            if len(lobby.seats) >= lobby.options.seats:
+                raise LobbyFull(f"the lobby is full ({lobby.options.seats} seats)")
+            seats = [*lobby.seats, LobbySeat(user_id, _clean_name(name, user_id))]
+            await self._save_lobby(lobby.record(seats))
+            lobby.seats = seats
+            view = self._lobby_view(lobby, "open")
+        self._emit("lobby_changed", view)
+        return view
+
+    async def leave(self, channel_id: int, user_id: int) -> LobbyView:
+        """Free the caller's seat.  A leaving host hands the lobby to the next seated human
+        (or stays host of an AI-only lobby); a lobby left with no seat at all closes
+        (``status='closed'``)."""
+        async with self._lock(channel_id):
+            lobby = self._need_lobby(channel_id)
+            if not any(s.user_id == user_id for s in lobby.seats):
+                raise NotSeated("you are not seated in this lobby")
+            seats = [s for s in lobby.seats if s.user_id != user_id]
+            view = await self._update_seats(lobby, seats)
+        self._emit("lobby_changed", view)
+        return view
+
+    async def add_ai(self, channel_id: int, requester_id: int, level: str = "beginner", *,
+                     manage_channel: bool = False) -> LobbyView:
+        """Seat an AI player of ``level`` (host only).  :class:`UnknownLevel` if the engine
+        has no such level."""
+        async with self._lock(channel_id):
+            lobby = self._need_lobby(channel_id)
+            self._need_host(lobby.host_id, requester_id, manage_channel)
+            level = str(level).strip().lower()
+            try:
+                make_agent(level, seed=0)
+            except ValueError as exc:
+                raise UnknownLevel(str(exc), level=level) from None
+            if len(lobby.seats) >= lobby.options.seats:
+                raise LobbyFull(f"the lobby is full ({lobby.options.seats} seats)")
+            base = f"{AI_LEVEL_NAMES.get(level, level.title())} AI"
+            taken = {s.name for s in lobby.seats}
+            name = base
+            k = 2
+            while name in taken:
+                name = f"{base} {k}"
+                k += 1
+            seats = [*lobby.seats, LobbySeat(None, name, level)]
+            await self._save_lobby(lobby.record(seats))
+            lobby.seats = seats
+            view = self._lobby_view(lobby, "open")
+        self._emit("lobby_changed", view)
+        return view
+
+    async def remove_seat(self, channel_id: int, requester_id: int, seat: int, *,
+                          manage_channel: bool = False) -> LobbyView:
+        """Remove the lobby seat at index ``seat`` (host only; e.g. an AI seat)."""
+        async with self._lock(channel_id):
+            lobby = self._need_lobby(channel_id)
+            self._need_host(lobby.host_id, requester_id, manage_channel)
+            if not isinstance(seat, int) or not 0 <= seat < len(lobby.seats):
+                raise BadOption(f"there is no seat {seat!r} in this lobby")
+            seats = [s for i, s in enumerate(lobby.seats) if i != seat]
+            view = await self._update_seats(lobby, seats)
+        self._emit("lobby_changed", view)
+        return view
+
+    async def start(self, channel_id: int, requester_id: int,
+                    manage_channel: bool = False) -> TableView:
+        """Deal the first game of a new series (host only; 2–6 seats).  The lobby becomes the
+        series' seats, in lobby order; the first dealer is drawn from the seed and the lowest
+        trump leads (RULES.md §4)."""
+        async with self._lock(channel_id):
+            lobby = self._need_lobby(channel_id)
+            self._need_host(lobby.host_id, requester_id, manage_channel)
+            n = len(lobby.seats)
+            if not MIN_SEATS <= n <= MAX_SEATS:
+                raise NotEnoughPlayers(f"a game needs {MIN_SEATS} to {MAX_SEATS} players, "
+                                       f"not {n}")
+            ch = self._channels[channel_id]
+            now = self.clock.now()
+            series = SeriesRecord(
+                id=None, channel_id=channel_id, guild_id=lobby.guild_id, host_id=lobby.host_id,
+                host_name=lobby.host_name, options=lobby.options, rules=lobby.rules.to_dict(),
+                profile=_profile(lobby.rules), seats=list(lobby.seats), losses=[0] * n,
+                created_at=now,
+            )
+            seed = self._seed_source()
+            deal = deal_from_seed(n, seed)
+            await self._begin_game(ch, series, lobby.rules, lobby.turn_timeout, deal, seed)
+            ch.lobby = None
+            lobby_view = self._lobby_view(lobby, "started")
+            view = self._table_view(ch)
+        self._emit("lobby_changed", lobby_view)
+        self._after_change(ch, view)
+        return view
+
+    async def stop(self, channel_id: int, requester_id: int,
+                   manage_channel: bool = False) -> None:
+        """End the lobby, the game or the series of this channel (host or Manage Channel).
+        An unfinished game records no loss (it is stored as aborted)."""
+        async with self._lock(channel_id):
+            ch = self._channels.get(channel_id)
+            if ch is None or (ch.lobby is None and ch.series is None):
+                raise NoGame("there is no lobby or game in this channel")
+            now = self.clock.now()
+            if ch.lobby is not None:
+                lobby = ch.lobby
+                self._need_host(lobby.host_id, requester_id, manage_channel)
+                try:
+                    await self.storage.delete_lobby(channel_id)
+                except Exception as exc:
+                    raise _storage_failure(exc) from exc
+                ch.lobby = None
+                self._emit("lobby_changed", self._lobby_view(lobby, "closed"))
+                self._notice(channel_id, "stopped", "the lobby was closed",
+                             user_id=requester_id)
+                return
+            series = ch.series
+            assert series is not None and series.id is not None
+            self._need_host(series.host_id, requester_id, manage_channel)
+            g = ch.game
+            try:
+                if ch.playing and g is not None:
+                    await self.storage.finish_game(
+                        FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
+                                     "aborted", None, g.game.history_text(), now),
+                        None, end_series_at=now)
+                else:
+                    await self.storage.end_series(series.id, now)
+            except Exception as exc:
+                raise _storage_failure(exc) from exc
+            view: TableView | None = None
+            if ch.playing and g is not None:
+                self._disarm(g)
+                g.aborted = True
+                g.deadline = None
+                view = self._table_view(ch)
+            series.active = False
+            ch.series = None
+            ch.game = None
+        if view is not None:
+            self._emit("table_changed", view)
+            self._notice(channel_id, "stopped", "the game was stopped: no loss is recorded",
+                         user_id=requester_id)
+        else:
+            self._notice(channel_id, "series_ended", "the series is over", user_id=requester_id)
+
+    # ------------------------------------------------------------------ game
+    async def act(
+        self,
+        channel_id: int,
+        user_id: int,
+        action: str | Action,
+        version: int | None,
+        *,
+        game_id: int | None = None,
+    ) -> TableView:
+        """Play ``action`` for the caller's seat; returns the table after it is stored.
+
+        ``action``: an :class:`Action`, or text with or without the seat (``"defend 8♥ 9♥"``,
+        ``"1 take"``).  ``version``/``game_id``: what the player saw (from the hand or table
+        view); a mismatch raises :class:`StaleAction` (``None`` skips the check; adapters
+        should always send them).  Other refusals: :class:`NoGame`, :class:`GameFinished`,
+        :class:`NotSeated`, :class:`BadAction`, :class:`NotYourTurn`, :class:`IllegalMove`
+        (``.reason`` is the engine's).  Acting turns the player's autopilot off."""
+        t0 = time.perf_counter()
+        async with self._lock(channel_id):
+            ch, g = self._need_game(channel_id)
+            seat = self._seat_of(ch, user_id)
+            act = _parse(action, seat)
+            if (game_id is not None and game_id != g.game_id) or (
+                version is not None and version != g.game.version
+            ):
+                raise StaleAction(expected=g.game.version, got=version, game_id=g.game_id)
+            game = g.game
+            if game.to_act != seat:
+                reason = game.explain(act) or "it is not your turn"
+                raise NotYourTurn(reason, to_act=game.to_act)
+            timeouts = list(g.timeouts)
+            timeouts[seat] = 0
+            autopilot = list(g.autopilot)
+            was_auto = autopilot[seat]
+            autopilot[seat] = False
+            await self._apply(ch, g, act, None, timeouts, autopilot, t0)
+            view = self._table_view(ch)
+        if was_auto:
+            self._notice(channel_id, "autopilot_off",
+                         f"{ch.series.seats[seat].name if ch.series else seat} is back",
+                         user_id=user_id)
+        self._after_change(ch, view)
+        return view
+
+    async def hand(self, channel_id: int, user_id: int) -> HandView:
+        """The caller's private hand view (show it to that user only).  Asking for one's hand
+        counts as being present: it turns the caller's autopilot off."""
+        async with self._lock(channel_id):
+            ch, g = self._need_game(channel_id, allow_finished=True)
+            seat = self._seat_of(ch, user_id)
+            back = False
+            if ch.playing and g.autopilot[seat]:
+                autopilot = list(g.autopilot)
+                autopilot[seat] = False
+                timeouts = list(g.timeouts)
+                timeouts[seat] = 0
+                deadline = g.deadline
+                if g.game.to_act == seat:
+                    deadline = self.clock.now() + ch.turn_timeout
+                await self._save_meta(g, deadline=deadline, timeouts=timeouts,
+                                      autopilot=autopilot)
+                g.autopilot, g.timeouts, g.deadline = autopilot, timeouts, deadline
+                self._schedule(ch)
+                back = True
+            view = self._hand_view(ch, g, seat)
+        if back:
+            name = ch.series.seats[seat].name if ch.series else str(seat)
+            self._notice(channel_id, "autopilot_off", f"{name} is back", user_id=user_id)
+            self._emit_table(ch)
+        return view
+
+    async def table(self, channel_id: int) -> TableView:
+        """The public table of the channel's current (or just finished) game."""
+        ch = self._channels.get(channel_id)
+        if ch is None or ch.game is None:
+            if ch is not None and ch.lobby is not None:
+                raise NoGame("the game has not started yet")
+            raise NoGame()
+        return self._table_view(ch)
+
+    def seat_of(self, channel_id: int, user_id: int) -> int | None:
+        """The user's seat in the channel's series, if any (no error)."""
+        ch = self._channels.get(channel_id)
+        if ch is None or ch.series is None:
+            return None
+        return next((i for i, s in enumerate(ch.series.seats) if s.user_id == user_id), None)
+
+    def state(self, channel_id: int) -> str:
+        """``none``, ``lobby``, ``playing`` or ``finished`` (game over, series open)."""
+        ch = self._channels.get(channel_id)
+        if ch is None:
+            return "none"
+        if ch.lobby is not None:
+            return "lobby"
+        if ch.playing:
+            return "playing"
+        return "finished" if ch.series is not None else "none"
+
+    def live_channels(self) -> list[int]:
+        """Channels with a game in progress."""
+        return [c for c, ch in self._channels.items() if ch.playing]
+
+    # ------------------------------------------------------------------ series
+    async def rematch(self, channel_id: int, requester_id: int,
+                      manage_channel: bool = False) -> TableView:
+        """Deal the next game of the series with the same seats: the loser deals and the
+        loser's left neighbour leads; after a draw the same dealer deals again and the dealer's
+        left neighbour leads (RULES.md §4).  Open to the host and every seated human."""
+        async with self._lock(channel_id):
+            ch = self._channels.get(channel_id)
+            if ch is None or ch.series is None:
+                raise NoGame("there is no series in this channel")
+            if ch.playing:
+                raise AlreadyStarted("the game is still running")
+            series = ch.series
+            self._need_member(series, requester_id, manage_channel)
+            if series.last_dealer is None or ch.rules is None:
+                raise NoGame("there is no finished game to follow")
+            n = len(series.seats)
+            dealer, _leader = next_dealer_and_leader(n, series.last_dealer, series.last_loser)
+            seed = self._seed_source()
+            deal = deal_from_seed(n, seed, dealer=dealer, first_of_series=False)
+            await self._begin_game(ch, series, ch.rules, ch.turn_timeout, deal, seed)
+            view = self._table_view(ch)
+        self._after_change(ch, view)
+        return view
+
+    async def end_series(self, channel_id: int, requester_id: int,
+                         manage_channel: bool = False) -> SeriesView:
+        """Close the series after a game (host or any seated human); returns the final
+        standings.  A running game must be stopped instead (:class:`AlreadyStarted`)."""
+        async with self._lock(channel_id):
+            ch = self._channels.get(channel_id)
+            if ch is None or ch.series is None:
+                raise NoGame("there is no series in this channel")
+            if ch.playing:
+                raise AlreadyStarted("a game is running: finish it, or the host can stop it")
+            series = ch.series
+            self._need_member(series, requester_id, manage_channel)
+            assert series.id is not None
+            try:
+                await self.storage.end_series(series.id, self.clock.now())
+            except Exception as exc:
+                raise _storage_failure(exc) from exc
+            series.active = False
+            view = self._series_view(series)
+            ch.series = None
+            ch.game = None
+        self._notice(channel_id, "series_ended", "the series is over", user_id=requester_id)
+        return view
+
+    async def series(self, channel_id: int) -> SeriesView:
+        """Loss counts of the channel's current series."""
+        ch = self._channels.get(channel_id)
+        if ch is None or ch.series is None:
+            raise NoGame("there is no series in this channel")
+        return self._series_view(ch.series)
+
+    # ------------------------------------------------------------------ stats
+    async def stats(self, guild_id: int, user_id: int, profile: str | None = None) -> StatsView:
+        """A player's finished games in this guild: games, losses, draws, loss rate, per rule
+        profile (``profile`` restricts to one: a profile name or ``custom``)."""
+        profile = _profile_filter(profile)
+        try:
+            name, rows = await self.storage.player_stats(guild_id, user_id, profile)
+        except Exception as exc:
+            raise _storage_failure(exc) from exc
+        return StatsView(
+            guild_id=guild_id, user_id=user_id, name=name, profile=profile,
+            games=sum(r.games for r in rows), losses=sum(r.losses for r in rows),
+            draws=sum(r.draws for r in rows), by_profile=tuple(rows),
+        )
+
+    async def leaderboard(self, guild_id: int, profile: str | None = None, min_games: int = 1,
+                          page: int = 1, per_page: int = 10) -> LeaderboardPage:
+        """The guild's players ranked by loss rate, fewest losses per game first, among those
+        with at least ``min_games`` finished games (of ``profile`` if given).  ``page`` is
+        1-based; a page past the end is empty."""
+        profile = _profile_filter(profile)
+        if not isinstance(min_games, int) or isinstance(min_games, bool) or min_games < 1:
+            raise BadOption("min_games must be a whole number ≥ 1")
+        if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+            raise BadOption("page must be a whole number ≥ 1")
+        if not isinstance(per_page, int) or not 1 <= per_page <= 50:
+            raise BadOption("per_page must be 1–50")
+        try:
+            total, rows = await self.storage.leaderboard(
+                guild_id, profile, min_games, per_page, (page - 1) * per_page)
+        except Exception as exc:
+            raise _storage_failure(exc) from exc
+        pages = max(1, -(-total // per_page))
+        return LeaderboardPage(guild_id, profile, min_games, page, pages, per_page, total,
+                               tuple(rows))
+
+    # ================================================================== internals
+    def _lock(self, channel_id: int) -> asyncio.Lock:
+        lock = self._locks.get(channel_id)
+        if lock is None:
+            lock = self._locks[channel_id] = asyncio.Lock()
+        return lock
+
+    def _channel(self, channel_id: int, guild_id: int) -> _Channel:
+        ch = self._channels.get(channel_id)
+        if ch is None:
+            ch = self._channels[channel_id] = _Channel(channel_id, guild_id)
+        return ch
+
+    def _need_lobby(self, channel_id: int) -> _Lobby:
+        ch = self._channels.get(channel_id)
+        if ch is None or ch.lobby is None:
+            if ch is not None and ch.playing:
+                raise AlreadyStarted()
+            raise NoLobby()
+        return ch.lobby
+
+    def _need_game(self, channel_id: int, *, allow_finished: bool = False
+                   ) -> tuple[_Channel, _Game]:
+        ch = self._channels.get(channel_id)
+        if ch is None or ch.game is None:
+            if ch is not None and ch.lobby is not None:
+                raise NoGame("the game has not started yet")
+            raise NoGame()
+        if not allow_finished and not ch.playing:
+            raise GameFinished()
+        return ch, ch.game
+
+    @staticmethod
+    def _need_host(host_id: int, requester_id: int, manage_channel: bool) -> None:
+        if requester_id != host_id and not manage_channel:
+            raise NotHost()
+
+    @staticmethod
+    def _need_member(series: SeriesRecord, requester_id: int, manage_channel: bool) -> None:
+        if manage_channel or requester_id == series.host_id:
+            return
+        if any(s.user_id == requester_id for s in series.seats):
+            return
+        raise NotSeated("only the players of this series (or the host) can do that")
+
+    @staticmethod
+    def _seat_of(ch: _Channel, user_id: int) -> int:
+        assert ch.series is not None
+        for i, s in enumerate(ch.series.seats):
+            if s.user_id == user_id:
+                return i
+        raise NotSeated()
+
+    async def _save_lobby(self, rec: LobbyRecord) -> None:
+        try:
+            await self.storage.save_lobby(rec)
+        except Exception as exc:
+            raise _storage_failure(exc) from exc
+
+    async def _update_seats(self, lobby: _Lobby, seats: list[LobbySeat]) -> LobbyView:
+        """Store new seats (handing over or closing the lobby as needed); returns its view."""
+        ch = self._channels[lobby.channel_id]
+        if not seats:
+            try:
+                await self.storage.delete_lobby(lobby.channel_id)
+            except Exception as exc:
+                raise _storage_failure(exc) from exc
+            ch.lobby = None
+            lobby.seats = []
+            return self._lobby_view(lobby, "closed")
+        host = (lobby.host_id, lobby.host_name)
+        if not any(s.user_id == lobby.host_id for s in seats):
+            heir = next((s for s in seats if s.user_id is not None), None)
+            if heir is not None and heir.user_id is not None:
+                host = (heir.user_id, heir.name)
+        await self._save_lobby(lobby.record(seats, host))
+        lobby.seats = seats
+        lobby.host_id, lobby.host_name = host
+        return self._lobby_view(lobby, "open")
+
+    async def _begin_game(self, ch: _Channel, series: SeriesRecord, rules: Rules,
+                          turn_timeout: int, deal: Deal, seed: int) -> None:
+        """Create and store a game (and the series if new); on failure nothing changes."""
+        game = Game(rules, deal)
+        now = self.clock.now()
+        n = game.n
+        g = _Game(game_id=0, game=game, seed=seed, started_at=now, timeouts=[0] * n,
+                  autopilot=[False] * n)
+        probe = _Channel(ch.channel_id, ch.guild_id, series=series, rules=rules,
+                         turn_timeout=turn_timeout, game=g)
+        deadline = now + turn_timeout if self._human_waited(probe, g) else None
+        new = NewGame(
+            channel_id=ch.channel_id, guild_id=series.guild_id, profile=series.profile,
+            rules=rules.to_dict(), seats=list(series.seats), seed=seed, deal=deal.to_dict(),
+            started_at=now, snapshot=g.snapshot_json(), meta=g.meta(deadline=deadline),
+        )
+        try:
+            series_id, game_id = await self.storage.start_game(series, new)
+        except Exception as exc:
+            raise _storage_failure(exc) from exc
+        series.id = series_id
+        series.last_game_id = game_id
+        g.game_id = game_id
+        g.deadline = deadline
+        ch.series = series
+        ch.rules = rules
+        ch.turn_timeout = turn_timeout
+        ch.game = g
+        self._schedule(ch)
+
+    def _human_waited(self, ch: _Channel, g: _Game) -> bool:
+        """Whether the seat to act is a human not on autopilot (so a deadline runs)."""
+        seat = g.game.to_act
+        if seat is None or ch.series is None or g.aborted:
+            return False
+        return ch.series.seats[seat].ai_level is None and not g.autopilot[seat]
+
+    async def _apply(self, ch: _Channel, g: _Game, action: Action, auto: AutoKind,
+                     timeouts: list[int], autopilot: list[bool], t0: float) -> None:
+        """Under the channel lock: apply ``action`` to a copy, store it, then commit to memory
+        and re-arm the turn.  Raises :class:`IllegalMove` / :class:`StorageFailure` with
+        nothing changed."""
+        series = ch.series
+        assert series is not None and series.id is not None
+        game = g.game.clone()
+        try:
+            game.apply(action)
+        except IllegalActionError as exc:
+            raise IllegalMove(exc.reason, action=action.text) from None
+        seat = action.seat
+        record = ActionRecord(seat, series.seats[seat].name, action.kind.value,
+                              tuple(str(c) for c in action.cards), auto)
+        recent = (*g.recent, record)[-RECENT:]
+        now = self.clock.now()
+        deadline: float | None = None
+        nxt = game.to_act
+        if nxt is not None and series.seats[nxt].ai_level is None and not autopilot[nxt]:
+            deadline = now + ch.turn_timeout
+        new_series: SeriesRecord | None = None
+        try:
+            if game.finished:
+                new_series = dataclasses.replace(series, losses=list(series.losses),
+                                                 seats=list(series.seats))
+                new_series.games += 1
+                new_series.last_dealer = game.deal.dealer
+                new_series.last_loser = game.loser
+                if game.loser is None:
+                    new_series.draws += 1
+                else:
+                    new_series.losses[game.loser] += 1
+                players = [
+                    PlayerResult(i, s.user_id, s.name, game.loser == i, game.draw)
+                    for i, s in enumerate(series.seats) if s.user_id is not None
+                ]
+                await self.storage.finish_game(
+                    FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
+                                 "draw" if game.draw else "loss", game.loser,
+                                 game.history_text(), now, players),
+                    new_series)
+            else:
+                await self.storage.save_live(
+                    g.game_id, g.snapshot_json(game),
+                    g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot,
+                           recent=recent),
+                    game.version, now)
+        except Exception as exc:
+            raise _storage_failure(exc) from exc
+        if self._latency_sink is not None:
+            self._latency_sink(time.perf_counter() - t0)
+        g.game = game
+        g.recent = recent
+        g.deadline = deadline
+        g.timeouts = timeouts
+        g.autopilot = autopilot
+        if new_series is not None:
+            ch.series = new_series
+        self._schedule(ch)
+
+    async def _save_meta(self, g: _Game, *, deadline: float | None, timeouts: list[int],
+                         autopilot: list[bool]) -> None:
+        try:
+            await self.storage.save_live(
+                g.game_id, g.snapshot_json(),
+                g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot),
+                g.game.version, self.clock.now())
+        except Exception as exc:
+            raise _storage_failure(exc) from exc
+
+    # ------------------------------------------------------------------ drivers
+    def _disarm(self, g: _Game) -> None:
+        if g.timer is not None:
+            g.timer.cancel()
+            g.timer = None
+
+    def _schedule(self, ch: _Channel) -> None:
+        """Arm what moves the game on: the turn timer of a waiting human, or an AI task."""
+        g = ch.game
+        if g is None:
+            return
+        self._disarm(g)
+        if self._closed or not ch.playing or ch.series is None:
+            return
+        seat = g.game.to_act
+        assert seat is not None
+        version = g.game.version
+        if self._human_waited(ch, g):
+            if g.deadline is None:  # e.g. autopilot switched off on someone else's move
+                g.deadline = self.clock.now() + ch.turn_timeout
+            channel_id, game_id = ch.channel_id, g.game_id
+            g.timer = self.clock.call_at(
+                g.deadline, lambda: self._on_timeout(channel_id, game_id, version))
+        else:
+            self._spawn(self._ai_turn(ch.channel_id, g.game_id, version, seat))
+
+    async def _on_timeout(self, channel_id: int, game_id: int, version: int) -> None:
+        t0 = time.perf_counter()
+        notices: list[tuple[NoticeKind, str, int | None]] = []
+        async with self._lock(channel_id):
+            ch = self._channels.get(channel_id)
+            if ch is None or ch.game is None or ch.game.game_id != game_id or not ch.playing:
+                return
+            g = ch.game
+            if g.game.version != version or not self._human_waited(ch, g):
+                return
+            assert ch.series is not None
+            action = timeout_action(g.game)
+            seat = action.seat
+            seat_info = ch.series.seats[seat]
+            timeouts = list(g.timeouts)
+            timeouts[seat] += 1
+            autopilot = list(g.autopilot)
+            if timeouts[seat] >= TIMEOUTS_TO_AUTOPILOT:
+                autopilot[seat] = True
+            try:
+                await self._apply(ch, g, action, "timeout", timeouts, autopilot, t0)
+            except ServiceError:
+                log.exception("timeout action failed in channel %d: retrying in %s s",
+                              channel_id, RETRY_DELAY)
+                self._retry_later(ch, g, version)
+                return
+            notices.append(("timeout", f"{seat_info.name} ran out of time: {action.text}",
+                            seat_info.user_id))
+            if autopilot[seat] and timeouts[seat] == TIMEOUTS_TO_AUTOPILOT:
+                notices.append(("autopilot_on",
+                                f"{seat_info.name} is on autopilot until they come back",
+                                seat_info.user_id))
+            view = self._table_view(ch)
+        for kind, text, uid in notices:
+            self._notice(channel_id, kind, text, user_id=uid)
+        self._after_change(ch, view)
+
+    async def _ai_turn(self, channel_id: int, game_id: int, version: int, seat: int) -> None:
+        """Decide for an AI seat (or a player on autopilot) in the executor, wait the AI
+        delay, then play if nothing changed meanwhile.  Both steps take one of the
+        ``ai_concurrency`` slots (not the delay)."""
+        ch = self._channels.get(channel_id)
+        if ch is None or ch.game is None or ch.game.game_id != game_id or ch.series is None:
+            return
+        g = ch.game
+
+        def current() -> bool:
+            return (ch.game is g and ch.playing and g.game.version == version
+                    and g.game.to_act == seat and ch.series is not None
+                    and (ch.series.seats[seat].ai_level is not None or g.autopilot[seat]))
+
+        level = ch.series.seats[seat].ai_level or self.autopilot_level
+        action: Action | None = None
+        async with self._ai_slots:
+            if not current():
+                return
+            agent = g.agents.get(seat)
+            if agent is None or agent.level != level:
+                try:
+                    agent = make_agent(level, seed=(g.seed * 31 + seat) & 0x7FFFFFFF)
+                except ValueError:
+                    log.error("AI level %r is not available: using %r", level,
+                              self.autopilot_level)
+                    agent = make_agent(self.autopilot_level, seed=seat)
+                g.agents[seat] = agent
+            try:
+                # A published Game is never mutated (actions apply to a clone), so the
+                # observation can be built off the loop too.
+                text = await asyncio.get_running_loop().run_in_executor(
+                    self._executor, _decide, agent, g.game, seat)
+                action = parse_action(text)
+            except Exception:
+                log.exception("AI %s failed in channel %d: playing the timeout default",
+                              level, channel_id)
+        if self.ai_delay > 0:
+            task = asyncio.current_task()
+            if task is not None:
+                self._sleeping.add(task)
+                self._activity.set()
+            try:
+                await self.clock.sleep(self.ai_delay)
+            finally:
+                if task is not None:
+                    self._sleeping.discard(task)
+        view: TableView | None = None
+        async with self._ai_slots:
+            t0 = time.perf_counter()
+            async with self._lock(channel_id):
+                if not current():
+                    return
+                if action is None or action.seat != seat or not g.game.can_apply(action):
+                    if action is not None:
+                        log.error("AI %s chose an illegal action %s", level, action)
+                    action = timeout_action(g.game)
+                auto: AutoKind = "autopilot" if ch.series.seats[seat].ai_level is None else None
+                try:
+                    await self._apply(ch, g, action, auto, list(g.timeouts), list(g.autopilot),
+                                      t0)
+                except ServiceError:
+                    log.exception("AI move failed in channel %d: retrying in %s s", channel_id,
+                                  RETRY_DELAY)
+                    self._retry_later(ch, g, version)
+                    return
+                if self._presenters:
+                    view = self._table_view(ch)
+        if view is not None:
+            self._after_change(ch, view)
+
+    def _retry_later(self, ch: _Channel, g: _Game, version: int) -> None:
+        """After a failed automatic move (storage down?), try again in a while."""
+
+        async def again() -> None:
+            async with self._lock(ch.channel_id):
+                if ch.game is g and ch.playing and g.game.version == version:
+                    self._schedule(ch)
+
+        self._disarm(g)
+        g.timer = self.clock.call_at(self.clock.now() + RETRY_DELAY, again)
+
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        self._sleeping.discard(task)
+        self._activity.set()
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    # ------------------------------------------------------------------ presenters
+    def _emit(self, method: str, *args: Any, **kwargs: Any) -> None:
+        for p in self._presenters:
+            self._spawn(self._call_presenter(p, method, args, kwargs))
+
+    @staticmethod
+    async def _call_presenter(p: Presenter, method: str, args: tuple[Any, ...],
+                              kwargs: dict[str, Any]) -> None:
+        try:
+            await getattr(p, method)(*args, **kwargs)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("presenter %r failed in %s", p, method)
+
+    def _notice(self, channel_id: int, kind: NoticeKind, text: str, *,
+                user_id: int | None = None) -> None:
+        self._emit("notice", channel_id, kind, text, user_id=user_id)
+
+    def _emit_table(self, ch: _Channel) -> None:
+        if self._presenters and ch.game is not None:
+            self._after_change(ch, self._table_view(ch))
+
+    def _after_change(self, ch: _Channel, view: TableView) -> None:
+        """Tell presenters: the table, every seated human's hand, and game over."""
+        if not self._presenters:
+            return
+        self._emit("table_changed", view)
+        g = ch.game
+        if g is not None and ch.series is not None and g.game_id == view.game_id:
+            for seat, s in enumerate(ch.series.seats):
+                if s.user_id is not None:
+                    self._emit("hand_changed", ch.channel_id, s.user_id,
+                               self._hand_view(ch, g, seat))
+        if view.finished:
+            self._emit("game_over", view)
+
+    # ------------------------------------------------------------------ views
+    def _lobby_view(self, lobby: _Lobby, status: str) -> LobbyView:
+        r = lobby.rules
+        return LobbyView(
+            channel_id=lobby.channel_id, guild_id=lobby.guild_id, host_id=lobby.host_id,
+            host_name=lobby.host_name, status=status,  # type: ignore[arg-type]
+            rules_name=r.name, profile=lobby.options.rules, throw_in=r.throw_in,
+            first_round_limit=r.first_round_limit, transfer=r.transfer,
+            turn_timeout=lobby.turn_timeout, max_seats=lobby.options.seats,
+            seats=tuple(lobby.seats),
+            can_start=status == "open" and MIN_SEATS <= len(lobby.seats) <= lobby.options.seats,
+        )
+
+    def _series_view(self, s: SeriesRecord) -> SeriesView:
+        assert s.id is not None
+        return SeriesView(
+            channel_id=s.channel_id, series_id=s.id, rules_name=Rules.from_spec(s.rules).name,
+            games=s.games, draws=s.draws, active=s.active,
+            standings=tuple(
+                SeriesEntry(i, seat.user_id, seat.name, seat.ai_level, s.losses[i])
+                for i, seat in enumerate(s.seats)
+            ),
+            last_loser=s.last_loser if s.games else None,
+        )
+
+    def _table_view(self, ch: _Channel) -> TableView:
+        g = ch.game
+        series = ch.series
+        assert g is not None and series is not None and series.id is not None
+        game = g.game
+        fin = game.finished or g.aborted
+        out = game.out
+        seats = []
+        for i, s in enumerate(series.seats):
+            is_out = bool(out >> i & 1)
+            role: Role = None
+            if is_out:
+                role = "out"
+            elif not fin:
+                if i == game.defender:
+                    role = "defender"
+                elif i == game.leader:
+                    role = "leader"
+                elif i == game.attacker:
+                    role = "attacker"
+            seats.append(SeatView(
+                seat=i, name=s.name, user_id=s.user_id, ai_level=s.ai_level,
+                cards=game.hands[i].bit_count(), role=role, out=is_out,
+                to_act=game.to_act == i and not fin, autopilot=g.autopilot[i],
+                losses=series.losses[i],
+            ))
+        waiting: str | None = None
+        to_act = None if fin else game.to_act
+        if to_act is not None:
+            if to_act == game.defender and game.uncovered and not game.taking:
+                waiting = "defend"
+            elif not game.table_attacks:
+                waiting = "lead"
+            else:
+                waiting = "add"
+        return TableView(
+            channel_id=ch.channel_id, guild_id=series.guild_id, game_id=g.game_id,
+            series_id=series.id, version=game.version, rules_name=game.rules.name,
+            trump=SUIT_SYMBOLS[game.trump],
+            trump_card=CARD_TEXT[game.stock[0]] if game.stock else None,
+            shown=tuple(CARD_TEXT[c] for c in game.deal.shown),
+            stock=len(game.stock), discard=game.discard.bit_count(), round=game.round,
+            limit=None if fin else game.limit, taking=False if fin else game.taking,
+            pairs=() if fin else tuple(TablePair(a, d) for a, d in game.table()),
+            seats=tuple(seats), to_act=to_act,
+            deadline=None if fin else g.deadline, turn_timeout=ch.turn_timeout,
+            recent=g.recent, finished=game.finished, loser=game.loser, draw=game.draw,
+            dealer=game.deal.dealer, series=self._series_view(series), waiting_for=waiting,
+            aborted=g.aborted,
+        )
+
+    def _hand_view(self, ch: _Channel, g: _Game, seat: int) -> HandView:
+        assert ch.series is not None
+        game = g.game
+        trump = game.trump
+        playing = ch.playing
+        hints: Mapping[Card, str | None] = card_hints(game, seat) if playing else {
+            ALL_CARDS[c]: "the game is over" for c in iter_bits(game.hands[seat])}
+        cards = sorted(hints, key=lambda c: (c.suit == trump, c.suit, c.rank))
+        your_turn = playing and game.to_act == seat
+        legal: tuple[ActionChoice, ...] = ()
+        if your_turn:
+            legal = tuple(ActionChoice(a.text, a.kind.value, tuple(str(c) for c in a.cards))
+                          for a in game.legal_actions())
+        role: Role = None
+        if game.out >> seat & 1:
+            role = "out"
+        elif playing:
+            if seat == game.defender:
+                role = "defender"
+            elif seat == game.leader:
+                role = "leader"
+            elif seat == game.attacker:
+                role = "attacker"
+        s = ch.series.seats[seat]
+        assert s.user_id is not None
+        return HandView(
+            channel_id=ch.channel_id, game_id=g.game_id, user_id=s.user_id, seat=seat,
+            name=s.name, version=game.version,
+            cards=tuple(HandCard(str(c), str(c.rank), str(c.suit), c.suit == trump, hints[c])
+                        for c in cards),
+            legal=legal, your_turn=your_turn, role=role, trump=SUIT_SYMBOLS[trump],
+            deadline=g.deadline if your_turn else None, autopilot=g.autopilot[seat],
+            finished=not playing,
+        )
+
+    async def _load_finished(self, s: SeriesRecord) -> _Game | None:
+        """Rebuild the last finished game of a series (for the table between games)."""
+        assert s.last_game_id is not None
+        try:
+            rec = await self.storage.load_game(s.last_game_id)
+            if rec is None or rec.result not in ("loss", "draw"):
+                return None
+            game = replay(Rules.from_spec(rec.rules), Deal.from_dict(rec.deal), rec.actions)
+        except Exception:
+            log.exception("last game %d of series %s does not replay", s.last_game_id, s.id)
+            return None
+        n = game.n
+        return _Game(rec.game_id, game, seed=int(rec.deal.get("seed") or 0), started_at=0.0,
+                     timeouts=[0] * n, autopilot=[False] * n)
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _first_level(levels: Iterable[str]) -> str:
+    for level in levels:
+        try:
+            make_agent(level, seed=0)
+        except ValueError:
+            continue
+        return level
+    raise RuntimeError("the rules engine provides no AI level")
+
+
+def _decide(agent: Agent, game: Game, seat: int) -> str:
+    return agent.choose(observation(game, seat))
+
+
+def _storage_failure(exc: BaseException) -> StorageFailure:
+    log.error("storage failure: %r", exc)
+    return StorageFailure()
+
+
+def _clean_name(name: object, user_id: int) -> str:
+    text = " ".join(str(name or "").split())[:NAME_MAX]
+    return text or f"Player {user_id}"
+
+
+def _options(options: LobbyOptions | Mapping[str, Any] | None) -> LobbyOptions:
+    if options is None:
+        opts = LobbyOptions()
+    elif isinstance(options, LobbyOptions):
+        opts = options
+    elif isinstance(options, Mapping):
+        unknown = set(options) - _OPTION_KEYS
+        if unknown:
+            raise BadOption(f"unknown option(s): {', '.join(sorted(map(str, unknown)))}")
+        opts = LobbyOptions(**{k: v for k, v in options.items() if v is not None})
+    else:
+        raise BadOption("options must be LobbyOptions or a mapping")
+    if not isinstance(opts.rules, str) or opts.rules.strip().lower() not in PROFILES:
+        raise BadOption(f"unknown rules {opts.rules!r}: choose {', '.join(PROFILES)}")
+    t = opts.turn_timeout
+    if t is not None and (not isinstance(t, int) or isinstance(t, bool)
+                          or not MIN_TIMEOUT <= t <= MAX_TIMEOUT):
+        raise BadOption(f"turn_timeout must be {MIN_TIMEOUT}–{MAX_TIMEOUT} seconds, not {t!r}")
+    n = opts.seats
+    if not isinstance(n, int) or isinstance(n, bool) or not MIN_SEATS <= n <= MAX_SEATS:
+        raise BadOption(f"seats must be {MIN_SEATS}–{MAX_SEATS}, not {n!r}")
+    return dataclasses.replace(opts, rules=opts.rules.strip().lower())
+
+
+def _rules_of(opts: LobbyOptions) -> Rules:
+    spec: dict[str, Any] = {"profile": opts.rules}
+    if opts.transfer is not None:
+        spec["transfer"] = opts.transfer
+    if opts.throw_in is not None:
+        spec["throw_in"] = opts.throw_in
+    if opts.first_round_limit is not None:
+        spec["first_round_limit"] = opts.first_round_limit
+    try:
+        return Rules.from_spec(spec)
+    except DurakError as exc:
+        raise BadOption(str(exc)) from None
+
+
+def _profile(rules: Rules) -> str:
+    return rules.profile or "custom"
+
+
+def _profile_filter(profile: str | None) -> str | None:
+    if profile is None:
+        return None
+    p = str(profile).strip().lower()
+    if p not in PROFILES and p != "custom":
+        raise BadOption(f"unknown profile {profile!r}: choose {', '.join(PROFILES)} or custom")
+    return p
+
+
+def _parse(action: str | Action, seat: int) -> Action:
+    if isinstance(action, Action):
+        act = action
+    else:
+        if not isinstance(action, str) or not action.strip():
+            raise BadAction()
+        text = action.strip()
+        if not text.split()[0].isdigit():
+            text = f"{seat} {text}"
+        try:
+            act = parse_action(text)
+        except DurakError as exc:
+            raise BadAction(str(exc)) from None
+    if act.seat != seat:
+        raise BadAction(f"that action is for seat {act.seat}; you sit at seat {seat}")
+    if act.kind not in ActionKind:  # pragma: no cover - Action validates its kind
+        raise BadAction()
+    return act

@@ -1,0 +1,313 @@
+"""Frozen, transport-agnostic views that presenters and adapters render.
+
+Everything here is plain data (ints, strings, tuples, frozen dataclasses): safe to hand to
+another task, to cache, or to compare.  Hidden information never appears in a public view:
+:class:`TableView` shows card *counts* only; a :class:`HandView` is built for one seat and must
+be shown only to that seat's ``user_id``.
+
+Times are absolute epoch seconds (``deadline``), so an adapter can render a live countdown
+(Discord's ``<t:…:R>``).  ``version`` is the number of actions applied in the game ``game_id``;
+an adapter sends both back with an action so a press on an older state is refused as stale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = [
+    "ActionChoice",
+    "ActionRecord",
+    "HandCard",
+    "HandView",
+    "LeaderboardPage",
+    "LeaderboardRow",
+    "LobbyOptions",
+    "LobbySeat",
+    "LobbyView",
+    "ProfileStats",
+    "Role",
+    "SeatView",
+    "SeriesEntry",
+    "SeriesView",
+    "StatsView",
+    "TablePair",
+    "TableView",
+]
+
+#: A seat's role this round.  ``leader`` opened the round; ``attacker`` is the current attacker
+#: after a transfer; ``defender`` defends; ``out`` has left the game; ``None`` otherwise.
+Role = Literal["leader", "attacker", "defender", "out"] | None
+LobbyStatus = Literal["open", "started", "closed"]
+#: Why an action was played by the service rather than pressed by its player.
+AutoKind = Literal["timeout", "autopilot"] | None
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyOptions:
+    """Options of ``/durak new``.  ``None`` rule options keep the profile's value.
+
+    ``seats`` is the table size (2–6): the lobby is full at that many seats.
+    ``turn_timeout`` (15–600 s) ``None`` means the service default (``TURN_TIMEOUT``).
+    """
+
+    rules: str = "podkidnoy"
+    transfer: bool | None = None
+    throw_in: str | None = None
+    first_round_limit: int | None = None
+    turn_timeout: int | None = None
+    seats: int = 6
+
+
+@dataclass(frozen=True, slots=True)
+class LobbySeat:
+    """A seat in a lobby: a human (``user_id``) or an AI (``ai_level``, ``user_id`` None)."""
+
+    user_id: int | None
+    name: str
+    ai_level: str | None = None
+
+    @property
+    def is_ai(self) -> bool:
+        return self.ai_level is not None
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyView:
+    """The lobby message: rules, seats, who may start.
+
+    ``status`` is ``open`` while players gather, ``started`` once the game was dealt (the
+    adapter replaces the lobby by the table), ``closed`` when stopped or emptied.
+    """
+
+    channel_id: int
+    guild_id: int
+    host_id: int
+    host_name: str
+    status: LobbyStatus
+    rules_name: str  # profile name, or "custom (…)"
+    profile: str  # the base profile chosen (podkidnoy/perevodnoy/classic)
+    throw_in: str
+    first_round_limit: int
+    transfer: bool
+    turn_timeout: int
+    max_seats: int
+    seats: tuple[LobbySeat, ...]
+    can_start: bool  # 2..max_seats seats taken
+
+
+@dataclass(frozen=True, slots=True)
+class TablePair:
+    """One attack on the table and the card covering it, if any."""
+
+    attack: str
+    defence: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat as everyone sees it (card count, never the cards)."""
+
+    seat: int
+    name: str
+    user_id: int | None
+    ai_level: str | None
+    cards: int
+    role: Role
+    out: bool
+    to_act: bool
+    autopilot: bool
+    losses: int  # in the current series
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRecord:
+    """An action in the table's recent history."""
+
+    seat: int
+    name: str
+    kind: str  # attack | defend | transfer | take | pass
+    cards: tuple[str, ...]
+    auto: AutoKind = None
+
+    @property
+    def text(self) -> str:
+        """Canonical action text without the seat, e.g. ``defend 8♥ 9♥``."""
+        return " ".join((self.kind, *self.cards))
+
+    def describe(self) -> str:
+        """English one-liner, e.g. ``Alice: defend 8♥ 9♥ (timeout)``."""
+        suffix = f" ({self.auto})" if self.auto else ""
+        return f"{self.name}: {self.text}{suffix}"
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesEntry:
+    seat: int
+    user_id: int | None
+    name: str
+    ai_level: str | None
+    losses: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesView:
+    """Loss counts of a channel's series (``/durak series``, end of game)."""
+
+    channel_id: int
+    series_id: int
+    rules_name: str
+    games: int  # finished games (losses + draws)
+    draws: int
+    active: bool
+    standings: tuple[SeriesEntry, ...]  # in seat order
+    last_loser: int | None = None  # seat of the last game's durak, None after a draw / none yet
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """The public table message.
+
+    ``trump_card`` is the face-up card under the stock while it is there (``None`` once drawn
+    or with six players); ``trump`` (the suit symbol) is always set.  ``shown`` lists the cards
+    shown to everyone at the deal (lowest trump choosing the leader, 6-player dealer card).
+    ``deadline`` is the absolute epoch time at which the turn times out, ``None`` when no
+    human is waiting (AI or autopilot to move, or game over).
+    """
+
+    channel_id: int
+    guild_id: int
+    game_id: int
+    series_id: int
+    version: int
+    rules_name: str
+    trump: str
+    trump_card: str | None
+    shown: tuple[str, ...]
+    stock: int
+    discard: int
+    round: int
+    limit: int | None
+    taking: bool
+    pairs: tuple[TablePair, ...]
+    seats: tuple[SeatView, ...]
+    to_act: int | None
+    deadline: float | None
+    turn_timeout: int
+    recent: tuple[ActionRecord, ...]
+    finished: bool
+    loser: int | None
+    draw: bool
+    dealer: int | None
+    series: SeriesView | None = None
+    #: Why ``to_act`` is being waited on, for the adapter's prompt: e.g. "defend", "add", "lead".
+    waiting_for: str | None = None
+    #: The game was stopped before its end (no loss recorded).
+    aborted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HandCard:
+    """A card of a hand.  ``reason`` is why it cannot be played now (``None``: playable)."""
+
+    text: str
+    rank: str
+    suit: str
+    trump: bool
+    reason: str | None
+
+    @property
+    def playable(self) -> bool:
+        return self.reason is None
+
+
+@dataclass(frozen=True, slots=True)
+class ActionChoice:
+    """A legal action: ``text`` (without the seat) is what :meth:`GameService.act` accepts."""
+
+    text: str
+    kind: str
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandView:
+    """A seat's private hand: show it to ``user_id`` only.
+
+    ``cards`` are sorted by suit then rank, trumps last.  ``legal`` is empty unless it is this
+    seat's turn.  Send ``game_id`` and ``version`` back with the chosen action.
+    """
+
+    channel_id: int
+    game_id: int
+    user_id: int
+    seat: int
+    name: str
+    version: int
+    cards: tuple[HandCard, ...]
+    legal: tuple[ActionChoice, ...]
+    your_turn: bool
+    role: Role
+    trump: str
+    deadline: float | None
+    autopilot: bool
+    finished: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileStats:
+    profile: str
+    games: int
+    losses: int
+    draws: int
+
+    @property
+    def loss_rate(self) -> float:
+        return self.losses / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class StatsView:
+    """One player's record in a guild (``profile`` set: restricted to that profile)."""
+
+    guild_id: int
+    user_id: int
+    name: str | None  # latest display name seen, None if never played
+    profile: str | None
+    games: int
+    losses: int
+    draws: int
+    by_profile: tuple[ProfileStats, ...] = field(default=())
+
+    @property
+    def loss_rate(self) -> float:
+        return self.losses / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    rank: int
+    user_id: int
+    name: str
+    games: int
+    losses: int
+    draws: int
+    loss_rate: float
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardPage:
+    """A page of the guild leaderboard: fewest losses per game first.
+
+    Ties on loss rate rank the player with more games first, then by user id.
+    ``page`` is 1-based; ``pages`` is at least 1.
+    """
+
+    guild_id: int
+    profile: str | None
+    min_games: int
+    page: int
+    pages: int
+    per_page: int
+    total_players: int
+    rows: tuple[LeaderboardRow, ...]

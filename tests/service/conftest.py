@@ -1,0 +1,133 @@
+"""Fixtures for the game service: a manual clock, real SQLite files, a recording presenter."""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.clock import ManualClock
+from bot.presenter import NoticeKind, NullPresenter
+from bot.service import GameService
+from bot.storage import SqliteStorage
+from bot.views import HandView, LobbyView, TableView
+
+GUILD = 10
+CH = 100
+ALICE, BOB, CAROL, DAVE = 1, 2, 3, 4
+
+
+class Recorder(NullPresenter):
+    """Remembers every event, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any]] = []
+
+    async def lobby_changed(self, view: LobbyView) -> None:
+        self.events.append(("lobby", view))
+
+    async def table_changed(self, view: TableView) -> None:
+        self.events.append(("table", view))
+
+    async def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
+        self.events.append(("hand", (channel_id, user_id, view)))
+
+    async def notice(self, channel_id: int, kind: NoticeKind, text: str, *,
+                     user_id: int | None = None) -> None:
+        self.events.append(("notice", (channel_id, kind, text, user_id)))
+
+    async def game_over(self, view: TableView) -> None:
+        self.events.append(("over", view))
+
+    def of(self, kind: str) -> list[Any]:
+        return [e for k, e in self.events if k == kind]
+
+    def notices(self, kind: str) -> list[tuple[int, str, str, int | None]]:
+        return [n for n in self.of("notice") if n[1] == kind]
+
+
+ServiceFactory = Callable[..., Awaitable[GameService]]
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "durak.sqlite3"
+
+
+@pytest.fixture
+async def make_service(clock: ManualClock, db_path: Path) -> AsyncIterator[ServiceFactory]:
+    """``await make_service(**kw)``: a restored service on ``db_path`` (closed at teardown).
+    Seeds count up from ``seed`` (default 1) so deals are reproducible."""
+    made: list[GameService] = []
+
+    async def factory(path: Path | None = None, *, seed: int = 1, **kw: Any) -> GameService:
+        seeds = itertools.count(seed)
+        kw.setdefault("ai_delay", 0.0)
+        kw.setdefault("turn_timeout", 60)
+        svc = GameService(SqliteStorage(path or db_path), clock=kw.pop("clock", clock),
+                          seed_source=lambda: next(seeds), **kw)
+        await svc.restore()
+        made.append(svc)
+        return svc
+
+    yield factory
+    for svc in made:
+        if not svc._closed:
+            await svc.close()
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+def db_dump(path: Path) -> list[str]:
+    """Every committed row of the database, as SQL text (for "nothing changed" checks)."""
+    con = sqlite3.connect(path)
+    try:
+        return list(con.iterdump())
+    finally:
+        con.close()
+
+
+async def settle(svc: GameService) -> None:
+    """Let AI moves and presenter calls run to quiescence."""
+    await svc.wait_idle()
+
+
+async def play_out(svc: GameService, channel: int = CH, limit: int = 2000) -> TableView:
+    """Humans play their first legal action until the game ends (AIs play themselves)."""
+    for _ in range(limit):
+        await settle(svc)
+        table = await svc.table(channel)
+        if table.finished:
+            return table
+        seat = table.to_act
+        assert seat is not None
+        user = table.seats[seat].user_id
+        if user is None:
+            continue
+        hand = await svc.hand(channel, user)
+        await svc.act(channel, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
+    raise AssertionError("the game did not end")
+
+
+async def open_table(svc: GameService, *humans: int, ais: tuple[str, ...] = (),
+                     channel: int = CH, **options: Any) -> TableView:
+    """Open a lobby hosted by the first human, seat the others and the AIs, and start."""
+    host, *others = humans
+    await svc.open_lobby(channel, GUILD, host, f"user{host}", options or None)
+    for uid in others:
+        await svc.join(channel, uid, f"user{uid}")
+    for level in ais:
+        await svc.add_ai(channel, host, level)
+    return await svc.start(channel, host)

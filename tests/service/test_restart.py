@@ -1,0 +1,167 @@
+"""Restart recovery: a new service on the same database file resumes identical games."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import sqlite3
+
+from bot.service import GameService
+
+from .conftest import ALICE, BOB, CH, GUILD, open_table, play_out, settle
+
+USERS = {0: ALICE, 1: BOB}
+
+
+async def crash(svc: GameService) -> None:
+    """Stop a service the way a killed process stops: nothing more is written."""
+    svc._closed = True
+    for ch in svc._channels.values():
+        if ch.game is not None and ch.game.timer is not None:
+            ch.game.timer.cancel()
+    for task in list(svc._tasks):
+        task.cancel()
+    await asyncio.gather(*svc._tasks, return_exceptions=True)
+    await svc.storage.close()
+
+
+async def play_some(svc: GameService, moves: int) -> None:
+    for _ in range(moves):
+        table = await svc.table(CH)
+        user = USERS[table.to_act]
+        hand = await svc.hand(CH, user)
+        await svc.act(CH, user, hand.legal[-1].text, hand.version)
+
+
+def same_table(a, b) -> bool:
+    return dataclasses.replace(a, deadline=None) == dataclasses.replace(b, deadline=None)
+
+
+async def test_graceful_restart_resumes_identical_game_with_time_left(make_service, clock):
+    a = await make_service()
+    await open_table(a, ALICE, BOB)
+    await play_some(a, 5)
+    await clock.advance(20)
+    before = await a.table(CH)
+    hands = [await a.hand(CH, u) for u in (ALICE, BOB)]
+    state = a._channels[CH].game.game.state_dict()
+    await a.close()
+
+    await clock.advance(300)  # the bot is down for five minutes
+    b = await make_service()
+    after = await b.table(CH)
+    assert same_table(before, after)
+    assert after.deadline == clock.now() + 40  # the 40 s that were left
+    assert b._channels[CH].game.game.state_dict() == state
+    for user, hand in zip((ALICE, BOB), hands, strict=True):
+        again = await b.hand(CH, user)
+        assert dataclasses.replace(again, deadline=None) == dataclasses.replace(
+            hand, deadline=None)
+
+    await clock.advance(39.9)
+    assert (await b.table(CH)).version == before.version
+    await clock.advance(0.1)
+    await settle(b)
+    table = await b.table(CH)
+    assert table.version == before.version + 1 and table.recent[-1].auto == "timeout"
+    # and the game goes on from there
+    user = USERS[table.to_act]
+    hand = await b.hand(CH, user)
+    await b.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
+
+
+async def test_crash_keeps_absolute_deadlines_with_a_grace(make_service, clock):
+    a = await make_service()
+    await open_table(a, ALICE, BOB)
+    await play_some(a, 3)
+    deadline = (await a.table(CH)).deadline
+    await crash(a)
+
+    await clock.advance(15)
+    b = await make_service()
+    assert (await b.table(CH)).deadline == deadline  # 45 s still left
+    await crash(b)
+
+    await clock.advance(120)  # long past the deadline
+    c = await make_service()
+    table = await c.table(CH)
+    assert table.deadline == clock.now() + 10  # restore_grace, not an instant timeout
+    assert table.version == 3
+
+
+async def test_ai_seats_resume_after_restart(make_service, clock):
+    a = await make_service(ai_delay=3.0)
+    table = await open_table(a, ALICE, ais=("beginner",))
+    if table.to_act == 0:
+        hand = await a.hand(CH, ALICE)
+        table = await a.act(CH, ALICE, hand.legal[0].text, 0)
+    assert table.to_act == 1
+    await settle(a)  # the AI decided and waits its delay
+    await a.close()
+
+    b = await make_service(ai_delay=3.0)
+    await settle(b)
+    assert (await b.table(CH)).version == table.version
+    await clock.advance(3)
+    await settle(b)
+    assert (await b.table(CH)).version == table.version + 1
+
+
+async def test_all_ai_game_resumes_and_finishes(make_service):
+    a = await make_service(ai_delay=1.0)
+    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    await a.add_ai(CH, ALICE, "beginner")
+    await a.add_ai(CH, ALICE, "beginner")
+    await a.leave(CH, ALICE)
+    await a.start(CH, ALICE)
+    for _ in range(4):
+        await a.clock.advance(1)  # type: ignore[attr-defined]
+        await settle(a)
+    version = (await a.table(CH)).version
+    assert version >= 3
+    await a.close()
+
+    b = await make_service(ai_delay=0.0)
+    assert (await b.table(CH)).version == version
+    table = await play_out(b)
+    assert table.finished and (await b.series(CH)).games == 1
+
+
+async def test_finished_series_survives_restart_and_rematches(make_service):
+    a = await make_service()
+    await open_table(a, ALICE, BOB, ais=("beginner",))
+    finished = await play_out(a)
+    series = await a.series(CH)
+    await a.close()
+
+    b = await make_service()
+    assert b.state(CH) == "finished"
+    assert await b.series(CH) == series
+    table = await b.table(CH)
+    assert table.finished and table.loser == finished.loser and table.game_id == finished.game_id
+    new = await b.rematch(CH, BOB)
+    assert new.game_id != finished.game_id and not new.finished and new.version == 0
+
+
+async def test_a_corrupt_snapshot_is_aborted_not_fatal(make_service, db_path):
+    a = await make_service()
+    await open_table(a, ALICE, BOB)
+    await play_some(a, 2)
+    await a.close()
+    con = sqlite3.connect(db_path)
+    (snap,) = con.execute("SELECT snapshot FROM live_games").fetchone()
+    data = json.loads(snap)
+    data["actions"] = ["0 take", *data["actions"]]  # not a legal first action
+    with con:
+        con.execute("UPDATE live_games SET snapshot = ?", (json.dumps(data),))
+    con.close()
+
+    b = await make_service()
+    assert b.live_channels() == []
+    con = sqlite3.connect(db_path)
+    assert con.execute("SELECT result FROM games").fetchall() == [("aborted",)]
+    assert con.execute("SELECT COUNT(*) FROM live_games").fetchone() == (0,)
+    con.close()
+    await b.stop(CH, ALICE)  # the host can clear the channel
+    assert b.state(CH) == "none"

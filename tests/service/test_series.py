@@ -1,0 +1,132 @@
+"""Series: rematch dealer and leader (RULES.md §4), end series, stop, standings."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from bot.errors import AlreadyStarted, NoGame, NotHost, NotSeated
+
+from .conftest import ALICE, BOB, CAROL, CH, GUILD, open_table, play_out, settle
+
+
+def deal_of(svc):
+    return svc._channels[CH].game.game.deal
+
+
+async def test_rematch_after_a_loss_loser_deals_left_neighbour_leads(make_service):
+    svc = await make_service()
+    await open_table(svc, ALICE, BOB, ais=("beginner", "beginner"))
+    first = deal_of(svc)
+    assert first.first_of_series
+    for total_losses in range(1, 4):
+        finished = await play_out(svc)
+        if finished.draw:
+            pytest.skip("a draw: covered by the next test")
+        loser = finished.loser
+        table = await svc.rematch(CH, ALICE)
+        deal = deal_of(svc)
+        assert not deal.first_of_series
+        assert table.dealer == deal.dealer == loser
+        assert deal.leader == (loser + 1) % 4
+        assert table.to_act == deal.leader
+        assert table.seats[deal.leader].role == "leader"
+        assert table.shown == ()  # no lowest trump shown after the first game
+        series = table.series
+        assert series is not None and series.games == total_losses and series.last_loser == loser
+        assert sum(e.losses for e in series.standings) == total_losses
+
+
+async def test_rematch_after_a_draw_same_dealer(make_service, db_path):
+    a = await make_service()
+    await open_table(a, ALICE, BOB, ais=("beginner",))
+    finished = await play_out(a)
+    dealer = finished.dealer
+    await a.close()
+    # turn the stored result into a draw, as a drawn game leaves it
+    con = sqlite3.connect(db_path)
+    with con:
+        con.execute("UPDATE series SET last_loser = NULL, draws = 1")
+        con.execute("UPDATE series_players SET losses = 0")
+    con.close()
+
+    b = await make_service()
+    series = await b.series(CH)
+    assert series.draws == 1 and series.last_loser is None
+    table = await b.rematch(CH, BOB)
+    deal = deal_of(b)
+    assert table.dealer == deal.dealer == dealer
+    assert deal.leader == (dealer + 1) % 3 == table.to_act
+
+
+async def test_rematch_permissions_and_state(make_service):
+    svc = await make_service()
+    await open_table(svc, ALICE, BOB)
+    with pytest.raises(AlreadyStarted):
+        await svc.rematch(CH, ALICE)
+    with pytest.raises(AlreadyStarted):
+        await svc.end_series(CH, ALICE)
+    await play_out(svc)
+    with pytest.raises(NotSeated):
+        await svc.rematch(CH, CAROL)
+    with pytest.raises(NoGame):
+        await svc.rematch(CH + 1, ALICE)
+    await svc.rematch(CH, CAROL, manage_channel=True)
+
+
+async def test_end_series_frees_the_channel(make_service, recorder, db_path):
+    svc = await make_service(presenters=[recorder])
+    await open_table(svc, ALICE, BOB, ais=("beginner",))
+    finished = await play_out(svc)
+    with pytest.raises(NotSeated):
+        await svc.end_series(CH, CAROL)
+    final = await svc.end_series(CH, BOB)
+    assert not final.active and final.games == 1
+    if not finished.draw:
+        assert final.standings[finished.loser].losses == 1
+    assert svc.state(CH) == "none"
+    with pytest.raises(NoGame):
+        await svc.series(CH)
+    await settle(svc)
+    assert recorder.notices("series_ended")
+    con = sqlite3.connect(db_path)
+    assert con.execute("SELECT status FROM series").fetchall() == [("ended",)]
+    con.close()
+    await svc.open_lobby(CH, GUILD, CAROL, "Carol")
+
+
+async def test_stop_mid_game_records_no_loss(make_service, recorder, db_path):
+    svc = await make_service(presenters=[recorder])
+    table = await open_table(svc, ALICE, BOB)
+    user = ALICE if table.to_act == 0 else BOB
+    hand = await svc.hand(CH, user)
+    await svc.act(CH, user, hand.legal[0].text, 0)
+    with pytest.raises(NotHost):
+        await svc.stop(CH, BOB)
+    await svc.stop(CH, ALICE)
+    await settle(svc)
+    assert svc.state(CH) == "none"
+    assert recorder.of("table")[-1].aborted
+    assert recorder.notices("stopped")
+    con = sqlite3.connect(db_path)
+    assert con.execute("SELECT result, loser_seat FROM games").fetchall() == [("aborted", None)]
+    assert con.execute("SELECT COUNT(*) FROM game_players").fetchone() == (0,)
+    assert con.execute("SELECT COUNT(*) FROM live_games").fetchone() == (0,)
+    assert con.execute("SELECT SUM(losses) FROM series_players").fetchone() == (0,)
+    con.close()
+    assert (await svc.stats(GUILD, ALICE)).games == 0
+    # timers of the stopped game are gone
+    await svc.clock.advance(600)  # type: ignore[attr-defined]
+    await settle(svc)
+
+
+async def test_new_lobby_after_a_finished_game_ends_the_series(make_service, db_path):
+    svc = await make_service()
+    await open_table(svc, ALICE, BOB)
+    await play_out(svc)
+    await svc.open_lobby(CH, GUILD, CAROL, "Carol")
+    assert svc.state(CH) == "lobby"
+    con = sqlite3.connect(db_path)
+    assert con.execute("SELECT status FROM series").fetchall() == [("ended",)]
+    con.close()

@@ -1,0 +1,120 @@
+"""Stats and leaderboard: SQL aggregates on known data, with indexes."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from bot.errors import BadOption
+from bot.storage import SqliteStorage
+
+G, OTHER_GUILD = 10, 11
+# (guild, user, name, profile, lost, draw) per finished game, in time order
+GAMES = (
+    [(G, 1, "Ann", "podkidnoy", 1, 0), (G, 1, "Ann", "podkidnoy", 0, 1),
+     (G, 1, "Ann", "podkidnoy", 0, 0), (G, 1, "Ann", "perevodnoy", 1, 0),
+     (G, 1, "Ann", "perevodnoy", 1, 0), (G, 1, "Anna", "podkidnoy", 0, 0)]
+    + [(G, 2, "Ben", "podkidnoy", 0, 0)] * 3
+    + [(G, 3, "Cid", "podkidnoy", 1, 0)]
+    + [(G, 4, "Dee", "classic", 1, 0)] + [(G, 4, "Dee", "classic", 0, 0)] * 4
+    + [(G, 5, "Eve", "podkidnoy", 0, 0)] * 6
+    + [(OTHER_GUILD, 1, "Ann", "podkidnoy", 1, 0)] * 10
+)
+
+
+@pytest.fixture
+async def stats_service(make_service, db_path):
+    svc = await make_service()
+    con = sqlite3.connect(db_path)
+    with con:
+        con.execute(
+            "INSERT INTO series (id, guild_id, channel_id, host_id, host_name, profile, rules, "
+            "options, created_at) VALUES (1, ?, 1, 1, 'Ann', 'podkidnoy', '{}', '{}', 0)", (G,))
+        for i, (guild, user, name, profile, lost, draw) in enumerate(GAMES, 1):
+            con.execute(
+                "INSERT INTO games (id, series_id, guild_id, channel_id, profile, rules, seats, "
+                "seed, deal, actions, result, started_at, ended_at) "
+                "VALUES (?, 1, ?, 1, ?, '{}', '[]', 0, '{}', '[]', ?, ?, ?)",
+                (i, guild, profile, "draw" if draw else "loss", i, i + 0.5))
+            con.execute(
+                "INSERT INTO game_players (game_id, seat, guild_id, user_id, profile, name, "
+                "lost, draw, ended_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?, ?)",
+                (i, guild, user, profile, name, lost, draw, i + 0.5))
+    con.close()
+    return svc
+
+
+async def test_player_stats(stats_service):
+    s = await stats_service.stats(G, 1)
+    assert (s.games, s.losses, s.draws) == (6, 3, 1)
+    assert s.loss_rate == pytest.approx(0.5)
+    assert s.name == "Anna"  # the latest name
+    by = {p.profile: (p.games, p.losses, p.draws) for p in s.by_profile}
+    assert by == {"podkidnoy": (4, 1, 1), "perevodnoy": (2, 2, 0)}
+    only = await stats_service.stats(G, 1, "podkidnoy")
+    assert (only.games, only.losses, only.draws, only.profile) == (4, 1, 1, "podkidnoy")
+    assert only.loss_rate == pytest.approx(0.25)
+    other = await stats_service.stats(OTHER_GUILD, 1)
+    assert (other.games, other.losses) == (10, 10)
+    nobody = await stats_service.stats(G, 99)
+    assert (nobody.games, nobody.name, nobody.loss_rate, nobody.by_profile) == (0, None, 0.0, ())
+
+
+async def test_leaderboard_order_filters_and_paging(stats_service):
+    board = await stats_service.leaderboard(G)
+    # loss rate ascending; ties: more games first
+    assert [r.user_id for r in board.rows] == [5, 2, 4, 1, 3]
+    assert [r.rank for r in board.rows] == [1, 2, 3, 4, 5]
+    ann = board.rows[3]
+    assert (ann.name, ann.games, ann.losses, ann.draws) == ("Anna", 6, 3, 1)
+    assert ann.loss_rate == pytest.approx(0.5)
+    assert board.total_players == 5 and board.pages == 1
+
+    board = await stats_service.leaderboard(G, min_games=5)
+    assert [r.user_id for r in board.rows] == [5, 4, 1]
+    board = await stats_service.leaderboard(G, profile="podkidnoy")
+    assert [r.user_id for r in board.rows] == [5, 2, 1, 3]
+    assert board.rows[2].games == 4 and board.rows[2].loss_rate == pytest.approx(0.25)
+    board = await stats_service.leaderboard(G, profile="classic", min_games=2)
+    assert [(r.user_id, r.games, r.losses) for r in board.rows] == [(4, 5, 1)]
+
+    page1 = await stats_service.leaderboard(G, page=1, per_page=2)
+    page2 = await stats_service.leaderboard(G, page=2, per_page=2)
+    page3 = await stats_service.leaderboard(G, page=3, per_page=2)
+    page4 = await stats_service.leaderboard(G, page=4, per_page=2)
+    assert [r.user_id for r in page1.rows] == [5, 2]
+    assert [r.user_id for r in page2.rows] == [4, 1]
+    assert [(r.rank, r.user_id) for r in page3.rows] == [(5, 3)]
+    assert page4.rows == () and page1.pages == 3 and page1.total_players == 5
+    empty = await stats_service.leaderboard(999)
+    assert empty.rows == () and empty.pages == 1 and empty.total_players == 0
+
+
+async def test_bad_stats_arguments(stats_service):
+    for call in (
+        stats_service.stats(G, 1, "bridge"),
+        stats_service.leaderboard(G, profile="bridge"),
+        stats_service.leaderboard(G, min_games=0),
+        stats_service.leaderboard(G, page=0),
+        stats_service.leaderboard(G, per_page=500),
+    ):
+        with pytest.raises(BadOption):
+            await call
+
+
+async def test_aggregates_use_indexes(stats_service, db_path):
+    con = sqlite3.connect(db_path)
+    plans = []
+    for sql, params in (
+        (SqliteStorage._BOARD_ALL, (G, 1, 10, 0)),
+        (SqliteStorage._BOARD_PROFILE, (G, "podkidnoy", 1, 10, 0)),
+        (SqliteStorage._COUNT_PROFILE, (G, "podkidnoy", 1)),
+        ("SELECT profile, COUNT(*), SUM(lost), SUM(draw) FROM game_players "
+         "WHERE guild_id = ? AND user_id = ? GROUP BY profile", (G, 1)),
+    ):
+        plan = " | ".join(row[-1] for row in con.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+        plans.append(plan)
+        assert "INDEX game_players_" in plan, plan
+        assert "SCAN game_players " not in plan + " ", plan
+    con.close()
