@@ -1,0 +1,108 @@
+"""A whole game through Discord: slash commands, lobby buttons, and every move pressed in the
+players' private hands."""
+
+from __future__ import annotations
+
+import pytest
+from durak_e2e import EPHEMERAL, Harness, buttons, prefer
+from fakediscord import FakeDiscord
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_complete_game_two_users_and_a_beginner_ai(fake_discord: FakeDiscord,
+                                                         tmp_path) -> None:
+    fake = fake_discord
+    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[7])
+    alice, bob = h.user("alice"), h.user("bob")
+    await h.start()
+    assert fake.command("durak") is not None  # synced to DEV_GUILD_ID on start
+
+    table = await h.start_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
+    assert "Show my hand" in table.text()
+    for user in (alice, bob):
+        hand = await h.show_hand(user)
+        assert hand.flags & EPHEMERAL
+
+    # a card with several moves: Pick shows them (and Back), Back shows the hand again
+    policy = prefer("defend", "attack", "pick", "pass", "take")
+    while True:
+        found = await h.turn()
+        assert found is not None
+        player, msg = found
+        picks = [b for b in buttons(msg) if b.verb == "pick"]
+        if picks:
+            break
+        await h.press(player.user, msg, policy(player, [
+            b for b in buttons(msg) if b.is_game_action or b.verb == "pick"], None))
+    rec = await h.press(player.user, msg, picks[0])
+    await h.idle()
+    assert rec.response_type == 6 and not rec.followups
+    selected = buttons(msg)
+    card = picks[0].argument
+    assert all(card in (b.argument or "") for b in selected if b.verb in ("attack", "defend",
+                                                                           "transfer"))
+    back = next(b for b in selected if b.verb == "page")
+    await h.press(player.user, msg, back)
+    await h.idle()
+    assert any(b.verb == "pick" and b.argument == card for b in buttons(msg))
+
+    presses = await h.play(policy)
+    assert presses > 5
+    await h.idle()
+
+    view = await h.table_view()
+    assert view.finished
+    final = h.table_message()
+    assert final is not None
+    text = final.text()
+    assert ("is the durak" in text) or ("draw" in text)
+    rows = h.query("SELECT seat, user_id, losses FROM series_players ORDER BY seat")
+    (series,) = h.query("SELECT games, draws, last_loser FROM series")
+    assert series[0] == 1
+    if view.loser is not None:
+        assert series[2] == view.loser
+        assert [r[2] for r in rows] == [int(i == view.loser) for i in range(3)]
+    ids = {b.custom_id for b in fake.find_components(final)}
+    assert any(i.endswith(":rematch") for i in ids) and any(i.endswith(":endseries") for i in ids)
+
+    # the public table was edited with the bot token, at most once per action
+    tables = {m.id for m in fake.messages(h.channel, include_deleted=True)
+              if any("Game " in str(e.get("footer", {})) for e in m.embeds)}
+    edits = [r for r in fake.requests_to(r"^/channels/\d+/messages/\d+$", "PATCH")
+             if int(r.path.rsplit("/", 1)[1]) in tables]
+    assert 0 < len(edits) <= view.version
+    assert not fake.requests_to(r"^/webhooks/.*/messages/\d+$", "PATCH")  # never by token
+
+    # the read-only commands answer privately
+    for sub, options, expect in (
+        ("series", {}, "Series: 1 game"),
+        ("stats", {"user": bob}, "1 game"),
+        ("leaderboard", {"min_games": 1}, "Durak leaderboard"),
+        ("rules", {"profile": "perevodnoy"}, "Rules — perevodnoy"),
+        ("rules", {}, "Rules — podkidnoy"),  # the table's rules
+    ):
+        rec = await h.slash(alice, sub, **options)
+        await h.answered(rec)
+        answer = rec.original_message
+        assert answer is not None and answer.ephemeral and answer.visible_to == alice.id
+        assert expect in answer.text(), (sub, answer.text())
+    # /durak table posts the table again at the bottom (the older copy goes away)
+    rec = await h.slash(bob, "table")
+    await h.answered(rec)
+    again = h.table_message()
+    assert again is not None and again.id > final.id and final.deleted
+    final = again
+
+    # Rematch: the loser deals the next game; the finished table keeps no buttons
+    rec = await bob.press(final, next(i for i in ids if i.endswith(":rematch")))
+    assert (await rec.wait_response()).type == 6
+    await h.idle()
+    assert not rec.followups
+    nxt = await h.table_view()
+    assert nxt.game_id != view.game_id and not nxt.finished
+    assert nxt.dealer == view.loser or view.loser is None
+    assert final.components == [] and h.table_message() is not final
+    (games,) = h.query("SELECT COUNT(*) FROM games WHERE series_id = "
+                       "(SELECT id FROM series WHERE status = 'active')")
+    assert games == (2,)
