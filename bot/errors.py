@@ -175,4 +175,8 @@ class ConfigError(Exception):
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = list(problems)
-        super().__init__("invalid configuration:\n" + "\n".join(f"- {p}" for p in problems))
+        if len(self.problems) == 1:  # the common case reads as one line
+            message = f"invalid configuration: {self.problems[0]}"
+        else:
+            message = "invalid configuration:\n" + "\n".join(f"- {p}" for p in problems)
+        super().__init__(message)
