@@ -19,14 +19,17 @@ from rules_engine.rules import PROFILES, Rules
 __all__ = ["main", "play_random_game"]
 
 
+MAX_MOVES = 10_000  # RULES.md has no end for a cycling game; random play never gets near this
+
+
 def play_random_game(rules: Rules, players: int, seed: int, rng: random.Random) -> int:
-    """Play one uniformly random game; returns the number of moves."""
+    """Play one uniformly random game (at most ``MAX_MOVES``); returns the number of moves."""
     game = Game(rules, deal_from_seed(players, seed))
     rand = rng.random
     apply_code = game.apply_code
     legal_codes = game.legal_codes
     moves = 0
-    while not game.finished:
+    while not game.finished and moves < MAX_MOVES:
         legal = legal_codes()
         apply_code(legal[int(rand() * len(legal))])
         moves += 1
@@ -43,12 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     rules = PROFILES[args.rules]
     rng = random.Random(args.seed)
     total_moves = 0
-    losers: dict[str, int] = {}
     start = time.perf_counter()
     for i in range(args.games):
         total_moves += play_random_game(rules, args.players, args.seed * 1_000_003 + i, rng)
     elapsed = time.perf_counter() - start
-    del losers
     print(
         f"rules={args.rules} players={args.players} games={args.games} seconds={elapsed:.3f}",
     )
