@@ -134,11 +134,32 @@ class _AttackChunkMemo(dict[int, tuple[int, ...]]):
         return result
 
 
+class _AddMemo(dict[int, tuple[int, ...]]):
+    """Additions (attacks after the opening) plus ``pass``, keyed by ``cards << 3 | room``;
+    bounded: cleared when full."""
+
+    def add(self, key: int) -> tuple[int, ...]:
+        cands = key >> 3
+        room = key & 7
+        memo = _ATTACK_MEMO
+        codes = (
+            memo[(cands & _CHUNK) << 3 | room]
+            + memo[(cands & _CHUNK << 12) << 3 | room]
+            + memo[(cands & _CHUNK << 24) << 3 | room]
+            + _PASS_ONLY
+        )
+        if len(self) >= 100_000:
+            self.clear()
+        self[key] = codes
+        return codes
+
+
 _DEFEND_MEMO = _DefendChunkMemo()
 _ATTACK_MEMO = _AttackChunkMemo()
 _CHUNK = 0xFFF
 _TAKE_ONLY = (TAKE_CODE,)
 _PASS_ONLY = (PASS_CODE,)
+_ADD_MEMO = _AddMemo()
 
 
 class Game:
@@ -425,13 +446,11 @@ class Game:
             room = room if room < 4 else 4
             amemo = _ATTACK_MEMO
             if n_att:
-                cands = hand & self._addable
-                legal = (
-                    amemo[(cands & _CHUNK) << 3 | room]
-                    + amemo[(cands & _CHUNK << 12) << 3 | room]
-                    + amemo[(cands & _CHUNK << 24) << 3 | room]
-                    + _PASS_ONLY
-                )
+                # Additions: few candidate cards, so one memo keyed by all of them.
+                key = (hand & self._addable) << 3 | room
+                legal = _ADD_MEMO.get(key)  # type: ignore[assignment]
+                if legal is None:
+                    legal = _ADD_MEMO.add(key)
             else:
                 legal = (
                     amemo[(hand & _CHUNK) << 3 | room]
