@@ -116,6 +116,10 @@ MIN_TIMEOUT, MAX_TIMEOUT = 15, 600
 MIN_SEATS, MAX_SEATS = 2, 6
 RECENT = 6  # actions kept for the table's "last few actions"
 TIMEOUTS_TO_AUTOPILOT = 2
+#: RULES.md has no rule that ends a game whose players keep passing cards round and round (a
+#: legal cycle exists with an empty stock).  This project's choice: a game that reaches this
+#: many actions is stopped like /durak stop (stored as aborted, no loss, the series ends).
+MAX_GAME_ACTIONS = 3000
 NAME_MAX = 64
 RETRY_DELAY = 5.0  # seconds before an automatic move that could not be stored is retried
 AI_THREADS = 2  # pure-Python agents share the GIL: more threads only add contention
@@ -562,32 +566,54 @@ class GameService:
             series = ch.series
             assert series is not None and series.id is not None
             self._need_host(series.host_id, requester_id, manage_channel)
-            g = ch.game
-            try:
-                if ch.playing and g is not None:
-                    await self.storage.finish_game(
-                        FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
-                                     "aborted", None, g.game.history_text(), now),
-                        None, end_series_at=now)
-                else:
-                    await self.storage.end_series(series.id, now)
-            except Exception as exc:
-                raise _storage_failure(exc) from exc
-            view: TableView | None = None
-            if ch.playing and g is not None:
-                self._disarm(g)
-                g.aborted = True
-                g.deadline = None
-                view = self._table_view(ch)
-            series.active = False
-            ch.series = None
-            ch.game = None
+            view = await self._end_series_now(ch, now)
         if view is not None:
             self._emit("table_changed", view)
             self._notice(channel_id, "stopped", "the game was stopped: no loss is recorded",
                          user_id=requester_id)
         else:
             self._notice(channel_id, "series_ended", "the series is over", user_id=requester_id)
+
+    async def _end_series_now(self, ch: _Channel, now: float) -> TableView | None:
+        """Under the channel's lock: store a running game as aborted (no loss) and end the
+        series.  Returns the final table view if a game was running."""
+        series = ch.series
+        assert series is not None and series.id is not None
+        g = ch.game
+        try:
+            if ch.playing and g is not None:
+                await self.storage.finish_game(
+                    FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
+                                 "aborted", None, g.game.history_text(), now),
+                    None, end_series_at=now)
+            else:
+                await self.storage.end_series(series.id, now)
+        except Exception as exc:
+            raise _storage_failure(exc) from exc
+        view: TableView | None = None
+        if ch.playing and g is not None:
+            self._disarm(g)
+            g.aborted = True
+            g.deadline = None
+            view = self._table_view(ch)
+        series.active = False
+        ch.series = None
+        ch.game = None
+        return view
+
+    async def _stop_endless_game(self, channel_id: int, game_id: int) -> None:
+        """Stop a game that reached :data:`MAX_GAME_ACTIONS` (see there)."""
+        async with self._lock(channel_id):
+            ch = self._channels.get(channel_id)
+            g = ch.game if ch is not None else None
+            if ch is None or g is None or g.game_id != game_id or not ch.playing:
+                return
+            view = await self._end_series_now(ch, self.clock.now())
+        if view is not None:
+            self._emit("table_changed", view)
+        self._notice(channel_id, "stopped",
+                     f"the game reached {MAX_GAME_ACTIONS} moves without an end and was "
+                     "stopped: no loss is recorded")
 
     # ------------------------------------------------------------------ game
     async def act(
@@ -961,6 +987,8 @@ class GameService:
         if new_series is not None:
             ch.series = new_series
         self._schedule(ch)
+        if not game.finished and game.version >= MAX_GAME_ACTIONS:
+            self._spawn(self._stop_endless_game(ch.channel_id, g.game_id))
 
     async def _save_meta(self, g: _Game, *, deadline: float | None, timeouts: list[int],
                          autopilot: list[bool]) -> None:

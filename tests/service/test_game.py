@@ -257,3 +257,31 @@ async def test_hidden_cards_never_reach_public_views(make_service, recorder):
         for card in game.hand(seat):
             if card not in shown:
                 assert f"'{card}'" not in public
+
+
+async def test_a_game_without_end_is_stopped_at_the_action_cap(
+    make_service, recorder, db_path, monkeypatch
+):
+    """RULES.md lets a game cycle forever; the service stops it at MAX_GAME_ACTIONS moves,
+    stored as aborted with no loss (the choice documented in bot/service.py)."""
+    import bot.service
+
+    monkeypatch.setattr(bot.service, "MAX_GAME_ACTIONS", 7)
+    svc = await make_service(presenters=[recorder])
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
+    for _ in range(2):
+        await svc.add_ai(CH, ALICE, "beginner")
+    await svc.leave(CH, ALICE)
+    await svc.start(CH, ALICE)
+    await settle(svc)
+    await settle(svc)
+    assert svc.state(CH) != "playing"
+    stopped = recorder.notices("stopped")
+    assert stopped and "7 moves" in stopped[-1][2]
+    con = sqlite3.connect(db_path)
+    result, loser_seat, actions = con.execute(
+        "SELECT result, loser_seat, actions FROM games").fetchone()
+    assert result == "aborted" and loser_seat is None and len(json.loads(actions)) == 7
+    assert con.execute("SELECT COUNT(*) FROM live_games").fetchone() == (0,)
+    assert [r[0] for r in con.execute("SELECT losses FROM series_players")] == [0, 0]
+    con.close()
