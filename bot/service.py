@@ -36,7 +36,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from bot.clock import Clock, SystemClock, Timer
 from bot.errors import (
@@ -1230,16 +1230,7 @@ class GameService:
         seats = []
         for i, s in enumerate(series.seats):
             is_out = bool(out >> i & 1)
-            role: Role = None
-            if is_out:
-                role = "out"
-            elif not fin:
-                if i == game.defender:
-                    role = "defender"
-                elif i == game.leader:
-                    role = "leader"
-                elif i == game.attacker:
-                    role = "attacker"
+            role = cast(Role, None if g.aborted and not is_out else game.role(i))
             seats.append(SeatView(
                 seat=i, name=s.name, user_id=s.user_id, ai_level=s.ai_level,
                 cards=game.hands[i].bit_count(), role=role, out=is_out,
@@ -1284,16 +1275,8 @@ class GameService:
         if your_turn:
             legal = tuple(ActionChoice(a.text, a.kind.value, tuple(str(c) for c in a.cards))
                           for a in game.legal_actions())
-        role: Role = None
-        if game.out >> seat & 1:
-            role = "out"
-        elif playing:
-            if seat == game.defender:
-                role = "defender"
-            elif seat == game.leader:
-                role = "leader"
-            elif seat == game.attacker:
-                role = "attacker"
+        is_out = bool(game.out >> seat & 1)
+        role = cast(Role, game.role(seat) if playing or is_out else None)
         s = ch.series.seats[seat]
         assert s.user_id is not None
         return HandView(

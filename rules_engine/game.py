@@ -749,6 +749,21 @@ class Game:
     def hand(self, seat: int) -> list[str]:
         return mask_text(self.hands[seat])
 
+    def role(self, seat: int) -> str | None:
+        """``seat``'s part in the current round: ``out``, ``defender``, ``leader`` (opened the
+        round), ``attacker`` (the current attacker after a transfer), or ``None``."""
+        if self.out >> seat & 1:
+            return "out"
+        if self.finished:
+            return None
+        if seat == self.defender:
+            return "defender"
+        if seat == self.leader:
+            return "leader"
+        if seat == self.attacker:
+            return "attacker"
+        return None
+
     def known_cards(self, seat: int) -> int:
         """Cards of ``seat``'s hand that everyone has seen (bitmask)."""
         return self.public_held & self.hands[seat]

@@ -65,16 +65,7 @@ def table_view(game: Game, *, long: bool = False, game_id: int = 42,
     seats = []
     for i in range(n):
         is_out = bool(game.out >> i & 1)
-        role = None
-        if is_out:
-            role = "out"
-        elif not fin:
-            if i == game.defender:
-                role = "defender"
-            elif i == game.leader:
-                role = "leader"
-            elif i == game.attacker:
-                role = "attacker"
+        role = game.role(i)
         seats.append(SeatView(i, seat_names[i], 100 + i if i % 3 else None,
                               None if i % 3 else "counter", game.hands[i].bit_count(), role,
                               is_out, game.to_act == i and not fin, i == 2, i))
