@@ -2,12 +2,18 @@
 
 Use :func:`make_agent`::
 
-    agent = make_agent("beginner", seed=1)
+    agent = make_agent("casual", seed=1)
     text = agent.choose(observation(game, seat))   # one of obs["legal"]
+
+Levels: ``beginner``, ``casual``, ``counter``, ``expert`` (``budget_s=`` sets the expert's hard
+per-move time budget in seconds).
 """
 
 from __future__ import annotations
 
 from rules_engine.ai.base import LEVELS, Agent, make_agent
+from rules_engine.ai.base import _load_levels as _load
+
+_load()
 
 __all__ = ["LEVELS", "Agent", "make_agent"]

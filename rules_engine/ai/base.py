@@ -50,4 +50,4 @@ def make_agent(level: str, seed: int | None = None, **options: Any) -> Agent:
 
 def _load_levels() -> None:
     # Imported lazily so that each level module may import this one.
-    from rules_engine.ai import beginner  # noqa: F401
+    from rules_engine.ai import beginner, casual, counter, expert  # noqa: F401

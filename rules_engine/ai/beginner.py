@@ -1,13 +1,15 @@
-"""``beginner``: plays legal cards with a light preference for cheap ones, sometimes carelessly,
-but never absurdly (it never takes when a non-trump card beats the attack)."""
+"""``beginner``: plays legal cards with a preference for cheap ones, sometimes carelessly, but
+never absurdly: it never takes when a non-trump card beats every uncovered attack, and never
+throws a trump into a take."""
 
 from __future__ import annotations
 
-from rules_engine.actions import parse_action
-from rules_engine.ai.base import Agent, Observation, register_level
-from rules_engine.cards import parse_suit
+from typing import Any
 
-__all__ = ["BeginnerAgent"]
+from rules_engine.ai.base import Agent, Observation, register_level
+from rules_engine.ai.view import View
+
+__all__ = ["BeginnerAgent", "card_cost"]
 
 
 def card_cost(card_index: int, trump: int) -> int:
@@ -18,37 +20,66 @@ def card_cost(card_index: int, trump: int) -> int:
 
 class BeginnerAgent(Agent):
     level = "beginner"
-    careless = 0.25
+
+    def __init__(self, seed: int | None = None, careless: float = 0.6, **_: Any) -> None:
+        super().__init__(seed)
+        self.careless = careless
 
     def choose(self, obs: Observation) -> str:
-        legal: list[str] = list(obs["legal"])
+        view = View(obs)
+        legal = view.legal
         if not legal:
             raise ValueError("no legal action to choose from")
-        trump = int(parse_suit(obs["trump"]))
-        scored = [(self._cost(text, trump), i, text) for i, text in enumerate(legal)]
-        cheap_defence = any(
-            parse_action(t).kind == "defend" and parse_action(t).cards[1].suit != trump
-            for t in legal
-        )
+        if len(legal) == 1:
+            return view.legal_text[0]
+        trump = view.trump
         if self.rng.random() < self.careless:
-            choices = [t for t in legal if not (cheap_defence and t.endswith(" take"))]
-            return self.rng.choice(choices)
-        scored.sort()
-        return scored[0][2]
+            choices = [i for i, c in enumerate(legal) if not self._absurd(view, c)]
+            return view.legal_text[self.rng.choice(choices or list(range(len(legal))))]
+        best = min(range(len(legal)), key=lambda i: (self._cost(legal[i], trump), i))
+        return view.legal_text[best]
 
     @staticmethod
-    def _cost(text: str, trump: int) -> float:
-        action = parse_action(text)
-        kind = action.kind
-        if kind in ("attack", "transfer"):
-            return min(card_cost(c.index, trump) for c in action.cards) - 0.5 * (
-                len(action.cards) - 1
-            )
-        if kind == "defend":
-            return card_cost(action.cards[1].index, trump)
-        if kind == "pass":
+    def _absurd(view: View, code: int) -> bool:
+        kind = code & 7
+        if kind == 3:  # take although a plain card beats every uncovered attack
+            plain = view.hand & ~(0x111111111 << view.trump)
+            beaters = _plain_beaters(view.trump)
+            u = view.uncovered
+            while u:
+                low = u & -u
+                u ^= low
+                a = low.bit_length() - 1
+                if not plain & beaters[a]:
+                    return False
+            return True
+        if kind == 0 and view.taking:  # a trump thrown into a take
+            return bool((code >> 3) & (0x111111111 << view.trump))
+        return False
+
+    @staticmethod
+    def _cost(code: int, trump: int) -> float:
+        kind = code & 7
+        if kind in (0, 2):
+            mask = code >> 3
+            costs = []
+            while mask:
+                low = mask & -mask
+                mask ^= low
+                costs.append(card_cost(low.bit_length() - 1, trump))
+            return min(costs) - 0.5 * (len(costs) - 1)
+        if kind == 1:
+            return card_cost(code >> 9, trump)
+        if kind == 4:
             return 8.0
         return 30.0  # take: only when nothing else is cheaper
+
+
+def _plain_beaters(trump: int) -> list[int]:
+    from rules_engine.cards import beaters_table
+
+    t = 0x111111111 << trump
+    return [b & ~t for b in beaters_table(trump)]
 
 
 register_level("beginner", BeginnerAgent)

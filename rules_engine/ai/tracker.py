@@ -1,0 +1,274 @@
+"""Card counting from the public history: a replay of every round with public information only
+(hand sizes, the stock count, the table), which yields who picked up which cards and what the
+other seats showed they lack.
+
+Round boundaries are not marked in the history; they follow from the rules (RULES.md §6.2):
+an ``attack`` while nothing is uncovered (or a take is declared) continues the round when its
+seat is an attacker who has not passed and the cards are a legal addition, else it opens the
+next round.  After a take the one ambiguous case (the new leader plays a rank that was on the
+table) is settled by the next action: only in a new round does the defender act next.
+
+Inferences ("lacks"): a defender who takes lacks the plain beaters of the uncovered attacks;
+an attacker who passes lacks cheap plain cards of the ranks on the table.  Those are soft
+(a player may choose to take, or to keep a card); they are "fresh" until the seat draws again.
+"""
+
+from __future__ import annotations
+
+from rules_engine.ai.view import View
+from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, beaters_table
+
+__all__ = ["Tracker"]
+
+_ATTACK, _DEFEND, _TRANSFER, _TAKE, _PASS = 0, 1, 2, 3, 4
+_LOW_RANKS = sum(RANK_MASK[r] for r in range(5))  # 6..10
+
+
+class _Inconsistent(Exception):
+    pass
+
+
+class Tracker:
+    """Replays ``view.history``; ``ok`` tells whether the replay matched the observation."""
+
+    __slots__ = (
+        "_addable",
+        "_attackers",
+        "_n_att",
+        "_passed",
+        "_plain_beaters",
+        "_table",
+        "_uncovered",
+        "attacker",
+        "cap_first",
+        "defender",
+        "discard",
+        "first_round",
+        "known",
+        "lacks",
+        "lacks_stale",
+        "leader",
+        "limit",
+        "n",
+        "ok",
+        "out",
+        "picked",
+        "rules",
+        "sizes",
+        "stock",
+        "taking",
+        "trump",
+        "trump_card",
+        "view",
+    )
+
+    def __init__(self, view: View, trump_card: int | None = None) -> None:
+        self.view = view
+        n = self.n = view.n
+        self.rules = view.rules
+        self.trump = view.trump
+        t_mask = SUIT_MASK[view.trump]
+        self._plain_beaters = [b & ~t_mask for b in beaters_table(view.trump)]
+        self.trump_card = view.trump_card if view.trump_card is not None else trump_card
+        self.sizes = [6] * n
+        self.stock = 36 - 6 * n
+        self.out = 0
+        self.discard = 0
+        self.known = [0] * n
+        self.picked = [0] * n
+        self.lacks = [0] * n
+        self.lacks_stale = [0] * n
+        self.first_round = True
+        self.cap_first = self.rules.first_round_limit
+        self.ok = False
+        history = view.history
+        first_leader = history[0][0] if history else (view.leader or 0)
+        if view.shown and (n < 6 or len(view.shown) == 2):
+            self.known[first_leader] |= 1 << view.shown[0]
+        try:
+            self._start_round(first_leader)
+            self._replay()
+            self.ok = self._matches()
+        except (_Inconsistent, IndexError, ValueError):
+            self.ok = False
+
+    # ------------------------------------------------------------------ seats
+    def _next_active(self, seat: int) -> int:
+        n, out = self.n, self.out
+        s = (seat + 1) % n
+        for _ in range(n):
+            if not out >> s & 1:
+                return s
+            s = (s + 1) % n
+        return s
+
+    def _prev_active(self, seat: int) -> int:
+        n, out = self.n, self.out
+        s = (seat - 1) % n
+        for _ in range(n):
+            if not out >> s & 1:
+                return s
+            s = (s - 1) % n
+        return s
+
+    def _compute_attackers(self) -> tuple[int, ...]:
+        d = self.defender
+        if self.rules.throw_in == "neighbours":
+            prev, nxt = self._prev_active(d), self._next_active(d)
+            return (prev,) if prev == nxt else (prev, nxt)
+        order = []
+        s = self.attacker
+        for _ in range(self.n):
+            if s != d and not self.out >> s & 1:
+                order.append(s)
+            s = (s + 1) % self.n
+        return tuple(order)
+
+    # ------------------------------------------------------------------ rounds
+    def _cap(self) -> int:
+        return self.cap_first if self.first_round else 6
+
+    def _start_round(self, leader: int) -> None:
+        self.leader = self.attacker = leader
+        self.defender = self._next_active(leader)
+        self._table = 0
+        self._uncovered = 0
+        self._addable = 0
+        self._n_att = 0
+        self.taking = False
+        self._passed = 0
+        cap = self._cap()
+        size = self.sizes[self.defender]
+        self.limit = cap if cap < size else size
+        self._attackers = self._compute_attackers()
+
+    def _close_round(self) -> None:
+        d = self.defender
+        table = self._table
+        if self.taking:
+            self.sizes[d] += table.bit_count()
+            self.known[d] |= table
+            self.picked[d] |= table
+        else:
+            self.discard |= table
+        if self.stock:
+            order = [(self.leader + i) % self.n for i in range(self.n)]
+            if d != self.leader:
+                order.remove(d)
+                order.append(d)
+            for s in order:
+                need = 6 - self.sizes[s]
+                if need <= 0:
+                    continue
+                got = need if need < self.stock else self.stock
+                self.sizes[s] += got
+                self.stock -= got
+                self.lacks_stale[s] |= self.lacks[s]
+                self.lacks[s] = 0
+                if not self.stock:
+                    if self.trump_card is not None:
+                        self.known[s] |= 1 << self.trump_card
+                    break
+        if not self.stock:
+            for s in range(self.n):
+                if self.sizes[s] == 0:
+                    self.out |= 1 << s
+            if self.n - self.out.bit_count() <= 1:
+                raise _Inconsistent  # the game would be over
+        self.first_round = False
+        if self.taking or self.out >> d & 1:
+            self._start_round(self._next_active(d))
+        else:
+            self._start_round(d)
+
+    def _is_addition(self, seat: int, mask: int) -> bool:
+        if not self._n_att or seat not in self._attackers or self._passed >> seat & 1:
+            return False
+        if mask & ~self._addable:
+            return False
+        return self._n_att + mask.bit_count() <= self.limit
+
+    def _replay(self) -> None:
+        history = self.view.history
+        for i, (seat, code) in enumerate(history):
+            kind = code & 7
+            defender_acts = bool(self._uncovered) and not self.taking
+            if kind == _ATTACK and not defender_acts:
+                mask = code >> 3
+                cont = self._is_addition(seat, mask)
+                if cont and self.taking:
+                    if i + 1 < len(history):
+                        cont = history[i + 1][1] & 7 not in (_DEFEND, _TRANSFER, _TAKE)
+                    else:  # the last action: a new round shows just these cards
+                        v = self.view
+                        table = sum(1 << c for c in v.table_attacks)
+                        cont = v.taking or table != mask
+                if not cont and self._n_att:
+                    self._close_round()
+                if seat != self.attacker and not self._n_att:
+                    raise _Inconsistent
+            elif kind == _PASS and not self._n_att:
+                raise _Inconsistent
+            self._apply(seat, code)
+        if self._n_att and not self.view.table_attacks:
+            self._close_round()
+
+    def _apply(self, seat: int, code: int) -> None:
+        kind = code & 7
+        if kind == _DEFEND:
+            a = (code >> 3) & 63
+            b = code >> 9
+            self.sizes[seat] -= 1
+            self.known[seat] &= ~(1 << b)
+            self._table |= 1 << b
+            self._uncovered &= ~(1 << a)
+            self._addable |= RANK_MASK[RANK_OF[b]]
+            self._passed = 0
+        elif kind == _ATTACK or kind == _TRANSFER:  # noqa: SIM109
+            mask = code >> 3
+            self.sizes[seat] -= mask.bit_count()
+            self.known[seat] &= ~mask
+            self._table |= mask
+            self._uncovered |= mask
+            self._n_att += mask.bit_count()
+            m = mask
+            while m:
+                low = m & -m
+                m ^= low
+                self._addable |= RANK_MASK[RANK_OF[low.bit_length() - 1]]
+            if kind == _TRANSFER:
+                self.attacker = seat
+                self.defender = d = self._next_active(seat)
+                cap = self._cap()
+                size = self.sizes[d]
+                self.limit = cap if cap < size else size
+                self._passed = 0
+                self._attackers = self._compute_attackers()
+        elif kind == _TAKE:
+            lacks = 0
+            u = self._uncovered
+            while u:
+                low = u & -u
+                u ^= low
+                lacks |= self._plain_beaters[low.bit_length() - 1]
+            self.lacks[seat] |= lacks
+            self.taking = True
+            self._passed = 0
+        else:
+            # declined to add: lacks cheap plain cards of the ranks on the table
+            if self._n_att < self.limit:
+                self.lacks[seat] |= self._addable & _LOW_RANKS & ~SUIT_MASK[self.trump]
+            self._passed |= 1 << seat
+
+    def _matches(self) -> bool:
+        v = self.view
+        if self.sizes != v.hand_sizes or self.stock != v.stock or self.out != v.out:
+            return False
+        return self.discard == v.discard
+
+    # ------------------------------------------------------------------ results
+    def has(self) -> list[int]:
+        """Cards each seat surely holds (the observation's ``known`` when it has it)."""
+        if self.view.known_given:
+            return list(self.view.known)
+        return list(self.known) if self.ok else [0] * self.n

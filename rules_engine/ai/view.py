@@ -1,0 +1,165 @@
+"""An observation (SCENARIOS.md "The agent protocol") parsed into bitmasks and action codes.
+
+Everything here is derived from the observation dict alone, so an AI built on it sees exactly
+what its seat may know (RULES.md §8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules_engine.actions import DEFEND, PASS, TAKE, parse_action
+from rules_engine.cards import card_index, parse_suit
+from rules_engine.rules import Rules
+
+__all__ = ["View", "card_mask", "parse_code"]
+
+_KIND = {"attack": 0, "defend": 1, "transfer": 2, "take": 3, "pass": 4}
+
+
+def card_mask(cards: object) -> int:
+    mask = 0
+    if isinstance(cards, list | tuple):
+        for text in cards:
+            mask |= 1 << card_index(str(text))
+    return mask
+
+
+def parse_code(text: str) -> tuple[int, int]:
+    """``(seat, code)`` of an action text (fast path for the canonical form)."""
+    parts = text.split()
+    seat = int(parts[0])
+    kind = _KIND.get(parts[1])
+    if kind is None:  # anything unusual: the full parser, which raises on bad text
+        action = parse_action(text)
+        return action.seat, action.code
+    if kind == DEFEND:
+        return seat, DEFEND | (card_index(parts[2]) | card_index(parts[3]) << 6) << 3
+    if kind in (TAKE, PASS):
+        return seat, kind
+    mask = 0
+    for c in parts[2:]:
+        mask |= 1 << card_index(c)
+    return seat, kind | mask << 3
+
+
+class View:
+    """The parsed observation of one seat."""
+
+    __slots__ = (
+        "attacker",
+        "defender",
+        "discard",
+        "first_round",
+        "hand",
+        "hand_sizes",
+        "history",
+        "known",
+        "known_given",
+        "leader",
+        "legal",
+        "legal_text",
+        "limit",
+        "n",
+        "obs",
+        "out",
+        "round",
+        "rules",
+        "seat",
+        "shown",
+        "stock",
+        "table_attacks",
+        "table_defences",
+        "taking",
+        "trump",
+        "trump_card",
+    )
+
+    def __init__(self, obs: Mapping[str, Any]) -> None:
+        self.obs = obs
+        self.seat: int = int(obs["seat"])
+        self.rules = Rules.from_spec(dict(obs["rules"]))
+        self.hand = card_mask(obs["hand"])
+        self.hand_sizes: list[int] = [int(x) for x in obs["hand_sizes"]]
+        self.n = len(self.hand_sizes)
+        self.trump = int(parse_suit(str(obs["trump"])))
+        tc = obs.get("trump_card")
+        self.trump_card: int | None = None if tc is None else card_index(str(tc))
+        self.stock = int(obs.get("stock") or 0)
+        self.discard = card_mask(obs.get("discard") or [])
+        self.table_attacks: list[int] = []
+        self.table_defences: list[int] = []
+        for pair in obs.get("table") or []:
+            self.table_attacks.append(card_index(str(pair[0])))
+            self.table_defences.append(-1 if pair[1] is None else card_index(str(pair[1])))
+        out = 0
+        for s in obs.get("out") or []:
+            out |= 1 << int(s)
+        self.out = out
+        self.leader = _opt_int(obs.get("leader"))
+        self.attacker = _opt_int(obs.get("attacker"))
+        self.defender = _opt_int(obs.get("defender"))
+        self.limit = int(obs.get("limit") or 0)
+        self.taking = bool(obs.get("taking"))
+        self.first_round = bool(obs.get("first_round"))
+        self.round = int(obs.get("round") or 0)
+        self.shown = [card_index(str(c)) for c in obs.get("shown") or []]
+        known = obs.get("known")
+        self.known_given = isinstance(known, list) and len(known) == self.n
+        self.known: list[int] = (
+            [card_mask(k) for k in known] if isinstance(known, list) and self.known_given
+            else [0] * self.n
+        )
+        self.history: list[tuple[int, int]] = [parse_code(t) for t in obs.get("history") or []]
+        self.legal_text: list[str] = list(obs.get("legal") or [])
+        self.legal: list[int] = [parse_code(t)[1] for t in self.legal_text]
+
+    @property
+    def table_mask(self) -> int:
+        m = 0
+        for a in self.table_attacks:
+            m |= 1 << a
+        for d in self.table_defences:
+            if d >= 0:
+                m |= 1 << d
+        return m
+
+    @property
+    def uncovered(self) -> int:
+        m = 0
+        for a, d in zip(self.table_attacks, self.table_defences, strict=True):
+            if d < 0:
+                m |= 1 << a
+        return m
+
+    def seen_mask(self) -> int:
+        """Cards whose place this seat knows: own hand, discard, table, the face-up trump card
+        and every card known to be in some hand."""
+        m = self.hand | self.discard | self.table_mask
+        if self.trump_card is not None:
+            m |= 1 << self.trump_card
+        for k in self.known:
+            m |= k
+        return m
+
+    def passed_mask(self) -> int:
+        """Attackers who passed since the last defend, transfer or take of this round
+        (history's tail; see RULES.md §6.2 rule 3)."""
+        if not self.table_attacks or (self.uncovered and not self.taking):
+            return 0
+        passed = 0
+        for seat, code in reversed(self.history):
+            kind = code & 7
+            if kind == PASS:
+                passed |= 1 << seat
+            elif kind != 0:
+                break
+        return passed
+
+    def text_of(self, code: int) -> str:
+        return self.legal_text[self.legal.index(code)]
+
+
+def _opt_int(x: object) -> int | None:
+    return None if x is None else int(x)  # type: ignore[call-overload]

@@ -1,0 +1,208 @@
+"""Pit two AI levels against each other on seeded deals.
+
+``python -m rules_engine.tournament --a LEVEL --b LEVEL --players P --deals N [--rules NAME]
+[--jobs J] [--seed S] [--budget SECONDS]``
+
+Seat layout: one seat plays ``--a``, every other seat plays ``--b``.  Every deal is played
+``P`` times, with ``--a`` in each seat in turn (for two players: both seat rotations).  The
+report gives each side's loss rate (the share of decided games in which that side was the
+durak, with a 95% Wilson interval), draws, an Elo difference, and move times.
+
+Elo: with two players from A's share of decided games won; with more, from A's pairwise score
+against each B seat (1 when that B is the durak, 0 when A is, 1/2 when another B is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules_engine.actions import parse_action
+from rules_engine.ai import make_agent
+from rules_engine.deal import deal_from_seed
+from rules_engine.game import Game
+from rules_engine.observation import observation
+from rules_engine.rules import PROFILES, Rules
+
+__all__ = ["GameResult", "main", "play_game", "wilson"]
+
+
+@dataclass
+class GameResult:
+    seed: int
+    a_seat: int
+    loser_side: str | None  # "a", "b" or None for a draw
+    moves: int
+    times: dict[str, list[float]] = field(default_factory=dict)
+    error: str | None = None
+
+
+def play_game(
+    rules: Rules,
+    players: int,
+    seed: int,
+    a_seat: int,
+    level_a: str,
+    level_b: str,
+    options_a: dict[str, Any] | None = None,
+    options_b: dict[str, Any] | None = None,
+    max_moves: int = 2000,
+) -> GameResult:
+    """One game: ``level_a`` at ``a_seat``, ``level_b`` elsewhere."""
+    game = Game(rules, deal_from_seed(players, seed))
+    agents = []
+    sides = []
+    for s in range(players):
+        side = "a" if s == a_seat else "b"
+        level = level_a if side == "a" else level_b
+        opts = (options_a if side == "a" else options_b) or {}
+        agents.append(make_agent(level, seed=seed * 7 + s, **opts))
+        sides.append(side)
+    times: dict[str, list[float]] = {"a": [], "b": []}
+    moves = 0
+    while not game.finished and moves < max_moves:
+        seat = game.to_act
+        assert seat is not None
+        obs = observation(game, seat)
+        t0 = time.perf_counter()
+        try:
+            text = agents[seat].choose(obs)
+        except Exception as exc:  # an AI crash loses the game
+            error = f"{type(exc).__name__}: {exc}"
+            return GameResult(seed, a_seat, sides[seat], moves, times, error)
+        times[sides[seat]].append(time.perf_counter() - t0)
+        if text not in obs["legal"]:
+            return GameResult(seed, a_seat, sides[seat], moves, times, f"illegal {text!r}")
+        game.apply(parse_action(text))
+        moves += 1
+    if not game.finished:
+        return GameResult(seed, a_seat, None, moves, times, "move cap")
+    loser = game.loser
+    return GameResult(seed, a_seat, None if loser is None else sides[loser], moves, times)
+
+
+def _task(args: tuple[Any, ...]) -> GameResult:
+    return play_game(*args)
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion ``k/n``."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _elo(score: float) -> float:
+    score = min(max(score, 1e-4), 1 - 1e-4)
+    return 400 * math.log10(score / (1 - score))
+
+
+def _pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def summarize(results: list[GameResult], players: int, level_a: str, level_b: str) -> str:
+    n_games = len(results)
+    draws = sum(1 for r in results if r.loser_side is None)
+    a_lost = sum(1 for r in results if r.loser_side == "a")
+    b_lost = sum(1 for r in results if r.loser_side == "b")
+    decided = a_lost + b_lost
+    errors = [r for r in results if r.error]
+    lines = []
+    lines.append(
+        f"games={n_games} decided={decided} draws={draws} errors={len(errors)}"
+        f" (a={level_a} in 1 seat, b={level_b} in {players - 1})"
+    )
+    lo, hi = wilson(a_lost, decided)
+    lines.append(
+        f"a {level_a:8s} loss rate {a_lost / max(decided, 1):6.1%}  95% CI [{lo:.1%}, {hi:.1%}]"
+        f"  ({a_lost}/{decided}; fair share {1 / players:.1%})"
+    )
+    lo, hi = wilson(b_lost, decided)
+    lines.append(
+        f"b {level_b:8s} loss rate {b_lost / max(decided, 1):6.1%}  95% CI [{lo:.1%}, {hi:.1%}]"
+        f"  ({b_lost}/{decided}, any b seat)"
+    )
+    if players == 2:
+        score = b_lost / max(decided, 1)
+    else:
+        # pairwise score of A against each B seat
+        pts = 0.0
+        for r in results:
+            if r.loser_side == "a":
+                pts += 0.0
+            elif r.loser_side == "b":
+                pts += (1.0 + 0.5 * (players - 2)) / (players - 1)
+        score = pts / max(decided, 1)
+    lines.append(f"elo(a - b) = {_elo(score):+.0f}  (a score {score:.3f})")
+    for side, level in (("a", level_a), ("b", level_b)):
+        ts = [t for r in results for t in r.times.get(side, [])]
+        lines.append(
+            f"move time {side} {level:8s} p50 {_pct(ts, 0.5) * 1000:7.2f} ms"
+            f"  p95 {_pct(ts, 0.95) * 1000:7.2f} ms  max {max(ts, default=0) * 1000:7.2f} ms"
+            f"  ({len(ts)} moves)"
+        )
+    for r in errors[:5]:
+        lines.append(f"error seed={r.seed} a_seat={r.a_seat}: {r.error}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rules_engine.tournament", description=__doc__)
+    parser.add_argument("--a", required=True, help="level in one seat")
+    parser.add_argument("--b", required=True, help="level in the other seats")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--rules", default="podkidnoy", choices=sorted(PROFILES))
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="first deal seed")
+    parser.add_argument(
+        "--budget", type=float, default=None, help="per-move time budget (s) of expert seats"
+    )
+    args = parser.parse_args(argv)
+    rules = PROFILES[args.rules]
+    opts_a: dict[str, Any] = {}
+    opts_b: dict[str, Any] = {}
+    if args.budget is not None:
+        if args.a == "expert":
+            opts_a["budget_s"] = args.budget
+        if args.b == "expert":
+            opts_b["budget_s"] = args.budget
+    tasks = [
+        (rules, args.players, args.seed + i, rot, args.a, args.b, opts_a, opts_b)
+        for i in range(args.deals)
+        for rot in range(args.players)
+    ]
+    start = time.perf_counter()
+    results: list[GameResult] = []
+    if args.jobs > 1:
+        with multiprocessing.Pool(args.jobs) as pool:
+            for r in pool.imap_unordered(_task, tasks, chunksize=1):
+                results.append(r)
+    else:
+        results = [_task(t) for t in tasks]
+    elapsed = time.perf_counter() - start
+    print(
+        f"tournament: --a {args.a} --b {args.b} --players {args.players} --deals {args.deals}"
+        f" --rules {args.rules} --seed {args.seed}"
+        + (f" --budget {args.budget}" if args.budget is not None else "")
+        + f"  ({elapsed:.0f} s)"
+    )
+    print(summarize(results, args.players, args.a, args.b))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

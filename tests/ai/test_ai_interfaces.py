@@ -1,0 +1,139 @@
+"""The agent protocol CLI, the tournament CLI, rebuilding a position from an observation,
+and the per-move time limits."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+from ai_support import FAST, random_positions
+
+from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
+from rules_engine.agent import serve
+from rules_engine.ai import make_agent
+from rules_engine.ai.position import build_game
+from rules_engine.ai.view import View
+from rules_engine.tournament import main as tournament_main
+from rules_engine.tournament import play_game, wilson
+
+
+def test_agent_protocol_in_process() -> None:
+    game = Game(PROFILES["perevodnoy"], deal_from_seed(3, 4))
+    seat = game.to_act
+    assert seat is not None
+    obs = observation(game, seat)
+    lines = [
+        json.dumps({"observation": obs}),
+        "not json",
+        json.dumps({"new_game": True}),
+        json.dumps({"quit": True}),
+        json.dumps({"observation": obs}),  # after quit: never read
+    ]
+    out = io.StringIO()
+    code = serve(make_agent("casual", seed=1), io.StringIO("\n".join(lines) + "\n"), out)
+    assert code == 0
+    replies = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert len(replies) == 3
+    assert replies[0]["action"] in obs["legal"]
+    assert "error" in replies[1]
+    assert replies[2] == {"ok": True}
+
+
+def test_agent_protocol_subprocess() -> None:
+    game = Game(PROFILES["podkidnoy"], deal_from_seed(2, 8))
+    seat = game.to_act
+    assert seat is not None
+    obs = observation(game, seat)
+    # the observation exactly as SCENARIOS.md shapes it: no engine-only keys
+    for key in ("known", "to_act", "round", "finished", "loser", "draw"):
+        obs.pop(key)
+    stdin = json.dumps({"observation": obs}, ensure_ascii=False) + "\n" + '{"quit": true}\n'
+    proc = subprocess.run(
+        [sys.executable, "-m", "rules_engine.agent", "counter", "--seed", "3"],
+        input=stdin.encode(), capture_output=True, timeout=60, check=True,
+    )
+    reply = json.loads(proc.stdout.decode().splitlines()[0])
+    assert reply["action"] in obs["legal"]
+
+
+def test_tournament_cli_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert tournament_main(["--a", "casual", "--b", "beginner", "--deals", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "loss rate" in text and "95% CI" in text and "elo(a - b)" in text
+    assert "p50" in text and "p95" in text and "max" in text
+
+
+def test_tournament_three_players_rotates_seats() -> None:
+    seats = set()
+    for rot in range(3):
+        r = play_game(PROFILES["classic"], 3, 5, rot, "casual", "beginner")
+        assert r.error is None
+        seats.add(r.a_seat)
+    assert seats == {0, 1, 2}
+
+
+def test_wilson_interval() -> None:
+    lo, hi = wilson(80, 100)
+    assert 0.70 < lo < 0.72 and 0.86 < hi < 0.88
+
+
+def test_position_rebuilt_from_an_observation_matches_the_engine() -> None:
+    for game in random_positions(150, seed=21):
+        seat = game.to_act
+        assert seat is not None
+        view = View(observation(game, seat))
+        rebuilt = build_game(view, list(game.hands), list(reversed(game.stock)))
+        assert rebuilt.legal_codes() == game.legal_codes()
+        want = game.state_dict()
+        got = rebuilt.state_dict()
+        assert got == want
+        # and both play on identically
+        for _ in range(30):
+            if game.finished:
+                break
+            code = game.legal_codes()[0]
+            game.apply_code(code)
+            rebuilt.apply_code(code)
+            assert rebuilt.state_dict() == game.state_dict()
+
+
+def _move_times(level: str, players: int, options: dict[str, object]) -> list[float]:
+    times: list[float] = []
+    game = Game(PROFILES["perevodnoy"], deal_from_seed(players, 77))
+    agents = [make_agent(level, seed=s, **options) for s in range(players)]
+    while not game.finished:
+        seat = game.to_act
+        assert seat is not None
+        obs = observation(game, seat)
+        t0 = time.perf_counter()
+        text = agents[seat].choose(obs)
+        times.append(time.perf_counter() - t0)
+        game.apply(parse_action(text))
+    return sorted(times)
+
+
+@pytest.mark.parametrize("level", ["beginner", "casual"])
+def test_fast_levels_answer_within_5_ms(level: str) -> None:
+    times = _move_times(level, 4, {})
+    assert times[len(times) // 2] < 0.005
+    assert times[int(len(times) * 0.95)] < 0.005
+
+
+def test_counter_answers_within_100_ms() -> None:
+    times = _move_times("counter", 2, {})
+    assert times[int(len(times) * 0.95)] < 0.1
+
+
+def test_expert_respects_its_hard_budget() -> None:
+    times = _move_times("expert", 2, {"budget_s": 0.05})
+    assert times[-1] < 0.05 + 0.05  # scheduling slack on a busy machine
+
+
+def test_unknown_level_is_refused() -> None:
+    with pytest.raises(ValueError):
+        make_agent("grandmaster")
+    assert FAST
