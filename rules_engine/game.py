@@ -244,17 +244,50 @@ class Game:
         self._start_round(deal.leader)
 
     # ------------------------------------------------------------------ copying
-    def clone(self) -> Game:
-        """An independent copy (cheap: a few list copies)."""
+    def clone(self, *, keep_history: bool = True) -> Game:
+        """An independent copy (cheap: a few list copies).  Search code that never reads the
+        log passes ``keep_history=False`` and gets an empty history."""
         g = Game.__new__(Game)
-        for name in Game.__slots__:
-            setattr(g, name, getattr(self, name))
+        # Immutable values (ints, tuples, shared tables) are shared; spelled out because a
+        # getattr/setattr loop costs twice as much and search clones constantly.
+        g._addable = self._addable
+        g._attackers = self._attackers
+        g._attackers_memo = self._attackers_memo
+        g._beaters = self._beaters
+        g._covered_any = self._covered_any
+        g._legal = self._legal
+        g._next = self._next
+        g._passed = self._passed
+        g._table = self._table
+        g._uncovered = self._uncovered
+        g.attacker = self.attacker
+        g.deal = self.deal
+        g.defender = self.defender
+        g.discard = self.discard
+        g.draw = self.draw
+        g.finished = self.finished
+        g.first_round = self.first_round
+        g.leader = self.leader
+        g.limit = self.limit
+        g.loser = self.loser
+        g.n = self.n
+        g.out = self.out
+        g.public_held = self.public_held
+        g.round = self.round
+        g.rules = self.rules
+        g.taking = self.taking
+        g.to_act = self.to_act
+        g.trump = self.trump
         g.hands = self.hands[:]
         g.stock = self.stock[:]
-        g.history = self.history[:]
-        g._history_text = self._history_text[:]
         g.table_attacks = self.table_attacks[:]
         g.table_defences = self.table_defences[:]
+        if keep_history:
+            g.history = self.history[:]
+            g._history_text = self._history_text[:]
+        else:
+            g.history = []
+            g._history_text = []
         return g
 
     # ------------------------------------------------------------------ round structure

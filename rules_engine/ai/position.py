@@ -134,40 +134,4 @@ def build_game(view: View, hands: list[int], stock: list[int]) -> Game:
 
 def fast_clone(g: Game) -> Game:
     """``Game.clone`` without the history copy (search never reads it)."""
-    c = Game.__new__(Game)
-    c.rules = g.rules
-    c.deal = g.deal
-    c.n = g.n
-    c.hands = g.hands[:]
-    c.stock = g.stock[:]
-    c.trump = g.trump
-    c._beaters = g._beaters
-    c.discard = g.discard
-    c.public_held = g.public_held
-    c.out = g.out
-    c._next = g._next
-    c._attackers_memo = g._attackers_memo
-    c.round = g.round
-    c.first_round = g.first_round
-    c.history = []
-    c.finished = g.finished
-    c.loser = g.loser
-    c.draw = g.draw
-    c.leader = g.leader
-    c.attacker = g.attacker
-    c.defender = g.defender
-    c.table_attacks = g.table_attacks[:]
-    c.table_defences = g.table_defences[:]
-    c._table = g._table
-    c._uncovered = g._uncovered
-    c._addable = g._addable
-    c._covered_any = g._covered_any
-    c.taking = g.taking
-    c._passed = g._passed
-    c.limit = g.limit
-    c._attackers = g._attackers
-    c.to_act = g.to_act
-    c._legal = g._legal
-    if _EXTRA:
-        _fill_extra(c, g)
-    return c
+    return g.clone(keep_history=False)
