@@ -2,15 +2,23 @@
 
 For each sampled deal of the unseen cards, consistent with every card seen and weighted away
 from what the opponents showed they lack (a take, a declined throw-in), every candidate action
-is played out: casual-policy playouts for all seats, and the exact two-player solver once the
-position is small (the stock nearly empty and one opponent left).  The action that minimises
-the seat's chance of being the durak over all samples wins; the same samples serve every
-candidate (common random numbers).  With every card's place known (one opponent, empty stock)
-it solves exactly, as the counter does.
+is played out: casual-policy playouts for all seats, finished by the exact two-player solver
+once the stock is empty, one opponent is left and at most ``solve_cards`` cards are in play
+(the counter and the expert play such endgames exactly, so the playouts should too).  The
+action that minimises the seat's chance of being the durak over all samples wins; the same
+samples serve every candidate (common random numbers), a candidate clearly worse than the
+leader stops being played out, and a candidate replaces the casual choice only when it is
+better by more than ``margin`` standard errors.  With every card's place known (one opponent,
+empty stock) it solves exactly, as the counter does.
 
-Options: ``budget_s`` (hard time budget per move, default 0.3 s), ``iterations`` (cap on the
-number of sampled deals, for reproducible runs), ``solve_stock`` (largest stock at which sampled
-two-player deals are solved exactly), ``node_cap`` (per solve).
+Time: the search normally stops after ``think_s`` (0.3 s).  When the choice is still close
+(a rival may still be better by more than one point of loss rate), it goes on until the choice
+is clear or ``budget_s`` (0.9 s, the hard per-move limit) comes; at most 40% of a game's moves
+may do so, which keeps the median move within ``think_s``.
+
+Options: ``budget_s``, ``think_s``, ``iterations`` (cap on the number of sampled deals and no
+clock: reproducible runs), ``solve_stock`` (largest stock at which sampled two-player deals are
+solved exactly, -1: never), ``solve_cards``, ``node_cap`` (per solve).
 """
 
 from __future__ import annotations
@@ -32,6 +40,19 @@ __all__ = ["ExpertAgent", "candidates", "sample_deal"]
 _W_LACKS = 0.08
 _PLAYOUT_CAP = 600
 _W_STALE = 0.5
+#: Successive rejection: from sample 24 on, every 8 samples, a candidate whose paired mean is
+#: more than 2.5 standard errors below the leader's stops being played out.
+_PRUNE_FROM = 24
+_PRUNE_EVERY = 8
+_PRUNE_SE = 2.5
+#: Past the normal thinking time, search goes on while a rival may still be better by more
+#: than 1 point of loss rate (2 standard errors).
+_CLOSE_SE = 2.0
+_WORTH = 0.01
+#: Share of a game's moves that may take longer than the normal thinking time.
+_EXTEND_SHARE = 0.4
+#: Entries kept in the shared empty-stock table before it starts afresh (memory bound).
+_ENDGAME_TT_MAX = 100_000
 
 
 def _bits(mask: int) -> list[int]:
@@ -173,10 +194,12 @@ class ExpertAgent(Agent):
     def __init__(
         self,
         seed: int | None = None,
-        budget_s: float = 0.3,
+        budget_s: float = 0.9,
+        think_s: float = 0.3,
         iterations: int | None = None,
-        solve_stock: int = -1,
+        solve_stock: int = 0,
         node_cap: int = 4000,
+        solve_cards: int = 8,
         exact_node_cap: int = 10**9,
         margin: float = 1.0,
         max_candidates: int = 7,
@@ -185,24 +208,37 @@ class ExpertAgent(Agent):
     ) -> None:
         super().__init__(seed)
         self.budget_s = budget_s
+        self.think_s = min(think_s, budget_s)
         self.iterations = iterations
         self.solve_stock = solve_stock
         self.node_cap = node_cap
+        self.solve_cards = solve_cards
         self.exact_node_cap = exact_node_cap
         self.margin = margin
         self.max_candidates = max_candidates
         self.params = with_options(params or DEFAULT, options)
         self._trump_card: int | None = None
+        self._endgame: Solver | None = None
+        self._endgame_key: tuple[int, bool] | None = None
+        self._moves = 0
+        self._extended = 0
 
     def new_game(self) -> None:
         self._trump_card = None
+        self._endgame = None
+        self._moves = 0
+        self._extended = 0
 
     def choose(self, obs: Observation) -> str:
         start = time.perf_counter()
+        # the last sample in hand is finished after a deadline: keep 8% in reserve
         deadline = start + self.budget_s * 0.92
+        soft = start + self.think_s * 0.92
         view = View(obs)
         if not view.legal:
             raise ValueError("no legal action to choose from")
+        self._moves += 1
+        self._endgame = None  # a table per move keeps memory small
         if view.trump_card is not None:
             self._trump_card = view.trump_card
         if len(view.legal) == 1:
@@ -226,21 +262,37 @@ class ExpertAgent(Agent):
         cands = candidates(base, view.legal, preferred, self.max_candidates)
         if len(cands) == 1:
             return view.text_of(preferred)
-        found = self._search(view, counting, cands, deadline)
+        found = self._search(view, counting, cands, soft, deadline)
         return view.text_of(found if found is not None else preferred)
 
     # ------------------------------------------------------------------ search
     def _search(
-        self, view: View, counting: Counting, cands: list[int], deadline: float
+        self, view: View, counting: Counting, cands: list[int], soft: float, hard: float
     ) -> int | None:
+        """Play every live candidate out on the same sampled deals until ``soft``; drop a
+        candidate once it is clearly worse than the best; when the choice is still close at
+        ``soft``, go on until it is clear or ``hard`` comes."""
         rng = self.rng
         me = view.seat
         scores: list[list[float]] = [[] for _ in cands]
+        live = list(range(len(cands)))
         done = 0
         max_iter = self.iterations if self.iterations is not None else 10**9
+        timed = self.iterations is None
+        extended = False
         while done < max_iter:
-            if self.iterations is None and time.perf_counter() > deadline:
-                break
+            if timed:
+                now = time.perf_counter()
+                if now > hard:
+                    break
+                if now > soft:
+                    if not extended:
+                        if not self._may_extend() or not self._close(scores, live):
+                            break
+                        extended = True
+                        self._extended += 1
+                    elif not self._close(scores, live):
+                        break
             sample = sample_deal(view, counting, rng)
             if sample is None:
                 return None
@@ -248,34 +300,79 @@ class ExpertAgent(Agent):
             root = build_game(view, hands, stock)
             results = []
             try:
-                for code in cands:
+                for i in live:
                     g = fast_clone(root)
-                    g.apply_code(code)
-                    results.append(self._evaluate(g, me, deadline))
+                    g.apply_code(cands[i])
+                    results.append(self._evaluate(g, me, hard))
             except _OutOfTime:
                 break
-            for i, r in enumerate(results):
+            for i, r in zip(live, results, strict=True):
                 scores[i].append(r)
             done += 1
+            if len(live) > 1 and done >= _PRUNE_FROM and not done % _PRUNE_EVERY:
+                live = self._prune(scores, live)
         if not done:
             return None
-        return cands[self._pick(scores)]
+        return cands[self._pick(scores, live)]
 
-    def _pick(self, scores: list[list[float]]) -> int:
-        """The candidate with the best mean, if it beats the casual choice (index 0) by more
-        than ``self.margin`` standard errors of the paired difference; else the casual choice.
-        The samples are shared, so the paired difference is far less noisy than the means."""
-        base = scores[0]
-        n = len(base)
+    def _may_extend(self) -> bool:
+        """Time management: at most ``_EXTEND_SHARE`` of this game's moves go past the normal
+        thinking time, so the median move stays within it."""
+        return self._extended < _EXTEND_SHARE * self._moves
+
+    @staticmethod
+    def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
+        """Mean and standard error of ``a - b`` over their common samples."""
+        n = min(len(a), len(b))
+        if n < 2:
+            return 0.0, 1.0
+        diffs = [a[k] - b[k] for k in range(n)]
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        return mean, (var / n) ** 0.5
+
+    def _leader(self, scores: list[list[float]], live: list[int]) -> int:
+        n = len(scores[live[0]])
+        return max(live, key=lambda i: sum(scores[i][:n]))
+
+    def _prune(self, scores: list[list[float]], live: list[int]) -> list[int]:
+        """Live candidates minus those clearly worse than the leader (casual's choice, index
+        0, always stays: it is what the others must beat)."""
+        lead = self._leader(scores, live)
+        keep = []
+        for i in live:
+            if i not in (0, lead):
+                mean, se = self._paired(scores[lead], scores[i])
+                if mean > _PRUNE_SE * se and mean > 0:
+                    continue
+            keep.append(i)
+        return keep
+
+    def _close(self, scores: list[list[float]], live: list[int]) -> bool:
+        """Whether the choice is still open: some other live candidate may still be better,
+        by more than ``_WORTH``, than the one that would be picked now (upper bound: its mean
+        plus ``_CLOSE_SE`` standard errors)."""
+        if len(live) < 2 or not scores[live[0]]:
+            return len(live) > 1
+        pick = self._pick(scores, live)
+        for i in live:
+            if i != pick:
+                mean, se = self._paired(scores[pick], scores[i])
+                if _CLOSE_SE * se - mean > _WORTH:
+                    return True
+        return False
+
+    def _pick(self, scores: list[list[float]], live: list[int]) -> int:
+        """The live candidate with the best mean, if it beats the casual choice (index 0) by
+        more than ``self.margin`` standard errors of the paired difference; else the casual
+        choice.  The samples are shared, so the paired difference is far less noisy than the
+        means."""
         best, best_mean = 0, 0.0
-        for i in range(1, len(scores)):
-            diffs = [a - b for a, b in zip(scores[i], base, strict=True)]
-            mean = sum(diffs) / n
-            if mean <= best_mean:
+        for i in live:
+            if i == 0:
                 continue
-            var = sum((d - mean) ** 2 for d in diffs) / max(n - 1, 1)
-            se = (var / n) ** 0.5
-            if mean > self.margin * se:
+            mean, se = self._paired(scores[i], scores[0])
+            if mean > best_mean and mean > self.margin * se:
                 best, best_mean = i, mean
         return best
 
@@ -285,7 +382,10 @@ class ExpertAgent(Agent):
         solve_stock = self.solve_stock
         check = 0
         while not g.finished:
-            if len(g.stock) <= solve_stock and g.n - g.out.bit_count() == 2:
+            if (
+                len(g.stock) <= solve_stock and g.n - g.out.bit_count() == 2
+                and (len(g.stock) or self._small(g))
+            ):
                 v = self._solve(g, me, deadline)
                 if v is not None:
                     return v
@@ -302,23 +402,46 @@ class ExpertAgent(Agent):
             return 0.5
         return 0.0 if g.loser == me else 1.0
 
+    def _small(self, g: Game) -> bool:
+        """Whether an empty-stock position is small enough to solve in a playout."""
+        cards = len(g.table_attacks) * 2
+        for s in range(g.n):
+            cards += g.hands[s].bit_count()
+        return cards <= self.solve_cards
+
     def _solve(self, g: Game, me: int, deadline: float) -> float | None:
         active = [s for s in range(g.n) if not g.out >> s & 1]
         if me not in active:
             return 1.0
         opp = active[0] if active[1] == me else active[1]
         stock = list(reversed(g.stock))
-        solver = Solver(
-            g.trump, g.rules.transfer, stock, node_cap=self.node_cap,
-            deadline=deadline if self.iterations is None else None,
-        )
+        timed = self.iterations is None
+        if stock:
+            solver = Solver(
+                g.trump, g.rules.transfer, stock, node_cap=self.node_cap,
+                deadline=deadline if timed else None,
+            )
+        else:
+            solver = self._endgame_solver(g)
+            solver.nodes = 0
+            solver.deadline = deadline if timed else None
         try:
             v = solver.value(state_from_game(g, me, opp, stock))
         except SearchAborted:
-            if self.iterations is None and time.perf_counter() > deadline:
+            if timed and time.perf_counter() > deadline:
                 raise _OutOfTime from None
             return None
         return (v + 1) / 2
+
+    def _endgame_solver(self, g: Game) -> Solver:
+        """One solver for every empty-stock position met during this move: such a position
+        does not depend on the stock order, so its table serves every sample and candidate."""
+        key = (g.trump, g.rules.transfer)
+        solver = self._endgame
+        if solver is None or self._endgame_key != key or len(solver.tt) > _ENDGAME_TT_MAX:
+            solver = Solver(g.trump, g.rules.transfer, (), node_cap=self.node_cap)
+            self._endgame, self._endgame_key = solver, key
+        return solver
 
 
 class _OutOfTime(Exception):

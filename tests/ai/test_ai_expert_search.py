@@ -1,0 +1,104 @@
+"""The expert's search bookkeeping: which candidate it picks, which it stops playing out,
+when it thinks longer, and its shared empty-stock table."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
+from rules_engine.ai import make_agent
+from rules_engine.ai.expert import _EXTEND_SHARE, ExpertAgent
+from rules_engine.ai.position import fast_clone
+from rules_engine.ai.solver import Solver, state_from_game
+
+
+def _scores(rng: random.Random, rates: list[float], n: int) -> list[list[float]]:
+    """Outcomes of candidates with the given win rates on ``n`` shared samples (one uniform
+    draw per sample for all candidates, as common samples are correlated)."""
+    out: list[list[float]] = [[] for _ in rates]
+    for _ in range(n):
+        u = rng.random()
+        for i, rate in enumerate(rates):
+            out[i].append(1.0 if u < rate else 0.0)
+    return out
+
+
+def test_pick_keeps_the_casual_choice_unless_another_is_clearly_better() -> None:
+    agent = ExpertAgent(seed=1)
+    rng = random.Random(4)
+    clear = _scores(rng, [0.40, 0.55, 0.45], 400)
+    assert agent._pick(clear, [0, 1, 2]) == 1
+    tiny = _scores(rng, [0.500, 0.502], 40)
+    assert agent._pick(tiny, [0, 1]) == 0
+    worse = _scores(rng, [0.6, 0.3], 200)
+    assert agent._pick(worse, [0, 1]) == 0
+
+
+def test_prune_drops_clearly_worse_candidates_but_never_the_casual_choice() -> None:
+    agent = ExpertAgent(seed=1)
+    rng = random.Random(5)
+    scores = _scores(rng, [0.2, 0.7, 0.68, 0.1], 200)
+    live = agent._prune(scores, [0, 1, 2, 3])
+    assert live == [0, 1, 2]  # 3 is far behind; 0 stays although it is behind too
+    assert agent._prune(scores, [0, 3]) == [0]
+    near = _scores(rng, [0.50, 0.49, 0.48], 100)
+    assert agent._prune(near, [0, 1, 2]) == [0, 1, 2]
+
+
+def test_close_means_a_rival_may_still_be_meaningfully_better() -> None:
+    agent = ExpertAgent(seed=1)
+    rng = random.Random(6)
+    assert agent._close(_scores(rng, [0.50, 0.52], 60), [0, 1])
+    assert not agent._close(_scores(rng, [0.3, 0.8], 400), [0, 1])
+    identical = [[1.0, 0.0] * 30, [1.0, 0.0] * 30]
+    assert not agent._close(identical, [0, 1])  # equal in every sample: nothing to learn
+    assert not agent._close(identical, [0])
+
+
+def test_at_most_a_bounded_share_of_moves_think_longer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even when every decision looks close, extra time goes to a bounded share of the moves,
+    so the median move stays within the normal thinking time."""
+    monkeypatch.setattr(ExpertAgent, "_close", lambda self, scores, live: True)
+    expert = ExpertAgent(seed=3, budget_s=0.03, think_s=0.01)
+    counter = make_agent("counter", seed=4)
+    game = Game(PROFILES["podkidnoy"], deal_from_seed(2, 17))
+    while not game.finished:
+        seat = game.to_act
+        assert seat is not None
+        agent = expert if seat == 0 else counter
+        game.apply(parse_action(agent.choose(observation(game, seat))))
+    assert expert._moves > 5
+    assert 1 <= expert._extended <= _EXTEND_SHARE * expert._moves
+
+
+def _small_endgames(count: int, seed: int) -> list[Game]:
+    rng = random.Random(seed)
+    out: list[Game] = []
+    while len(out) < count:
+        game = Game(PROFILES["podkidnoy"], deal_from_seed(2, rng.randrange(10**9)))
+        while not game.finished and (game.stock or sum(h.bit_count() for h in game.hands) > 8):
+            legal = game.legal_codes()
+            game.apply_code(legal[rng.randrange(len(legal))])
+        if not game.finished:
+            out.append(game)
+    return out
+
+
+def test_the_shared_empty_stock_table_gives_the_values_of_a_fresh_solve() -> None:
+    """One table serves every empty-stock position of a game (same trump): its answers, query
+    after query, equal those of a solver that starts empty."""
+    games = [g for g in _small_endgames(60, seed=21) if g.trump == 0]
+    assert len(games) >= 5
+    shared = Solver(0, False, ())
+    for game in games:
+        for _ in range(3):  # the position and two of its successors
+            if game.finished:
+                break
+            state = state_from_game(game, 0, 1, [])
+            shared.nodes = 0  # as the expert does before each solve
+            assert shared.value(state) == Solver(0, False, ()).value(state)
+            game = fast_clone(game)
+            game.apply_code(game.legal_codes()[0])
+    assert len(shared.tt) > 0
