@@ -5,8 +5,8 @@ which is much faster than cloning :class:`~rules_engine.game.Game`; tests check 
 engine move for move.  The stock may be non-empty when its order is given (a determinization).
 
 Values are from player 0's point of view: ``+1`` when player 1 is the durak, ``-1`` when player
-0 is, ``0`` for a draw.  Search is alpha-beta with a transposition table and a node cap; when the
-cap is hit, :class:`SearchAborted` is raised.
+0 is, ``0`` for a draw.  Search is alpha-beta with a transposition table, a node cap and a depth
+limit; when either is hit, :class:`SearchAborted` is raised.
 
 State tuple: ``(h0, h1, k, leader, defender, A, D, U, taking, limit, cap)`` where ``A`` are the
 attack cards on the table, ``D`` the defences, ``U`` the uncovered attacks, ``k`` the number of
@@ -39,7 +39,7 @@ for _r in range(9):
 
 
 class SearchAborted(Exception):
-    """The node cap was reached."""
+    """The node cap, the deadline or the depth limit was reached."""
 
 
 def _ranks_of(mask: int) -> int:
@@ -80,13 +80,17 @@ class Solver:
 
     def __init__(
         self, trump: int, transfer: bool, stock: list[int] | tuple[int, ...] = (),
-        node_cap: int = 200_000, deadline: float | None = None,
+        node_cap: int = 200_000, deadline: float | None = None, max_depth: int = 600,
     ) -> None:
         self.beaters = beaters_table(trump)
         self.trump = trump
         self.transfer = transfer
         self.stock = tuple(stock)
         self.node_cap = node_cap
+        #: Longest line searched: with transfers a line can pass cards round for hundreds of
+        #: plies without repeating a state, and each ply is a Python frame (the default
+        #: recursion limit is 1000), so a deeper line aborts the search like the node cap.
+        self.max_depth = max_depth
         #: ``time.perf_counter()`` value after which the search gives up (checked every 512
         #: nodes); ``None`` for no time limit.
         self.deadline = deadline
@@ -236,6 +240,8 @@ class Solver:
         path = self.path
         if s in path:
             return 0
+        if len(path) >= self.max_depth:
+            raise SearchAborted
         a0, b0 = alpha, beta
         maximizing = self.to_act(s) == 0
         children = self.moves(s)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+import sys
 
 from rules_engine import PROFILES, Game, deal_from_seed
 from rules_engine.ai.position import fast_clone
-from rules_engine.ai.solver import Solver, state_from_game
+from rules_engine.ai.solver import SearchAborted, Solver, state_from_game
 
 
 def _two_player_positions(count: int, seed: int) -> list[Game]:
@@ -85,6 +86,29 @@ def test_solver_ends_on_transfer_endgames() -> None:
         assert solver.value(state_from_game(game, 0, 1)) in (-1, 0, 1)
         done += 1
     assert done >= 3
+
+
+def test_deep_transfer_lines_abort_instead_of_overflowing_the_stack() -> None:
+    """Transfers can pass cards round for hundreds of plies without repeating a state (a
+    tournament game once died of RecursionError); past ``max_depth`` the search aborts."""
+    rng = random.Random(2)
+    deep = 0
+    for _ in range(40):
+        game = Game(PROFILES["perevodnoy"], deal_from_seed(2, rng.randrange(10**9)))
+        while not game.finished and (game.stock or sum(h.bit_count() for h in game.hands) > 10):
+            legal = game.legal_codes()
+            game.apply_code(legal[rng.randrange(len(legal))])
+        if game.finished:
+            continue
+        solver = Solver(game.trump, True, [], node_cap=300_000, max_depth=60)
+        try:
+            solver.value(state_from_game(game, 0, 1))
+        except SearchAborted:
+            assert solver.nodes <= solver.node_cap
+            deep += solver.nodes < solver.node_cap  # the depth limit, not the node cap
+            assert not solver.path  # the path is unwound: the solver stays usable
+    assert deep >= 3
+    assert Solver(0, True).max_depth + 300 <= sys.getrecursionlimit()
 
 
 def _minimax(g: Game) -> int:
