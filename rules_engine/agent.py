@@ -51,7 +51,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rules_engine.agent", description=__doc__)
     parser.add_argument("level", choices=LEVELS)
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--budget", type=float, default=None, help="expert: seconds per move")
+    parser.add_argument(
+        "--budget", type=float, default=None,
+        help="expert: hard per-move limit in seconds (default 0.9; it normally thinks 0.3)",
+    )
     args = parser.parse_args(argv)
     options: dict[str, Any] = {}
     if args.budget is not None and args.level == "expert":

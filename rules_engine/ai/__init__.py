@@ -6,7 +6,7 @@ Use :func:`make_agent`::
     text = agent.choose(observation(game, seat))   # one of obs["legal"]
 
 Levels: ``beginner``, ``casual``, ``counter``, ``expert`` (``budget_s=`` sets the expert's hard
-per-move time budget in seconds).
+per-move limit in seconds, default 0.9; ``think_s=`` its normal thinking time, default 0.3).
 """
 
 from __future__ import annotations
