@@ -32,7 +32,7 @@ from rules_engine.ai.policy import DEFAULT, VALUE, Params, casual_code, lowest, 
 from rules_engine.ai.position import build_game, deterministic_fill, fast_clone
 from rules_engine.ai.solver import SearchAborted, Solver, state_from_game
 from rules_engine.ai.view import View
-from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK
+from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, iter_bits
 from rules_engine.game import Game
 
 __all__ = ["ExpertAgent", "candidates", "sample_deal"]
@@ -55,21 +55,12 @@ _EXTEND_SHARE = 0.4
 _ENDGAME_TT_MAX = 100_000
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def sample_deal(
     view: View, counting: Counting, rng: Any
 ) -> tuple[list[int], list[int]] | None:
     """Hands and stock (drawing order) for the unseen cards, drawn at random: each opponent
     gets its known cards plus unseen ones, cards it showed it lacks being less likely."""
-    hidden = _bits(counting.unseen)
+    hidden = list(iter_bits(counting.unseen))
     rng.shuffle(hidden)
     n = view.n
     hands = [0] * n
@@ -154,7 +145,7 @@ def candidates(g: Game, legal: list[int], preferred: int, limit: int = 10) -> li
         for c in legal:
             if c & 7 == 2:
                 add(c)
-        for a in sorted(_bits(g._uncovered), key=lambda x: -val[x]):
+        for a in sorted(iter_bits(g._uncovered), key=lambda x: -val[x]):
             bs = hand & g._beaters[a]
             plain = bs & ~tmask
             trumps = bs & tmask

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK
+from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, iter_bits
 from rules_engine.game import Game
 
 __all__ = [
@@ -84,15 +84,6 @@ class Knowledge:
         self.may = may
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def defence_plan(hand: int, attacks: Sequence[int], beaters: Sequence[int], trump: int
                  ) -> list[tuple[int, int]] | None:
     """Cheapest beater for each attack, hardest attack first; ``None`` if one cannot be beaten."""
@@ -140,7 +131,7 @@ def _defend(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge
     trump = g.trump
     val = VALUE[trump]
     hand = g.hands[seat]
-    attacks = _bits(g._uncovered)
+    attacks = list(iter_bits(g._uncovered))
     plan = defence_plan(hand, attacks, g._beaters, trump)
     stock = len(g.stock)
     transfers = [c for c in legal if c & 7 == 2]
@@ -174,7 +165,7 @@ def _defend(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge
     table_cards = (g._table).bit_count()
     take_cost = p.tempo + p.tempo_late * (1.0 - sf) + p.take_card * table_cards
     # picking up low cards is worse than picking up high ones
-    for c in _bits(g._table):
+    for c in iter_bits(g._table):
         if val[c] < 3:
             take_cost += 0.5
     if know is not None:
@@ -217,7 +208,7 @@ def _lead(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge |
             score = r - p.pair_bonus * (k - 1)
             if know is not None:
                 may = know.may[d]
-                unbeatable = all(not (may & g._beaters[c]) for c in _bits(cards))
+                unbeatable = all(not (may & g._beaters[c]) for c in iter_bits(cards))
                 if unbeatable:
                     score -= 2.0 if stock else 4.0
             if score < best_score:
@@ -243,7 +234,7 @@ def _hardest_lead(
     val = VALUE[trump]
     best = -1
     best_key: tuple[int, int] = (-1, -1)
-    for c in _bits(hand):
+    for c in iter_bits(hand):
         beat = (0 if know.may[d] & g._beaters[c] else 1) if know is not None else 0
         key = (beat, val[c])
         if key > best_key:
