@@ -8,7 +8,7 @@ import logging
 import pytest
 
 import bot.__main__ as cli
-from bot.config import Settings
+from bot.config import Settings, token_problem
 from bot.errors import ConfigError
 from bot.presenter import NullPresenter, Presenter
 
@@ -70,12 +70,29 @@ def test_settings_report_every_problem(tmp_path):
                            "DEV_GUILD_ID": "abc", "SHARD_COUNT": "0",
                            "DISCORD_TOKEN": "short"}, dotenv_path=None)
     problems = info.value.problems
-    assert len(problems) == 6
+    assert len(problems) == 5
     text = str(info.value)
-    for name in ("TURN_TIMEOUT", "AI_DELAY", "LOG_LEVEL", "DEV_GUILD_ID", "SHARD_COUNT",
-                 "DISCORD_TOKEN"):
+    for name in ("TURN_TIMEOUT", "AI_DELAY", "LOG_LEVEL", "DEV_GUILD_ID", "SHARD_COUNT"):
         assert name in text
-    assert len(text.splitlines()) == 7  # a header and one line per problem
+    assert "DISCORD_TOKEN" not in text  # judged only when connecting (token_problem)
+    assert len(text.splitlines()) == 6  # a header and one line per problem
+
+
+@pytest.mark.parametrize("token, expected", [
+    (None, "is not set"),
+    ("", "is not set"),
+    ("Bot AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC", "remove the 'Bot ' prefix"),
+    ("short", "does not look like a bot token"),
+    ("AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCC CCCCCCCCCCCCCCCCCCCCCCC", "does not look like"),
+    ("AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC", None),
+])
+def test_token_is_judged_in_one_place(token, expected):
+    problem = token_problem(token)
+    if expected is None:
+        assert problem is None
+    else:
+        assert problem is not None and expected in problem and "\n" not in problem
+        assert problem.startswith("DISCORD_TOKEN")
 
 
 def test_main_without_discord_app_says_so(monkeypatch, capsys):
