@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import logging
 
 import pytest
@@ -130,30 +129,3 @@ def test_main_reports_bad_config(monkeypatch, capsys):
     monkeypatch.chdir("/")
     assert cli.main(["play"]) == 2
     assert "TURN_TIMEOUT" in capsys.readouterr().err
-
-
-def test_terminal_mode_plays_a_game_through_its_input(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)
-    # always choose the first action; after the game: rematch once, then stop
-    lines = ["h", "t", "zzz", "99"] + ["1"] * 300
-    stdin = io.StringIO("\n".join(lines) + "\n")
-    stdout = io.StringIO()
-    code = cli.main(["play", "--players", "3", "--rules", "perevodnoy", "--seed", "3",
-                     "--ai-delay", "0"], stdin=stdin, stdout=stdout)
-    out = stdout.getvalue()
-    assert code == 0
-    assert "Durak (perevodnoy) against 2 beginner AI" in out
-    assert "Your hand" in out and "1. " in out
-    assert "! choose 1–" in out  # "99" is out of range
-    assert "! " in out  # "zzz" is refused with the service's message
-    assert "Game over" in out and "Series after 1 game(s)" in out
-    assert out.rstrip().endswith("Bye!") or "Game stopped." in out
-
-
-def test_terminal_mode_quits_cleanly(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)
-    stdout = io.StringIO()
-    code = cli.main(["play", "--seed", "1", "--ai-delay", "0"], stdin=io.StringIO("q\n"),
-                    stdout=stdout)
-    assert code == 0 and "Game stopped." in stdout.getvalue()
-    assert cli.main(["play", "--players", "9"], stdin=io.StringIO(""), stdout=stdout) == 2
