@@ -4,6 +4,7 @@ owner-only global sync."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import re
 import socket
@@ -11,10 +12,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import discord
 import pytest
+from discord.backoff import ExponentialBackoff
 from discord.ext import commands
+from discord.gateway import DiscordWebSocket
 from durak_e2e import Harness, buttons, is_hand
 from fakediscord import FakeDiscord
 
@@ -125,6 +129,40 @@ def test_the_bot_asks_only_for_the_intents_it_needs(tmp_path: Path) -> None:
     bot = create_bot(Settings(database_path=str(tmp_path / "durak.sqlite3")))
     assert bot.intents == discord.Intents(guilds=True, guild_messages=True)
     assert not bot.intents.message_content and not bot.intents.members
+
+
+async def test_a_connection_lost_after_start_is_retried_with_backoff(
+        fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once running, a dropped gateway whose reconnects fail (no network for a while) is retried
+    with discord.py's capped exponential backoff, and the bot resumes; it never exits."""
+    fake = fake_discord
+    h = Harness(fake, tmp_path / "durak.sqlite3")
+    await h.start()
+    real_from_client = DiscordWebSocket.from_client.__func__  # type: ignore[attr-defined]
+    outage = {"failures_left": 3}
+
+    async def unreachable_for_a_while(cls: type[DiscordWebSocket], client: discord.Client,
+                                      **params: Any) -> DiscordWebSocket:
+        if outage["failures_left"]:
+            outage["failures_left"] -= 1
+            raise OSError(errno.ENETUNREACH, "Network is unreachable")
+        return await real_from_client(cls, client, **params)  # type: ignore[no-any-return]
+
+    delays: list[tuple[int, float]] = []
+    real_delay = ExponentialBackoff.delay
+
+    def recorded_delay(self: ExponentialBackoff[bool]) -> float:
+        delays.append((self._exp + 1, real_delay(self)))  # the exponent this delay uses
+        return 0.01  # keep the test fast; the real delay was recorded
+
+    monkeypatch.setattr(DiscordWebSocket, "from_client", classmethod(unreachable_for_a_while))
+    monkeypatch.setattr(ExponentialBackoff, "delay", recorded_delay)
+    await fake.drop_gateway(timeout=15)  # waits for the RESUME after the outage
+    assert outage["failures_left"] == 0
+    assert [exp for exp, _ in delays] == [1, 2, 3]  # growing: up to 2, 4, 8 seconds
+    assert all(0 <= delay <= 2 ** exp for exp, delay in delays)
+    assert ExponentialBackoff()._max == 10  # capped: never more than 2**10 s between tries
+    assert h.bot.is_ready() and not h.bot.is_closed()
 
 
 async def test_sharded_bot_plays(fake_discord: FakeDiscord, tmp_path: Path) -> None:
