@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -55,9 +56,11 @@ EXIT_NO_NETWORK = 1
 #: Exit code of ``run`` for a token problem (missing, malformed, refused by Discord).
 EXIT_BAD_TOKEN = 2
 
-# What a failed connection to Discord raises at first start (aiohttp's ClientConnectorError is
-# an OSError; a timeout while connecting is asyncio.TimeoutError, i.e. TimeoutError).
-_NETWORK_ERRORS = (OSError, aiohttp.ClientError, discord.GatewayNotFound, asyncio.TimeoutError)
+# What a failed connection to Discord raises at first start: aiohttp wraps DNS failures and
+# refused connections in ClientConnectorError; ConnectionError and gaierror cover raw sockets.
+# Not every OSError: a PermissionError from the storage, say, must not read as "no network".
+_NETWORK_ERRORS = (aiohttp.ClientError, ConnectionError, socket.gaierror,
+                   discord.GatewayNotFound, asyncio.TimeoutError)
 
 
 def intents() -> discord.Intents:

@@ -22,6 +22,7 @@ from discord.gateway import DiscordWebSocket
 from durak_e2e import Harness, buttons, is_hand
 from fakediscord import FakeDiscord
 
+from bot import discord_app
 from bot.config import Settings
 from bot.discord_app import ShardedDurakBot, create_bot
 from cogs.i18n import COMMANDS, catalog
@@ -111,6 +112,36 @@ async def test_no_network_at_first_start_is_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1, err
     assert lines[0].startswith("Cannot reach Discord (") and "127.0.0.1" in lines[0]
     assert quiet_err.splitlines() == lines  # at LOG_LEVEL=WARNING it is the only line
+
+
+class _FailingBot:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def run(self, token: str, **_: Any) -> None:
+        raise self.error
+
+
+@pytest.mark.parametrize("error", [
+    socket.gaierror(-2, "Name or service not known"),
+    ConnectionRefusedError(111, "Connection refused"),
+    discord.GatewayNotFound(),
+    TimeoutError(),
+])
+def test_only_network_errors_read_as_no_network(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str],
+                                                error: BaseException) -> None:
+    monkeypatch.setattr(discord_app, "create_bot", lambda settings: _FailingBot(error))
+    assert discord_app.run(Settings(discord_token=VALID_LOOKING_TOKEN)) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Cannot reach Discord (") and len(err.splitlines()) == 1
+
+
+def test_a_local_os_error_is_not_blamed_on_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    error = PermissionError(13, "Permission denied", "/var/lib/durak.sqlite3")
+    monkeypatch.setattr(discord_app, "create_bot", lambda settings: _FailingBot(error))
+    with pytest.raises(PermissionError):
+        discord_app.run(Settings(discord_token=VALID_LOOKING_TOKEN))
 
 
 async def test_a_token_discord_rejects_is_one_clear_line(fake_discord: FakeDiscord,
