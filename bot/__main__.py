@@ -11,7 +11,10 @@ from typing import TextIO
 
 from bot.errors import ConfigError
 
-__all__ = ["main"]
+__all__ = ["EXIT_INTERRUPTED", "main"]
+
+#: Exit code after Ctrl-C in terminal mode (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,10 +51,15 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
         from bot.terminal import play
 
         delay = args.ai_delay if args.ai_delay is not None else min(settings.ai_delay, 1.0)
-        return asyncio.run(
-            play(args.players, args.rules, args.level, stdin=stdin or sys.stdin, stdout=out,
-                 db_path=args.db, ai_delay=delay, seed=args.seed)
-        )
+        try:
+            return asyncio.run(
+                play(args.players, args.rules, args.level, stdin=stdin or sys.stdin,
+                     stdout=out, db_path=args.db, ai_delay=delay, seed=args.seed)
+            )
+        except KeyboardInterrupt:  # Ctrl-C: the game was stopped on the way out
+            out.write("\nInterrupted: game stopped.\n")
+            out.flush()
+            return EXIT_INTERRUPTED
     settings.configure_logging()
     try:
         discord_app = importlib.import_module("bot.discord_app")

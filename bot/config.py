@@ -2,12 +2,17 @@
 
 Values already in the process environment win over ``.env``.  :meth:`Settings.from_env`
 raises :class:`bot.errors.ConfigError` listing every problem, one per line.
+
+``DISCORD_TOKEN`` is the exception: it is read as it is and judged only by
+:func:`token_problem`, when the bot is about to connect to Discord, so that terminal mode
+(``durak-bot play``, which needs no token) runs whatever the token looks like.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,13 +21,32 @@ from dotenv import dotenv_values
 
 from bot.errors import ConfigError
 
-__all__ = ["Settings"]
+__all__ = ["Settings", "token_problem"]
 
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 DEFAULT_DATABASE_PATH = "durak.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
 DEFAULT_TURN_TIMEOUT = 60
 DEFAULT_AI_DELAY = 1.0
+
+# A bot token is three base64url segments joined by dots (user id, timestamp, HMAC).
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}")
+
+
+def token_problem(token: str | None) -> str | None:
+    """One line saying what is wrong with ``token``, or ``None`` if it looks like a bot token.
+
+    The only place the token is judged: ``durak-bot`` (Discord mode) prints this line and
+    exits; terminal mode never asks."""
+    if not token:
+        return ("DISCORD_TOKEN is not set: put your bot's token in .env (see .env.example), "
+                "or run `durak-bot play` to play in the terminal.")
+    if token.lower().startswith("bot "):
+        return "DISCORD_TOKEN must be the bare token: remove the 'Bot ' prefix."
+    if not _TOKEN_RE.fullmatch(token):
+        return ("DISCORD_TOKEN does not look like a bot token (three dot-separated parts, "
+                "no spaces): copy it again from the Developer Portal (Bot → Reset Token).")
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +100,7 @@ class Settings:
             return value
 
         database_path = text("DATABASE_PATH") or DEFAULT_DATABASE_PATH
-        token = text("DISCORD_TOKEN")
-        if token is not None and (" " in token or len(token) < 20):
-            problems.append("DISCORD_TOKEN does not look like a bot token (no spaces, ≥ 20 chars)")
+        token = text("DISCORD_TOKEN")  # judged by token_problem() when it is needed
         dev_guild = integer("DEV_GUILD_ID", 1, None)
         level = (text("LOG_LEVEL") or DEFAULT_LOG_LEVEL).upper()
         if level not in _LOG_LEVELS:

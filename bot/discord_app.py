@@ -12,35 +12,69 @@ returns a configured, not yet started ``commands.Bot`` (``commands.AutoShardedBo
 5. syncs the commands to ``settings.dev_guild_id`` when set (instant).  It never syncs globally
    on start: the bot's owner does that once with the ``@bot sync`` mention command.
 
-``run(settings)`` is what ``durak-bot`` (no subcommand) and ``python -m bot`` call.  A missing or
-malformed ``DISCORD_TOKEN`` prints one clear line and returns 2, without a traceback.
+``run(settings)`` is what ``durak-bot`` (no subcommand) and ``python -m bot`` call.  Every
+failure at first start is one line on stderr and a non-zero exit code, without a traceback:
+a missing or malformed ``DISCORD_TOKEN`` (judged by :func:`bot.config.token_problem`) or a
+token Discord refuses returns 2; no network (DNS, refused or dropped connection, no gateway)
+returns 1.  Once the bot has logged in, a dropped connection is not fatal: discord.py's
+``Client.connect`` reconnects (RESUME) and retries failed connections with exponential backoff
+(random delay up to 2^n seconds, n capped at 10, i.e. at most about 17 minutes between tries).
+
+The client asks only for the ``guilds`` intent (channels, roles, permissions) and
+``guild_messages`` (the owner's ``@bot sync`` mention command); slash commands and buttons need
+no intent.  The voice-library warnings discord.py prints when PyNaCl or davey is missing are
+switched off: the bot never joins a voice channel.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import re
+import socket
 import sys
 from collections.abc import Callable
 from typing import Any
 
+import aiohttp
 import discord
 from discord.ext import commands
 
 from bot.clock import Clock
-from bot.config import Settings
+from bot.config import Settings, token_problem
 from bot.service import GameService
 from bot.storage import SqliteStorage
 
-__all__ = ["EXTENSIONS", "DurakBot", "ShardedDurakBot", "create_bot", "run"]
+__all__ = ["EXTENSIONS", "DurakBot", "ShardedDurakBot", "create_bot", "intents", "run"]
 
 log = logging.getLogger(__name__)
 
 #: Cog extensions loaded by ``setup_hook``, in order.
 EXTENSIONS = ("cogs.durak", "cogs.admin")
 
-# A bot token is three base64url segments joined by dots (user id, timestamp, HMAC).
-_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}")
+#: Exit code of ``run`` when Discord cannot be reached at first start.
+EXIT_NO_NETWORK = 1
+#: Exit code of ``run`` for a token problem (missing, malformed, refused by Discord).
+EXIT_BAD_TOKEN = 2
+
+# What a failed connection to Discord raises at first start: aiohttp wraps DNS failures and
+# refused connections in ClientConnectorError; ConnectionError and gaierror cover raw sockets.
+# Not every OSError: a PermissionError from the storage, say, must not read as "no network".
+_NETWORK_ERRORS = (aiohttp.ClientError, ConnectionError, socket.gaierror,
+                   discord.GatewayNotFound, asyncio.TimeoutError)
+
+
+def intents() -> discord.Intents:
+    """The gateway intents the bot needs: ``guilds`` and ``guild_messages`` only."""
+    return discord.Intents(guilds=True, guild_messages=True)
+
+
+def _silence_voice_warnings() -> None:
+    """Stop discord.py warning that PyNaCl / davey are missing: the bot never uses voice.
+
+    ``Client.__init__`` logs each warning once, while ``VoiceClient.warn_nacl`` /
+    ``warn_dave`` are true, then clears the flag; clearing them first is the supported way."""
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
 
 
 class _DurakMixin:
@@ -113,7 +147,8 @@ def create_bot(
     ``clock`` and ``seed_source`` go to the :class:`GameService` (tests drive turn timeouts
     with :class:`bot.clock.ManualClock` and choose the deals).  ``options`` go to
     ``commands.Bot`` (e.g. ``guild_ready_timeout=0.05`` in tests)."""
-    options.setdefault("intents", discord.Intents.default())
+    _silence_voice_warnings()
+    options.setdefault("intents", intents())
     options.setdefault("command_prefix", commands.when_mentioned)
     options.setdefault("help_command", None)
     options.setdefault("allowed_mentions", discord.AllowedMentions.none())
@@ -128,25 +163,13 @@ def create_bot(
     return bot
 
 
-def token_problem(token: str | None) -> str | None:
-    """One line saying what is wrong with ``token``, or ``None`` if it looks like a token."""
-    if not token:
-        return ("DISCORD_TOKEN is not set: put your bot's token in .env (see .env.example), "
-                "or run `durak-bot play` to play in the terminal.")
-    if token.lower().startswith("bot "):
-        return "DISCORD_TOKEN must be the bare token, without the 'Bot ' prefix."
-    if not _TOKEN_RE.fullmatch(token):
-        return ("DISCORD_TOKEN does not look like a bot token (three dot-separated parts): "
-                "copy it again from the Developer Portal (Bot → Reset Token).")
-    return None
-
-
 def run(settings: Settings) -> int:
-    """Start the bot on Discord and block until it stops.  Returns a process exit code."""
+    """Start the bot on Discord and block until it stops.  Returns a process exit code (see the
+    module docstring); every failure to start is reported as one line on stderr."""
     problem = token_problem(settings.discord_token)
     if problem is not None:
         print(problem, file=sys.stderr)
-        return 2
+        return EXIT_BAD_TOKEN
     assert settings.discord_token is not None
     bot = create_bot(settings)
     try:
@@ -154,8 +177,18 @@ def run(settings: Settings) -> int:
     except discord.LoginFailure:
         print("Discord refused DISCORD_TOKEN (401 Unauthorized): reset the token in the "
               "Developer Portal and put the new one in .env.", file=sys.stderr)
-        return 2
-    except discord.PrivilegedIntentsRequired:  # pragma: no cover - default intents only
+        return EXIT_BAD_TOKEN
+    except discord.PrivilegedIntentsRequired:  # pragma: no cover - no privileged intents
         print("Discord refused the bot's gateway intents.", file=sys.stderr)
-        return 2
+        return EXIT_BAD_TOKEN
+    except _NETWORK_ERRORS as exc:
+        print(f"Cannot reach Discord ({_one_line(exc)}): check the network connection and "
+              "start the bot again.", file=sys.stderr)
+        return EXIT_NO_NETWORK
     return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    """``exc`` as a short single line (its type when it has no message)."""
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__

@@ -1,27 +1,127 @@
 """Terminal mode: ``durak-bot play`` plays a game against AI seats in the shell, through the
-same :class:`GameService` the Discord bot uses (a throwaway SQLite file unless ``--db``)."""
+same :class:`GameService` the Discord bot uses (a throwaway SQLite file unless ``--db``).
+
+Input is read all the time by a daemon thread, and every line is stamped with the position
+that was on screen when it arrived (the last prompt's game, version and numbered actions).  A
+move is applied against that position: a line typed ahead, before the position it would act on
+was shown, is refused as stale, exactly as an old Discord button is.  Ctrl-C and the end of
+input stop the game at once, without waiting for another line.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import codecs
+import contextlib
+import dataclasses
+import math
 import os
 import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TextIO
 
-from bot.errors import ServiceError
+from bot.errors import ServiceError, StaleAction
 from bot.presenter import NoticeKind, NullPresenter
 from bot.service import GameService
 from bot.storage import SqliteStorage
 from bot.text import render_hand, render_series, render_table
-from bot.views import LobbyOptions, TableView
+from bot.views import ActionChoice, HandView, LobbyOptions, TableView
+from rules_engine import Action, ActionKind, parse_card
+from rules_engine.errors import DurakError
 
-__all__ = ["play"]
+__all__ = ["HELP", "LEGEND", "play", "turn_time"]
 
 CHANNEL, GUILD, USER = 1, 1, 1
 HELP = (
     "Type the number of an action, or its text ('attack 8♥', 'defend 8♥ 9♥', 'take', 'pass');\n"
     "'t' shows the table, 'h' your hand, 'q' quits."
 )
+#: Printed under a hand that has cards in parentheses.
+LEGEND = "  (cards in parentheses cannot be played now)"
+QUIT_WORDS = ("q", "quit", "exit")
+
+
+@dataclass(frozen=True, slots=True)
+class _Screen:
+    """What the last prompt showed: the position that a typed line refers to."""
+
+    game_id: int
+    version: int
+    legal: tuple[ActionChoice, ...] = ()
+    rematch: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """A line of input (``None`` at the end of input) and the screen it was typed on."""
+
+    text: str | None
+    shown: _Screen | None
+
+
+class _LineReader:
+    """Reads stdin in a daemon thread, stamping each line with the screen shown at that moment.
+
+    A daemon thread, not the event loop's executor: a pending ``readline`` must not keep the
+    process alive (or swallow the next line) after Ctrl-C or ``q``."""
+
+    def __init__(self, stdin: TextIO, loop: asyncio.AbstractEventLoop) -> None:
+        self.shown: _Screen | None = None
+        self.lines: asyncio.Queue[_Line] = asyncio.Queue()
+        self._stdin = stdin
+        self._loop = loop
+        self._thread = threading.Thread(target=self._run, name="durak-terminal-input",
+                                        daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        for raw in self._raw_lines():
+            line = _Line(None if raw is None else raw.strip(), self.shown)
+            try:
+                self._loop.call_soon_threadsafe(self.lines.put_nowait, line)
+            except RuntimeError:  # the loop is closed: the game is over
+                return
+            if line.text is None:
+                return
+
+    def _raw_lines(self) -> Iterator[str | None]:
+        """The input's lines, then ``None``.  A real file descriptor is read with ``os.read``:
+        a daemon thread blocked inside ``sys.stdin.readline`` holds the buffer's lock, and the
+        interpreter aborts if it still holds it at exit."""
+        try:
+            fd = self._stdin.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = -1
+        if fd < 0:
+            while True:
+                try:
+                    text = self._stdin.readline()
+                except (OSError, ValueError):  # stdin closed under us
+                    text = ""
+                if text == "":
+                    yield None
+                    return
+                yield text
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        pending = ""
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                chunk = b""
+            pending += decoder.decode(chunk, final=not chunk)
+            *complete, pending = pending.split("\n")
+            yield from complete
+            if not chunk:
+                if pending:
+                    yield pending
+                yield None
+                return
 
 
 class _Printer(NullPresenter):
@@ -54,6 +154,51 @@ class _Printer(NullPresenter):
             self.say(f"* {text}")
 
 
+def turn_time(deadline: float | None, turn_timeout: int, now: float) -> str | None:
+    """The turn's time as the terminal shows it: ``"600 s per turn"`` while none of it has
+    been used up (to the second), ``"42 s left"`` after that, ``None`` without a timer."""
+    if deadline is None:
+        return None
+    left = max(0, math.ceil(deadline - now))
+    return f"{turn_timeout} s per turn" if left >= turn_timeout else f"{left} s left"
+
+
+def _table_text(view: TableView) -> str:
+    """The table, with the turn's time as :func:`turn_time` gives it."""
+    text = render_table(dataclasses.replace(view, deadline=None))
+    timing = turn_time(view.deadline, view.turn_timeout, time.time())
+    if timing is not None and view.to_act is not None and not view.finished:
+        text += f"\n  to act: {view.seats[view.to_act].name}, {timing}"
+    return text
+
+
+def _hand_text(hand: HandView) -> str:
+    """The hand and its numbered actions, with the legend when some cards are unplayable."""
+    text = render_hand(hand)
+    if any(not card.playable for card in hand.cards):
+        text += "\n" + LEGEND
+    return text
+
+
+def _action_from(text: str, seat: int) -> Action:
+    """The user's action text (no seat: ``defend 8♥ 9♥``) as an action of ``seat``.
+
+    Raises :class:`ValueError` with a message that quotes only what the user typed."""
+    kind_text, *card_texts = text.split()
+    try:
+        kind = ActionKind(kind_text.lower())
+    except ValueError:
+        if kind_text.isdigit():
+            raise ValueError(f"{text!r} is not an action: type the number of an action "
+                             "alone, or its text, like 'attack 8♥'") from None
+        raise ValueError(f"unknown action {kind_text!r}: use attack, defend, transfer, take "
+                         "or pass, or the number of an action") from None
+    try:
+        return Action(seat, kind, tuple(parse_card(c) for c in card_texts))
+    except DurakError as exc:
+        raise ValueError(str(exc)) from None
+
+
 async def play(
     players: int = 2,
     rules: str = "podkidnoy",
@@ -66,7 +211,9 @@ async def play(
     turn_timeout: int = 600,
     seed: int | None = None,
 ) -> int:
-    """Play until the user quits (or stdin ends).  Returns a process exit code."""
+    """Play until the user quits (or stdin ends).  Returns a process exit code.
+
+    Cancelling (Ctrl-C under ``asyncio.run``) stops the game before the cancellation goes on."""
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if db_path is None:
         tmp = tempfile.TemporaryDirectory(prefix="durak-play-")
@@ -77,12 +224,7 @@ async def play(
         SqliteStorage(db_path), presenters=[printer], ai_delay=ai_delay,
         turn_timeout=turn_timeout, seed_source=(lambda: next(seeds)) if seeds else None,
     )
-    loop = asyncio.get_running_loop()
-
-    async def read() -> str | None:
-        line = await loop.run_in_executor(None, stdin.readline)
-        return None if line == "" else line.strip()
-
+    reader = _LineReader(stdin, asyncio.get_running_loop())
     try:
         await service.restore()
         try:
@@ -95,58 +237,132 @@ async def play(
             printer.say(f"error: {exc.message}")
             return 2
         view = await service.start(CHANNEL, USER)
-        printer.say(f"Durak ({view.rules_name}) against {players - 1} {level} AI. {HELP}")
-        while True:
-            view = await _wait_for_turn(service, printer)
-            if view.finished:
-                printer.say(render_table(view))
-                if view.series is not None:
-                    printer.say(render_series(view.series))
-                printer.say("Rematch? [y/N]")
-                answer = await read()
-                if answer is None or answer.lower() not in ("y", "yes"):
-                    await service.end_series(CHANNEL, USER)
-                    printer.say("Bye!")
-                    return 0
-                await service.rematch(CHANNEL, USER)
-                continue
-            printer.say(render_table(view))
-            hand = await service.hand(CHANNEL, USER)
-            printer.say(render_hand(hand))
-            while True:
-                printer.say("> ")
-                line = await read()
-                if line is None or line.lower() in ("q", "quit", "exit"):
-                    await service.stop(CHANNEL, USER)
-                    printer.say("Game stopped.")
-                    return 0
-                if not line:
-                    continue
-                if line.lower() in ("t", "table"):
-                    printer.say(render_table(await service.table(CHANNEL)))
-                    continue
-                if line.lower() in ("h", "hand", "?", "help"):
-                    printer.say(HELP)
-                    printer.say(render_hand(await service.hand(CHANNEL, USER)))
-                    continue
-                hand = await service.hand(CHANNEL, USER)
-                text = line
-                if line.isdigit():
-                    index = int(line) - 1
-                    if not 0 <= index < len(hand.legal):
-                        printer.say(f"! choose 1–{len(hand.legal)}")
-                        continue
-                    text = hand.legal[index].text
-                try:
-                    printer.changed.clear()
-                    await service.act(CHANNEL, USER, text, hand.version, game_id=hand.game_id)
-                    break
-                except ServiceError as exc:
-                    printer.say(f"! {exc.message}")
+        printer.say(f"Durak ({view.rules_name}) against {players - 1} {level} AI, "
+                    f"{turn_timeout} s per turn. {HELP}")
+        reader.start()
+        return await _session(service, printer, reader)
+    except asyncio.CancelledError:
+        with contextlib.suppress(ServiceError):
+            await service.stop(CHANNEL, USER)
+        raise
     finally:
         await service.close()
         if tmp is not None:
             tmp.cleanup()
+
+
+async def _session(service: GameService, printer: _Printer, reader: _LineReader) -> int:
+    """Show each position the user must act on and apply their lines; returns the exit code."""
+    while True:
+        view = await _wait_for_turn(service, printer)
+        if view.finished:
+            printer.say(_table_text(view))
+            if view.series is not None:
+                printer.say(render_series(view.series))
+            screen = _Screen(view.game_id, view.version, rematch=True)
+            reader.shown = screen
+            printer.say("Rematch? [y/N]")
+            answer = await _answer(service, printer, reader, screen)
+            if answer is None or answer.lower() not in ("y", "yes"):
+                await service.end_series(CHANNEL, USER)
+                printer.say("Bye!")
+                return 0
+            await service.rematch(CHANNEL, USER)
+            continue
+        printer.say(_table_text(view))
+        hand = await service.hand(CHANNEL, USER)
+        printer.say(_hand_text(hand))
+        screen = _Screen(hand.game_id, hand.version, hand.legal)
+        reader.shown = screen
+        printer.say("> ")
+        while True:
+            line = await reader.lines.get()
+            if line.text is None or line.text.lower() in QUIT_WORDS:
+                await service.stop(CHANNEL, USER)
+                printer.say("Game stopped.")
+                return 0
+            if not line.text:
+                continue
+            if await _show_on_request(service, printer, line.text):
+                printer.say("> ")
+                continue
+            if line.shown != screen:
+                printer.say(_stale(line.text))
+                printer.say("> ")
+                continue
+            outcome = await _apply(service, printer, line.text, screen)
+            if outcome == "played":
+                break
+            if outcome == "stale":  # the game moved on under this prompt (a timeout)
+                break
+            printer.say("> ")
+
+
+async def _answer(service: GameService, printer: _Printer, reader: _LineReader,
+                  screen: _Screen) -> str | None:
+    """The answer typed at the rematch question (``None``: quit or end of input)."""
+    while True:
+        line = await reader.lines.get()
+        if line.text is None or line.text.lower() in QUIT_WORDS:
+            return None
+        if not line.text:
+            continue
+        if await _show_on_request(service, printer, line.text):
+            printer.say("Rematch? [y/N]")
+            continue
+        if line.shown != screen:
+            printer.say(_stale(line.text))
+            printer.say("Rematch? [y/N]")
+            continue
+        return line.text
+
+
+def _stale(text: str) -> str:
+    return (f"! {text!r} was typed before the position above was shown: nothing was played. "
+            "Choose again.")
+
+
+async def _show_on_request(service: GameService, printer: _Printer, text: str) -> bool:
+    """Handle 't' (table) and 'h' (help and hand); ``False`` for anything else."""
+    word = text.lower()
+    if word in ("t", "table"):
+        printer.say(_table_text(await service.table(CHANNEL)))
+        return True
+    if word in ("h", "hand", "?", "help"):
+        printer.say(HELP)
+        printer.say(_hand_text(await service.hand(CHANNEL, USER)))
+        return True
+    return False
+
+
+async def _apply(service: GameService, printer: _Printer, text: str, screen: _Screen) -> str:
+    """Play ``text`` against ``screen``: ``"played"``, ``"stale"`` or ``"refused"``."""
+    hand = await service.hand(CHANNEL, USER)
+    action: Action | str
+    if text.isdigit():
+        index = int(text) - 1
+        if not 0 <= index < len(screen.legal):
+            printer.say(f"! choose 1–{len(screen.legal)}" if screen.legal
+                        else "! you have no action to choose now")
+            return "refused"
+        action = screen.legal[index].text
+    else:
+        try:
+            action = _action_from(text, hand.seat)
+        except ValueError as exc:
+            printer.say(f"! {exc}")
+            return "refused"
+    try:
+        printer.changed.clear()
+        await service.act(CHANNEL, USER, action, screen.version, game_id=screen.game_id)
+    except StaleAction:
+        printer.say(f"! the table changed before {text!r} was played: nothing was played. "
+                    "Here is the current position.")
+        return "stale"
+    except ServiceError as exc:
+        printer.say(f"! {exc.message}")
+        return "refused"
+    return "played"
 
 
 async def _wait_for_turn(service: GameService, printer: _Printer) -> TableView:

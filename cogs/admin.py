@@ -7,6 +7,11 @@ global propagation is slow).  The owner mentions the bot once after an update::
     @DurakBot sync here     # copy the commands to this server only (instant)
     @DurakBot sync clear    # remove this server's copy (the global ones stay)
 
+``here`` and ``clear`` are needed after developing with ``DEV_GUILD_ID``: that server keeps its
+own copy of the commands next to the global ones, so every command shows twice until
+``sync clear`` removes the copy.  Anything else (a typo, ``here``/``clear`` in a direct message)
+is refused with a reply and syncs nothing.
+
 A mention command (not a slash command) so that it works before any command was ever synced;
 the mention makes the message content visible without the privileged message-content intent.
 """
@@ -23,15 +28,38 @@ __all__ = ["AdminCog", "setup"]
 log = logging.getLogger(__name__)
 
 
+#: The scopes ``@bot sync`` accepts ("guild" is an alias of "here").
+SCOPES = ("global", "here", "guild", "clear")
+USAGE = "usage: `sync` (every server), `sync here` (this server), `sync clear` (remove this " \
+        "server's copy)"
+
+
+def refusal(scope: str, in_guild: bool) -> str | None:
+    """Why ``sync <scope>`` cannot run here, as a reply, or ``None`` if it can."""
+    if scope not in SCOPES:
+        return f"Unknown sync scope {scope!r}: nothing was synced. {USAGE}."
+    if scope != "global" and not in_guild:
+        return f"`sync {scope}` works only in a server channel: nothing was synced."
+    return None
+
+
 class AdminCog(commands.Cog):
+    """The owner's ``sync`` mention command."""
+
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
 
     @commands.command(name="sync", hidden=True)
     @commands.is_owner()
-    async def sync(self, ctx: commands.Context[Any], scope: str = "global") -> None:
+    async def sync(self, ctx: commands.Context[Any], scope: str = "global",
+                   *extra: str) -> None:
+        """Publish the slash commands: globally, to this server, or clear this server's copy."""
         tree = self.bot.tree
         scope = scope.lower()
+        problem = refusal(" ".join((scope, *extra)) if extra else scope, ctx.guild is not None)
+        if problem is not None:
+            await ctx.reply(problem, mention_author=False)
+            return
         if scope in ("here", "guild") and ctx.guild is not None:
             tree.copy_global_to(guild=ctx.guild)
             synced = await tree.sync(guild=ctx.guild)

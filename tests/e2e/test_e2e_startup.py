@@ -4,53 +4,196 @@ owner-only global sync."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
+import re
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import discord
 import pytest
+from discord.backoff import ExponentialBackoff
 from discord.ext import commands
+from discord.gateway import DiscordWebSocket
 from durak_e2e import Harness, buttons, is_hand
 from fakediscord import FakeDiscord
 
+from bot import discord_app
 from bot.config import Settings
-from bot.discord_app import ShardedDurakBot, create_bot, run
+from bot.discord_app import ShardedDurakBot, create_bot
 from cogs.i18n import COMMANDS, catalog
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("token", [None, "not-a-token-but-long-enough", "Bot a.b.c"])
-def test_missing_or_malformed_token_is_one_clear_line(tmp_path: Path, token: str | None
-                                                      ) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("DISCORD_TOKEN", "DEV_GUILD_ID")}
+VALID_LOOKING_TOKEN = "AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC"
+# ``python -m bot`` with discord.py's REST base pointed at ``sys.argv[1]``: the real entry point,
+# talking to a loopback address instead of discord.com (no traffic leaves the machine).
+RUN_BOT_AT = (
+    "import runpy, sys, discord.http; discord.http.Route.BASE = sys.argv.pop(1); "
+    "runpy.run_module('bot', run_name='__main__', alter_sys=True)"
+)
+LOG_RECORD = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (DEBUG|INFO) ")
+
+
+def _bot_env(tmp_path: Path, token: str | None, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISCORD_TOKEN", "DEV_GUILD_ID", "LOG_LEVEL")}
     env["DATABASE_PATH"] = str(tmp_path / "durak.sqlite3")
     env["PYTHONPATH"] = str(ROOT)
     if token is not None:
         env["DISCORD_TOKEN"] = token
-    proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr
+    env.update(extra)
+    return env
+
+
+async def _run_bot_at(rest_base: str, env: dict[str, str], cwd: Path) -> tuple[int, str]:
+    """Run the entry point in a subprocess without blocking this loop (the fake serves it)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", RUN_BOT_AT, rest_base, cwd=cwd, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, err.decode()
+
+
+def _problem_lines(stderr: str) -> list[str]:
+    """stderr without blank lines and without the INFO/DEBUG log records of a normal start."""
+    return [line for line in stderr.splitlines() if line.strip() and not LOG_RECORD.match(line)]
+
+
+@pytest.mark.parametrize("token, hint", [
+    (None, "is not set"),
+    ("not-a-token-but-long-enough", "does not look like a bot token"),
+    ("Bot " + VALID_LOOKING_TOKEN, "remove the 'Bot ' prefix"),
+    ("Bot a.b.c", "remove the 'Bot ' prefix"),
+])
+def test_missing_or_malformed_token_is_one_clear_line(tmp_path: Path, token: str | None,
+                                                      hint: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path,
+                          env=_bot_env(tmp_path, token), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr
-    assert "DISCORD_TOKEN" in proc.stderr
+    assert lines[0].startswith("DISCORD_TOKEN") and hint in lines[0]
+
+
+@pytest.mark.parametrize("token", ["Bot a.b.c", "short", None])
+def test_terminal_mode_needs_no_valid_token(tmp_path: Path, token: str | None) -> None:
+    proc = subprocess.run([sys.executable, "-m", "bot", "play", "--seed", "1", "--ai-delay", "0"],
+                          cwd=tmp_path, env=_bot_env(tmp_path, token), input="q\n",
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Game stopped." in proc.stdout
+    assert proc.stderr == ""
+
+
+async def test_no_network_at_first_start_is_one_line(tmp_path: Path) -> None:
+    # A bound socket that never listens: connecting to it is refused at once, as an unreachable
+    # discord.com is (DNS failure and refused connections raise the same aiohttp error).
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as closed:
+        closed.bind(("127.0.0.1", 0))
+        base = f"http://127.0.0.1:{closed.getsockname()[1]}/api/v10"
+        started = time.monotonic()
+        code, err = await _run_bot_at(base, _bot_env(tmp_path, VALID_LOOKING_TOKEN), tmp_path)
+        quiet_code, quiet_err = await _run_bot_at(
+            base, _bot_env(tmp_path, VALID_LOOKING_TOKEN, LOG_LEVEL="WARNING"), tmp_path)
+    assert time.monotonic() - started < 30  # gives up at once, no retry loop at first start
+    assert code == quiet_code == 1
+    assert "Traceback" not in err
+    assert "voice" not in err.lower()  # discord.py's PyNaCl/davey warnings are switched off
+    lines = _problem_lines(err)
+    assert len(lines) == 1, err
+    assert lines[0].startswith("Cannot reach Discord (") and "127.0.0.1" in lines[0]
+    assert quiet_err.splitlines() == lines  # at LOG_LEVEL=WARNING it is the only line
+
+
+class _FailingBot:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def run(self, token: str, **_: Any) -> None:
+        raise self.error
+
+
+@pytest.mark.parametrize("error", [
+    socket.gaierror(-2, "Name or service not known"),
+    ConnectionRefusedError(111, "Connection refused"),
+    discord.GatewayNotFound(),
+    TimeoutError(),
+])
+def test_only_network_errors_read_as_no_network(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str],
+                                                error: BaseException) -> None:
+    monkeypatch.setattr(discord_app, "create_bot", lambda settings: _FailingBot(error))
+    assert discord_app.run(Settings(discord_token=VALID_LOOKING_TOKEN)) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Cannot reach Discord (") and len(err.splitlines()) == 1
+
+
+def test_a_local_os_error_is_not_blamed_on_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    error = PermissionError(13, "Permission denied", "/var/lib/durak.sqlite3")
+    monkeypatch.setattr(discord_app, "create_bot", lambda settings: _FailingBot(error))
+    with pytest.raises(PermissionError):
+        discord_app.run(Settings(discord_token=VALID_LOOKING_TOKEN))
 
 
 async def test_a_token_discord_rejects_is_one_clear_line(fake_discord: FakeDiscord,
-                                                         tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]
-                                                         ) -> None:
-    settings = Settings(database_path=str(tmp_path / "durak.sqlite3"),
-                        discord_token="AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC")
-    code = await asyncio.to_thread(run, settings)  # the fake answers 401 to another token
+                                                         tmp_path: Path) -> None:
+    # the fake answers 401 to any token but its own
+    code, err = await _run_bot_at(fake_discord.rest_url,
+                                  _bot_env(tmp_path, VALID_LOOKING_TOKEN), tmp_path)
     assert code == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "DISCORD_TOKEN" in err
+    assert "Traceback" not in err and "voice" not in err.lower()
+    lines = _problem_lines(err)
+    assert len(lines) == 1, err
+    assert "DISCORD_TOKEN" in lines[0] and "401" in lines[0]
+
+
+def test_the_bot_asks_only_for_the_intents_it_needs(tmp_path: Path) -> None:
+    bot = create_bot(Settings(database_path=str(tmp_path / "durak.sqlite3")))
+    assert bot.intents == discord.Intents(guilds=True, guild_messages=True)
+    assert not bot.intents.message_content and not bot.intents.members
+
+
+async def test_a_connection_lost_after_start_is_retried_with_backoff(
+        fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once running, a dropped gateway whose reconnects fail (no network for a while) is retried
+    with discord.py's capped exponential backoff, and the bot resumes; it never exits."""
+    fake = fake_discord
+    h = Harness(fake, tmp_path / "durak.sqlite3")
+    await h.start()
+    real_from_client = DiscordWebSocket.from_client.__func__  # type: ignore[attr-defined]
+    outage = {"failures_left": 3}
+
+    async def unreachable_for_a_while(cls: type[DiscordWebSocket], client: discord.Client,
+                                      **params: Any) -> DiscordWebSocket:
+        if outage["failures_left"]:
+            outage["failures_left"] -= 1
+            raise OSError(errno.ENETUNREACH, "Network is unreachable")
+        return await real_from_client(cls, client, **params)  # type: ignore[no-any-return]
+
+    delays: list[tuple[int, float]] = []
+    real_delay = ExponentialBackoff.delay
+
+    def recorded_delay(self: ExponentialBackoff[bool]) -> float:
+        delays.append((self._exp + 1, real_delay(self)))  # the exponent this delay uses
+        return 0.01  # keep the test fast; the real delay was recorded
+
+    monkeypatch.setattr(DiscordWebSocket, "from_client", classmethod(unreachable_for_a_while))
+    monkeypatch.setattr(ExponentialBackoff, "delay", recorded_delay)
+    await fake.drop_gateway(timeout=15)  # waits for the RESUME after the outage
+    assert outage["failures_left"] == 0
+    assert [exp for exp, _ in delays] == [1, 2, 3]  # growing: up to 2, 4, 8 seconds
+    assert all(0 <= delay <= 2 ** exp for exp, delay in delays)
+    assert ExponentialBackoff()._max == 10  # capped: never more than 2**10 s between tries
+    assert h.bot.is_ready() and not h.bot.is_closed()
 
 
 async def test_sharded_bot_plays(fake_discord: FakeDiscord, tmp_path: Path) -> None:
@@ -99,25 +242,42 @@ async def test_languages_user_then_server(fake_discord: FakeDiscord, tmp_path: P
     assert buttons(hand)
 
 
+def _owner_message(fake: FakeDiscord, content: str) -> dict[str, object]:
+    owner = {"id": str(fake.owner_id), "username": "owner", "discriminator": "0",
+             "avatar": None, "global_name": "Owner", "public_flags": 0}
+    return {
+        "id": str(int(time.time() * 1000) << 22), "channel_id": str(fake.channel_id),
+        "guild_id": str(fake.guild_id), "author": owner, "content": content,
+        "timestamp": "2025-01-01T00:00:00+00:00", "edited_timestamp": None, "tts": False,
+        "mention_everyone": False, "mentions": [], "mention_roles": [], "attachments": [],
+        "embeds": [], "components": [], "pinned": False, "type": 0, "flags": 0,
+    }
+
+
 async def test_owner_sync_command(fake_discord: FakeDiscord, tmp_path: Path) -> None:
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3")
     await h.start()
     assert all(c.get("guild_id") for c in fake.commands)  # never a global sync on start
-    mention = f"<@{fake.bot_user_id}> sync"
-    owner = {"id": str(fake.owner_id), "username": "owner", "discriminator": "0",
-             "avatar": None, "global_name": "Owner", "public_flags": 0}
-    payload = {
-        "id": str(int(time.time() * 1000) << 22), "channel_id": str(fake.channel_id),
-        "guild_id": str(fake.guild_id), "author": owner, "content": mention,
-        "timestamp": "2025-01-01T00:00:00+00:00", "edited_timestamp": None, "tts": False,
-        "mention_everyone": False, "mentions": [], "mention_roles": [], "attachments": [],
-        "embeds": [], "components": [], "pinned": False, "type": 0, "flags": 0,
-    }
-    await fake.dispatch("MESSAGE_CREATE", payload)
+    await fake.dispatch("MESSAGE_CREATE", _owner_message(fake, f"<@{fake.bot_user_id}> sync"))
     await fake.wait_until(lambda: any(not c.get("guild_id") for c in fake.commands), 5,
                           "a global sync")
     reply = await fake.wait_for_message(fake.channel_id, lambda m: "Synced" in m.content)
     assert reply.visible_to is None
     assert any(c["name"] == "durak" and not c.get("guild_id") for c in fake.commands)
     assert isinstance(h.bot.tree, discord.app_commands.CommandTree)
+
+
+@pytest.mark.parametrize("words", ["sync heer", "sync here please"])
+async def test_owner_sync_with_an_unknown_scope_is_refused(fake_discord: FakeDiscord,
+                                                           tmp_path: Path, words: str) -> None:
+    fake = fake_discord
+    h = Harness(fake, tmp_path / "durak.sqlite3")
+    await h.start()
+    before = [dict(c) for c in fake.commands]
+    await fake.dispatch("MESSAGE_CREATE", _owner_message(fake, f"<@{fake.bot_user_id}> {words}"))
+    reply = await fake.wait_for_message(fake.channel_id,
+                                        lambda m: "Unknown sync scope" in m.content)
+    assert "nothing was synced" in reply.content and "sync clear" in reply.content
+    await fake.settle()
+    assert [dict(c) for c in fake.commands] == before  # no global sync, no guild sync

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import io
 import logging
 
 import pytest
 
 import bot.__main__ as cli
-from bot.config import Settings
+from bot.config import Settings, token_problem
 from bot.errors import ConfigError
 from bot.presenter import NullPresenter, Presenter
 
@@ -70,12 +69,29 @@ def test_settings_report_every_problem(tmp_path):
                            "DEV_GUILD_ID": "abc", "SHARD_COUNT": "0",
                            "DISCORD_TOKEN": "short"}, dotenv_path=None)
     problems = info.value.problems
-    assert len(problems) == 6
+    assert len(problems) == 5
     text = str(info.value)
-    for name in ("TURN_TIMEOUT", "AI_DELAY", "LOG_LEVEL", "DEV_GUILD_ID", "SHARD_COUNT",
-                 "DISCORD_TOKEN"):
+    for name in ("TURN_TIMEOUT", "AI_DELAY", "LOG_LEVEL", "DEV_GUILD_ID", "SHARD_COUNT"):
         assert name in text
-    assert len(text.splitlines()) == 7  # a header and one line per problem
+    assert "DISCORD_TOKEN" not in text  # judged only when connecting (token_problem)
+    assert len(text.splitlines()) == 6  # a header and one line per problem
+
+
+@pytest.mark.parametrize("token, expected", [
+    (None, "is not set"),
+    ("", "is not set"),
+    ("Bot AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC", "remove the 'Bot ' prefix"),
+    ("short", "does not look like a bot token"),
+    ("AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCC CCCCCCCCCCCCCCCCCCCCCCC", "does not look like"),
+    ("AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC", None),
+])
+def test_token_is_judged_in_one_place(token, expected):
+    problem = token_problem(token)
+    if expected is None:
+        assert problem is None
+    else:
+        assert problem is not None and expected in problem and "\n" not in problem
+        assert problem.startswith("DISCORD_TOKEN")
 
 
 def test_main_without_discord_app_says_so(monkeypatch, capsys):
@@ -113,30 +129,3 @@ def test_main_reports_bad_config(monkeypatch, capsys):
     monkeypatch.chdir("/")
     assert cli.main(["play"]) == 2
     assert "TURN_TIMEOUT" in capsys.readouterr().err
-
-
-def test_terminal_mode_plays_a_game_through_its_input(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)
-    # always choose the first action; after the game: rematch once, then stop
-    lines = ["h", "t", "zzz", "99"] + ["1"] * 300
-    stdin = io.StringIO("\n".join(lines) + "\n")
-    stdout = io.StringIO()
-    code = cli.main(["play", "--players", "3", "--rules", "perevodnoy", "--seed", "3",
-                     "--ai-delay", "0"], stdin=stdin, stdout=stdout)
-    out = stdout.getvalue()
-    assert code == 0
-    assert "Durak (perevodnoy) against 2 beginner AI" in out
-    assert "Your hand" in out and "1. " in out
-    assert "! choose 1–" in out  # "99" is out of range
-    assert "! " in out  # "zzz" is refused with the service's message
-    assert "Game over" in out and "Series after 1 game(s)" in out
-    assert out.rstrip().endswith("Bye!") or "Game stopped." in out
-
-
-def test_terminal_mode_quits_cleanly(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)
-    stdout = io.StringIO()
-    code = cli.main(["play", "--seed", "1", "--ai-delay", "0"], stdin=io.StringIO("q\n"),
-                    stdout=stdout)
-    assert code == 0 and "Game stopped." in stdout.getvalue()
-    assert cli.main(["play", "--players", "9"], stdin=io.StringIO(""), stdout=stdout) == 2

@@ -1,0 +1,213 @@
+"""Terminal mode (``durak-bot play``): lines apply to the position they were typed on, Ctrl-C
+and the end of input stop at once, messages quote only what the user typed."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+
+import bot.__main__ as cli
+from bot.terminal import LEGEND, turn_time
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPTS = ("> ", "Rematch? [y/N]")
+
+
+class Console:
+    """A fake terminal: stdout for the game, and a stdin that hands out the next burst of lines
+    only once a new prompt has been printed, as a person reading the screen would type them.
+
+    ``script`` yields one burst (a list of lines typed in one go) per prompt; when it ends, the
+    input ends."""
+
+    def __init__(self, script: Iterable[list[str]]) -> None:
+        self._script: Iterator[list[str]] = iter(script)
+        self._cond = threading.Condition()
+        self._out = io.StringIO()
+        self._prompts = 0  # prompts printed
+        self._answered = 0  # prompts a burst was handed out for
+        self._burst: list[str] = []
+
+    # stdout
+    def write(self, text: str) -> int:
+        with self._cond:
+            self._out.write(text)
+            self._prompts += sum(1 for line in text.splitlines() if line in PROMPTS)
+            self._cond.notify_all()
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    @property
+    def text(self) -> str:
+        return self._out.getvalue()
+
+    # stdin
+    def readline(self) -> str:
+        with self._cond:
+            if not self._burst:
+                if not self._cond.wait_for(lambda: self._prompts > self._answered, timeout=30):
+                    return ""
+                self._answered = self._prompts
+                self._burst = list(next(self._script, []))
+                if not self._burst:
+                    return ""
+            return self._burst.pop(0) + "\n"
+
+
+def _play(console: Console, *args: str) -> int:
+    return cli.main(["play", *args], stdin=console, stdout=console)  # type: ignore[arg-type]
+
+
+def test_a_line_typed_ahead_is_refused_as_stale(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    # "1⏎1⏎" at the first prompt, then quit at the next one after the refusal
+    console = Console([["1", "1"], ["q"]])
+    # the AI waits 0.3 s, so the second line is read while the first position is on screen
+    assert _play(console, "--seed", "1", "--ai-delay", "0.3") == 0
+    out = console.text
+    first_prompt = out.index("\n> \n")
+    refusal = out.index("! '1' was typed before the position above was shown: nothing was "
+                        "played. Choose again.")
+    second_hand = out.index("Your hand", first_prompt)
+    assert first_prompt < second_hand < refusal  # refused at the second position
+    moves_after_first_prompt = re.findall(r"^  You: (.+)$", out[first_prompt:], re.M)
+    assert moves_after_first_prompt == ["attack 6♠"]  # the first "1" only
+    assert out.rstrip().endswith("Game stopped.")
+
+
+def test_a_line_typed_at_the_prompt_is_played() -> None:
+    console = Console([["1"], ["1"], ["q"]])
+    assert _play(console, "--seed", "1", "--ai-delay", "0") == 0
+    assert "was typed before" not in console.text
+    assert len(re.findall(r"^  You: ", console.text, re.M)) == 2
+
+
+def test_unknown_action_quotes_only_what_was_typed() -> None:
+    console = Console([["blah"], ["0 attack 6♠"], ["attack"], ["attack 6x"], ["q"]])
+    assert _play(console, "--seed", "1", "--ai-delay", "0") == 0
+    out = console.text
+    assert "! unknown action 'blah': use attack, defend, transfer, take or pass" in out
+    assert "'0 blah'" not in out and "seat" not in out
+    assert "! '0 attack 6♠' is not an action: type the number of an action alone" in out
+    assert "! attack needs at least one card" in out
+    assert "! unknown card '6x'" in out
+    assert not re.search(r"^  You: ", out, re.M)  # nothing was played
+
+
+def test_cards_in_parentheses_are_explained() -> None:
+    console = Console([["1"]] * 40 + [["q"]])
+    assert _play(console, "--seed", "2", "--ai-delay", "0") == 0
+    hands = re.findall(r"^Your hand \(trump .\): (.*)\n((?:   ?\d+\..*\n)*)(.*)$", console.text,
+                       re.M)
+    assert hands
+    explained = [after == LEGEND for _cards, _actions, after in hands]
+    with_parentheses = ["(" in cards for cards, _actions, _after in hands]
+    assert explained == with_parentheses  # the legend under exactly the hands that need it
+    assert any(with_parentheses)
+
+
+def test_the_turn_time_reads_per_turn_until_a_second_has_passed() -> None:
+    now = 1_000.0
+    assert turn_time(None, 60, now) is None
+    assert turn_time(now + 60, 60, now) == "60 s per turn"
+    assert turn_time(now + 59.5, 60, now) == "60 s per turn"  # not "59 s left" at once
+    assert turn_time(now + 58.5, 60, now) == "59 s left"
+    assert turn_time(now - 3, 60, now) == "0 s left"
+    console = Console([["q"]])
+    assert _play(console, "--seed", "1", "--ai-delay", "0") == 0
+    assert "to act: You, 600 s per turn" in console.text
+    assert " s left" not in console.text
+
+
+def test_terminal_mode_plays_a_game_through_its_input(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    # always choose the first action; after the game: "1" is no to the rematch question
+    console = Console([["h"], ["t"], ["zzz"], ["99"]] + [["1"]] * 300)
+    code = _play(console, "--players", "3", "--rules", "perevodnoy", "--seed", "3",
+                 "--ai-delay", "0")
+    out = console.text
+    assert code == 0
+    assert "Durak (perevodnoy) against 2 beginner AI" in out
+    assert "Your hand" in out and "1. " in out
+    assert "! choose 1–" in out  # "99" is out of range
+    assert "! unknown action 'zzz'" in out
+    assert "was typed before" not in out
+    assert "Game over" in out and "Series after 1 game(s)" in out
+    assert out.rstrip().endswith("Bye!")
+
+
+def test_end_of_input_stops_the_game(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    stdout = io.StringIO()
+    assert cli.main(["play", "--seed", "1", "--ai-delay", "0"], stdin=io.StringIO(""),
+                    stdout=stdout) == 0
+    assert stdout.getvalue().rstrip().endswith("Game stopped.")
+    assert cli.main(["play", "--players", "9"], stdin=io.StringIO(""), stdout=stdout) == 2
+
+
+def _read_until(proc: subprocess.Popen[bytes], marker: bytes, timeout: float) -> bytes:
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while marker not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no {marker!r} in {seen.decode(errors='replace')!r}"
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            chunk = os.read(fd, 65536)
+            assert chunk, f"output ended before {marker!r}: {seen!r}"
+            seen += chunk
+    return seen
+
+
+def _start_play(tmp_path: Path) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.Popen([sys.executable, "-m", "bot", "play", "--seed", "1", "--ai-delay",
+                             "0"], cwd=tmp_path, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_ctrl_c_exits_at_once_without_a_traceback(tmp_path: Path) -> None:
+    proc = _start_play(tmp_path)
+    try:
+        shown = _read_until(proc, b"\n> \n", 60)
+        proc.send_signal(signal.SIGINT)  # stdin stays open: no line is needed to exit
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == cli.EXIT_INTERRUPTED
+    assert err == b""  # no traceback, no warning
+    assert (shown + out).decode().rstrip().endswith("Interrupted: game stopped.")
+
+
+def test_end_of_input_exits_at_once(tmp_path: Path) -> None:
+    proc = _start_play(tmp_path)
+    try:
+        _read_until(proc, b"\n> \n", 60)
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.stdin = None  # communicate() must not flush the closed pipe
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and err == b""
+    assert out.decode().rstrip().endswith("Game stopped.")
