@@ -186,9 +186,11 @@ def rate_game(ratings_before: Mapping[K, Rating], places: Mapping[K, int]) -> di
     ``places`` holds the rated players only (humans; the caller drops AI seats); a player absent
     from ``ratings_before`` starts at :meth:`Rating.default`.  Returns a rating for every key of
     ``places``; with fewer than two players nothing can be compared and the ratings are returned
-    unchanged.
+    unchanged.  The result does not depend on the order of ``places``.
     """
-    players = list(places)
+    # A canonical order (place, then the key's repr): openskill's float sums depend on the
+    # order of the teams, and the result must not depend on how the caller built the dict.
+    players = sorted(places, key=lambda p: (places[p], repr(p)))
     default = Rating.default()
     before = [ratings_before.get(p, default) for p in players]
     if len(players) < 2:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.ratings import (
     MODEL,
@@ -170,6 +172,17 @@ def test_only_the_order_of_places_matters():
     assert rate_game({}, {"a": 1, "b": 3, "c": 6}) == rate_game({}, {"a": 1, "b": 2, "c": 3})
 
 
+def test_result_does_not_depend_on_the_order_of_the_mapping():
+    rng = random.Random(3)
+    for _ in range(300):
+        n = rng.randint(2, 6)
+        before = {k: Rating(rng.uniform(10, 40), rng.uniform(1, 8)) for k in range(n)}
+        places = {k: rng.randint(1, n) for k in range(n)}
+        keys = list(places)
+        rng.shuffle(keys)
+        assert rate_game(before, {k: places[k] for k in keys}) == rate_game(before, places)
+
+
 def test_fewer_than_two_players_change_nothing():
     r = Rating(27.0, 5.0)
     assert rate_game({"a": r}, {"a": 1}) == {"a": r}
@@ -273,3 +286,26 @@ def test_same_time_games_are_ordered_by_id():
     b = RatedGame.of(1, 7, "podkidnoy", 5.0, {1: 2, 3: 1})
     first = apply_game({}, b)
     assert recompute([a, b]) == {**first, **apply_game(first, a)}
+
+
+# ---------------------------------------------------------------- places: properties
+
+exits_strategy = st.lists(st.one_of(st.none(), st.integers(0, 40)), min_size=2, max_size=6)
+
+
+@given(exits=exits_strategy, data=st.data())
+def test_places_properties(exits: list[int | None], data: st.DataObject):
+    n = len(exits)
+    forfeits = data.draw(st.frozensets(st.integers(0, n - 1), max_size=n))
+    places = places_from_exits(exits, forfeits)
+    stayed = [s for s in range(n) if s not in forfeits]
+    assert sorted(set(places)) == list(range(1, len(set(places)) + 1))  # dense from 1
+    for a in stayed:
+        for b in stayed:
+            ea, eb = exits[a], exits[b]
+            key_a = (ea is None, ea or 0)
+            key_b = (eb is None, eb or 0)
+            assert (places[a] < places[b]) == (key_a < key_b)
+        for f in forfeits:
+            assert places[f] > places[a]  # a forfeit is below everyone who played on
+    assert len({places[f] for f in forfeits}) <= 1
