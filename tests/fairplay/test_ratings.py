@@ -309,3 +309,27 @@ def test_places_properties(exits: list[int | None], data: st.DataObject):
         for f in forfeits:
             assert places[f] > places[a]  # a forfeit is below everyone who played on
     assert len({places[f] for f in forfeits}) <= 1
+
+
+def test_recompute_from_real_games_equals_live_updates():
+    """End to end: seeded games finish, their places are rated as each ends; recomputing from
+    the stored records gives exactly the same ratings."""
+    live: dict[RatingKey, Rating] = {}
+    stored: list[RatedGame] = []
+    for game_id, (players, seed) in enumerate([(2, 0), (3, 62), (6, 12), (3, 108), (4, 5)], 1):
+        played = play(players, seed)
+        places = finishing_places(played.rules, played.deal, played.actions, forfeits={0})
+        users = {seat: 100 + (seat + game_id) % 7 for seat in range(players)}
+        record = RatedGame.of(
+            game_id,
+            guild_id=1,
+            profile=rating_profile(played.rules),
+            ended_at=float(game_id),
+            places={users[s]: p for s, p in enumerate(places)},
+        )
+        live.update(apply_game(live, record))
+        stored.append(record)
+        worst = max(place for _, place in record.places)
+        assert dict(record.places)[users[0]] == worst  # seat 0 forfeited every game
+        assert [p for _, p in record.places].count(worst) == 1
+    assert recompute(reversed(stored)) == live
