@@ -50,8 +50,9 @@ class ReplayFrame:
     - ``table``: the pairs on the table after the move; when the move closed the round the
       engine has already cleared it, and ``closed_table`` holds the pairs as they were at the
       close (``took`` says whether the defender picked them up);
-    - ``stock``: cards left to draw; ``trump_card``: the face-up card under the stock, if still
-      there; ``trump``: the trump suit (0..3, ``rules_engine.cards.Suit``);
+    - ``stock``: cards left to draw; ``discard``: how many cards are out of play;
+      ``trump_card``: the face-up card under the stock, if still there; ``trump``: the trump
+      suit (0..3, ``rules_engine.cards.Suit``);
     - ``out``: seats out of the game; ``forfeited``: seats whose player had forfeited by then;
     - ``defender``/``to_act``: the seats defending and to act next (``None`` once finished);
     - ``finished``, ``loser`` and ``draw``: the result, set on the last frame only.
@@ -67,6 +68,7 @@ class ReplayFrame:
     closed_table: tuple[TablePair, ...]
     took: bool
     stock: int
+    discard: int
     trump_card: Card | None
     trump: int
     out: frozenset[int]
@@ -105,9 +107,11 @@ class Replay:
         return tuple(starts)
 
     def next_move(self, index: int) -> int | None:
+        """The frame after ``index``."""
         return index + 1 if 0 <= index < self.total - 1 else None
 
     def prev_move(self, index: int) -> int | None:
+        """The frame before ``index``."""
         return index - 1 if 0 < index < self.total else None
 
     def next_round(self, index: int) -> int | None:
@@ -287,6 +291,7 @@ def _frame(
         closed_table=closed_table,
         took=took,
         stock=len(game.stock),
+        discard=game.discard.bit_count(),
         trump_card=None if trump_card is None else ALL_CARDS[trump_card],
         trump=game.trump,
         out=frozenset(s for s in range(game.n) if game.out >> s & 1),

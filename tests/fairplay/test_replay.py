@@ -52,6 +52,10 @@ def test_replay_matches_the_live_game(players: int, seed: int, profile: str):
         assert frame.defender == state["defender"]
         table = [[str(p.attack), str(p.defence) if p.defence else None] for p in frame.table]
         assert table == state["table"]
+        assert frame.discard == len(state["discard"])  # type: ignore[arg-type]
+        on_table = sum(1 + (p.defence is not None) for p in frame.table)
+        in_hands = sum(len(h) for h in frame.hands)
+        assert in_hands + on_table + frame.stock + frame.discard == 36
     for frame, action in zip(replay.frames[1:], game.log(), strict=True):
         assert frame.action == action
 
