@@ -157,26 +157,29 @@ def finishing_places(
 ) -> tuple[int, ...]:
     """Places (1 = best) per seat of a finished game, replayed from its stored action log.
 
-    The game is replayed through the engine one action at a time; after each action the public
-    ``Game.out`` mask shows who went out (the engine marks seats out only when a round closes,
-    so seats that go out together went out in the same round).  Raises
+    The game is replayed through the engine one action at a time; after each action the
+    engine's ``Game.state_dict()["out"]`` (the documented trace shape, not its internal bits)
+    shows who went out.  The engine marks seats out only when a round closes, so seats that
+    go out together went out in the same round.  Raises
     :class:`~rules_engine.errors.DurakError` if an action is illegal, and :class:`ValueError`
     if the log does not finish the game.  See :func:`places_from_exits` for ``forfeits``.
     """
     game = Game(rules, deal)
-    exits: list[int | None] = [None] * game.n
+    exits: list[int | None] = [None] * len(deal.hands)
     _note_exits(game, exits, 0)
     for step, text in enumerate(actions, start=1):
         game.apply(parse_action(text))
         _note_exits(game, exits, step)
-    if not game.finished:
+    if not game.state_dict()["finished"]:
         raise ValueError("the action log does not finish the game: nothing to rank")
     return places_from_exits(exits, forfeits)
 
 
 def _note_exits(game: Game, exits: list[int | None], step: int) -> None:
-    for seat in range(game.n):
-        if exits[seat] is None and game.out >> seat & 1:
+    out = game.state_dict()["out"]
+    assert isinstance(out, list)
+    for seat in out:
+        if exits[seat] is None:
             exits[seat] = step
 
 

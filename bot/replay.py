@@ -11,16 +11,19 @@ values, which the adapter turns into display names in the reader's language.
 The replay is private to whoever opens it (the adapter sends it ephemerally): it shows every
 hand, so it is built only for finished games.
 
-Only public attributes and methods of ``Game`` are read.  Pure: no I/O.
+The state is read only through ``Game.state_dict()`` (the documented trace shape that
+snapshots are checked against), never through the engine's internal representation, so a
+rewrite of the engine's internals cannot make a replay disagree.  Pure: no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rules_engine.actions import Action, ActionKind, parse_action
-from rules_engine.cards import ALL_CARDS, Card, cards_from_mask
+from rules_engine.cards import Card, Suit, parse_card, parse_suit
 from rules_engine.deal import Deal
 from rules_engine.game import Game
 from rules_engine.messages import Message, Seat
@@ -52,7 +55,7 @@ class ReplayFrame:
       close (``took`` says whether the defender picked them up);
     - ``stock``: cards left to draw; ``discard``: how many cards are out of play;
       ``trump_card``: the face-up card under the stock, if still there; ``trump``: the trump
-      suit (0..3, ``rules_engine.cards.Suit``);
+      suit;
     - ``out``: seats out of the game; ``forfeited``: seats whose player had forfeited by then;
     - ``defender``/``to_act``: the seats defending and to act next (``None`` once finished);
     - ``finished``, ``loser`` and ``draw``: the result, set on the last frame only.
@@ -70,7 +73,7 @@ class ReplayFrame:
     stock: int
     discard: int
     trump_card: Card | None
-    trump: int
+    trump: Suit
     out: frozenset[int]
     forfeited: frozenset[int]
     defender: int | None
@@ -132,12 +135,13 @@ class Replay:
         return starts[-1] if starts else 0
 
 
-def describe_action(game: Game, action: Action) -> Message:
-    """``action`` in words, for the position ``game`` is in *before* it is applied."""
+def describe_action(action: Action, *, opening: bool = False, target: int | None = None) -> Message:
+    """``action`` in words: ``opening`` tells a round's first attack from an addition, and
+    ``target`` is the new defender of a transfer."""
     player = Seat(action.seat)
     kind = action.kind
     if kind is ActionKind.ATTACK:
-        if not game.table_attacks:
+        if opening:
             return Message("{player} leads {cards}", player=player, cards=action.cards)
         return Message("{player} adds {cards}", player=player, cards=action.cards)
     if kind is ActionKind.DEFEND:
@@ -146,15 +150,63 @@ def describe_action(game: Game, action: Action) -> Message:
             "{player} beats {attack} with {defence}", player=player, attack=attack, defence=defence
         )
     if kind is ActionKind.TRANSFER:
+        if target is None:
+            raise ValueError("a transfer is described with its target, the new defender")
         return Message(
             "{player} transfers the attack with {cards} to {target}",
             player=player,
             cards=action.cards,
-            target=Seat(game.next_active(action.seat)),
+            target=Seat(target),
         )
     if kind is ActionKind.TAKE:
         return Message("{player} takes", player=player)
     return Message("{player} passes", player=player)
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """The engine's ``Game.state_dict()`` (the trace shape of SCENARIOS.md, the same record
+    snapshots are checked against) as typed values: the replay reads nothing else, so it does
+    not depend on how the engine stores its state."""
+
+    round: int
+    hands: tuple[tuple[Card, ...], ...]
+    table: tuple[TablePair, ...]
+    stock: int
+    discard: int
+    trump: Suit
+    trump_card: Card | None
+    out: frozenset[int]
+    defender: int | None
+    to_act: int | None
+    taking: bool
+    finished: bool
+    loser: int | None
+    draw: bool
+
+    @classmethod
+    def of(cls, game: Game) -> _State:
+        state: dict[str, Any] = game.state_dict()
+        trump_card = state["trump_card"]
+        return cls(
+            round=int(state["round"]),
+            hands=tuple(tuple(parse_card(c) for c in hand) for hand in state["hands"]),
+            table=tuple(
+                TablePair(parse_card(a), None if d is None else parse_card(d))
+                for a, d in state["table"]
+            ),
+            stock=int(state["stock"]),
+            discard=len(state["discard"]),
+            trump=parse_suit(state["trump"]),
+            trump_card=None if trump_card is None else parse_card(trump_card),
+            out=frozenset(state["out"]),
+            defender=state["defender"],
+            to_act=state["to_act"],
+            taking=bool(state["taking"]),
+            finished=bool(state["finished"]),
+            loser=state["loser"],
+            draw=bool(state["draw"]),
+        )
 
 
 def build_replay(
@@ -173,68 +225,58 @@ def build_replay(
     """
     left = dict(forfeits or {})
     game = Game(rules, deal)
+    before = _State.of(game)
+    dealt = Message("the cards are dealt: {player} leads", player=Seat(deal.leader))
     frames = [
-        _frame(
-            game,
-            0,
-            1,
-            None,
-            Message("the cards are dealt: {player} leads", player=Seat(deal.leader)),
-            _forfeit_events(left, 0),
-            (),
-            False,
-            _forfeited(left, 0),
-        )
+        _frame(before, 0, 1, None, dealt, _forfeit_events(left, 0), (), False, left),
     ]
     for index, text in enumerate(actions, start=1):
         action = parse_action(text)
-        played_in = game.round
-        message = describe_action(game, action)
-        before_out = game.out
-        pairs = _pairs_after(game, action)
-        taking = game.taking or action.kind is ActionKind.TAKE
-        defender = game.defender
         game.apply(action)
-        closed = game.round != played_in or game.finished
+        after = _State.of(game)
+        message = describe_action(action, opening=not before.table, target=after.defender)
+        closed = after.round != before.round or after.finished
+        pairs = _pairs_after(before.table, action)
+        taking = before.taking or action.kind is ActionKind.TAKE
         events: list[Message] = []
         if closed:
             cards = tuple(sorted(c for p in pairs for c in (p.attack, p.defence) if c))
             if taking:
-                events.append(
-                    Message("{player} picks up {cards}", player=Seat(defender), cards=cards)
-                )
+                picker = Seat(before.defender if before.defender is not None else action.seat)
+                events.append(Message("{player} picks up {cards}", player=picker, cards=cards))
             else:
                 events.append(
                     Message("the attack is beaten off: {cards} go to the discard", cards=cards)
                 )
-        for seat in range(game.n):
-            if game.out >> seat & 1 and not before_out >> seat & 1:
-                events.append(Message("{player} is out", player=Seat(seat)))
+        for seat in sorted(after.out - before.out):
+            events.append(Message("{player} is out", player=Seat(seat)))
         events.extend(_forfeit_events(left, index))
-        if game.finished:
-            events.append(_result(game))
+        if after.finished:
+            events.append(_result(after))
+        closed_table = pairs if closed else ()
         frames.append(
             _frame(
-                game,
+                after,
                 index,
-                played_in,
+                before.round,
                 action,
                 message,
-                tuple(events),
-                pairs if closed else (),
+                events,
+                closed_table,
                 closed and taking,
-                _forfeited(left, index),
+                left,
             )
         )
-    if not game.finished:
+        before = after
+    if not before.finished:
         raise ValueError("the action log does not finish the game: only finished games replay")
     return Replay(tuple(frames))
 
 
-def _result(game: Game) -> Message:
-    if game.loser is None:
+def _result(state: _State) -> Message:
+    if state.loser is None:
         return Message("the game is a draw: nobody is the durak")
-    return Message("{player} is the durak", player=Seat(game.loser))
+    return Message("{player} is the durak", player=Seat(state.loser))
 
 
 def _forfeit_events(forfeits: Mapping[int, int], index: int) -> tuple[Message, ...]:
@@ -245,31 +287,19 @@ def _forfeit_events(forfeits: Mapping[int, int], index: int) -> tuple[Message, .
     )
 
 
-def _forfeited(forfeits: Mapping[int, int], index: int) -> frozenset[int]:
-    return frozenset(seat for seat, move in forfeits.items() if move <= index)
-
-
-def _pairs_now(game: Game) -> list[TablePair]:
-    return [
-        TablePair(ALL_CARDS[a], ALL_CARDS[d] if d >= 0 else None)
-        for a, d in zip(game.table_attacks, game.table_defences, strict=True)
-    ]
-
-
-def _pairs_after(game: Game, action: Action) -> tuple[TablePair, ...]:
+def _pairs_after(table: tuple[TablePair, ...], action: Action) -> tuple[TablePair, ...]:
     """The table as it stands once ``action`` is on it, before any close of the round (the
     engine clears the table in the same step, so the frame of a closing move shows this)."""
-    pairs = _pairs_now(game)
     if action.kind in (ActionKind.ATTACK, ActionKind.TRANSFER):
-        pairs.extend(TablePair(card) for card in action.cards)
-    elif action.kind is ActionKind.DEFEND:
+        return (*table, *(TablePair(card) for card in action.cards))
+    if action.kind is ActionKind.DEFEND:
         attack, defence = action.cards
-        pairs = [TablePair(p.attack, defence) if p.attack == attack else p for p in pairs]
-    return tuple(pairs)
+        return tuple(TablePair(p.attack, defence) if p.attack == attack else p for p in table)
+    return table
 
 
 def _frame(
-    game: Game,
+    state: _State,
     index: int,
     played_in: int,
     action: Action | None,
@@ -277,28 +307,27 @@ def _frame(
     events: Sequence[Message],
     closed_table: tuple[TablePair, ...],
     took: bool,
-    forfeited: frozenset[int],
+    forfeits: Mapping[int, int],
 ) -> ReplayFrame:
-    trump_card = game.trump_card
     return ReplayFrame(
         index=index,
         round=played_in,
         action=action,
         message=message,
         events=tuple(events),
-        hands=tuple(tuple(cards_from_mask(hand)) for hand in game.hands),
-        table=tuple(_pairs_now(game)),
+        hands=state.hands,
+        table=state.table,
         closed_table=closed_table,
         took=took,
-        stock=len(game.stock),
-        discard=game.discard.bit_count(),
-        trump_card=None if trump_card is None else ALL_CARDS[trump_card],
-        trump=game.trump,
-        out=frozenset(s for s in range(game.n) if game.out >> s & 1),
-        forfeited=forfeited,
-        defender=None if game.finished else game.defender,
-        to_act=game.to_act,
-        finished=game.finished,
-        loser=game.loser,
-        draw=game.draw,
+        stock=state.stock,
+        discard=state.discard,
+        trump_card=state.trump_card,
+        trump=state.trump,
+        out=state.out,
+        forfeited=frozenset(seat for seat, move in forfeits.items() if move <= index),
+        defender=state.defender,
+        to_act=state.to_act,
+        finished=state.finished,
+        loser=state.loser,
+        draw=state.draw,
     )

@@ -220,3 +220,15 @@ def test_frames_are_frozen():
     frame = build_replay(played.rules, played.deal, played.actions).frames[0]
     with pytest.raises(AttributeError):
         frame.index = 3  # type: ignore[misc]
+
+
+def test_describe_action_needs_a_transfer_target():
+    from bot.replay import describe_action
+    from rules_engine import Action
+
+    card = ALL_CARDS[0]
+    with pytest.raises(ValueError, match="target"):
+        describe_action(Action.transfer(1, card))
+    assert describe_action(Action.transfer(1, card), target=2)["target"] == Seat(2)
+    assert describe_action(Action.attack(0, card), opening=True).key == "{player} leads {cards}"
+    assert describe_action(Action.attack(0, card)).key == "{player} adds {cards}"
