@@ -33,7 +33,7 @@ def play(players: int, seed: int, profile: str = "podkidnoy", greed: float = 0.8
         action = legal[0] if rng.random() < greed else rng.choice(legal)
         played_in = game.round
         game.apply(action)
-        for seat in range(players):
-            if exits[seat] is None and game.out >> seat & 1:
+        for seat in game.state_dict()["out"]:  # type: ignore[attr-defined]
+            if exits[seat] is None:
                 exits[seat] = played_in
     return Played(rules, deal, game, game.history_text(), tuple(exits))
