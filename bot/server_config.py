@@ -37,9 +37,11 @@ from rules_engine.rules import PROFILES, Rules, ThrowIn
 __all__ = [
     "CONFIG_VERSION",
     "DEFAULT_TURN_TIMEOUT",
+    "FIRST_ROUND_LIMITS",
     "MAX_TURN_TIMEOUT",
     "MIN_TURN_TIMEOUT",
     "SETTINGS",
+    "THROW_IN_VALUES",
     "ConfigProblem",
     "ServerConfig",
 ]
