@@ -33,7 +33,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -419,12 +419,10 @@ class GameService:
                            opts.turn_timeout or self.turn_timeout,
                            [LobbySeat(host_id, name)], now)
             ended = ch.series
-            try:
+            with _storage_errors():
                 if ended is not None and ended.id is not None:
                     await self.storage.end_series(ended.id, now)
                 await self.storage.save_lobby(lobby.record())
-            except Exception as exc:
-                raise _storage_failure(exc) from exc
             if ended is not None:
                 ch.series = None
                 ch.game = None
@@ -554,10 +552,8 @@ class GameService:
             if ch.lobby is not None:
                 lobby = ch.lobby
                 self._need_host(lobby.host_id, requester_id, manage_channel)
-                try:
+                with _storage_errors():
                     await self.storage.delete_lobby(channel_id)
-                except Exception as exc:
-                    raise _storage_failure(exc) from exc
                 ch.lobby = None
                 self._emit("lobby_changed", self._lobby_view(lobby, "closed"))
                 self._notice(channel_id, "stopped", "the lobby was closed",
@@ -580,7 +576,7 @@ class GameService:
         series = ch.series
         assert series is not None and series.id is not None
         g = ch.game
-        try:
+        with _storage_errors():
             if ch.playing and g is not None:
                 await self.storage.finish_game(
                     FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
@@ -588,8 +584,6 @@ class GameService:
                     None, end_series_at=now)
             else:
                 await self.storage.end_series(series.id, now)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
         view: TableView | None = None
         if ch.playing and g is not None:
             self._disarm(g)
@@ -756,10 +750,8 @@ class GameService:
             series = ch.series
             self._need_member(series, requester_id, manage_channel)
             assert series.id is not None
-            try:
+            with _storage_errors():
                 await self.storage.end_series(series.id, self.clock.now())
-            except Exception as exc:
-                raise _storage_failure(exc) from exc
             series.active = False
             view = self._series_view(series)
             ch.series = None
@@ -779,10 +771,8 @@ class GameService:
         """A player's finished games in this guild: games, losses, draws, loss rate, per rule
         profile (``profile`` restricts to one: a profile name or ``custom``)."""
         profile = _profile_filter(profile)
-        try:
+        with _storage_errors():
             name, rows = await self.storage.player_stats(guild_id, user_id, profile)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
         return StatsView(
             guild_id=guild_id, user_id=user_id, name=name, profile=profile,
             games=sum(r.games for r in rows), losses=sum(r.losses for r in rows),
@@ -801,11 +791,9 @@ class GameService:
             raise BadOption("page must be a whole number ≥ 1")
         if not isinstance(per_page, int) or not 1 <= per_page <= 50:
             raise BadOption("per_page must be 1–50")
-        try:
+        with _storage_errors():
             total, rows = await self.storage.leaderboard(
                 guild_id, profile, min_games, per_page, (page - 1) * per_page)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
         pages = max(1, -(-total // per_page))
         return LeaderboardPage(guild_id, profile, min_games, page, pages, per_page, total,
                                tuple(rows))
@@ -864,19 +852,15 @@ class GameService:
         raise NotSeated()
 
     async def _save_lobby(self, rec: LobbyRecord) -> None:
-        try:
+        with _storage_errors():
             await self.storage.save_lobby(rec)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
 
     async def _update_seats(self, lobby: _Lobby, seats: list[LobbySeat]) -> LobbyView:
         """Store new seats (handing over or closing the lobby as needed); returns its view."""
         ch = self._channels[lobby.channel_id]
         if not seats:
-            try:
+            with _storage_errors():
                 await self.storage.delete_lobby(lobby.channel_id)
-            except Exception as exc:
-                raise _storage_failure(exc) from exc
             ch.lobby = None
             lobby.seats = []
             return self._lobby_view(lobby, "closed")
@@ -906,10 +890,8 @@ class GameService:
             rules=rules.to_dict(), seats=list(series.seats), seed=seed, deal=deal.to_dict(),
             started_at=now, snapshot=g.snapshot_json(), meta=g.meta(deadline=deadline),
         )
-        try:
+        with _storage_errors():
             series_id, game_id = await self.storage.start_game(series, new)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
         series.id = series_id
         series.last_game_id = game_id
         g.game_id = game_id
@@ -949,7 +931,7 @@ class GameService:
         if nxt is not None and series.seats[nxt].ai_level is None and not autopilot[nxt]:
             deadline = now + ch.turn_timeout
         new_series: SeriesRecord | None = None
-        try:
+        with _storage_errors():
             if game.finished:
                 new_series = dataclasses.replace(series, losses=list(series.losses),
                                                  seats=list(series.seats))
@@ -975,8 +957,6 @@ class GameService:
                     g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot,
                            recent=recent),
                     game.version, now)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
         if self._latency_sink is not None:
             self._latency_sink(time.perf_counter() - t0)
         g.game = game
@@ -992,13 +972,11 @@ class GameService:
 
     async def _save_meta(self, g: _Game, *, deadline: float | None, timeouts: list[int],
                          autopilot: list[bool]) -> None:
-        try:
+        with _storage_errors():
             await self.storage.save_live(
                 g.game_id, g.snapshot_json(),
                 g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot),
                 g.game.version, self.clock.now())
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
 
     # ------------------------------------------------------------------ drivers
     def _disarm(self, g: _Game) -> None:
@@ -1320,9 +1298,15 @@ def _decide(agent: Agent, game: Game, seat: int) -> str:
     return agent.choose(observation(game, seat))
 
 
-def _storage_failure(exc: BaseException) -> StorageFailure:
-    log.error("storage failure: %r", exc)
-    return StorageFailure()
+@contextlib.contextmanager
+def _storage_errors() -> Iterator[None]:
+    """Turn any failure of the storage inside the block into :class:`StorageFailure`, logging
+    the traceback: the request is refused and nothing in memory has changed yet."""
+    try:
+        yield
+    except Exception as exc:
+        log.exception("storage failure")
+        raise StorageFailure() from exc
 
 
 def _clean_name(name: object, user_id: int) -> str:
