@@ -12,8 +12,9 @@ from bot.errors import ServiceError
 from bot.presenter import NoticeKind, NullPresenter
 from bot.service import GameService
 from bot.storage import SqliteStorage
-from bot.text import render_hand, render_series, render_table
-from bot.views import LobbyOptions, TableView
+from bot.text import render_hand, render_message, render_series, render_table
+from bot.views import LobbyOptions, Player, TableView
+from rules_engine.messages import Message
 
 __all__ = ["play"]
 
@@ -31,6 +32,7 @@ class _Printer(NullPresenter):
         self.out = out
         self.key: tuple[int, int] | None = None  # (game_id, version) last printed
         self.changed = asyncio.Event()
+        self.names: list[str] = []  # the seats' names, as the last table showed them
 
     def say(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -42,16 +44,18 @@ class _Printer(NullPresenter):
             return
         same_game = self.key is not None and self.key[0] == view.game_id
         new = view.version - self.key[1] if same_game and self.key else view.version
+        self.names = [s.name for s in view.seats]
         if new > 0:
             for rec in view.recent[-new:]:
-                self.say(f"  {rec.describe()}")
+                suffix = f" ({rec.auto})" if rec.auto else ""
+                self.say(f"  {render_message(rec.message, self.names)}{suffix}")
         self.key = key
         self.changed.set()
 
-    async def notice(self, channel_id: int, kind: NoticeKind, text: str, *,
-                     user_id: int | None = None) -> None:
+    async def notice(self, channel_id: int, kind: NoticeKind, message: Message, *,
+                     user_id: int | None = None, players: tuple[Player, ...] = ()) -> None:
         if kind in ("timeout", "autopilot_on", "autopilot_off"):
-            self.say(f"* {text}")
+            self.say(f"* {render_message(message, [p.name for p in players])}")
 
 
 async def play(
@@ -92,10 +96,10 @@ async def play(
             for _ in range(players - 1):
                 await service.add_ai(CHANNEL, USER, level)
         except ServiceError as exc:
-            printer.say(f"error: {exc.message}")
+            printer.say(f"error: {render_message(exc.message, printer.names)}")
             return 2
         view = await service.start(CHANNEL, USER)
-        printer.say(f"Durak ({view.rules_name}) against {players - 1} {level} AI. {HELP}")
+        printer.say(f"Durak ({view.rules.name}) against {players - 1} {level} AI. {HELP}")
         while True:
             view = await _wait_for_turn(service, printer)
             if view.finished:
@@ -142,7 +146,7 @@ async def play(
                     await service.act(CHANNEL, USER, text, hand.version, game_id=hand.game_id)
                     break
                 except ServiceError as exc:
-                    printer.say(f"! {exc.message}")
+                    printer.say(f"! {render_message(exc.message, printer.names)}")
     finally:
         await service.close()
         if tmp is not None:
