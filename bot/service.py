@@ -350,7 +350,7 @@ class GameService:
             ch.guild_id = guild_id
             ch.lobby = lobby
             view = lobby_view(lobby, "open")
-        self._emit("lobby_changed", view)
+        self._emit(lambda p: p.lobby_changed(view))
         return view
 
     async def lobby(self, channel_id: int) -> LobbyView:
@@ -374,7 +374,7 @@ class GameService:
             await self._save_lobby(lobby.record(seats))
             lobby.seats = seats
             view = lobby_view(lobby, "open")
-        self._emit("lobby_changed", view)
+        self._emit(lambda p: p.lobby_changed(view))
         return view
 
     async def leave(self, channel_id: int, user_id: int) -> LobbyView:
@@ -387,7 +387,7 @@ class GameService:
                 raise NotSeated(Message("you are not seated in this lobby"))
             seats = [s for s in lobby.seats if s.user_id != user_id]
             view = await self._update_seats(lobby, seats)
-        self._emit("lobby_changed", view)
+        self._emit(lambda p: p.lobby_changed(view))
         return view
 
     async def add_ai(self, channel_id: int, requester_id: int, level: str = "beginner", *,
@@ -419,7 +419,7 @@ class GameService:
             await self._save_lobby(lobby.record(seats))
             lobby.seats = seats
             view = lobby_view(lobby, "open")
-        self._emit("lobby_changed", view)
+        self._emit(lambda p: p.lobby_changed(view))
         return view
 
     async def remove_seat(self, channel_id: int, requester_id: int, seat: int, *,
@@ -432,7 +432,7 @@ class GameService:
                 raise BadOption(Message("there is no seat {seat} in this lobby", seat=repr(seat)))
             seats = [s for i, s in enumerate(lobby.seats) if i != seat]
             view = await self._update_seats(lobby, seats)
-        self._emit("lobby_changed", view)
+        self._emit(lambda p: p.lobby_changed(view))
         return view
 
     async def start(self, channel_id: int, requester_id: int,
@@ -461,7 +461,7 @@ class GameService:
             ch.lobby = None
             started = lobby_view(lobby, "started")
             view = table_view(ch)
-        self._emit("lobby_changed", started)
+        self._emit(lambda p: p.lobby_changed(started))
         self._after_change(ch, view)
         return view
 
@@ -480,7 +480,8 @@ class GameService:
                 with _storage_errors():
                     await self.storage.delete_lobby(channel_id)
                 ch.lobby = None
-                self._emit("lobby_changed", lobby_view(lobby, "closed"))
+                closed = lobby_view(lobby, "closed")
+                self._emit(lambda p: p.lobby_changed(closed))
                 self._notice(channel_id, "stopped", Message("the lobby was closed"),
                              user_id=requester_id)
                 return
@@ -489,7 +490,7 @@ class GameService:
             self._need_host(series.host_id, requester_id, manage_channel)
             view = await self._end_series_now(ch, now)
         if view is not None:
-            self._emit("table_changed", view)
+            self._emit(lambda p: p.table_changed(view))
             self._notice(channel_id, "stopped",
                          Message("the game was stopped: no loss is recorded"),
                          user_id=requester_id)
@@ -531,7 +532,7 @@ class GameService:
                 return
             view = await self._end_series_now(ch, self.clock.now())
         if view is not None:
-            self._emit("table_changed", view)
+            self._emit(lambda p: p.table_changed(view))
         self._notice(channel_id, "stopped",
                      Message("the game reached {n} moves without an end and was stopped: no "
                              "loss is recorded", n=MAX_GAME_ACTIONS))
@@ -1068,23 +1069,29 @@ class GameService:
             log.error("background task failed", exc_info=task.exception())
 
     # ------------------------------------------------------------------ presenters
-    def _emit(self, method: str, *args: Any, **kwargs: Any) -> None:
+    def _emit(self, event: Callable[[Presenter], Awaitable[None]]) -> None:
+        """Run ``event`` for every presenter, each in a task of its own (see :meth:`_present`).
+        ``event`` runs later: it must only use values that are not reassigned meanwhile."""
         for p in self._presenters:
-            self._spawn(self._call_presenter(p, method, args, kwargs))
+            self._spawn(self._present(p, event))
+
+    def _emit_hand(self, channel_id: int, user_id: int, view: HandView) -> None:
+        self._emit(lambda p: p.hand_changed(channel_id, user_id, view))
 
     @staticmethod
-    async def _call_presenter(p: Presenter, method: str, args: tuple[Any, ...],
-                              kwargs: dict[str, Any]) -> None:
+    async def _present(p: Presenter, event: Callable[[Presenter], Awaitable[None]]) -> None:
+        """Run one presenter event; a failing presenter is logged and never breaks a game."""
         try:
-            await getattr(p, method)(*args, **kwargs)
+            await event(p)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("presenter %r failed in %s", p, method)
+            log.exception("presenter %r failed", p)
 
     def _notice(self, channel_id: int, kind: NoticeKind, message: Message, *,
                 user_id: int | None = None, players: tuple[Player, ...] = ()) -> None:
-        self._emit("notice", channel_id, kind, message, user_id=user_id, players=players)
+        self._emit(lambda p: p.notice(channel_id, kind, message, user_id=user_id,
+                                      players=players))
 
     def _emit_table(self, ch: ChannelState) -> None:
         if self._presenters and ch.game is not None:
@@ -1094,15 +1101,14 @@ class GameService:
         """Tell presenters: the table, every seated human's hand, and game over."""
         if not self._presenters:
             return
-        self._emit("table_changed", view)
+        self._emit(lambda p: p.table_changed(view))
         g = ch.game
         if g is not None and ch.series is not None and g.game_id == view.game_id:
             for seat, s in enumerate(ch.series.seats):
                 if s.user_id is not None:
-                    self._emit("hand_changed", ch.channel_id, s.user_id,
-                               hand_view(ch, g, seat))
+                    self._emit_hand(ch.channel_id, s.user_id, hand_view(ch, g, seat))
         if view.finished:
-            self._emit("game_over", view)
+            self._emit(lambda p: p.game_over(view))
 
     async def _load_finished(self, s: SeriesRecord) -> GameState | None:
         """Rebuild the last finished game of a series (for the table between games)."""

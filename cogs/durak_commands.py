@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import discord
@@ -56,6 +56,11 @@ RULE_PROFILES = ("podkidnoy", "perevodnoy", "classic")
 THROW_IN = ("neighbours", "all")
 
 
+#: The signature of ``CommandTree.on_error``.
+ErrorHandler = Callable[[discord.Interaction[Any], app_commands.AppCommandError],
+                        Coroutine[Any, Any, None]]
+
+
 def _T(text: str) -> locale_str:
     return locale_str(text)
 
@@ -75,7 +80,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         self.bot = bot
         self.service = service
         self.presenter = DiscordPresenter(bot)
-        self._previous_error_handler: Any = None
+        self._previous_error_handler: ErrorHandler | None = None
 
     async def cog_load(self) -> None:
         self.service.add_presenter(self.presenter)
@@ -309,7 +314,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
             await svc.leave(channel_id, user_id)
         elif action == "addai":
             if level is None:
-                data: dict[str, Any] = dict(interaction.data or {})  # type: ignore[arg-type]
+                data: dict[str, Any] = dict(interaction.data or {})
                 values = data.get("values") or []
                 level = str(values[0]) if values else "casual"
             await svc.add_ai(channel_id, user_id, level, manage_channel=self.manage(interaction))

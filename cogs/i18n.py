@@ -111,27 +111,28 @@ CHOICES: dict[str, str] = {
 }
 
 # ------------------------------------------------------------------------------ locales
-_DISCORD_LANGS = {"es-ES": "es", "es-419": "es", "fr": "fr", "en-US": "en", "en-GB": "en"}
+#: A Discord locale: its string (``es-ES``) or a ``discord.Locale``.
+LocaleName = str | discord.Locale
 
 
-def _language(locale: object) -> str | None:
+def _language(locale: LocaleName | None) -> str | None:
     if locale is None:
         return None
-    text = str(getattr(locale, "value", locale)).strip()
+    text = (locale.value if isinstance(locale, discord.Locale) else locale).strip()
     if not text:
         return None
     lang = text.replace("_", "-").split("-", 1)[0].lower()
     return lang if lang in SUPPORTED else None
 
 
-def pick_locale(user_locale: str | None, guild_locale: str | None) -> str:
+def pick_locale(user_locale: LocaleName | None, guild_locale: LocaleName | None) -> str:
     """The language of a reply: the user's locale if supported, else the server's, else
     English.  Accepts Discord locale strings (``es-ES``, ``es-419``, ``fr``, ``en-US``) or
     ``discord.Locale`` values."""
     return _language(user_locale) or _language(guild_locale) or "en"
 
 
-def discord_language(locale: object) -> str | None:
+def discord_language(locale: LocaleName | None) -> str | None:
     """The catalogue language of a Discord locale (``es-ES``/``es-419`` → ``es``, ``fr`` →
     ``fr``, English → ``en``), ``None`` when unsupported."""
     return _language(locale)

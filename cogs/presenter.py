@@ -89,7 +89,7 @@ def message_kwargs(message: render.Reply | str, *, edit: bool = False) -> dict[s
     if isinstance(message, str):
         message = render.Reply(content=message)
     content = message.content or None
-    embeds = [discord.Embed.from_dict(dict(e)) for e in message.embeds]  # type: ignore[arg-type]
+    embeds = [discord.Embed.from_dict(dict(e)) for e in message.embeds]
     view = build_view(message.components)
     kwargs: dict[str, Any] = {}
     if edit:

@@ -494,7 +494,7 @@ _ACTION_STYLE: dict[str, Style] = {
 _ACTION_EMOJI = {"take": "📥", "pass": "✅", "transfer": "↪️"}
 
 
-def _card_style(card: str) -> Style:
+def _card_style(card: Card) -> Style:
     return "danger" if _is_red(card) else "primary"
 
 
@@ -531,9 +531,9 @@ def render_hand(
             actions = by_card.get(card.text, [])
             if len(actions) == 1:
                 emoji = "↪️" if actions[0].kind == "transfer" else None
-                add(actions[0].text, card.text, _card_style(card.text), i // _ROW, emoji)
+                add(actions[0].text, card.text, _card_style(card.card), i // _ROW, emoji)
             elif actions:
-                add(f"pick {card.text}", card.text, _card_style(card.text), i // _ROW)
+                add(f"pick {card.text}", card.text, _card_style(card.card), i // _ROW)
             else:
                 add(f"why {card.text}", card.text, "secondary", i // _ROW)
 

@@ -18,6 +18,7 @@ import argparse
 import filecmp
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from babel.messages.frontend import CommandLineInterface
@@ -40,8 +41,10 @@ KEYWORDS = (
 
 def pybabel(*args: str, quiet: bool = True) -> int:
     """Run one ``pybabel`` command in this process; its exit status (0: success)."""
+    # Babel's command line has no type annotations: give its entry point the documented type.
+    run: Callable[[list[str]], int | None] = CommandLineInterface().run
     try:
-        status = CommandLineInterface().run(["pybabel", *(["--quiet"] if quiet else []), *args])
+        status = run(["pybabel", *(["--quiet"] if quiet else []), *args])
     except SystemExit as exc:  # the command line reports some failures by exiting
         return int(exc.code or 0)
     return int(status or 0)
