@@ -6,18 +6,6 @@ import functools
 import itertools
 
 import pytest
-from dsc_factories import (
-    attack_hand,
-    big_hand,
-    hand_view,
-    leaderboard,
-    lobby_view,
-    played_games,
-    series_view,
-    stats_view,
-    table_view,
-)
-from dsc_limits import cards_in, check_message, message_text, to_discord
 
 from bot.errors import NotYourTurn
 from bot.views import ActionRecord, HandView, Player, TableView, action_message
@@ -44,6 +32,19 @@ from cogs.render import (
 from rules_engine.actions import ActionKind
 from rules_engine.cards import parse_card
 from rules_engine.messages import Message, Seat
+
+from .dsc_factories import (
+    attack_hand,
+    big_hand,
+    hand_view,
+    leaderboard,
+    lobby_view,
+    played_games,
+    series_view,
+    stats_view,
+    table_view,
+)
+from .dsc_limits import cards_in, check_message, message_text, to_discord
 
 CATS = [catalog(lang) for lang in SUPPORTED]
 

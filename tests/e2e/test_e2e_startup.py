@@ -13,12 +13,13 @@ from pathlib import Path
 import discord
 import pytest
 from discord.ext import commands
-from durak_e2e import Harness, buttons, is_hand
-from fakediscord import FakeDiscord
 
 from bot.config import Settings
 from bot.discord_app import ShardedDurakBot, create_bot, run
 from cogs.i18n import COMMANDS, catalog
+
+from .durak_e2e import Harness, buttons, is_hand
+from .fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
