@@ -1236,14 +1236,13 @@ def _parse(action: str | Action, seat: int) -> Action:
     else:
         if not isinstance(action, str) or not action.strip():
             raise BadAction()
-        text = action.strip()
-        if not text.split()[0].isdigit():
-            text = f"{seat} {text}"
+        typed = action.strip()
+        text = typed if typed.split()[0].isdigit() else f"{seat} {typed}"
         try:
             act = parse_action(text)
         except DurakError as exc:
             raise BadAction(Message("{text} is not an action: try 'attack 8♥', 'defend 8♥ 9♥', "
-                                    "'take' or 'pass'", text=repr(text))) from exc
+                                    "'take' or 'pass'", text=repr(typed))) from exc
     if act.seat != seat:
         raise BadAction(Message("that action is for {seat}; you sit at {other}",
                                 seat=Seat(act.seat), other=Seat(seat)))

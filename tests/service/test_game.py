@@ -21,7 +21,7 @@ from bot.service import GameService
 from bot.views import TableView
 from rules_engine import Action, from_snapshot, parse_action, snapshot
 from rules_engine.cards import parse_card
-from rules_engine.messages import Message
+from rules_engine.messages import Message, Seat
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, db_dump, open_table, play_out, settle
 
@@ -151,7 +151,15 @@ async def test_every_bad_input_is_typed_and_changes_nothing(make_service, db_pat
     assert info.value.reason == Message("{card} is not in your hand", card=parse_card(missing))
     with pytest.raises(NotYourTurn) as info:
         await svc.act(CH, other, "take", 0)
-    assert info.value.message  # the engine's reason, e.g. who leads
+    reason = game.explain(parse_action(f"{1 - leader_seat} take"))
+    assert reason is not None and info.value.message == reason_message(reason)
+    with pytest.raises(BadAction) as bad:
+        await svc.act(CH, leader, "dance", 0)
+    assert bad.value.message["text"] == "'dance'"  # what the player typed, without a seat
+    with pytest.raises(BadAction) as bad:
+        await svc.act(CH, leader, f"{1 - leader_seat} take", 0)
+    assert bad.value.message == Message("that action is for {seat}; you sit at {other}",
+                                        seat=Seat(1 - leader_seat), other=Seat(leader_seat))
 
     assert await svc.table(CH) == before_table
     assert (await svc.hand(CH, leader), await svc.hand(CH, other)) == before_hands
