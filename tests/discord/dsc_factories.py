@@ -6,7 +6,9 @@ from __future__ import annotations
 import random
 import time
 
-from bot.engine_messages import reason_message
+from bot import view_builders
+from bot.state import ChannelState, GameState
+from bot.storage import SeriesRecord
 from bot.views import (
     ActionChoice,
     ActionRecord,
@@ -14,26 +16,19 @@ from bot.views import (
     HandView,
     LeaderboardPage,
     LeaderboardRow,
+    LobbyOptions,
     LobbySeat,
     LobbyView,
     ProfileStats,
     Role,
-    SeatView,
     SeriesEntry,
     SeriesView,
     StatsView,
-    TablePair,
     TableView,
-    WaitingFor,
 )
 from rules_engine import PROFILES, ActionKind, Game, Rules, deal_from_seed
-from rules_engine.cards import ALL_CARDS, SUIT_SYMBOLS, iter_bits, parse_card
-from rules_engine.hints import card_hints
+from rules_engine.cards import parse_card
 from rules_engine.messages import Message
-
-
-def _role(name: str | None) -> Role | None:
-    return None if name is None else Role(name)
 
 
 LONG = "Ẅ" * 30 + "_*`~|>@everyone<@123>" + "x" * 13  # 64 chars of awkward markdown
@@ -61,74 +56,37 @@ def _recent(game: Game) -> tuple[ActionRecord, ...]:
     return tuple(ActionRecord(a.seat, a.kind, tuple(a.cards)) for a in game.log()[-6:])
 
 
+def _channel(game: Game, *, long: bool, game_id: int, humans_only: bool,
+             recent: tuple[ActionRecord, ...] | None) -> ChannelState:
+    """The service's state for ``game``: every third seat an AI (unless ``humans_only``),
+    seat 2 on autopilot, a human's turn timing out at ``NOW + 60``."""
+    n = game.n
+    seats = [LobbySeat(100 + i, name, None) if humans_only or i % 3
+             else LobbySeat(None, name, "counter")
+             for i, name in enumerate(names(n, long))]
+    series = SeriesRecord(
+        id=5, channel_id=10, guild_id=1, host_id=101, host_name="Host", options=LobbyOptions(),
+        rules=game.rules.to_dict(), profile=game.rules.profile or "custom", seats=seats,
+        losses=list(range(n)), games=3, draws=1, last_loser=n - 1,
+    )
+    state = GameState(game_id, game, seed=0, started_at=0.0, deadline=NOW + 60,
+                      timeouts=[0] * n, autopilot=[i == 2 for i in range(n)],
+                      recent=_recent(game) if recent is None else recent)
+    return ChannelState(10, 1, series=series, rules=game.rules, turn_timeout=60, game=state)
+
+
 def table_view(game: Game, *, long: bool = False, game_id: int = 42,
                recent: tuple[ActionRecord, ...] | None = None) -> TableView:
-    """What ``GameService._table_view`` builds for ``game``."""
-    n = game.n
-    seat_names = names(n, long)
-    fin = game.finished
-    seats = []
-    for i in range(n):
-        is_out = bool(game.out >> i & 1)
-        role = _role(game.role(i))
-        seats.append(SeatView(i, seat_names[i], 100 + i if i % 3 else None,
-                              None if i % 3 else "counter", game.hands[i].bit_count(), role,
-                              is_out, game.to_act == i and not fin, i == 2, i))
-    waiting: WaitingFor | None = None
-    to_act = None if fin else game.to_act
-    if to_act is not None:
-        if to_act == game.defender and game.uncovered and not game.taking:
-            waiting = "defend"
-        elif not game.table_attacks:
-            waiting = "lead"
-        else:
-            waiting = "add"
-    return TableView(
-        channel_id=10, guild_id=1, game_id=game_id, series_id=5, version=game.version,
-        rules=game.rules, trump=SUIT_SYMBOLS[game.trump],
-        trump_card=ALL_CARDS[game.stock[0]] if game.stock else None,
-        shown=tuple(ALL_CARDS[c] for c in game.deal.shown), stock=len(game.stock),
-        discard=game.discard.bit_count(), round=game.round,
-        limit=None if fin else game.limit, taking=False if fin else game.taking,
-        pairs=() if fin else tuple(TablePair(parse_card(a), None if d is None else parse_card(d))
-                                   for a, d in game.table()),
-        seats=tuple(seats), to_act=to_act, deadline=None if fin else NOW + 60,
-        turn_timeout=60,
-        recent=_recent(game) if recent is None else recent,
-        finished=fin, loser=game.loser, draw=game.draw, dealer=game.deal.dealer,
-        series=series_view(n, long), waiting_for=waiting,
-    )
+    """The table the service shows for ``game`` (built by the service's own builder)."""
+    return view_builders.table_view(
+        _channel(game, long=long, game_id=game_id, humans_only=False, recent=recent))
 
 
 def hand_view(game: Game, seat: int, *, game_id: int = 42) -> HandView:
-    """What ``GameService._hand_view`` builds for ``seat``."""
-    trump = game.trump
-    playing = not game.finished
-    hints = ({c: None if r is None else reason_message(r)
-              for c, r in card_hints(game, seat).items()} if playing
-             else {ALL_CARDS[c]: Message("the game is over") for c in iter_bits(game.hands[seat])})
-    cards = sorted(hints, key=lambda c: (c.suit == trump, c.suit, c.rank))
-    your_turn = playing and game.to_act == seat
-    legal: tuple[ActionChoice, ...] = ()
-    if your_turn:
-        legal = tuple(ActionChoice(a.kind, tuple(a.cards)) for a in game.legal_actions())
-    role = None
-    if game.out >> seat & 1:
-        role = Role.OUT
-    elif playing:
-        if seat == game.defender:
-            role = Role.DEFENDER
-        elif seat == game.leader:
-            role = Role.LEADER
-        elif seat == game.attacker:
-            role = Role.ATTACKER
-    return HandView(
-        channel_id=10, game_id=game_id, user_id=100 + seat, seat=seat, name=f"Player {seat}",
-        version=game.version,
-        cards=tuple(HandCard(c, c.suit == trump, hints[c]) for c in cards),
-        legal=legal, your_turn=your_turn, role=role, trump=SUIT_SYMBOLS[trump],
-        deadline=NOW + 60 if your_turn else None, autopilot=seat == 2, finished=not playing,
-    )
+    """The hand the service shows ``seat`` (built by the service's own builder)."""
+    ch = _channel(game, long=False, game_id=game_id, humans_only=True, recent=None)
+    assert ch.game is not None
+    return view_builders.hand_view(ch, ch.game, seat)
 
 
 def played_games(count: int, seed: int = 0):
