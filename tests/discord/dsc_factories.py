@@ -30,7 +30,6 @@ from rules_engine import PROFILES, ActionKind, Game, Rules, deal_from_seed
 from rules_engine.cards import parse_card
 from rules_engine.messages import Message
 
-
 LONG = "Ẅ" * 30 + "_*`~|>@everyone<@123>" + "x" * 13  # 64 chars of awkward markdown
 RANKS = ("6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("♠", "♥", "♦", "♣")
