@@ -58,6 +58,7 @@ __all__ = [
     "render_stats",
     "render_table",
     "render_why",
+    "rules_title",
     "seat_names",
     "suit_md",
 ]
@@ -262,7 +263,7 @@ def render_lobby(view: LobbyView, t: Catalog) -> Reply:
             "Press Join to take a seat. The host adds AI players and presses Start (2–6 seats)."
         )
     embed = _embed(
-        t.fill("Durak lobby — {rules}", rules=view.rules.name),
+        t.fill("Durak lobby — {rules}", rules=rules_title(view.rules, t)),
         "\n".join(lines),
         color=BLURPLE if view.status == "open" else GREY,
         fields=fields,
@@ -297,6 +298,12 @@ def render_lobby(view: LobbyView, t: Catalog) -> Reply:
 def _ai_label(level: str, t: Catalog) -> str:
     label = _AI_LABELS.get(level)
     return t.gettext(label[0]) if label else _esc(level)
+
+
+def rules_title(rules: Rules, t: Catalog) -> str:
+    """A rule set's name: its profile (a proper name, not translated), else "custom rules"
+    (the options themselves are listed by :func:`_rules_lines`)."""
+    return rules.profile or t.gettext("custom rules")
 
 
 def _rules_lines(rules: Rules, t: Catalog) -> list[str]:
@@ -414,8 +421,8 @@ def render_table(view: TableView, t: Catalog) -> Reply:
         fields.append(_field(t.gettext("Last moves"), _clip_lines(recent, FIELD_VALUE_MAX)))
     if finished and view.series is not None and not view.aborted:
         fields.append(_field(*_standings(view.series, t)))
-    title = (t.fill("Durak — {rules} · game over", rules=view.rules.name) if finished
-             else t.fill("Durak — {rules}", rules=view.rules.name))
+    title = (t.fill("Durak — {rules} · game over", rules=rules_title(view.rules, t)) if finished
+             else t.fill("Durak — {rules}", rules=rules_title(view.rules, t)))
     color = GREY if view.aborted else (RED if view.finished else GREEN)
     embed = _embed(
         title, "\n".join(lines), color=color, fields=fields,
@@ -655,7 +662,7 @@ def render_why(card: Card, reason: Message, t: Catalog, names: Sequence[str] = (
 def render_series(view: SeriesView, t: Catalog) -> Reply:
     """``/durak series``: loss counts of the channel's series."""
     name, value = _standings(view, t)
-    lines = [t.fill("Rules: **{rules}**", rules=view.rules.name)]
+    lines = [t.fill("Rules: **{rules}**", rules=rules_title(view.rules, t))]
     if not view.active:
         lines.append(t.gettext("This series is over."))
     embed = _embed(t.gettext("Durak series"), "\n".join(lines), color=GOLD,

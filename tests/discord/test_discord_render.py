@@ -352,6 +352,14 @@ def test_lobbies(status: str) -> None:
                 assert not selects
 
 
+def test_rules_are_named_in_the_readers_language() -> None:
+    custom = lobby_view(3, long=True)  # custom options
+    assert render_lobby(custom, catalog("fr")).embeds[0]["title"] \
+        == "Salle de Durak — règles personnalisées"
+    assert render_lobby(custom, catalog("en")).embeds[0]["title"] == "Durak lobby — custom rules"
+    assert render_lobby(lobby_view(3), catalog("es")).embeds[0]["title"].endswith("podkidnoy")
+
+
 def test_lobby_texts() -> None:
     view = lobby_view(3)
     assert "Neighbours" in message_text(render_lobby(view, catalog("en"))).title()
