@@ -129,10 +129,10 @@ class DurakCog(commands.Cog, name=COG_NAME):
         """Answer privately with a refusal in the user's language; ``Seat`` parameters are
         named after the channel's table, if there is one."""
         t = self.cat(interaction)
-        names = await self.seat_names(interaction.channel_id)
+        names = await self.seat_names(interaction.channel_id, t)
         await self.private(interaction, render.render_error(message, t, names))
 
-    async def seat_names(self, channel_id: int | None) -> list[str]:
+    async def seat_names(self, channel_id: int | None, t: Catalog) -> list[str]:
         """The display names of the seats of the channel's game (none without a game)."""
         if channel_id is None:
             return []
@@ -140,7 +140,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
             table = await self.service.table(channel_id)
         except ServiceError:
             return []
-        return render.seat_names(table.seats)
+        return render.seat_names(table.seats, t)
 
     async def done(self, interaction: discord.Interaction[Any]) -> None:
         """A command whose answer is a public message: remove the private "thinking…"."""
@@ -286,7 +286,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
                 card = text
             await self.refuse(interaction, Message("{card} is not in your hand", card=card))
         elif found.reason is not None:
-            names = await self.seat_names(interaction.channel_id)
+            names = await self.seat_names(interaction.channel_id, t)
             await self.private(interaction, render.render_why(found.card, found.reason, t, names))
         # a card that became playable meanwhile: the refreshed hand is the answer
 

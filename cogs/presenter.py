@@ -366,7 +366,7 @@ class DiscordPresenter:
         if kind in ("series_ended", "stopped"):
             self._forget_hands(channel_id)
         t = self.guild_catalog(guild_id)
-        text = render.render_notice(kind, message, t, render.seat_names(players))
+        text = render.render_notice(kind, message, t, render.seat_names(players, t))
         await self._channel(channel_id, guild_id).send(**message_kwargs(text))
 
     # -- hands -------------------------------------------------------------

@@ -15,9 +15,10 @@ rank then suit, e.g. ``10♦``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from bot.views import (
     ActionChoice,
@@ -26,7 +27,6 @@ from bot.views import (
     HandView,
     LeaderboardPage,
     LobbyView,
-    Player,
     Role,
     SeatView,
     SeriesView,
@@ -173,9 +173,35 @@ def _is_red(card: Card) -> bool:
     return str(card)[-1:] in RED_SUITS
 
 
-def seat_names(seats: Sequence[SeatView] | Sequence[Player]) -> list[str]:
-    """Display names of the seats, safe in markdown, for ``Seat`` parameters of messages."""
-    return [_esc(s.name) for s in seats]
+class Seated(Protocol):
+    """A seat as the views describe it (``SeatView``, ``LobbySeat``, ``SeriesEntry``,
+    ``Player``): a display name, and the AI level of an AI seat."""
+
+    @property
+    def name(self) -> str:
+        """The display name (the service's English name for an AI seat)."""
+        ...
+
+    @property
+    def ai_level(self) -> str | None:
+        """The AI level of an AI seat; ``None`` for a human."""
+        ...
+
+
+def seat_names(seats: Sequence[Seated], t: Catalog) -> list[str]:
+    """The seats' names as the reader sees them, safe in markdown (also the names of ``Seat``
+    parameters of messages): a human's display name; an AI seat named after its level in the
+    reader's language (``IA Casual``), numbered from the second AI of a level on."""
+    names: list[str] = []
+    count: Counter[str] = Counter()
+    for s in seats:
+        if s.ai_level is None:
+            names.append(_esc(s.name))
+            continue
+        count[s.ai_level] += 1
+        name = t.fill("{level} AI", level=_ai_label(s.ai_level, t))
+        names.append(_esc(name if count[s.ai_level] == 1 else f"{name} {count[s.ai_level]}"))
+    return names
 
 
 def _bold(names: Sequence[str]) -> list[str]:
@@ -221,9 +247,9 @@ def _embed(
     return embed
 
 
-def _seat_name(seats: Sequence[SeatView], seat: int | None, t: Catalog) -> str:
-    if seat is not None and 0 <= seat < len(seats):
-        return _esc(seats[seat].name)
+def _seat_name(names: Sequence[str], seat: int | None, t: Catalog) -> str:
+    if seat is not None and 0 <= seat < len(names):
+        return names[seat]
     return t.render(Message("player {number}", number=(seat or 0) + 1))
 
 
@@ -240,10 +266,11 @@ def render_lobby(view: LobbyView, t: Catalog) -> Reply:
     elif view.status == "started":
         lines.insert(0, t.gettext("**The game has started.**"))
     seats = []
+    names = seat_names(view.seats, t)
     for i in range(max(view.max_seats, len(view.seats))):
         if i < len(view.seats):
             s = view.seats[i]
-            line = f"`{i + 1}` " + _esc(s.name)
+            line = f"`{i + 1}` " + names[i]
             if s.ai_level:
                 line += " · " + t.fill("🤖 AI ({level})", level=_ai_label(s.ai_level, t))
             if s.user_id is not None and s.user_id == view.host_id:
@@ -336,9 +363,9 @@ def _describe(rec: ActionRecord, names: Sequence[str], t: Catalog) -> str:
     return text
 
 
-def _seat_line(s: SeatView, t: Catalog, finished: bool) -> str:
+def _seat_line(s: SeatView, name: str, t: Catalog, finished: bool) -> str:
     marker = "▶" if s.to_act and not finished else "•"
-    parts = [f"{marker} **{_esc(s.name)}**"]
+    parts = [f"{marker} **{name}**"]
     if s.ai_level:
         parts[0] += " 🤖"
     parts.append(t.nfill("{count} card", "{count} cards", s.cards))
@@ -356,6 +383,7 @@ def render_table(view: TableView, t: Catalog) -> Reply:
     the last actions and Show my hand; when finished: the durak (or draw), the series
     standings, Rematch and End series."""
     seats = view.seats
+    names = seat_names(seats, t)
     finished = view.finished or view.aborted
     lines: list[str] = []
     if view.aborted:
@@ -365,7 +393,7 @@ def render_table(view: TableView, t: Catalog) -> Reply:
             lines.append(t.gettext("🤝 **A draw: nobody is the durak.**"))
         else:
             lines.append(
-                t.fill("🃏 **{name} is the durak!**", name=_seat_name(seats, view.loser, t))
+                t.fill("🃏 **{name} is the durak!**", name=_seat_name(names, view.loser, t))
             )
     if view.trump_card:
         lines.append(
@@ -394,12 +422,12 @@ def render_table(view: TableView, t: Catalog) -> Reply:
             lines.append("   ".join(pair_texts))
         else:
             lines.append(t.gettext("*The table is empty.*"))
-        defender = next((s for s in seats if s.role == "defender"), None)
+        defender = next((s.seat for s in seats if s.role is Role.DEFENDER), None)
         if view.taking and defender is not None:
             lines.append(t.fill("📥 **{name}** takes: the attackers may still add cards",
-                                  name=_esc(defender.name)))
+                                name=names[defender]))
         if view.to_act is not None:
-            name = _seat_name(seats, view.to_act, t)
+            name = _seat_name(names, view.to_act, t)
             if view.waiting_for == "defend":
                 turn = t.fill("⏳ **{name}** to defend", name=name)
             elif view.waiting_for == "lead":
@@ -413,11 +441,12 @@ def render_table(view: TableView, t: Catalog) -> Reply:
             lines.append(turn)
     fields = [
         _field(t.gettext("Players"),
-               _clip_lines([_seat_line(s, t, finished) for s in seats], FIELD_VALUE_MAX))
+               _clip_lines([_seat_line(s, names[s.seat], t, finished) for s in seats],
+                           FIELD_VALUE_MAX))
     ]
     if view.recent:
-        names = _bold(seat_names(seats))
-        recent = [_describe(r, names, t) for r in view.recent[-RECENT_SHOWN:]]
+        bold = _bold(names)
+        recent = [_describe(r, bold, t) for r in view.recent[-RECENT_SHOWN:]]
         fields.append(_field(t.gettext("Last moves"), _clip_lines(recent, FIELD_VALUE_MAX)))
     if finished and view.series is not None and not view.aborted:
         fields.append(_field(*_standings(view.series, t)))
@@ -447,8 +476,10 @@ def _standings(series: SeriesView, t: Catalog) -> tuple[str, str]:
     if series.draws:
         name += " · " + t.nfill("{count} draw", "{count} draws", series.draws)
     lines = []
+    in_seat_order = sorted(series.standings, key=lambda e: e.seat)
+    names = dict(zip((e.seat for e in in_seat_order), seat_names(in_seat_order, t), strict=True))
     for e in sorted(series.standings, key=lambda e: (e.losses, e.seat)):
-        line = f"**{_esc(e.name)}**" + (" 🤖" if e.ai_level else "") + " — " + t.nfill(
+        line = f"**{names[e.seat]}**" + (" 🤖" if e.ai_level else "") + " — " + t.nfill(
             "{count} loss", "{count} losses", e.losses)
         if series.last_loser is not None and e.seat == series.last_loser:
             line += " · " + t.gettext("durak of the last game")

@@ -144,7 +144,9 @@ def test_game_over_durak_draw_and_stopped() -> None:
     view = table_view(losses[0])
     msg = render_table(view, catalog("en"))
     text = message_text(msg)
-    assert f"{view.seats[view.loser].name} is the durak" in text
+    loser = view.seats[view.loser]
+    name = "Counter AI" if loser.ai_level == "counter" else loser.name  # an AI seat: its level
+    assert f"{name} is the durak" in text
     assert "Series" in text and "loss" in text
     labels = {c.label for c in msg.components}
     assert labels == {"Rematch", "End series"}
@@ -352,6 +354,18 @@ def test_lobbies(status: str) -> None:
                 assert not selects
 
 
+def test_ai_seats_are_named_by_level_in_the_readers_language() -> None:
+    seats = [Player("Ana"), Player("Casual AI", "casual"), Player("Expert AI", "expert"),
+             Player("Casual AI 2", "casual"), Player("*Bob*")]
+    assert seat_names(seats, catalog("en")) == [
+        "Ana", "Casual AI", "Expert AI", "Casual AI 2", "\\*Bob\\*"]
+    assert seat_names(seats, catalog("es"))[1:4] == [
+        "IA Aficionado", "IA Experto", "IA Aficionado 2"]
+    ran_out = Message("{name} passes", name=Seat(3))
+    assert render_notice("timeout", ran_out, catalog("fr"), seat_names(seats, catalog("fr"))) \
+        == "⏰ IA Amateur 2 passe"
+
+
 def test_rules_are_named_in_the_readers_language() -> None:
     custom = lobby_view(3, long=True)  # custom options
     assert render_lobby(custom, catalog("fr")).embeds[0]["title"] \
@@ -380,7 +394,7 @@ def test_series_stats_leaderboard() -> None:
         for rows, long in itertools.product((0, 1, 25, 50), (False, True)):
             check_message(render_leaderboard(leaderboard(rows, long), t))
     text = message_text(render_series(series_view(3), catalog("en")))
-    assert "Player 2" in text and "14 losses" in text and "durak of the last game" in text
+    assert "Expert AI" in text and "14 losses" in text and "durak of the last game" in text
     text = message_text(render_leaderboard(leaderboard(3), catalog("fr")))
     assert "Page 2/9" in text and "défaites" in text
 
@@ -414,7 +428,8 @@ def test_errors_and_notices() -> None:
     on = Message("{name} is on autopilot until they come back", name=Seat(0))
     fr = render_notice("autopilot_on", on, catalog("fr"), ["Bob"])
     assert fr == "🤖 Bob est en pilote automatique jusqu’à son retour"
-    back = render_notice("stopped", long_name, catalog("en"), seat_names([Player("@everyone")]))
+    everyone = seat_names([Player("@everyone")], catalog("en"))
+    back = render_notice("stopped", long_name, catalog("en"), everyone)
     assert back.count("@\u200b") == 1
     # a seat the caller has no name for is still named, in the reader's language
     assert render_notice("error", long_name, catalog("en")) == "⚠️ Player 1 is back"
