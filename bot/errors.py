@@ -1,13 +1,16 @@
 """Typed errors of the game service.
 
 Every refusal is a :class:`ServiceError` subclass with a stable machine ``code`` (for adapters
-and localisation) and a short human ``message`` in English, written to be shown privately to
-the player who caused it.  A refused request never changes the game state or the database.
+and logs) and a :class:`~rules_engine.messages.Message` for the player who caused it (a key and
+typed parameters, translated by the adapter; ``str(error)`` is English, for logs).  A refused
+request never changes the game state or the database.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
+
+from rules_engine.messages import Message
 
 __all__ = [
     "AlreadySeated",
@@ -36,13 +39,13 @@ class ServiceError(Exception):
     """Base of every refusal.  ``code`` is stable; ``message`` is for the player."""
 
     code: ClassVar[str] = "error"
-    default_message: ClassVar[str] = "that cannot be done now"
+    default_message: ClassVar[Message] = Message("that cannot be done now")
 
-    def __init__(self, message: str | None = None, **details: Any) -> None:
-        self.message = message or self.default_message
+    def __init__(self, message: Message | None = None, **details: Any) -> None:
+        self.message: Message = message or self.default_message
         #: Structured facts for adapters (e.g. ``expected``/``got`` for :class:`StaleAction`).
         self.details: dict[str, Any] = details
-        super().__init__(self.message)
+        super().__init__(str(self.message))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r})"
@@ -52,77 +55,81 @@ class NoLobby(ServiceError):
     """The channel has no open lobby (join/leave/add AI/start need one)."""
 
     code = "no_lobby"
-    default_message = "there is no open lobby in this channel: open one with /durak new"
+    default_message = Message(
+        "there is no open lobby in this channel: open one with /durak new"
+    )
 
 
 class NoGame(ServiceError):
     """The channel has no game (or no series) to act on or show."""
 
     code = "no_game"
-    default_message = "there is no game in this channel"
+    default_message = Message("there is no game in this channel")
 
 
 class ChannelBusy(ServiceError):
     """A lobby or a game already runs in this channel (one per channel)."""
 
     code = "channel_busy"
-    default_message = "this channel already has a lobby or a game: one per channel"
+    default_message = Message("this channel already has a lobby or a game: one per channel")
 
 
 class AlreadyStarted(ServiceError):
     """The request needs a lobby (or a finished game) but a game is running."""
 
     code = "already_started"
-    default_message = "the game has already started"
+    default_message = Message("the game has already started")
 
 
 class AlreadySeated(ServiceError):
     """The player already holds a seat at this table."""
 
     code = "already_seated"
-    default_message = "you already have a seat at this table"
+    default_message = Message("you already have a seat at this table")
 
 
 class LobbyFull(ServiceError):
     """Every seat of the lobby is taken."""
 
     code = "lobby_full"
-    default_message = "the lobby is full"
+    default_message = Message("the lobby is full")
 
 
 class NotHost(ServiceError):
     """Only the host (or someone with Manage Channel) may do this."""
 
     code = "not_host"
-    default_message = "only the host or someone with Manage Channel can do that"
+    default_message = Message("only the host or someone with Manage Channel can do that")
 
 
 class NotSeated(ServiceError):
     """The player has no seat at this table."""
 
     code = "not_seated"
-    default_message = "you are not seated at this table"
+    default_message = Message("you are not seated at this table")
 
 
 class NotEnoughPlayers(ServiceError):
     """A game needs 2 to 6 seats."""
 
     code = "not_enough_players"
-    default_message = "a game needs at least 2 players"
+    default_message = Message("a game needs at least 2 players")
 
 
 class NotYourTurn(ServiceError):
     """It is another seat's turn; ``details['reason']`` says whose and why."""
 
     code = "not_your_turn"
-    default_message = "it is not your turn"
+    default_message = Message("it is not your turn")
 
 
 class StaleAction(ServiceError):
     """The action was chosen on an older state (another move happened since)."""
 
     code = "stale"
-    default_message = "the table has changed since you looked: here is the current state"
+    default_message = Message(
+        "the table has changed since you looked: here is the current state"
+    )
 
 
 class IllegalMove(ServiceError):
@@ -130,7 +137,7 @@ class IllegalMove(ServiceError):
 
     code = "illegal_move"
 
-    def __init__(self, reason: str, **details: Any) -> None:
+    def __init__(self, reason: Message, **details: Any) -> None:
         self.reason = reason
         super().__init__(reason, reason=reason, **details)
 
@@ -139,35 +146,39 @@ class BadAction(ServiceError):
     """The action text could not be read at all (not a card, not an action)."""
 
     code = "bad_action"
-    default_message = "that is not an action: try 'attack 8♥', 'defend 8♥ 9♥', 'take' or 'pass'"
+    default_message = Message(
+        "that is not an action: try 'attack 8♥', 'defend 8♥ 9♥', 'take' or 'pass'"
+    )
 
 
 class GameFinished(ServiceError):
     """The game is over: only rematch, end series or stop remain."""
 
     code = "game_finished"
-    default_message = "the game is over"
+    default_message = Message("the game is over")
 
 
 class BadOption(ServiceError):
     """A lobby option, rule option or parameter is out of range; the message names it."""
 
     code = "bad_option"
-    default_message = "invalid option"
+    default_message = Message("invalid option")
 
 
 class UnknownLevel(BadOption):
     """An AI level that the engine does not provide (yet)."""
 
     code = "unknown_level"
-    default_message = "unknown AI level"
+    default_message = Message("unknown AI level")
 
 
 class StorageFailure(ServiceError):
     """The database refused the write; nothing was applied.  Try again."""
 
     code = "storage_failure"
-    default_message = "the game could not be saved: nothing was changed, please try again"
+    default_message = Message(
+        "the game could not be saved: nothing was changed, please try again"
+    )
 
 
 class ConfigError(Exception):

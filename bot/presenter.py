@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Literal, Protocol, runtime_checkable
 
-from bot.views import HandView, LobbyView, TableView
+from bot.views import HandView, LobbyView, Player, TableView
+from rules_engine.messages import Message
 
 __all__ = ["NoticeKind", "NullPresenter", "Presenter"]
 
@@ -38,10 +39,11 @@ class Presenter(Protocol):
         """``user_id``'s private hand view changed; show it to that user only."""
 
     async def notice(
-        self, channel_id: int, kind: NoticeKind, text: str, *, user_id: int | None = None
+        self, channel_id: int, kind: NoticeKind, message: Message, *,
+        user_id: int | None = None, players: tuple[Player, ...] = (),
     ) -> None:
-        """A public one-line notice (``text`` is English; ``kind`` lets adapters localise;
-        ``user_id`` names the player concerned, if any)."""
+        """A public one-line notice: ``message`` is translated by the adapter; its ``Seat``
+        parameters name ``players[seat]``; ``user_id`` is the player concerned, if any."""
 
     async def game_over(self, view: TableView) -> None:
         """The game ended: ``view.loser``/``view.draw`` and ``view.series`` standings are set.
@@ -61,7 +63,8 @@ class NullPresenter:
         return None
 
     async def notice(
-        self, channel_id: int, kind: NoticeKind, text: str, *, user_id: int | None = None
+        self, channel_id: int, kind: NoticeKind, message: Message, *,
+        user_id: int | None = None, players: tuple[Player, ...] = (),
     ) -> None:
         return None
 

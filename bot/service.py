@@ -29,16 +29,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-from bot.clock import Clock, SystemClock, Timer
+from bot.clock import Clock, SystemClock
+from bot.engine_messages import reason_message
 from bot.errors import (
     AlreadySeated,
     AlreadyStarted,
@@ -60,6 +59,7 @@ from bot.errors import (
     UnknownLevel,
 )
 from bot.presenter import NoticeKind, Presenter
+from bot.state import ChannelState, GameState, LobbyState
 from bot.storage import (
     FinishedGame,
     LobbyRecord,
@@ -68,23 +68,20 @@ from bot.storage import (
     SeriesRecord,
     Storage,
 )
+from bot.view_builders import MAX_SEATS, MIN_SEATS, hand_view, lobby_view, series_view, table_view
 from bot.views import (
-    ActionChoice,
     ActionRecord,
     AutoKind,
-    HandCard,
     HandView,
     LeaderboardPage,
     LobbyOptions,
     LobbySeat,
     LobbyView,
-    Role,
-    SeatView,
-    SeriesEntry,
+    Player,
     SeriesView,
     StatsView,
-    TablePair,
     TableView,
+    action_message,
 )
 from rules_engine import (
     PROFILES,
@@ -99,13 +96,13 @@ from rules_engine import (
     next_dealer_and_leader,
     observation,
     parse_action,
-    snapshot,
 )
-from rules_engine.ai import make_agent
+from rules_engine.ai import LEVELS, make_agent
 from rules_engine.ai.base import Agent
-from rules_engine.cards import ALL_CARDS, CARD_TEXT, SUIT_SYMBOLS, Card, iter_bits
+from rules_engine.cards import parse_card
 from rules_engine.deal import Deal
-from rules_engine.hints import card_hints, timeout_action
+from rules_engine.hints import timeout_action
+from rules_engine.messages import Message, Seat
 from rules_engine.serialization import replay
 
 __all__ = ["MAX_TIMEOUT", "MIN_TIMEOUT", "GameService"]
@@ -113,7 +110,6 @@ __all__ = ["MAX_TIMEOUT", "MIN_TIMEOUT", "GameService"]
 log = logging.getLogger(__name__)
 
 MIN_TIMEOUT, MAX_TIMEOUT = 15, 600
-MIN_SEATS, MAX_SEATS = 2, 6
 RECENT = 6  # actions kept for the table's "last few actions"
 TIMEOUTS_TO_AUTOPILOT = 2
 #: RULES.md has no rule that ends a game whose players keep passing cards round and round (a
@@ -126,83 +122,6 @@ AI_THREADS = 2  # pure-Python agents share the GIL: more threads only add conten
 AI_LEVEL_NAMES = {"beginner": "Beginner", "casual": "Casual", "counter": "Counter",
                   "expert": "Expert"}
 _OPTION_KEYS = {f.name for f in dataclasses.fields(LobbyOptions)}
-
-
-# ---------------------------------------------------------------------------------- state
-@dataclass(slots=True)
-class _Lobby:
-    channel_id: int
-    guild_id: int
-    host_id: int
-    host_name: str
-    options: LobbyOptions
-    rules: Rules
-    turn_timeout: int
-    seats: list[LobbySeat]
-    created_at: float
-
-    def record(self, seats: list[LobbySeat] | None = None, host: tuple[int, str] | None = None
-               ) -> LobbyRecord:
-        host_id, host_name = host or (self.host_id, self.host_name)
-        return LobbyRecord(self.channel_id, self.guild_id, host_id, host_name, self.options,
-                           list(self.seats if seats is None else seats), self.created_at)
-
-
-@dataclass(slots=True)
-class _Game:
-    """A game of a series: live, or the finished last game kept for the table view."""
-
-    game_id: int
-    game: Game
-    seed: int
-    started_at: float
-    deadline: float | None = None
-    timeouts: list[int] = field(default_factory=list)
-    autopilot: list[bool] = field(default_factory=list)
-    recent: tuple[ActionRecord, ...] = ()
-    agents: dict[int, Agent] = field(default_factory=dict)
-    timer: Timer | None = None
-    aborted: bool = False
-    def snapshot_json(self, game: Game | None = None) -> str:
-        """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one)."""
-        return json.dumps(
-            snapshot(self.game if game is None else game),
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
-
-    def meta(self, *, remaining: float | None = None, deadline: float | None = None,
-             timeouts: list[int] | None = None, autopilot: list[bool] | None = None,
-             recent: tuple[ActionRecord, ...] | None = None) -> str:
-        """The JSON of the live row's ``meta`` column (timer state and table history)."""
-        recent = self.recent if recent is None else recent
-        return json.dumps(
-            {
-                "seed": self.seed,
-                "started_at": self.started_at,
-                "deadline": deadline,
-                "remaining": remaining,
-                "timeouts": self.timeouts if timeouts is None else timeouts,
-                "autopilot": self.autopilot if autopilot is None else autopilot,
-                "recent": [[r.seat, r.kind, list(r.cards), r.auto] for r in recent],
-            },
-            ensure_ascii=False,
-        )
-
-
-@dataclass(slots=True)
-class _Channel:
-    channel_id: int
-    guild_id: int
-    lobby: _Lobby | None = None
-    series: SeriesRecord | None = None
-    rules: Rules | None = None  # the series' rules
-    turn_timeout: int = 60
-    game: _Game | None = None
-
-    @property
-    def playing(self) -> bool:
-        return self.game is not None and not self.game.game.finished and not self.game.aborted
 
 
 # ---------------------------------------------------------------------------------- service
@@ -254,7 +173,7 @@ class GameService:
         self.restore_grace = restore_grace
         self._seed_source = seed_source or (lambda: secrets.randbits(62))
         self._presenters: list[Presenter] = list(presenters)
-        self._channels: dict[int, _Channel] = {}
+        self._channels: dict[int, ChannelState] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._sleeping: set[asyncio.Task[Any]] = set()
@@ -291,7 +210,7 @@ class GameService:
         for rec in state.lobbies:
             rules = _rules_of(rec.options)
             ch = self._channel(rec.channel_id, rec.guild_id)
-            ch.lobby = _Lobby(rec.channel_id, rec.guild_id, rec.host_id, rec.host_name,
+            ch.lobby = LobbyState(rec.channel_id, rec.guild_id, rec.host_id, rec.host_name,
                               rec.options, rules, rec.options.turn_timeout or self.turn_timeout,
                               list(rec.seats), rec.created_at)
         for s in state.series:
@@ -299,7 +218,7 @@ class GameService:
             ch.series = s
             ch.rules = Rules.from_spec(s.rules)
             ch.turn_timeout = s.options.turn_timeout or self.turn_timeout
-        restored: list[_Channel] = []
+        restored: list[ChannelState] = []
         for live in state.live:
             found = self._channels.get(live.channel_id)
             if found is None or found.series is None or found.series.id != live.series_id:
@@ -321,7 +240,7 @@ class GameService:
                 continue
             meta = live.meta
             n = game.n
-            g = _Game(
+            g = GameState(
                 game_id=live.game_id,
                 game=game,
                 seed=int(meta.get("seed", 0)),
@@ -330,7 +249,7 @@ class GameService:
                 autopilot=[bool(x) for x in meta.get("autopilot") or [False] * n],
             )
             g.recent = tuple(
-                ActionRecord(seat, found.series.seats[seat].name, kind, tuple(cards), auto)
+                ActionRecord(seat, ActionKind(kind), tuple(map(parse_card, cards)), auto)
                 for seat, kind, cards, auto in meta.get("recent") or []
             )
             ch.game = g
@@ -350,7 +269,8 @@ class GameService:
         for ch in restored:
             self._schedule(ch)
             self._emit_table(ch)
-            self._notice(ch.channel_id, "restored", "the bot restarted: the game continues")
+            self._notice(ch.channel_id, "restored",
+                         Message("the bot restarted: the game continues"))
         log.info("restored %d lobbies, %d series, %d live games", len(state.lobbies),
                  len(state.series), len(restored))
         return len(restored)
@@ -415,24 +335,22 @@ class GameService:
             if ch.lobby is not None or ch.playing:
                 raise ChannelBusy()
             now = self.clock.now()
-            lobby = _Lobby(channel_id, guild_id, host_id, name, opts, rules,
+            lobby = LobbyState(channel_id, guild_id, host_id, name, opts, rules,
                            opts.turn_timeout or self.turn_timeout,
                            [LobbySeat(host_id, name)], now)
             ended = ch.series
-            try:
+            with _storage_errors():
                 if ended is not None and ended.id is not None:
                     await self.storage.end_series(ended.id, now)
                 await self.storage.save_lobby(lobby.record())
-            except Exception as exc:
-                raise _storage_failure(exc) from exc
             if ended is not None:
                 ch.series = None
                 ch.game = None
-                self._notice(channel_id, "series_ended", "the previous series is over")
+                self._notice(channel_id, "series_ended", Message("the previous series is over"))
             ch.guild_id = guild_id
             ch.lobby = lobby
-            view = self._lobby_view(lobby, "open")
-        self._emit("lobby_changed", view)
+            view = lobby_view(lobby, "open")
+        self._emit(lambda p: p.lobby_changed(view))
         return view
 
     async def lobby(self, channel_id: int) -> LobbyView:
@@ -440,7 +358,7 @@ class GameService:
         ch = self._channels.get(channel_id)
         if ch is None or ch.lobby is None:
             raise NoLobby()
-        return self._lobby_view(ch.lobby, "open")
+        return lobby_view(ch.lobby, "open")
 
     async def join(self, channel_id: int, user_id: int, name: str) -> LobbyView:
         """Take a seat.  :class:`LobbyFull`, :class:`AlreadySeated`, :class:`AlreadyStarted`,
@@ -450,12 +368,13 @@ class GameService:
             if any(s.user_id == user_id for s in lobby.seats):
                 raise AlreadySeated()
             if len(lobby.seats) >= lobby.options.seats:
-                raise LobbyFull(f"the lobby is full ({lobby.options.seats} seats)")
+                raise LobbyFull(Message("the lobby is full ({seats} seats)",
+                                        seats=lobby.options.seats))
             seats = [*lobby.seats, LobbySeat(user_id, _clean_name(name, user_id))]
             await self._save_lobby(lobby.record(seats))
             lobby.seats = seats
-            view = self._lobby_view(lobby, "open")
-        self._emit("lobby_changed", view)
+            view = lobby_view(lobby, "open")
+        self._emit(lambda p: p.lobby_changed(view))
         return view
 
     async def leave(self, channel_id: int, user_id: int) -> LobbyView:
@@ -465,10 +384,10 @@ class GameService:
         async with self._lock(channel_id):
             lobby = self._need_lobby(channel_id)
             if not any(s.user_id == user_id for s in lobby.seats):
-                raise NotSeated("you are not seated in this lobby")
+                raise NotSeated(Message("you are not seated in this lobby"))
             seats = [s for s in lobby.seats if s.user_id != user_id]
             view = await self._update_seats(lobby, seats)
-        self._emit("lobby_changed", view)
+        self._emit(lambda p: p.lobby_changed(view))
         return view
 
     async def add_ai(self, channel_id: int, requester_id: int, level: str = "beginner", *,
@@ -482,9 +401,13 @@ class GameService:
             try:
                 make_agent(level, seed=0)
             except ValueError as exc:
-                raise UnknownLevel(str(exc), level=level) from None
+                raise UnknownLevel(
+                    Message("unknown AI level {level}: choose {choices}", level=level,
+                            choices=", ".join(LEVELS)),
+                    level=level) from exc
             if len(lobby.seats) >= lobby.options.seats:
-                raise LobbyFull(f"the lobby is full ({lobby.options.seats} seats)")
+                raise LobbyFull(Message("the lobby is full ({seats} seats)",
+                                        seats=lobby.options.seats))
             base = f"{AI_LEVEL_NAMES.get(level, level.title())} AI"
             taken = {s.name for s in lobby.seats}
             name = base
@@ -495,8 +418,8 @@ class GameService:
             seats = [*lobby.seats, LobbySeat(None, name, level)]
             await self._save_lobby(lobby.record(seats))
             lobby.seats = seats
-            view = self._lobby_view(lobby, "open")
-        self._emit("lobby_changed", view)
+            view = lobby_view(lobby, "open")
+        self._emit(lambda p: p.lobby_changed(view))
         return view
 
     async def remove_seat(self, channel_id: int, requester_id: int, seat: int, *,
@@ -506,10 +429,10 @@ class GameService:
             lobby = self._need_lobby(channel_id)
             self._need_host(lobby.host_id, requester_id, manage_channel)
             if not isinstance(seat, int) or not 0 <= seat < len(lobby.seats):
-                raise BadOption(f"there is no seat {seat!r} in this lobby")
+                raise BadOption(Message("there is no seat {seat} in this lobby", seat=repr(seat)))
             seats = [s for i, s in enumerate(lobby.seats) if i != seat]
             view = await self._update_seats(lobby, seats)
-        self._emit("lobby_changed", view)
+        self._emit(lambda p: p.lobby_changed(view))
         return view
 
     async def start(self, channel_id: int, requester_id: int,
@@ -522,8 +445,8 @@ class GameService:
             self._need_host(lobby.host_id, requester_id, manage_channel)
             n = len(lobby.seats)
             if not MIN_SEATS <= n <= MAX_SEATS:
-                raise NotEnoughPlayers(f"a game needs {MIN_SEATS} to {MAX_SEATS} players, "
-                                       f"not {n}")
+                raise NotEnoughPlayers(Message("a game needs {min} to {max} players, not {value}",
+                                               min=MIN_SEATS, max=MAX_SEATS, value=n))
             ch = self._channels[channel_id]
             now = self.clock.now()
             series = SeriesRecord(
@@ -536,9 +459,9 @@ class GameService:
             deal = deal_from_seed(n, seed)
             await self._begin_game(ch, series, lobby.rules, lobby.turn_timeout, deal, seed)
             ch.lobby = None
-            lobby_view = self._lobby_view(lobby, "started")
-            view = self._table_view(ch)
-        self._emit("lobby_changed", lobby_view)
+            started = lobby_view(lobby, "started")
+            view = table_view(ch)
+        self._emit(lambda p: p.lobby_changed(started))
         self._after_change(ch, view)
         return view
 
@@ -549,18 +472,17 @@ class GameService:
         async with self._lock(channel_id):
             ch = self._channels.get(channel_id)
             if ch is None or (ch.lobby is None and ch.series is None):
-                raise NoGame("there is no lobby or game in this channel")
+                raise NoGame(Message("there is no lobby or game in this channel"))
             now = self.clock.now()
             if ch.lobby is not None:
                 lobby = ch.lobby
                 self._need_host(lobby.host_id, requester_id, manage_channel)
-                try:
+                with _storage_errors():
                     await self.storage.delete_lobby(channel_id)
-                except Exception as exc:
-                    raise _storage_failure(exc) from exc
                 ch.lobby = None
-                self._emit("lobby_changed", self._lobby_view(lobby, "closed"))
-                self._notice(channel_id, "stopped", "the lobby was closed",
+                closed = lobby_view(lobby, "closed")
+                self._emit(lambda p: p.lobby_changed(closed))
+                self._notice(channel_id, "stopped", Message("the lobby was closed"),
                              user_id=requester_id)
                 return
             series = ch.series
@@ -568,19 +490,21 @@ class GameService:
             self._need_host(series.host_id, requester_id, manage_channel)
             view = await self._end_series_now(ch, now)
         if view is not None:
-            self._emit("table_changed", view)
-            self._notice(channel_id, "stopped", "the game was stopped: no loss is recorded",
+            self._emit(lambda p: p.table_changed(view))
+            self._notice(channel_id, "stopped",
+                         Message("the game was stopped: no loss is recorded"),
                          user_id=requester_id)
         else:
-            self._notice(channel_id, "series_ended", "the series is over", user_id=requester_id)
+            self._notice(channel_id, "series_ended", Message("the series is over"),
+                         user_id=requester_id)
 
-    async def _end_series_now(self, ch: _Channel, now: float) -> TableView | None:
+    async def _end_series_now(self, ch: ChannelState, now: float) -> TableView | None:
         """Under the channel's lock: store a running game as aborted (no loss) and end the
         series.  Returns the final table view if a game was running."""
         series = ch.series
         assert series is not None and series.id is not None
         g = ch.game
-        try:
+        with _storage_errors():
             if ch.playing and g is not None:
                 await self.storage.finish_game(
                     FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
@@ -588,14 +512,12 @@ class GameService:
                     None, end_series_at=now)
             else:
                 await self.storage.end_series(series.id, now)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
         view: TableView | None = None
         if ch.playing and g is not None:
             self._disarm(g)
             g.aborted = True
             g.deadline = None
-            view = self._table_view(ch)
+            view = table_view(ch)
         series.active = False
         ch.series = None
         ch.game = None
@@ -610,10 +532,10 @@ class GameService:
                 return
             view = await self._end_series_now(ch, self.clock.now())
         if view is not None:
-            self._emit("table_changed", view)
+            self._emit(lambda p: p.table_changed(view))
         self._notice(channel_id, "stopped",
-                     f"the game reached {MAX_GAME_ACTIONS} moves without an end and was "
-                     "stopped: no loss is recorded")
+                     Message("the game reached {n} moves without an end and was stopped: no "
+                             "loss is recorded", n=MAX_GAME_ACTIONS))
 
     # ------------------------------------------------------------------ game
     async def act(
@@ -644,19 +566,19 @@ class GameService:
                 raise StaleAction(expected=g.game.version, got=version, game_id=g.game_id)
             game = g.game
             if game.to_act != seat:
-                reason = game.explain(act) or "it is not your turn"
-                raise NotYourTurn(reason, to_act=game.to_act)
+                reason = game.explain(act)
+                raise NotYourTurn(Message("it is not your turn") if reason is None
+                                  else reason_message(reason), to_act=game.to_act)
             timeouts = list(g.timeouts)
             timeouts[seat] = 0
             autopilot = list(g.autopilot)
             was_auto = autopilot[seat]
             autopilot[seat] = False
             await self._apply(ch, g, act, None, timeouts, autopilot, t0)
-            view = self._table_view(ch)
+            view = table_view(ch)
         if was_auto:
-            self._notice(channel_id, "autopilot_off",
-                         f"{ch.series.seats[seat].name if ch.series else seat} is back",
-                         user_id=user_id)
+            self._notice(channel_id, "autopilot_off", Message("{name} is back", name=Seat(seat)),
+                         user_id=user_id, players=_players(ch))
         self._after_change(ch, view)
         return view
 
@@ -680,10 +602,10 @@ class GameService:
                 g.autopilot, g.timeouts, g.deadline = autopilot, timeouts, deadline
                 self._schedule(ch)
                 back = True
-            view = self._hand_view(ch, g, seat)
+            view = hand_view(ch, g, seat)
         if back:
-            name = ch.series.seats[seat].name if ch.series else str(seat)
-            self._notice(channel_id, "autopilot_off", f"{name} is back", user_id=user_id)
+            self._notice(channel_id, "autopilot_off", Message("{name} is back", name=Seat(seat)),
+                         user_id=user_id, players=_players(ch))
             self._emit_table(ch)
         return view
 
@@ -692,9 +614,9 @@ class GameService:
         ch = self._channels.get(channel_id)
         if ch is None or ch.game is None:
             if ch is not None and ch.lobby is not None:
-                raise NoGame("the game has not started yet")
+                raise NoGame(Message("the game has not started yet"))
             raise NoGame()
-        return self._table_view(ch)
+        return table_view(ch)
 
     def seat_of(self, channel_id: int, user_id: int) -> int | None:
         """The user's seat in the channel's series, if any (no error)."""
@@ -727,19 +649,19 @@ class GameService:
         async with self._lock(channel_id):
             ch = self._channels.get(channel_id)
             if ch is None or ch.series is None:
-                raise NoGame("there is no series in this channel")
+                raise NoGame(Message("there is no series in this channel"))
             if ch.playing:
-                raise AlreadyStarted("the game is still running")
+                raise AlreadyStarted(Message("the game is still running"))
             series = ch.series
             self._need_member(series, requester_id, manage_channel)
             if series.last_dealer is None or ch.rules is None:
-                raise NoGame("there is no finished game to follow")
+                raise NoGame(Message("there is no finished game to follow"))
             n = len(series.seats)
             dealer, _leader = next_dealer_and_leader(n, series.last_dealer, series.last_loser)
             seed = self._seed_source()
             deal = deal_from_seed(n, seed, dealer=dealer, first_of_series=False)
             await self._begin_game(ch, series, ch.rules, ch.turn_timeout, deal, seed)
-            view = self._table_view(ch)
+            view = table_view(ch)
         self._after_change(ch, view)
         return view
 
@@ -750,39 +672,37 @@ class GameService:
         async with self._lock(channel_id):
             ch = self._channels.get(channel_id)
             if ch is None or ch.series is None:
-                raise NoGame("there is no series in this channel")
+                raise NoGame(Message("there is no series in this channel"))
             if ch.playing:
-                raise AlreadyStarted("a game is running: finish it, or the host can stop it")
+                raise AlreadyStarted(
+                    Message("a game is running: finish it, or the host can stop it"))
             series = ch.series
             self._need_member(series, requester_id, manage_channel)
             assert series.id is not None
-            try:
+            with _storage_errors():
                 await self.storage.end_series(series.id, self.clock.now())
-            except Exception as exc:
-                raise _storage_failure(exc) from exc
             series.active = False
-            view = self._series_view(series)
+            view = series_view(series)
             ch.series = None
             ch.game = None
-        self._notice(channel_id, "series_ended", "the series is over", user_id=requester_id)
+        self._notice(channel_id, "series_ended", Message("the series is over"),
+                         user_id=requester_id)
         return view
 
     async def series(self, channel_id: int) -> SeriesView:
         """Loss counts of the channel's current series."""
         ch = self._channels.get(channel_id)
         if ch is None or ch.series is None:
-            raise NoGame("there is no series in this channel")
-        return self._series_view(ch.series)
+            raise NoGame(Message("there is no series in this channel"))
+        return series_view(ch.series)
 
     # ------------------------------------------------------------------ stats
     async def stats(self, guild_id: int, user_id: int, profile: str | None = None) -> StatsView:
         """A player's finished games in this guild: games, losses, draws, loss rate, per rule
         profile (``profile`` restricts to one: a profile name or ``custom``)."""
         profile = _profile_filter(profile)
-        try:
+        with _storage_errors():
             name, rows = await self.storage.player_stats(guild_id, user_id, profile)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
         return StatsView(
             guild_id=guild_id, user_id=user_id, name=name, profile=profile,
             games=sum(r.games for r in rows), losses=sum(r.losses for r in rows),
@@ -796,16 +716,14 @@ class GameService:
         1-based; a page past the end is empty."""
         profile = _profile_filter(profile)
         if not isinstance(min_games, int) or isinstance(min_games, bool) or min_games < 1:
-            raise BadOption("min_games must be a whole number ≥ 1")
+            raise BadOption(Message("min_games must be a whole number ≥ 1"))
         if not isinstance(page, int) or isinstance(page, bool) or page < 1:
-            raise BadOption("page must be a whole number ≥ 1")
+            raise BadOption(Message("page must be a whole number ≥ 1"))
         if not isinstance(per_page, int) or not 1 <= per_page <= 50:
-            raise BadOption("per_page must be 1–50")
-        try:
+            raise BadOption(Message("per_page must be 1–50"))
+        with _storage_errors():
             total, rows = await self.storage.leaderboard(
                 guild_id, profile, min_games, per_page, (page - 1) * per_page)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
         pages = max(1, -(-total // per_page))
         return LeaderboardPage(guild_id, profile, min_games, page, pages, per_page, total,
                                tuple(rows))
@@ -817,13 +735,13 @@ class GameService:
             lock = self._locks[channel_id] = asyncio.Lock()
         return lock
 
-    def _channel(self, channel_id: int, guild_id: int) -> _Channel:
+    def _channel(self, channel_id: int, guild_id: int) -> ChannelState:
         ch = self._channels.get(channel_id)
         if ch is None:
-            ch = self._channels[channel_id] = _Channel(channel_id, guild_id)
+            ch = self._channels[channel_id] = ChannelState(channel_id, guild_id)
         return ch
 
-    def _need_lobby(self, channel_id: int) -> _Lobby:
+    def _need_lobby(self, channel_id: int) -> LobbyState:
         ch = self._channels.get(channel_id)
         if ch is None or ch.lobby is None:
             if ch is not None and ch.playing:
@@ -832,11 +750,11 @@ class GameService:
         return ch.lobby
 
     def _need_game(self, channel_id: int, *, allow_finished: bool = False
-                   ) -> tuple[_Channel, _Game]:
+                   ) -> tuple[ChannelState, GameState]:
         ch = self._channels.get(channel_id)
         if ch is None or ch.game is None:
             if ch is not None and ch.lobby is not None:
-                raise NoGame("the game has not started yet")
+                raise NoGame(Message("the game has not started yet"))
             raise NoGame()
         if not allow_finished and not ch.playing:
             raise GameFinished()
@@ -853,10 +771,10 @@ class GameService:
             return
         if any(s.user_id == requester_id for s in series.seats):
             return
-        raise NotSeated("only the players of this series (or the host) can do that")
+        raise NotSeated(Message("only the players of this series (or the host) can do that"))
 
     @staticmethod
-    def _seat_of(ch: _Channel, user_id: int) -> int:
+    def _seat_of(ch: ChannelState, user_id: int) -> int:
         assert ch.series is not None
         for i, s in enumerate(ch.series.seats):
             if s.user_id == user_id:
@@ -864,22 +782,18 @@ class GameService:
         raise NotSeated()
 
     async def _save_lobby(self, rec: LobbyRecord) -> None:
-        try:
+        with _storage_errors():
             await self.storage.save_lobby(rec)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
 
-    async def _update_seats(self, lobby: _Lobby, seats: list[LobbySeat]) -> LobbyView:
+    async def _update_seats(self, lobby: LobbyState, seats: list[LobbySeat]) -> LobbyView:
         """Store new seats (handing over or closing the lobby as needed); returns its view."""
         ch = self._channels[lobby.channel_id]
         if not seats:
-            try:
+            with _storage_errors():
                 await self.storage.delete_lobby(lobby.channel_id)
-            except Exception as exc:
-                raise _storage_failure(exc) from exc
             ch.lobby = None
             lobby.seats = []
-            return self._lobby_view(lobby, "closed")
+            return lobby_view(lobby, "closed")
         host = (lobby.host_id, lobby.host_name)
         if not any(s.user_id == lobby.host_id for s in seats):
             heir = next((s for s in seats if s.user_id is not None), None)
@@ -888,17 +802,17 @@ class GameService:
         await self._save_lobby(lobby.record(seats, host))
         lobby.seats = seats
         lobby.host_id, lobby.host_name = host
-        return self._lobby_view(lobby, "open")
+        return lobby_view(lobby, "open")
 
-    async def _begin_game(self, ch: _Channel, series: SeriesRecord, rules: Rules,
+    async def _begin_game(self, ch: ChannelState, series: SeriesRecord, rules: Rules,
                           turn_timeout: int, deal: Deal, seed: int) -> None:
         """Create and store a game (and the series if new); on failure nothing changes."""
         game = Game(rules, deal)
         now = self.clock.now()
         n = game.n
-        g = _Game(game_id=0, game=game, seed=seed, started_at=now, timeouts=[0] * n,
+        g = GameState(game_id=0, game=game, seed=seed, started_at=now, timeouts=[0] * n,
                   autopilot=[False] * n)
-        probe = _Channel(ch.channel_id, ch.guild_id, series=series, rules=rules,
+        probe = ChannelState(ch.channel_id, ch.guild_id, series=series, rules=rules,
                          turn_timeout=turn_timeout, game=g)
         deadline = now + turn_timeout if self._human_waited(probe, g) else None
         new = NewGame(
@@ -906,10 +820,8 @@ class GameService:
             rules=rules.to_dict(), seats=list(series.seats), seed=seed, deal=deal.to_dict(),
             started_at=now, snapshot=g.snapshot_json(), meta=g.meta(deadline=deadline),
         )
-        try:
+        with _storage_errors():
             series_id, game_id = await self.storage.start_game(series, new)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
         series.id = series_id
         series.last_game_id = game_id
         g.game_id = game_id
@@ -920,14 +832,14 @@ class GameService:
         ch.game = g
         self._schedule(ch)
 
-    def _human_waited(self, ch: _Channel, g: _Game) -> bool:
+    def _human_waited(self, ch: ChannelState, g: GameState) -> bool:
         """Whether the seat to act is a human not on autopilot (so a deadline runs)."""
         seat = g.game.to_act
         if seat is None or ch.series is None or g.aborted:
             return False
         return ch.series.seats[seat].ai_level is None and not g.autopilot[seat]
 
-    async def _apply(self, ch: _Channel, g: _Game, action: Action, auto: AutoKind,
+    async def _apply(self, ch: ChannelState, g: GameState, action: Action, auto: AutoKind,
                      timeouts: list[int], autopilot: list[bool], t0: float) -> None:
         """Under the channel lock: apply ``action`` to a copy, store it, then commit to memory
         and re-arm the turn.  Raises :class:`IllegalMove` / :class:`StorageFailure` with
@@ -938,10 +850,9 @@ class GameService:
         try:
             game.apply(action)
         except IllegalActionError as exc:
-            raise IllegalMove(exc.reason, action=action.text) from None
+            raise IllegalMove(reason_message(exc.reason), action=action.text) from None
         seat = action.seat
-        record = ActionRecord(seat, series.seats[seat].name, action.kind.value,
-                              tuple(str(c) for c in action.cards), auto)
+        record = ActionRecord(seat, action.kind, tuple(action.cards), auto)
         recent = (*g.recent, record)[-RECENT:]
         now = self.clock.now()
         deadline: float | None = None
@@ -949,7 +860,7 @@ class GameService:
         if nxt is not None and series.seats[nxt].ai_level is None and not autopilot[nxt]:
             deadline = now + ch.turn_timeout
         new_series: SeriesRecord | None = None
-        try:
+        with _storage_errors():
             if game.finished:
                 new_series = dataclasses.replace(series, losses=list(series.losses),
                                                  seats=list(series.seats))
@@ -975,8 +886,6 @@ class GameService:
                     g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot,
                            recent=recent),
                     game.version, now)
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
         if self._latency_sink is not None:
             self._latency_sink(time.perf_counter() - t0)
         g.game = game
@@ -990,23 +899,21 @@ class GameService:
         if not game.finished and game.version >= MAX_GAME_ACTIONS:
             self._spawn(self._stop_endless_game(ch.channel_id, g.game_id))
 
-    async def _save_meta(self, g: _Game, *, deadline: float | None, timeouts: list[int],
+    async def _save_meta(self, g: GameState, *, deadline: float | None, timeouts: list[int],
                          autopilot: list[bool]) -> None:
-        try:
+        with _storage_errors():
             await self.storage.save_live(
                 g.game_id, g.snapshot_json(),
                 g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot),
                 g.game.version, self.clock.now())
-        except Exception as exc:
-            raise _storage_failure(exc) from exc
 
     # ------------------------------------------------------------------ drivers
-    def _disarm(self, g: _Game) -> None:
+    def _disarm(self, g: GameState) -> None:
         if g.timer is not None:
             g.timer.cancel()
             g.timer = None
 
-    def _schedule(self, ch: _Channel) -> None:
+    def _schedule(self, ch: ChannelState) -> None:
         """Arm what moves the game on: the turn timer of a waiting human, or an AI task."""
         g = ch.game
         if g is None:
@@ -1028,7 +935,7 @@ class GameService:
 
     async def _on_timeout(self, channel_id: int, game_id: int, version: int) -> None:
         t0 = time.perf_counter()
-        notices: list[tuple[NoticeKind, str, int | None]] = []
+        notices: list[tuple[NoticeKind, Message, int | None]] = []
         async with self._lock(channel_id):
             ch = self._channels.get(channel_id)
             if ch is None or ch.game is None or ch.game.game_id != game_id or not ch.playing:
@@ -1052,15 +959,18 @@ class GameService:
                               channel_id, RETRY_DELAY)
                 self._retry_later(ch, g, version)
                 return
-            notices.append(("timeout", f"{seat_info.name} ran out of time: {action.text}",
+            notices.append(("timeout",
+                            Message("{name} ran out of time: {action}", name=Seat(seat),
+                                    action=action_message(action.kind, tuple(action.cards))),
                             seat_info.user_id))
             if autopilot[seat] and timeouts[seat] == TIMEOUTS_TO_AUTOPILOT:
                 notices.append(("autopilot_on",
-                                f"{seat_info.name} is on autopilot until they come back",
+                                Message("{name} is on autopilot until they come back",
+                                        name=Seat(seat)),
                                 seat_info.user_id))
-            view = self._table_view(ch)
-        for kind, text, uid in notices:
-            self._notice(channel_id, kind, text, user_id=uid)
+            view = table_view(ch)
+        for kind, message, uid in notices:
+            self._notice(channel_id, kind, message, user_id=uid, players=_players(ch))
         self._after_change(ch, view)
 
     async def _ai_turn(self, channel_id: int, game_id: int, version: int, seat: int) -> None:
@@ -1130,11 +1040,11 @@ class GameService:
                     self._retry_later(ch, g, version)
                     return
                 if self._presenters:
-                    view = self._table_view(ch)
+                    view = table_view(ch)
         if view is not None:
             self._after_change(ch, view)
 
-    def _retry_later(self, ch: _Channel, g: _Game, version: int) -> None:
+    def _retry_later(self, ch: ChannelState, g: GameState, version: int) -> None:
         """After a failed automatic move (storage down?), try again in a while."""
 
         async def again() -> None:
@@ -1159,137 +1069,48 @@ class GameService:
             log.error("background task failed", exc_info=task.exception())
 
     # ------------------------------------------------------------------ presenters
-    def _emit(self, method: str, *args: Any, **kwargs: Any) -> None:
+    def _emit(self, event: Callable[[Presenter], Awaitable[None]]) -> None:
+        """Run ``event`` for every presenter, each in a task of its own (see :meth:`_present`).
+        ``event`` runs later: it must only use values that are not reassigned meanwhile."""
         for p in self._presenters:
-            self._spawn(self._call_presenter(p, method, args, kwargs))
+            self._spawn(self._present(p, event))
+
+    def _emit_hand(self, channel_id: int, user_id: int, view: HandView) -> None:
+        self._emit(lambda p: p.hand_changed(channel_id, user_id, view))
 
     @staticmethod
-    async def _call_presenter(p: Presenter, method: str, args: tuple[Any, ...],
-                              kwargs: dict[str, Any]) -> None:
+    async def _present(p: Presenter, event: Callable[[Presenter], Awaitable[None]]) -> None:
+        """Run one presenter event; a failing presenter is logged and never breaks a game."""
         try:
-            await getattr(p, method)(*args, **kwargs)
+            await event(p)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("presenter %r failed in %s", p, method)
+            log.exception("presenter %r failed", p)
 
-    def _notice(self, channel_id: int, kind: NoticeKind, text: str, *,
-                user_id: int | None = None) -> None:
-        self._emit("notice", channel_id, kind, text, user_id=user_id)
+    def _notice(self, channel_id: int, kind: NoticeKind, message: Message, *,
+                user_id: int | None = None, players: tuple[Player, ...] = ()) -> None:
+        self._emit(lambda p: p.notice(channel_id, kind, message, user_id=user_id,
+                                      players=players))
 
-    def _emit_table(self, ch: _Channel) -> None:
+    def _emit_table(self, ch: ChannelState) -> None:
         if self._presenters and ch.game is not None:
-            self._after_change(ch, self._table_view(ch))
+            self._after_change(ch, table_view(ch))
 
-    def _after_change(self, ch: _Channel, view: TableView) -> None:
+    def _after_change(self, ch: ChannelState, view: TableView) -> None:
         """Tell presenters: the table, every seated human's hand, and game over."""
         if not self._presenters:
             return
-        self._emit("table_changed", view)
+        self._emit(lambda p: p.table_changed(view))
         g = ch.game
         if g is not None and ch.series is not None and g.game_id == view.game_id:
             for seat, s in enumerate(ch.series.seats):
                 if s.user_id is not None:
-                    self._emit("hand_changed", ch.channel_id, s.user_id,
-                               self._hand_view(ch, g, seat))
+                    self._emit_hand(ch.channel_id, s.user_id, hand_view(ch, g, seat))
         if view.finished:
-            self._emit("game_over", view)
+            self._emit(lambda p: p.game_over(view))
 
-    # ------------------------------------------------------------------ views
-    def _lobby_view(self, lobby: _Lobby, status: str) -> LobbyView:
-        r = lobby.rules
-        return LobbyView(
-            channel_id=lobby.channel_id, guild_id=lobby.guild_id, host_id=lobby.host_id,
-            host_name=lobby.host_name, status=status,  # type: ignore[arg-type]
-            rules_name=r.name, profile=lobby.options.rules, throw_in=r.throw_in,
-            first_round_limit=r.first_round_limit, transfer=r.transfer,
-            turn_timeout=lobby.turn_timeout, max_seats=lobby.options.seats,
-            seats=tuple(lobby.seats),
-            can_start=status == "open" and MIN_SEATS <= len(lobby.seats) <= lobby.options.seats,
-        )
-
-    def _series_view(self, s: SeriesRecord) -> SeriesView:
-        assert s.id is not None
-        return SeriesView(
-            channel_id=s.channel_id, series_id=s.id, rules_name=Rules.from_spec(s.rules).name,
-            games=s.games, draws=s.draws, active=s.active,
-            standings=tuple(
-                SeriesEntry(i, seat.user_id, seat.name, seat.ai_level, s.losses[i])
-                for i, seat in enumerate(s.seats)
-            ),
-            last_loser=s.last_loser if s.games else None,
-        )
-
-    def _table_view(self, ch: _Channel) -> TableView:
-        g = ch.game
-        series = ch.series
-        assert g is not None and series is not None and series.id is not None
-        game = g.game
-        fin = game.finished or g.aborted
-        out = game.out
-        seats = []
-        for i, s in enumerate(series.seats):
-            is_out = bool(out >> i & 1)
-            role = cast(Role, None if g.aborted and not is_out else game.role(i))
-            seats.append(SeatView(
-                seat=i, name=s.name, user_id=s.user_id, ai_level=s.ai_level,
-                cards=game.hands[i].bit_count(), role=role, out=is_out,
-                to_act=game.to_act == i and not fin, autopilot=g.autopilot[i],
-                losses=series.losses[i],
-            ))
-        waiting: str | None = None
-        to_act = None if fin else game.to_act
-        if to_act is not None:
-            if to_act == game.defender and game.uncovered and not game.taking:
-                waiting = "defend"
-            elif not game.table_attacks:
-                waiting = "lead"
-            else:
-                waiting = "add"
-        return TableView(
-            channel_id=ch.channel_id, guild_id=series.guild_id, game_id=g.game_id,
-            series_id=series.id, version=game.version, rules_name=game.rules.name,
-            trump=SUIT_SYMBOLS[game.trump],
-            trump_card=CARD_TEXT[game.stock[0]] if game.stock else None,
-            shown=tuple(CARD_TEXT[c] for c in game.deal.shown),
-            stock=len(game.stock), discard=game.discard.bit_count(), round=game.round,
-            limit=None if fin else game.limit, taking=False if fin else game.taking,
-            pairs=() if fin else tuple(TablePair(a, d) for a, d in game.table()),
-            seats=tuple(seats), to_act=to_act,
-            deadline=None if fin else g.deadline, turn_timeout=ch.turn_timeout,
-            recent=g.recent, finished=game.finished, loser=game.loser, draw=game.draw,
-            dealer=game.deal.dealer, series=self._series_view(series), waiting_for=waiting,
-            aborted=g.aborted,
-        )
-
-    def _hand_view(self, ch: _Channel, g: _Game, seat: int) -> HandView:
-        assert ch.series is not None
-        game = g.game
-        trump = game.trump
-        playing = ch.playing
-        hints: Mapping[Card, str | None] = card_hints(game, seat) if playing else {
-            ALL_CARDS[c]: "the game is over" for c in iter_bits(game.hands[seat])}
-        cards = sorted(hints, key=lambda c: (c.suit == trump, c.suit, c.rank))
-        your_turn = playing and game.to_act == seat
-        legal: tuple[ActionChoice, ...] = ()
-        if your_turn:
-            legal = tuple(ActionChoice(a.text, a.kind.value, tuple(str(c) for c in a.cards))
-                          for a in game.legal_actions())
-        is_out = bool(game.out >> seat & 1)
-        role = cast(Role, game.role(seat) if playing or is_out else None)
-        s = ch.series.seats[seat]
-        assert s.user_id is not None
-        return HandView(
-            channel_id=ch.channel_id, game_id=g.game_id, user_id=s.user_id, seat=seat,
-            name=s.name, version=game.version,
-            cards=tuple(HandCard(str(c), str(c.rank), str(c.suit), c.suit == trump, hints[c])
-                        for c in cards),
-            legal=legal, your_turn=your_turn, role=role, trump=SUIT_SYMBOLS[trump],
-            deadline=g.deadline if your_turn else None, autopilot=g.autopilot[seat],
-            finished=not playing,
-        )
-
-    async def _load_finished(self, s: SeriesRecord) -> _Game | None:
+    async def _load_finished(self, s: SeriesRecord) -> GameState | None:
         """Rebuild the last finished game of a series (for the table between games)."""
         assert s.last_game_id is not None
         try:
@@ -1301,11 +1122,18 @@ class GameService:
             log.exception("last game %d of series %s does not replay", s.last_game_id, s.id)
             return None
         n = game.n
-        return _Game(rec.game_id, game, seed=int(rec.deal.get("seed") or 0), started_at=0.0,
+        return GameState(rec.game_id, game, seed=int(rec.deal.get("seed") or 0), started_at=0.0,
                      timeouts=[0] * n, autopilot=[False] * n)
 
 
 # ---------------------------------------------------------------------------------- helpers
+def _players(ch: ChannelState) -> tuple[Player, ...]:
+    """Who sits at each seat of the channel's series (to name ``Seat`` parameters)."""
+    if ch.series is None:
+        return ()
+    return tuple(Player(s.name, s.ai_level) for s in ch.series.seats)
+
+
 def _first_level(levels: Iterable[str]) -> str:
     for level in levels:
         try:
@@ -1320,9 +1148,15 @@ def _decide(agent: Agent, game: Game, seat: int) -> str:
     return agent.choose(observation(game, seat))
 
 
-def _storage_failure(exc: BaseException) -> StorageFailure:
-    log.error("storage failure: %r", exc)
-    return StorageFailure()
+@contextlib.contextmanager
+def _storage_errors() -> Iterator[None]:
+    """Turn any failure of the storage inside the block into :class:`StorageFailure`, logging
+    the traceback: the request is refused and nothing in memory has changed yet."""
+    try:
+        yield
+    except Exception as exc:
+        log.exception("storage failure")
+        raise StorageFailure() from exc
 
 
 def _clean_name(name: object, user_id: int) -> str:
@@ -1338,19 +1172,23 @@ def _options(options: LobbyOptions | Mapping[str, Any] | None) -> LobbyOptions:
     elif isinstance(options, Mapping):
         unknown = set(options) - _OPTION_KEYS
         if unknown:
-            raise BadOption(f"unknown option(s): {', '.join(sorted(map(str, unknown)))}")
+            raise BadOption(Message("unknown option(s): {value}",
+                                    value=", ".join(sorted(map(str, unknown)))))
         opts = LobbyOptions(**{k: v for k, v in options.items() if v is not None})
     else:
-        raise BadOption("options must be LobbyOptions or a mapping")
+        raise BadOption(Message("options must be LobbyOptions or a mapping"))
     if not isinstance(opts.rules, str) or opts.rules.strip().lower() not in PROFILES:
-        raise BadOption(f"unknown rules {opts.rules!r}: choose {', '.join(PROFILES)}")
+        raise BadOption(Message("unknown rules {value}: choose {choices}", value=repr(opts.rules),
+                                choices=", ".join(PROFILES)))
     t = opts.turn_timeout
     if t is not None and (not isinstance(t, int) or isinstance(t, bool)
                           or not MIN_TIMEOUT <= t <= MAX_TIMEOUT):
-        raise BadOption(f"turn_timeout must be {MIN_TIMEOUT}–{MAX_TIMEOUT} seconds, not {t!r}")
+        raise BadOption(Message("turn_timeout must be {min}–{max} seconds, not {value}",
+                                min=MIN_TIMEOUT, max=MAX_TIMEOUT, value=repr(t)))
     n = opts.seats
     if not isinstance(n, int) or isinstance(n, bool) or not MIN_SEATS <= n <= MAX_SEATS:
-        raise BadOption(f"seats must be {MIN_SEATS}–{MAX_SEATS}, not {n!r}")
+        raise BadOption(Message("seats must be {min}–{max}, not {value}", min=MIN_SEATS,
+                                max=MAX_SEATS, value=repr(n)))
     return dataclasses.replace(opts, rules=opts.rules.strip().lower())
 
 
@@ -1362,10 +1200,20 @@ def _rules_of(opts: LobbyOptions) -> Rules:
         spec["throw_in"] = opts.throw_in
     if opts.first_round_limit is not None:
         spec["first_round_limit"] = opts.first_round_limit
+    if opts.throw_in is not None and opts.throw_in not in ("neighbours", "all"):
+        raise BadOption(Message("throw_in must be neighbours or all, not {value}",
+                                value=repr(opts.throw_in)))
+    if opts.first_round_limit is not None and opts.first_round_limit not in (5, 6):
+        raise BadOption(Message("first_round_limit must be 5 or 6, not {value}",
+                                value=repr(opts.first_round_limit)))
+    if opts.transfer is not None and not isinstance(opts.transfer, bool):
+        raise BadOption(Message("transfer must be true or false, not {value}",
+                                value=repr(opts.transfer)))
     try:
         return Rules.from_spec(spec)
     except DurakError as exc:
-        raise BadOption(str(exc)) from None
+        log.info("rule options refused: %s", exc)
+        raise BadOption() from exc
 
 
 def _profile(rules: Rules) -> str:
@@ -1377,7 +1225,8 @@ def _profile_filter(profile: str | None) -> str | None:
         return None
     p = str(profile).strip().lower()
     if p not in PROFILES and p != "custom":
-        raise BadOption(f"unknown profile {profile!r}: choose {', '.join(PROFILES)} or custom")
+        raise BadOption(Message("unknown profile {value}: choose {choices} or custom",
+                                value=repr(profile), choices=", ".join(PROFILES)))
     return p
 
 
@@ -1387,15 +1236,16 @@ def _parse(action: str | Action, seat: int) -> Action:
     else:
         if not isinstance(action, str) or not action.strip():
             raise BadAction()
-        text = action.strip()
-        if not text.split()[0].isdigit():
-            text = f"{seat} {text}"
+        typed = action.strip()
+        text = typed if typed.split()[0].isdigit() else f"{seat} {typed}"
         try:
             act = parse_action(text)
         except DurakError as exc:
-            raise BadAction(str(exc)) from None
+            raise BadAction(Message("{text} is not an action: try 'attack 8♥', 'defend 8♥ 9♥', "
+                                    "'take' or 'pass'", text=repr(typed))) from exc
     if act.seat != seat:
-        raise BadAction(f"that action is for seat {act.seat}; you sit at seat {seat}")
+        raise BadAction(Message("that action is for {seat}; you sit at {other}",
+                                seat=Seat(act.seat), other=Seat(seat)))
     if act.kind not in ActionKind:  # pragma: no cover - Action validates its kind
         raise BadAction()
     return act

@@ -27,10 +27,11 @@ from bot.errors import ServiceError, StaleAction
 from bot.presenter import NoticeKind, NullPresenter
 from bot.service import GameService
 from bot.storage import SqliteStorage
-from bot.text import render_hand, render_series, render_table
-from bot.views import ActionChoice, HandView, LobbyOptions, TableView
+from bot.text import render_hand, render_message, render_series, render_table
+from bot.views import ActionChoice, HandView, LobbyOptions, Player, TableView
 from rules_engine import Action, ActionKind, parse_card
 from rules_engine.errors import DurakError
+from rules_engine.messages import Message
 
 __all__ = ["HELP", "LEGEND", "play", "turn_time"]
 
@@ -131,6 +132,7 @@ class _Printer(NullPresenter):
         self.out = out
         self.key: tuple[int, int] | None = None  # (game_id, version) last printed
         self.changed = asyncio.Event()
+        self.names: list[str] = []  # the seats' names, as the last table showed them
 
     def say(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -142,16 +144,18 @@ class _Printer(NullPresenter):
             return
         same_game = self.key is not None and self.key[0] == view.game_id
         new = view.version - self.key[1] if same_game and self.key else view.version
+        self.names = [s.name for s in view.seats]
         if new > 0:
             for rec in view.recent[-new:]:
-                self.say(f"  {rec.describe()}")
+                suffix = f" ({rec.auto})" if rec.auto else ""
+                self.say(f"  {render_message(rec.message, self.names)}{suffix}")
         self.key = key
         self.changed.set()
 
-    async def notice(self, channel_id: int, kind: NoticeKind, text: str, *,
-                     user_id: int | None = None) -> None:
+    async def notice(self, channel_id: int, kind: NoticeKind, message: Message, *,
+                     user_id: int | None = None, players: tuple[Player, ...] = ()) -> None:
         if kind in ("timeout", "autopilot_on", "autopilot_off"):
-            self.say(f"* {text}")
+            self.say(f"* {render_message(message, [p.name for p in players])}")
 
 
 def turn_time(deadline: float | None, turn_timeout: int, now: float) -> str | None:
@@ -228,16 +232,16 @@ async def play(
     try:
         await service.restore()
         try:
-            await service.open_lobby(CHANNEL, GUILD, USER, "You",
+            await service.open_lobby(CHANNEL, GUILD, USER, "Player",
                                      LobbyOptions(rules=rules, seats=players,
                                                   turn_timeout=turn_timeout))
             for _ in range(players - 1):
                 await service.add_ai(CHANNEL, USER, level)
         except ServiceError as exc:
-            printer.say(f"error: {exc.message}")
+            printer.say(f"error: {render_message(exc.message, printer.names)}")
             return 2
         view = await service.start(CHANNEL, USER)
-        printer.say(f"Durak ({view.rules_name}) against {players - 1} {level} AI, "
+        printer.say(f"Durak ({view.rules.name}) against {players - 1} {level} AI, "
                     f"{turn_timeout} s per turn. {HELP}")
         reader.start()
         return await _session(service, printer, reader)
@@ -360,7 +364,7 @@ async def _apply(service: GameService, printer: _Printer, text: str, screen: _Sc
                     "Here is the current position.")
         return "stale"
     except ServiceError as exc:
-        printer.say(f"! {exc.message}")
+        printer.say(f"! {render_message(exc.message, printer.names)}")
         return "refused"
     return "played"
 

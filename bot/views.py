@@ -13,7 +13,13 @@ an adapter sends both back with an action so a press on an older state is refuse
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Literal
+
+from rules_engine.actions import ActionKind
+from rules_engine.cards import Card
+from rules_engine.messages import Message, Seat
+from rules_engine.rules import Rules
 
 __all__ = [
     "ActionChoice",
@@ -25,6 +31,7 @@ __all__ = [
     "LobbyOptions",
     "LobbySeat",
     "LobbyView",
+    "Player",
     "ProfileStats",
     "Role",
     "SeatView",
@@ -33,14 +40,51 @@ __all__ = [
     "StatsView",
     "TablePair",
     "TableView",
+    "action_message",
 ]
 
-#: A seat's role this round.  ``leader`` opened the round; ``attacker`` is the current attacker
-#: after a transfer; ``defender`` defends; ``out`` has left the game; ``None`` otherwise.
-Role = Literal["leader", "attacker", "defender", "out"] | None
+
+
+class Role(StrEnum):
+    """A seat's part in the round (``None`` where a seat has no part).
+
+    ``leader`` opened the round; ``attacker`` is the current attacker after a transfer;
+    ``defender`` defends; ``out`` has left the game."""
+
+    LEADER = "leader"
+    ATTACKER = "attacker"
+    DEFENDER = "defender"
+    OUT = "out"
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Who sits at a seat, as a message names them: a display name, and the AI level of an
+    AI seat (``None`` for a human), so an adapter can present AI seats its own way."""
+
+    name: str
+    ai_level: str | None = None
+
+
+def action_message(kind: ActionKind, cards: tuple[Card, ...]) -> Message:
+    """An action in words, without the player: ``take``, ``attack {cards}``,
+    ``cover {attack} with {card}``, ``transfer {cards}``, ``pass``."""
+    if kind is ActionKind.DEFEND and len(cards) == 2:
+        return Message("cover {attack} with {card}", attack=cards[0], card=cards[1])
+    if kind is ActionKind.ATTACK:
+        return Message("attack {cards}", cards=cards)
+    if kind is ActionKind.TRANSFER:
+        return Message("transfer {cards}", cards=cards)
+    if kind is ActionKind.TAKE:
+        return Message("take")
+    if kind is ActionKind.PASS:
+        return Message("pass")
+    return Message("defend {cards}", cards=cards)
 LobbyStatus = Literal["open", "started", "closed"]
 #: Why an action was played by the service rather than pressed by its player.
 AutoKind = Literal["timeout", "autopilot"] | None
+#: What the seat to act is expected to do: defend, lead a round, or add cards (or pass).
+WaitingFor = Literal["defend", "lead", "add"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +129,8 @@ class LobbyView:
     host_id: int
     host_name: str
     status: LobbyStatus
-    rules_name: str  # profile name, or "custom (…)"
+    rules: Rules
     profile: str  # the base profile chosen (podkidnoy/perevodnoy/classic)
-    throw_in: str
-    first_round_limit: int
-    transfer: bool
     turn_timeout: int
     max_seats: int
     seats: tuple[LobbySeat, ...]
@@ -100,8 +141,8 @@ class LobbyView:
 class TablePair:
     """One attack on the table and the card covering it, if any."""
 
-    attack: str
-    defence: str | None
+    attack: Card
+    defence: Card | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +154,7 @@ class SeatView:
     user_id: int | None
     ai_level: str | None
     cards: int
-    role: Role
+    role: Role | None
     out: bool
     to_act: bool
     autopilot: bool
@@ -122,23 +163,32 @@ class SeatView:
 
 @dataclass(frozen=True, slots=True)
 class ActionRecord:
-    """An action in the table's recent history."""
+    """An action in the table's recent history, played by ``seat``."""
 
     seat: int
-    name: str
-    kind: str  # attack | defend | transfer | take | pass
-    cards: tuple[str, ...]
+    kind: ActionKind
+    cards: tuple[Card, ...]
     auto: AutoKind = None
 
     @property
     def text(self) -> str:
         """Canonical action text without the seat, e.g. ``defend 8♥ 9♥``."""
-        return " ".join((self.kind, *self.cards))
+        return " ".join((self.kind.value, *map(str, self.cards)))
 
-    def describe(self) -> str:
-        """English one-liner, e.g. ``Alice: defend 8♥ 9♥ (timeout)``."""
-        suffix = f" ({self.auto})" if self.auto else ""
-        return f"{self.name}: {self.text}{suffix}"
+    @property
+    def message(self) -> Message:
+        """The action with its player, e.g. ``{name} covers {attack} with {card}``."""
+        player = Seat(self.seat)
+        if self.kind is ActionKind.DEFEND and len(self.cards) == 2:
+            return Message("{name} covers {attack} with {card}", name=player,
+                           attack=self.cards[0], card=self.cards[1])
+        if self.kind is ActionKind.ATTACK:
+            return Message("{name} attacks with {cards}", name=player, cards=self.cards)
+        if self.kind is ActionKind.TRANSFER:
+            return Message("{name} transfers with {cards}", name=player, cards=self.cards)
+        if self.kind is ActionKind.TAKE:
+            return Message("{name} takes the cards", name=player)
+        return Message("{name} passes", name=player)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +206,7 @@ class SeriesView:
 
     channel_id: int
     series_id: int
-    rules_name: str
+    rules: Rules
     games: int  # finished games (losses + draws)
     draws: int
     active: bool
@@ -180,10 +230,10 @@ class TableView:
     game_id: int
     series_id: int
     version: int
-    rules_name: str
+    rules: Rules
     trump: str
-    trump_card: str | None
-    shown: tuple[str, ...]
+    trump_card: Card | None
+    shown: tuple[Card, ...]
     stock: int
     discard: int
     round: int
@@ -200,8 +250,8 @@ class TableView:
     draw: bool
     dealer: int | None
     series: SeriesView | None = None
-    #: Why ``to_act`` is being waited on, for the adapter's prompt: e.g. "defend", "add", "lead".
-    waiting_for: str | None = None
+    #: Why ``to_act`` is being waited on, for the adapter's prompt.
+    waiting_for: WaitingFor | None = None
     #: The game was stopped before its end (no loss recorded).
     aborted: bool = False
 
@@ -210,14 +260,18 @@ class TableView:
 class HandCard:
     """A card of a hand.  ``reason`` is why it cannot be played now (``None``: playable)."""
 
-    text: str
-    rank: str
-    suit: str
+    card: Card
     trump: bool
-    reason: str | None
+    reason: Message | None
+
+    @property
+    def text(self) -> str:
+        """The card's text, e.g. ``10♦``."""
+        return str(self.card)
 
     @property
     def playable(self) -> bool:
+        """Whether the card can be played now."""
         return self.reason is None
 
 
@@ -225,9 +279,13 @@ class HandCard:
 class ActionChoice:
     """A legal action: ``text`` (without the seat) is what :meth:`GameService.act` accepts."""
 
-    text: str
-    kind: str
-    cards: tuple[str, ...]
+    kind: ActionKind
+    cards: tuple[Card, ...]
+
+    @property
+    def text(self) -> str:
+        """Canonical action text without the seat, e.g. ``defend 8♥ 9♥``."""
+        return " ".join((self.kind.value, *map(str, self.cards)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +305,7 @@ class HandView:
     cards: tuple[HandCard, ...]
     legal: tuple[ActionChoice, ...]
     your_turn: bool
-    role: Role
+    role: Role | None
     trump: str
     deadline: float | None
     autopilot: bool

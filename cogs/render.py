@@ -1,6 +1,6 @@
 """Pure rendering of the service's views into Discord message data (no I/O, no discord objects).
 
-Every function returns plain data that the adapter converts: :class:`Message` with embeds as
+Every function returns plain data that the adapter converts: :class:`Reply` with embeds as
 Discord embed JSON dicts (``discord.Embed.from_dict``) and components as :class:`Button` /
 :class:`Select` (classic ``ui.View`` layout: rows 0–4, ≤ 5 buttons per row, a select fills a
 row).  Every user-visible string goes through the :class:`~cogs.i18n.Catalog`.
@@ -15,9 +15,10 @@ rank then suit, e.g. ``10♦``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from bot.views import (
     ActionChoice,
@@ -26,19 +27,24 @@ from bot.views import (
     HandView,
     LeaderboardPage,
     LobbyView,
+    Role,
     SeatView,
     SeriesView,
     StatsView,
     TableView,
 )
 from cogs.custom_ids import game_id, lobby_id
-from cogs.i18n import N_, Catalog
+from cogs.i18n import Catalog
+from rules_engine.actions import ActionKind
+from rules_engine.cards import Card, parse_card
+from rules_engine.messages import N_, Message
+from rules_engine.rules import Rules
 
 __all__ = [
     "AI_LEVELS",
     "CARDS_PER_PAGE",
     "Button",
-    "Message",
+    "Reply",
     "Select",
     "SelectOption",
     "card_md",
@@ -52,6 +58,9 @@ __all__ = [
     "render_stats",
     "render_table",
     "render_why",
+    "rules_title",
+    "seat_names",
+    "suit_md",
 ]
 
 Style = Literal["primary", "secondary", "success", "danger"]
@@ -83,7 +92,9 @@ class Select:
 
 
 @dataclass(frozen=True, slots=True)
-class Message:
+class Reply:
+    """A Discord message to send or edit: text, embed dicts and components."""
+
     content: str | None = None
     embeds: tuple[dict[str, Any], ...] = ()
     components: tuple[Button | Select, ...] = ()
@@ -143,17 +154,58 @@ def _esc(name: str, limit: int = NAME_MAX) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in name)
 
 
-def card_md(card: str) -> str:
+def suit_md(symbol: str) -> str:
+    """A suit symbol for embed text: red suits as (red) emoji, black suits as text."""
+    return symbol + "\ufe0f" if symbol in RED_SUITS else symbol
+
+
+def card_md(card: Card) -> str:
     """A card for embed text: red suits as (red) emoji, black suits as text: ``10♦️``, ``J♠``."""
-    return card + "\ufe0f" if card[-1:] in RED_SUITS else card
+    text = str(card)
+    return text[:-1] + suit_md(text[-1])
 
 
-def _cards_md(cards: Iterable[str]) -> str:
+def _cards_md(cards: Iterable[Card]) -> str:
     return " ".join(card_md(c) for c in cards)
 
 
-def _is_red(card: str) -> bool:
-    return card[-1:] in RED_SUITS
+def _is_red(card: Card) -> bool:
+    return str(card)[-1:] in RED_SUITS
+
+
+class Seated(Protocol):
+    """A seat as the views describe it (``SeatView``, ``LobbySeat``, ``SeriesEntry``,
+    ``Player``): a display name, and the AI level of an AI seat."""
+
+    @property
+    def name(self) -> str:
+        """The display name (the service's English name for an AI seat)."""
+        ...
+
+    @property
+    def ai_level(self) -> str | None:
+        """The AI level of an AI seat; ``None`` for a human."""
+        ...
+
+
+def seat_names(seats: Sequence[Seated], t: Catalog) -> list[str]:
+    """The seats' names as the reader sees them, safe in markdown (also the names of ``Seat``
+    parameters of messages): a human's display name; an AI seat named after its level in the
+    reader's language (``IA Casual``), numbered from the second AI of a level on."""
+    names: list[str] = []
+    count: Counter[str] = Counter()
+    for s in seats:
+        if s.ai_level is None:
+            names.append(_esc(s.name))
+            continue
+        count[s.ai_level] += 1
+        name = t.fill("{level} AI", level=_ai_label(s.ai_level, t))
+        names.append(_esc(name if count[s.ai_level] == 1 else f"{name} {count[s.ai_level]}"))
+    return names
+
+
+def _bold(names: Sequence[str]) -> list[str]:
+    return [f"**{name}**" for name in names]
 
 
 def _when(deadline: float) -> str:
@@ -195,31 +247,32 @@ def _embed(
     return embed
 
 
-def _seat_name(seats: Sequence[SeatView], seat: int | None, t: Catalog) -> str:
-    if seat is not None and 0 <= seat < len(seats):
-        return _esc(seats[seat].name)
-    return t.format("seat {seat}", seat=seat)
+def _seat_name(names: Sequence[str], seat: int | None, t: Catalog) -> str:
+    if seat is not None and 0 <= seat < len(names):
+        return names[seat]
+    return t.render(Message("player {number}", number=(seat or 0) + 1))
 
 
 # ------------------------------------------------------------------------------ lobby
-def render_lobby(view: LobbyView, t: Catalog) -> Message:
+def render_lobby(view: LobbyView, t: Catalog) -> Reply:
     """The public lobby: rules summary, seats, Join / Leave / Start / Stop and the AI select."""
     lines = [
-        t.format("Host: **{name}**", name=_esc(view.host_name)),
-        *_rules_lines(view.throw_in, view.first_round_limit, view.transfer, t),
-        t.format("Turn time: {seconds} s", seconds=view.turn_timeout),
+        t.fill("Host: **{name}**", name=_esc(view.host_name)),
+        *_rules_lines(view.rules, t),
+        t.fill("Turn time: {seconds} s", seconds=view.turn_timeout),
     ]
     if view.status == "closed":
         lines.insert(0, t.gettext("**This lobby is closed.**"))
     elif view.status == "started":
         lines.insert(0, t.gettext("**The game has started.**"))
     seats = []
+    names = seat_names(view.seats, t)
     for i in range(max(view.max_seats, len(view.seats))):
         if i < len(view.seats):
             s = view.seats[i]
-            line = f"`{i + 1}` " + _esc(s.name)
+            line = f"`{i + 1}` " + names[i]
             if s.ai_level:
-                line += " · " + t.format("🤖 AI ({level})", level=_ai_label(s.ai_level, t))
+                line += " · " + t.fill("🤖 AI ({level})", level=_ai_label(s.ai_level, t))
             if s.user_id is not None and s.user_id == view.host_id:
                 line += " · " + t.gettext("host")
         else:
@@ -227,7 +280,7 @@ def render_lobby(view: LobbyView, t: Catalog) -> Message:
         seats.append(line)
     fields = [
         _field(
-            t.format("Seats ({taken}/{total})", taken=len(view.seats), total=view.max_seats),
+            t.fill("Seats ({taken}/{total})", taken=len(view.seats), total=view.max_seats),
             _clip_lines(seats, FIELD_VALUE_MAX),
         )
     ]
@@ -237,7 +290,7 @@ def render_lobby(view: LobbyView, t: Catalog) -> Message:
             "Press Join to take a seat. The host adds AI players and presses Start (2–6 seats)."
         )
     embed = _embed(
-        t.format("Durak lobby — {rules}", rules=view.rules_name),
+        t.fill("Durak lobby — {rules}", rules=rules_title(view.rules, t)),
         "\n".join(lines),
         color=BLURPLE if view.status == "open" else GREY,
         fields=fields,
@@ -266,7 +319,7 @@ def render_lobby(view: LobbyView, t: Catalog) -> Message:
             components.append(
                 Select(lobby_id(ch, "addai"), t.gettext("Add an AI player…"), options, row=1)
             )
-    return Message(embeds=(embed,), components=tuple(components))
+    return Reply(embeds=(embed,), components=tuple(components))
 
 
 def _ai_label(level: str, t: Catalog) -> str:
@@ -274,45 +327,35 @@ def _ai_label(level: str, t: Catalog) -> str:
     return t.gettext(label[0]) if label else _esc(level)
 
 
-def _rules_lines(throw_in: str, first_round_limit: int, transfer: bool, t: Catalog) -> list[str]:
+def rules_title(rules: Rules, t: Catalog) -> str:
+    """A rule set's name: its profile (a proper name, not translated), else "custom rules"
+    (the options themselves are listed by :func:`_rules_lines`)."""
+    return rules.profile or t.gettext("custom rules")
+
+
+def _rules_lines(rules: Rules, t: Catalog) -> list[str]:
     return [
         t.gettext("Everyone may add cards to an attack")
-        if throw_in == "all"
+        if rules.throw_in == "all"
         else t.gettext("Only the defender's neighbours may add cards"),
-        t.format("First round: at most {limit} attacks", limit=first_round_limit),
+        t.fill("First round: at most {limit} attacks", limit=rules.first_round_limit),
         t.gettext("The defender may transfer the attack")
-        if transfer
+        if rules.transfer
         else t.gettext("No transfers"),
     ]
 
 
 # ------------------------------------------------------------------------------ table
 _ROLES = {
-    "leader": N_("leader"),
-    "attacker": N_("attacker"),
-    "defender": N_("defender"),
-    "out": N_("out"),
+    Role.LEADER: N_("leader"),
+    Role.ATTACKER: N_("attacker"),
+    Role.DEFENDER: N_("defender"),
+    Role.OUT: N_("out"),
 }
 
 
-def _describe(rec: ActionRecord, t: Catalog) -> str:
-    name = _esc(rec.name)
-    cards = _cards_md(rec.cards)
-    if rec.kind == "attack":
-        text = t.format("**{name}** attacks with {cards}", name=name, cards=cards)
-    elif rec.kind == "defend" and len(rec.cards) == 2:
-        text = t.format(
-            "**{name}** covers {attack} with {card}",
-            name=name, attack=card_md(rec.cards[0]), card=card_md(rec.cards[1]),
-        )
-    elif rec.kind == "transfer":
-        text = t.format("**{name}** transfers with {cards}", name=name, cards=cards)
-    elif rec.kind == "take":
-        text = t.format("**{name}** takes the cards", name=name)
-    elif rec.kind == "pass":
-        text = t.format("**{name}** passes", name=name)
-    else:
-        text = f"**{name}**: {' '.join((rec.kind, *rec.cards))}"
+def _describe(rec: ActionRecord, names: Sequence[str], t: Catalog) -> str:
+    text = t.render(rec.message, names, card_text=card_md)
     if rec.auto == "timeout":
         text += " " + t.gettext("(time ran out)")
     elif rec.auto == "autopilot":
@@ -320,26 +363,27 @@ def _describe(rec: ActionRecord, t: Catalog) -> str:
     return text
 
 
-def _seat_line(s: SeatView, t: Catalog, finished: bool) -> str:
+def _seat_line(s: SeatView, name: str, t: Catalog, finished: bool) -> str:
     marker = "▶" if s.to_act and not finished else "•"
-    parts = [f"{marker} **{_esc(s.name)}**"]
+    parts = [f"{marker} **{name}**"]
     if s.ai_level:
         parts[0] += " 🤖"
-    parts.append(t.nformat("{count} card", "{count} cards", s.cards))
-    if s.role in _ROLES:
+    parts.append(t.nfill("{count} card", "{count} cards", s.cards))
+    if s.role is not None:
         parts.append(t.gettext(_ROLES[s.role]))
     elif s.out:
-        parts.append(t.gettext(_ROLES["out"]))
+        parts.append(t.gettext(_ROLES[Role.OUT]))
     if s.autopilot:
         parts.append(t.gettext("autopilot"))
     return " · ".join(parts)
 
 
-def render_table(view: TableView, t: Catalog) -> Message:
+def render_table(view: TableView, t: Catalog) -> Reply:
     """The public table: trump, stock, pairs, seats and roles, whose turn with a countdown,
     the last actions and Show my hand; when finished: the durak (or draw), the series
     standings, Rematch and End series."""
     seats = view.seats
+    names = seat_names(seats, t)
     finished = view.finished or view.aborted
     lines: list[str] = []
     if view.aborted:
@@ -349,25 +393,25 @@ def render_table(view: TableView, t: Catalog) -> Message:
             lines.append(t.gettext("🤝 **A draw: nobody is the durak.**"))
         else:
             lines.append(
-                t.format("🃏 **{name} is the durak!**", name=_seat_name(seats, view.loser, t))
+                t.fill("🃏 **{name} is the durak!**", name=_seat_name(names, view.loser, t))
             )
     if view.trump_card:
         lines.append(
-            t.format("Trump: **{suit}** — {card} lies under the stock",
-                     suit=card_md(view.trump), card=card_md(view.trump_card))
+            t.fill("Trump: **{suit}** — {card} lies under the stock",
+                     suit=suit_md(view.trump), card=card_md(view.trump_card))
         )
     else:
-        lines.append(t.format("Trump: **{suit}**", suit=card_md(view.trump)))
+        lines.append(t.fill("Trump: **{suit}**", suit=suit_md(view.trump)))
     lines.append(
-        t.format("Stock: {stock} · Discard: {discard} · Round {round}",
+        t.fill("Stock: {stock} · Discard: {discard} · Round {round}",
                  stock=view.stock, discard=view.discard, round=view.round)
     )
     if view.shown and view.round <= 1 and not finished:
-        lines.append(t.format("Shown at the deal: {cards}", cards=_cards_md(view.shown)))
+        lines.append(t.fill("Shown at the deal: {cards}", cards=_cards_md(view.shown)))
     if not finished:
         lines.append("")
         if view.pairs:
-            header = (t.format("**On the table** (limit {limit}):", limit=view.limit)
+            header = (t.fill("**On the table** (limit {limit}):", limit=view.limit)
                       if view.limit is not None else t.gettext("**On the table:**"))
             lines.append(header)
             pair_texts = [
@@ -378,38 +422,40 @@ def render_table(view: TableView, t: Catalog) -> Message:
             lines.append("   ".join(pair_texts))
         else:
             lines.append(t.gettext("*The table is empty.*"))
-        defender = next((s for s in seats if s.role == "defender"), None)
+        defender = next((s.seat for s in seats if s.role is Role.DEFENDER), None)
         if view.taking and defender is not None:
-            lines.append(t.format("📥 **{name}** takes: the attackers may still add cards",
-                                  name=_esc(defender.name)))
+            lines.append(t.fill("📥 **{name}** takes: the attackers may still add cards",
+                                name=names[defender]))
         if view.to_act is not None:
-            name = _seat_name(seats, view.to_act, t)
+            name = _seat_name(names, view.to_act, t)
             if view.waiting_for == "defend":
-                turn = t.format("⏳ **{name}** to defend", name=name)
+                turn = t.fill("⏳ **{name}** to defend", name=name)
             elif view.waiting_for == "lead":
-                turn = t.format("⏳ **{name}** to lead the round", name=name)
+                turn = t.fill("⏳ **{name}** to lead the round", name=name)
             elif view.waiting_for == "add":
-                turn = t.format("⏳ **{name}** may add cards or pass", name=name)
+                turn = t.fill("⏳ **{name}** may add cards or pass", name=name)
             else:
-                turn = t.format("⏳ **{name}** to play", name=name)
+                turn = t.fill("⏳ **{name}** to play", name=name)
             if view.deadline is not None:
-                turn += " — " + t.format("time runs out {when}", when=_when(view.deadline))
+                turn += " — " + t.fill("time runs out {when}", when=_when(view.deadline))
             lines.append(turn)
     fields = [
         _field(t.gettext("Players"),
-               _clip_lines([_seat_line(s, t, finished) for s in seats], FIELD_VALUE_MAX))
+               _clip_lines([_seat_line(s, names[s.seat], t, finished) for s in seats],
+                           FIELD_VALUE_MAX))
     ]
     if view.recent:
-        recent = [_describe(r, t) for r in view.recent[-RECENT_SHOWN:]]
+        bold = _bold(names)
+        recent = [_describe(r, bold, t) for r in view.recent[-RECENT_SHOWN:]]
         fields.append(_field(t.gettext("Last moves"), _clip_lines(recent, FIELD_VALUE_MAX)))
     if finished and view.series is not None and not view.aborted:
         fields.append(_field(*_standings(view.series, t)))
-    title = (t.format("Durak — {rules} · game over", rules=view.rules_name) if finished
-             else t.format("Durak — {rules}", rules=view.rules_name))
+    title = (t.fill("Durak — {rules} · game over", rules=rules_title(view.rules, t)) if finished
+             else t.fill("Durak — {rules}", rules=rules_title(view.rules, t)))
     color = GREY if view.aborted else (RED if view.finished else GREEN)
     embed = _embed(
         title, "\n".join(lines), color=color, fields=fields,
-        footer=t.format("Game {game} · move {version}", game=view.game_id, version=view.version),
+        footer=t.fill("Game {game} · move {version}", game=view.game_id, version=view.version),
     )
     components: list[Button | Select] = []
     gid, ver = view.game_id, view.version
@@ -422,16 +468,18 @@ def render_table(view: TableView, t: Catalog) -> Message:
             Button(game_id(gid, ver, "endseries"), t.gettext("End series"), "danger",
                    emoji="🏁"),
         ]
-    return Message(embeds=(embed,), components=tuple(components))
+    return Reply(embeds=(embed,), components=tuple(components))
 
 
 def _standings(series: SeriesView, t: Catalog) -> tuple[str, str]:
-    name = t.nformat("Series: {count} game", "Series: {count} games", series.games)
+    name = t.nfill("Series: {count} game", "Series: {count} games", series.games)
     if series.draws:
-        name += " · " + t.nformat("{count} draw", "{count} draws", series.draws)
+        name += " · " + t.nfill("{count} draw", "{count} draws", series.draws)
     lines = []
+    in_seat_order = sorted(series.standings, key=lambda e: e.seat)
+    names = dict(zip((e.seat for e in in_seat_order), seat_names(in_seat_order, t), strict=True))
     for e in sorted(series.standings, key=lambda e: (e.losses, e.seat)):
-        line = f"**{_esc(e.name)}**" + (" 🤖" if e.ai_level else "") + " — " + t.nformat(
+        line = f"**{names[e.seat]}**" + (" 🤖" if e.ai_level else "") + " — " + t.nfill(
             "{count} loss", "{count} losses", e.losses)
         if series.last_loser is not None and e.seat == series.last_loser:
             line += " · " + t.gettext("durak of the last game")
@@ -440,11 +488,11 @@ def _standings(series: SeriesView, t: Catalog) -> tuple[str, str]:
 
 
 # ------------------------------------------------------------------------------ hand
-def _hand_cards(action: ActionChoice) -> tuple[str, ...]:
+def _hand_cards(action: ActionChoice) -> tuple[Card, ...]:
     """The cards of the player's hand that ``action`` plays."""
-    if action.kind == "defend":
+    if action.kind is ActionKind.DEFEND:
         return action.cards[1:]
-    if action.kind in ("attack", "transfer"):
+    if action.kind in (ActionKind.ATTACK, ActionKind.TRANSFER):
         return action.cards
     return ()
 
@@ -454,20 +502,20 @@ def actions_by_card(view: HandView) -> dict[str, list[ActionChoice]]:
     out: dict[str, list[ActionChoice]] = {}
     for action in view.legal:
         for card in _hand_cards(action):
-            out.setdefault(card, []).append(action)
+            out.setdefault(str(card), []).append(action)
     return out
 
 
 def action_label(action: ActionChoice, t: Catalog) -> str:
     """A button label for a concrete action: ``Attack 8♥ 8♠``, ``Cover 9♠ with 10♠``…"""
-    cards = " ".join(action.cards)
+    cards = " ".join(map(str, action.cards))
     if action.kind == "attack":
-        label = t.format("Attack {cards}", cards=cards)
+        label = t.fill("Attack {cards}", cards=cards)
     elif action.kind == "defend" and len(action.cards) == 2:
-        label = t.format("Cover {attack} with {card}", attack=action.cards[0],
-                         card=action.cards[1])
+        label = t.fill("Cover {attack} with {card}", attack=action.cards[0],
+                       card=action.cards[1])
     elif action.kind == "transfer":
-        label = t.format("Transfer {cards}", cards=cards)
+        label = t.fill("Transfer {cards}", cards=cards)
     elif action.kind == "take":
         label = t.gettext("Take")
     elif action.kind == "pass":
@@ -484,13 +532,13 @@ _ACTION_STYLE: dict[str, Style] = {
 _ACTION_EMOJI = {"take": "📥", "pass": "✅", "transfer": "↪️"}
 
 
-def _card_style(card: str) -> Style:
+def _card_style(card: Card) -> Style:
     return "danger" if _is_red(card) else "primary"
 
 
 def render_hand(
     view: HandView, t: Catalog, *, page: int = 0, selected: str | None = None
-) -> Message:
+) -> Reply:
     """The private hand: one button per card (the action itself when the card has exactly
     one, ``pick`` when it has several, ``why`` when it cannot be played), Take / Pass /
     Transfer and paging on the last row.  ``selected``: show that card's actions and Back."""
@@ -521,9 +569,9 @@ def render_hand(
             actions = by_card.get(card.text, [])
             if len(actions) == 1:
                 emoji = "↪️" if actions[0].kind == "transfer" else None
-                add(actions[0].text, card.text, _card_style(card.text), i // _ROW, emoji)
+                add(actions[0].text, card.text, _card_style(card.card), i // _ROW, emoji)
             elif actions:
-                add(f"pick {card.text}", card.text, _card_style(card.text), i // _ROW)
+                add(f"pick {card.text}", card.text, _card_style(card.card), i // _ROW)
             else:
                 add(f"why {card.text}", card.text, "secondary", i // _ROW)
 
@@ -532,14 +580,14 @@ def render_hand(
     if selected is not None:
         last.append((f"page {page}", t.gettext("Back"), "secondary", "◀️"))
     elif page > 0:
-        last.append((f"page {page - 1}", t.format("Page {page}", page=page), "secondary", "◀️"))
+        last.append((f"page {page - 1}", t.fill("Page {page}", page=page), "secondary", "◀️"))
     for action in view.legal:
         if action.kind in ("take", "pass"):
             last.append((action.text, action_label(action, t), _ACTION_STYLE[action.kind],
                          _ACTION_EMOJI[action.kind]))
     nxt: tuple[str, str, Style, str | None] | None = None
     if selected is None and page < pages - 1:
-        nxt = (f"page {page + 1}", t.format("Page {page}", page=page + 2), "secondary", "▶️")
+        nxt = (f"page {page + 1}", t.fill("Page {page}", page=page + 2), "secondary", "▶️")
     room = _ROW - len(last) - (1 if nxt else 0)
     for action in view.legal:
         if room <= 0:
@@ -553,7 +601,15 @@ def render_hand(
         add(action_text, label, style, _LAST_ROW, emoji)
 
     embed = _hand_embed(view, t, by_card, page, pages, selected)
-    return Message(embeds=(embed,), components=tuple(components))
+    return Reply(embeds=(embed,), components=tuple(components))
+
+
+_YOUR_ROLE = {
+    Role.LEADER: N_("You lead this round."),
+    Role.ATTACKER: N_("You are the attacker."),
+    Role.DEFENDER: N_("You are the defender."),
+    Role.OUT: N_("You are out: no cards left."),
+}
 
 
 def _hand_embed(
@@ -576,34 +632,30 @@ def _hand_embed(
         else:
             prompt = t.gettext("**Your turn: lead the round.**")
         if view.deadline is not None:
-            prompt += " " + t.format("Time runs out {when}.", when=_when(view.deadline))
+            prompt += " " + t.fill("Time runs out {when}.", when=_when(view.deadline))
         lines.append(prompt)
         attacks = sorted({a.cards[0] for a in view.legal if a.kind == "defend"})
         if attacks:
-            lines.append(t.format("To beat: {cards}", cards=_cards_md(attacks)))
+            lines.append(t.fill("To beat: {cards}", cards=_cards_md(attacks)))
     else:
         lines.append(t.gettext("Waiting for the other players."))
     if view.autopilot and not view.finished:
         lines.append(t.gettext("🤖 You are on autopilot: press any button to play again."))
-    role = {
-        "leader": N_("You lead this round."),
-        "attacker": N_("You are the attacker."),
-        "defender": N_("You are the defender."),
-        "out": N_("You are out: no cards left."),
-    }.get(view.role or "")
-    trump = t.format("Trump: **{suit}**", suit=card_md(view.trump))
+    role = None if view.role is None else _YOUR_ROLE[view.role]
+    trump = t.fill("Trump: **{suit}**", suit=suit_md(view.trump))
     lines.append(trump + (" · " + t.gettext(role) if role else ""))
     lines.append("")
     if selected is not None:
-        lines.append(t.format("Choose what to do with **{card}**:", card=card_md(selected)))
+        lines.append(t.fill("Choose what to do with **{card}**:",
+                            card=card_md(parse_card(selected))))
         lines.append("")
     lines.extend(_hand_lines(view.cards, by_card, t))
     footer_parts = []
     if pages > 1:
-        footer_parts.append(t.format("Page {page}/{pages}", page=page + 1, pages=pages))
+        footer_parts.append(t.fill("Page {page}/{pages}", page=page + 1, pages=pages))
     if any(c.text not in by_card for c in view.cards) and not view.finished:
         footer_parts.append(t.gettext("Grey cards cannot be played now: press one to see why."))
-    title = t.nformat("Your hand: {count} card", "Your hand: {count} cards", len(view.cards))
+    title = t.nfill("Your hand: {count} card", "Your hand: {count} cards", len(view.cards))
     return _embed(title, "\n".join(lines), color=BLURPLE if view.your_turn else GREY,
                   footer=" · ".join(footer_parts) or None)
 
@@ -617,85 +669,86 @@ def _hand_lines(
         return [t.gettext("*No cards.*")]
     groups: dict[str, list[HandCard]] = {}
     for card in cards:
-        groups.setdefault(card.suit, []).append(card)
+        groups.setdefault(card.text[-1], []).append(card)
     lines = []
     for suit, group in groups.items():
-        texts = [f"**{card_md(c.text)}**" if c.text in by_card else card_md(c.text)
+        texts = [f"**{card_md(c.card)}**" if c.text in by_card else card_md(c.card)
                  for c in group]
-        head = card_md(suit)
+        head = suit_md(suit)
         if group[0].trump:
             head += " " + t.gettext("(trumps)")
         lines.append(f"{head}  " + "  ".join(texts))
     return lines
 
 
-def render_why(card: str, reason: str, t: Catalog) -> Message:
-    """The private answer to a greyed card: ``reason`` is the engine's (translated here)."""
-    text = t.format("{card} cannot be played now: {reason}", card=card_md(card),
-                    reason=t.reason(reason))
-    return Message(content=_clip("🚫 " + text, CONTENT_MAX))
+def render_why(card: Card, reason: Message, t: Catalog, names: Sequence[str] = ()) -> Reply:
+    """The private answer to a greyed card: ``reason`` is the engine's; ``names`` name its
+    ``Seat`` parameters."""
+    text = t.fill("{card} cannot be played now: {reason}", card=card_md(card),
+                  reason=t.render(reason, names, card_text=card_md))
+    return Reply(content=_clip("🚫 " + text, CONTENT_MAX))
 
 
 # ------------------------------------------------------------------------------ series, stats
-def render_series(view: SeriesView, t: Catalog) -> Message:
+def render_series(view: SeriesView, t: Catalog) -> Reply:
     """``/durak series``: loss counts of the channel's series."""
     name, value = _standings(view, t)
-    lines = [t.format("Rules: **{rules}**", rules=view.rules_name)]
+    lines = [t.fill("Rules: **{rules}**", rules=rules_title(view.rules, t))]
     if not view.active:
         lines.append(t.gettext("This series is over."))
     embed = _embed(t.gettext("Durak series"), "\n".join(lines), color=GOLD,
                    fields=[_field(name, value)])
-    return Message(embeds=(embed,))
+    return Reply(embeds=(embed,))
 
 
 def _percent(rate: float) -> str:
     return f"{rate * 100:.0f}%"
 
 
-def render_stats(view: StatsView, t: Catalog) -> Message:
+def render_stats(view: StatsView, t: Catalog) -> Reply:
     """``/durak stats``: one player's games, losses, draws and loss rate, per profile."""
     name = _esc(view.name) if view.name else f"<@{view.user_id}>"
-    title = t.format("Durak stats — {name}", name=_clip(view.name or str(view.user_id), 80))
+    title = t.fill("Durak stats — {name}", name=_clip(view.name or str(view.user_id), 80))
     if not view.games:
-        desc = t.format("{name} has not finished a game here yet.", name=name)
-        return Message(embeds=(_embed(title, desc, color=GOLD),))
+        desc = t.fill("{name} has not finished a game here yet.", name=name)
+        return Reply(embeds=(_embed(title, desc, color=GOLD),))
     desc = "\n".join([
-        t.nformat("{count} game", "{count} games", view.games) + " · "
-        + t.nformat("{count} loss", "{count} losses", view.losses) + " · "
-        + t.nformat("{count} draw", "{count} draws", view.draws),
-        t.format("Loss rate: **{rate}**", rate=_percent(view.loss_rate)),
+        t.nfill("{count} game", "{count} games", view.games) + " · "
+        + t.nfill("{count} loss", "{count} losses", view.losses) + " · "
+        + t.nfill("{count} draw", "{count} draws", view.draws),
+        t.fill("Loss rate: **{rate}**", rate=_percent(view.loss_rate)),
     ])
     if view.profile:
-        desc = t.format("Rules: **{rules}**", rules=view.profile) + "\n" + desc
+        desc = t.fill("Rules: **{rules}**", rules=view.profile) + "\n" + desc
     lines = [
         f"**{_esc(p.profile)}** — "
-        + t.nformat("{count} game", "{count} games", p.games) + " · "
-        + t.nformat("{count} loss", "{count} losses", p.losses) + " · "
-        + t.nformat("{count} draw", "{count} draws", p.draws) + " · "
+        + t.nfill("{count} game", "{count} games", p.games) + " · "
+        + t.nfill("{count} loss", "{count} losses", p.losses) + " · "
+        + t.nfill("{count} draw", "{count} draws", p.draws) + " · "
         + _percent(p.loss_rate)
         for p in view.by_profile
     ]
     fields = [_field(t.gettext("By rules"), _clip_lines(lines, FIELD_VALUE_MAX))] if lines else []
-    return Message(embeds=(_embed(title, desc, color=GOLD, fields=fields),))
+    return Reply(embeds=(_embed(title, desc, color=GOLD, fields=fields),))
 
 
-def render_leaderboard(view: LeaderboardPage, t: Catalog) -> Message:
+def render_leaderboard(view: LeaderboardPage, t: Catalog) -> Reply:
     """``/durak leaderboard``: a page of the server's players, fewest losses per game first."""
-    title = (t.format("Durak leaderboard — {rules}", rules=view.profile) if view.profile
+    title = (t.fill("Durak leaderboard — {rules}", rules=view.profile) if view.profile
              else t.gettext("Durak leaderboard"))
     lines = [
         f"`{r.rank:>3}` **{_esc(r.name)}** — "
-        + t.format("{rate} losses", rate=_percent(r.loss_rate)) + " · "
-        + t.format("{losses}/{games}", losses=r.losses, games=r.games)
-        + (" · " + t.nformat("{count} draw", "{count} draws", r.draws) if r.draws else "")
+        + t.fill("{rate} losses", rate=_percent(r.loss_rate)) + " · "
+        + t.fill("{losses}/{games}", losses=r.losses, games=r.games)
+        + (" · " + t.nfill("{count} draw", "{count} draws", r.draws) if r.draws else "")
         for r in view.rows
     ]
     if not lines:
-        lines = [t.format("Nobody has finished {count} games yet.", count=view.min_games)]
-    footer = (t.format("Page {page}/{pages}", page=view.page, pages=view.pages) + " · "
-              + t.nformat("{count} player", "{count} players", view.total_players) + " · "
-              + t.nformat("at least {count} game", "at least {count} games", view.min_games))
-    return Message(embeds=(_embed(title, "\n".join(lines), color=GOLD, footer=footer),))
+        lines = [t.fill("Nobody has finished {count} games yet.", count=view.min_games)]
+    footer = (t.fill("Page {page}/{pages}", page=view.page, pages=view.pages) + " · "
+              + t.nfill("{count} player", "{count} players", view.total_players) + " · "
+              + t.nfill("at least {count} game", "at least {count} games", view.min_games))
+    return Reply(embeds=(_embed(title, "\n".join(lines), color=GOLD, footer=footer),))
 
 
 # ------------------------------------------------------------------------------ rules
@@ -711,7 +764,7 @@ _PROFILE_BLURB = {
 }
 
 
-def render_rules(profile: str | None, rules: dict[str, Any] | None, t: Catalog) -> Message:
+def render_rules(profile: str | None, rules: dict[str, Any] | None, t: Catalog) -> Reply:
     """``/durak rules``: the essentials of RULES.md and the options of ``profile`` (or of
     ``rules``, the active table's options); with neither, the three profiles."""
     essentials = [
@@ -739,7 +792,7 @@ def render_rules(profile: str | None, rules: dict[str, Any] | None, t: Catalog) 
             t.gettext("Throw-in: every player but the defender adds cards, the attacker first.")
             if throw_in == "all"
             else t.gettext("Throw-in: only the defender's two neighbours add cards."),
-            t.format("First round: at most {limit} attacks",
+            t.fill("First round: at most {limit} attacks",
                      limit=int(options.get("first_round_limit", 6))),
         ]
         if options.get("transfer"):
@@ -749,7 +802,7 @@ def render_rules(profile: str | None, rules: dict[str, Any] | None, t: Catalog) 
                 "big enough."))
         else:
             detail.append(t.gettext("No transfers"))
-        title = t.format("Rules — {rules}", rules=name or t.gettext("this table"))
+        title = t.fill("Rules — {rules}", rules=name or t.gettext("this table"))
         fields.append(_field(t.gettext("Options"), "\n".join(f"• {line}" for line in detail)))
     else:
         title = t.gettext("Durak rules")
@@ -761,16 +814,15 @@ def render_rules(profile: str | None, rules: dict[str, Any] | None, t: Catalog) 
         "press a button again.")))
     embed = _embed(title, "\n".join(f"• {line}" for line in essentials), color=GREEN,
                    fields=fields)
-    return Message(embeds=(embed,))
+    return Reply(embeds=(embed,))
 
 
 # ------------------------------------------------------------------------------ errors, notices
-def render_error(text: str, t: Catalog) -> Message:
-    """A private refusal.  ``text`` is already translated (``t.error(err)``/``t.reason(r)``);
-    a plain English engine or service text is translated here when recognised."""
-    known = t.known(text) if not getattr(text, "template", None) else t.reason(text)
-    body = known if known is not None else str(text)
-    return Message(content=_clip("⚠️ " + body[:1].upper() + body[1:], CONTENT_MAX))
+def render_error(message: Message, t: Catalog, names: Sequence[str] = ()) -> Reply:
+    """A private refusal (a service error's or engine reason's message); ``names`` name its
+    ``Seat`` parameters."""
+    body = t.render(message, names, card_text=card_md)
+    return Reply(content=_clip("⚠️ " + body[:1].upper() + body[1:], CONTENT_MAX))
 
 
 _NOTICE_EMOJI = {
@@ -779,11 +831,10 @@ _NOTICE_EMOJI = {
 }
 
 
-def render_notice(kind: str, text: str, t: Catalog) -> str:
-    """A public one-line notice (``text`` is the service's English; translated when known).
-    Mentions are neutralised: send it with ``allowed_mentions=none`` all the same."""
-    body = t.known(text)
-    body = str(text) if body is None else body
+def render_notice(kind: str, message: Message, t: Catalog, names: Sequence[str] = ()) -> str:
+    """A public one-line notice; ``names`` name its ``Seat`` parameters.  Mentions are
+    neutralised: send it with ``allowed_mentions=none`` all the same."""
+    body = t.render(message, names, card_text=card_md)
     body = body.replace("@", "@\u200b")
     body = body[:1].upper() + body[1:]
     emoji = _NOTICE_EMOJI.get(kind, "ℹ️")

@@ -6,11 +6,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from ai_support import FAST, random_positions
 
 from rules_engine import Game, observation
 from rules_engine.ai import LEVELS, make_agent
 from rules_engine.cards import iter_bits
+
+from .ai_support import FAST, random_positions
 
 
 def reshuffle_hidden(game: Game, seat: int, rng: random.Random) -> Game | None:

@@ -10,7 +10,6 @@ import sys
 import time
 
 import pytest
-from ai_support import FAST, random_positions
 
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
 from rules_engine.agent import serve
@@ -19,6 +18,8 @@ from rules_engine.ai.position import build_game
 from rules_engine.ai.view import View
 from rules_engine.tournament import main as tournament_main
 from rules_engine.tournament import play_game, wilson
+
+from .ai_support import FAST, random_positions
 
 
 def test_agent_protocol_in_process() -> None:

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import pytest
-from ai_support import FAST, random_positions
 
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
 from rules_engine.ai import LEVELS, make_agent
+
+from .ai_support import FAST, random_positions
 
 
 @pytest.mark.parametrize("level", ["beginner", "casual", "counter", "expert"])

@@ -6,6 +6,9 @@ from __future__ import annotations
 import random
 import time
 
+from bot import view_builders
+from bot.state import ChannelState, GameState
+from bot.storage import SeriesRecord
 from bot.views import (
     ActionChoice,
     ActionRecord,
@@ -13,19 +16,19 @@ from bot.views import (
     HandView,
     LeaderboardPage,
     LeaderboardRow,
+    LobbyOptions,
     LobbySeat,
     LobbyView,
     ProfileStats,
-    SeatView,
+    Role,
     SeriesEntry,
     SeriesView,
     StatsView,
-    TablePair,
     TableView,
 )
-from rules_engine import PROFILES, Game, deal_from_seed
-from rules_engine.cards import ALL_CARDS, CARD_TEXT, SUIT_SYMBOLS, iter_bits
-from rules_engine.hints import card_hints
+from rules_engine import PROFILES, ActionKind, Game, Rules, deal_from_seed
+from rules_engine.cards import parse_card
+from rules_engine.messages import Message
 
 LONG = "Ẅ" * 30 + "_*`~|>@everyone<@123>" + "x" * 13  # 64 chars of awkward markdown
 RANKS = ("6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -40,7 +43,7 @@ def names(n: int, long: bool = False) -> list[str]:
 
 def series_view(n: int, long: bool = False, games: int = 3, active: bool = True) -> SeriesView:
     return SeriesView(
-        channel_id=10, series_id=5, rules_name="podkidnoy", games=games, draws=1,
+        channel_id=10, series_id=5, rules=PROFILES["podkidnoy"], games=games, draws=1,
         active=active,
         standings=tuple(SeriesEntry(i, 100 + i, nm, "expert" if i == n - 1 else None, i * 7)
                         for i, nm in enumerate(names(n, long))),
@@ -48,82 +51,41 @@ def series_view(n: int, long: bool = False, games: int = 3, active: bool = True)
     )
 
 
-def _recent(game: Game, seat_names: list[str]) -> tuple[ActionRecord, ...]:
-    out = []
-    for a in game.log()[-6:]:
-        out.append(ActionRecord(a.seat, seat_names[a.seat], a.kind.value,
-                                tuple(str(c) for c in a.cards)))
-    return tuple(out)
+def _recent(game: Game) -> tuple[ActionRecord, ...]:
+    return tuple(ActionRecord(a.seat, a.kind, tuple(a.cards)) for a in game.log()[-6:])
+
+
+def _channel(game: Game, *, long: bool, game_id: int, humans_only: bool,
+             recent: tuple[ActionRecord, ...] | None) -> ChannelState:
+    """The service's state for ``game``: every third seat an AI (unless ``humans_only``),
+    seat 2 on autopilot, a human's turn timing out at ``NOW + 60``."""
+    n = game.n
+    seats = [LobbySeat(100 + i, name, None) if humans_only or i % 3
+             else LobbySeat(None, name, "counter")
+             for i, name in enumerate(names(n, long))]
+    series = SeriesRecord(
+        id=5, channel_id=10, guild_id=1, host_id=101, host_name="Host", options=LobbyOptions(),
+        rules=game.rules.to_dict(), profile=game.rules.profile or "custom", seats=seats,
+        losses=list(range(n)), games=3, draws=1, last_loser=n - 1,
+    )
+    state = GameState(game_id, game, seed=0, started_at=0.0, deadline=NOW + 60,
+                      timeouts=[0] * n, autopilot=[i == 2 for i in range(n)],
+                      recent=_recent(game) if recent is None else recent)
+    return ChannelState(10, 1, series=series, rules=game.rules, turn_timeout=60, game=state)
 
 
 def table_view(game: Game, *, long: bool = False, game_id: int = 42,
                recent: tuple[ActionRecord, ...] | None = None) -> TableView:
-    """What ``GameService._table_view`` builds for ``game``."""
-    n = game.n
-    seat_names = names(n, long)
-    fin = game.finished
-    seats = []
-    for i in range(n):
-        is_out = bool(game.out >> i & 1)
-        role = game.role(i)
-        seats.append(SeatView(i, seat_names[i], 100 + i if i % 3 else None,
-                              None if i % 3 else "counter", game.hands[i].bit_count(), role,
-                              is_out, game.to_act == i and not fin, i == 2, i))
-    waiting = None
-    to_act = None if fin else game.to_act
-    if to_act is not None:
-        if to_act == game.defender and game.uncovered and not game.taking:
-            waiting = "defend"
-        elif not game.table_attacks:
-            waiting = "lead"
-        else:
-            waiting = "add"
-    return TableView(
-        channel_id=10, guild_id=1, game_id=game_id, series_id=5, version=game.version,
-        rules_name=game.rules.name, trump=SUIT_SYMBOLS[game.trump],
-        trump_card=CARD_TEXT[game.stock[0]] if game.stock else None,
-        shown=tuple(CARD_TEXT[c] for c in game.deal.shown), stock=len(game.stock),
-        discard=game.discard.bit_count(), round=game.round,
-        limit=None if fin else game.limit, taking=False if fin else game.taking,
-        pairs=() if fin else tuple(TablePair(a, d) for a, d in game.table()),
-        seats=tuple(seats), to_act=to_act, deadline=None if fin else NOW + 60,
-        turn_timeout=60,
-        recent=_recent(game, seat_names) if recent is None else recent,
-        finished=fin, loser=game.loser, draw=game.draw, dealer=game.deal.dealer,
-        series=series_view(n, long), waiting_for=waiting,
-    )
+    """The table the service shows for ``game`` (built by the service's own builder)."""
+    return view_builders.table_view(
+        _channel(game, long=long, game_id=game_id, humans_only=False, recent=recent))
 
 
 def hand_view(game: Game, seat: int, *, game_id: int = 42) -> HandView:
-    """What ``GameService._hand_view`` builds for ``seat``."""
-    trump = game.trump
-    playing = not game.finished
-    hints = card_hints(game, seat) if playing else {
-        ALL_CARDS[c]: "the game is over" for c in iter_bits(game.hands[seat])}
-    cards = sorted(hints, key=lambda c: (c.suit == trump, c.suit, c.rank))
-    your_turn = playing and game.to_act == seat
-    legal: tuple[ActionChoice, ...] = ()
-    if your_turn:
-        legal = tuple(ActionChoice(a.text, a.kind.value, tuple(str(c) for c in a.cards))
-                      for a in game.legal_actions())
-    role = None
-    if game.out >> seat & 1:
-        role = "out"
-    elif playing:
-        if seat == game.defender:
-            role = "defender"
-        elif seat == game.leader:
-            role = "leader"
-        elif seat == game.attacker:
-            role = "attacker"
-    return HandView(
-        channel_id=10, game_id=game_id, user_id=100 + seat, seat=seat, name=f"Player {seat}",
-        version=game.version,
-        cards=tuple(HandCard(str(c), str(c.rank), str(c.suit), c.suit == trump, hints[c])
-                    for c in cards),
-        legal=legal, your_turn=your_turn, role=role, trump=SUIT_SYMBOLS[trump],
-        deadline=NOW + 60 if your_turn else None, autopilot=seat == 2, finished=not playing,
-    )
+    """The hand the service shows ``seat`` (built by the service's own builder)."""
+    ch = _channel(game, long=False, game_id=game_id, humans_only=True, recent=None)
+    assert ch.game is not None
+    return view_builders.hand_view(ch, ch.game, seat)
 
 
 def played_games(count: int, seed: int = 0):
@@ -173,22 +135,25 @@ def big_hand(n_cards: int, *, your_turn: bool = True, seed: int = 1) -> HandView
             beats = (c[-1] == a_suit and RANKS.index(c[:-1]) > RANKS.index(a_rank)) or (
                 c[-1] == trump and a_suit != trump)
             if beats:
-                legal.append(ActionChoice(f"defend {attack} {c}", "defend", (attack, c)))
+                legal.append(ActionChoice(ActionKind.DEFEND, (parse_card(attack), parse_card(c))))
         same = [c for c in hand if c[:-1] == attack[:-1]]
         for k in range(1, len(same) + 1):
             for combo in _combos(same, k):
-                legal.append(ActionChoice("transfer " + " ".join(combo), "transfer", combo))
-        legal.append(ActionChoice("take", "take", ()))
-    playable = {c for a in legal for c in (a.cards[1:] if a.kind == "defend" else a.cards)}
+                legal.append(ActionChoice(ActionKind.TRANSFER, tuple(map(parse_card, combo))))
+        legal.append(ActionChoice(ActionKind.TAKE, ()))
+    playable = {str(c) for a in legal
+                for c in (a.cards[1:] if a.kind == "defend" else a.cards)}
     cards = tuple(
-        HandCard(c, c[:-1], c[-1], c[-1] == trump,
-                 None if c in playable else f"{c} does not beat {attack}")
+        HandCard(parse_card(c), c[-1] == trump,
+                 None if c in playable else Message("{card} does not beat {attack}",
+                                                    card=parse_card(c),
+                                                    attack=parse_card(attack)))
         for c in hand
     )
     return HandView(
         channel_id=10, game_id=123456789012345678, user_id=99, seat=1, name=LONG,
         version=987654, cards=cards, legal=tuple(legal), your_turn=your_turn,
-        role="defender", trump=trump, deadline=time.time() + 60 if your_turn else None,
+        role=Role.DEFENDER, trump=trump, deadline=time.time() + 60 if your_turn else None,
         autopilot=False, finished=False,
     )
 
@@ -205,13 +170,13 @@ def attack_hand() -> HandView:
     legal = []
     for k in range(1, 5):
         for combo in _combos([c for c in hand if c.startswith("8")], k):
-            legal.append(ActionChoice("attack " + " ".join(combo), "attack", combo))
+            legal.append(ActionChoice(ActionKind.ATTACK, tuple(map(parse_card, combo))))
     for c in ("9♠", "Q♥"):
-        legal.append(ActionChoice(f"attack {c}", "attack", (c,)))
+        legal.append(ActionChoice(ActionKind.ATTACK, (parse_card(c),)))
     return HandView(
         channel_id=10, game_id=7, user_id=99, seat=0, name="A", version=0,
-        cards=tuple(HandCard(c, c[:-1], c[-1], c[-1] == "♣", None) for c in hand),
-        legal=tuple(legal), your_turn=True, role="leader", trump="♣", deadline=NOW,
+        cards=tuple(HandCard(parse_card(c), c[-1] == "♣", None) for c in hand),
+        legal=tuple(legal), your_turn=True, role=Role.LEADER, trump="♣", deadline=NOW,
         autopilot=False, finished=False,
     )
 
@@ -225,10 +190,9 @@ def lobby_view(n_seats: int, *, status: str = "open", long: bool = False,
     return LobbyView(
         channel_id=123456789012345678, guild_id=1, host_id=100,
         host_name=LONG if long else "Host", status=status,  # type: ignore[arg-type]
-        rules_name=("custom (throw_in=all, first_round_limit=5, transfer=on)" if long
-                    else "podkidnoy"),
-        profile="podkidnoy", throw_in="all" if long else "neighbours", first_round_limit=5,
-        transfer=long, turn_timeout=60, max_seats=max_seats, seats=seats,
+        rules=(Rules(throw_in="all", first_round_limit=5, transfer=True) if long
+               else PROFILES["podkidnoy"]),
+        profile="podkidnoy", turn_timeout=60, max_seats=max_seats, seats=seats,
         can_start=2 <= n_seats <= max_seats and status == "open",
     )
 

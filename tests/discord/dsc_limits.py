@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from cogs.render import Button, Message, Select
+from cogs.render import Button, Reply, Select
 
 CARD = re.compile(r"(?:10|[6-9JQKA])[♠♥♦♣]")
 
@@ -18,8 +18,8 @@ def embed_chars(embed: dict) -> int:
     return total
 
 
-def check_message(msg: Message) -> None:
-    assert isinstance(msg, Message)
+def check_message(msg: Reply) -> None:
+    assert isinstance(msg, Reply)
     if msg.content is not None:
         assert 0 < len(msg.content) <= 2000
     assert len(msg.embeds) <= 10
@@ -67,7 +67,7 @@ def check_components(components: tuple) -> None:
     assert all(rows[r] == 5 for r in select_rows), "a select must be alone in its row"
 
 
-def message_text(msg: Message) -> str:
+def message_text(msg: Reply) -> str:
     """Everything a user can read in the message."""
     parts = [msg.content or ""]
     for e in msg.embeds:
@@ -87,7 +87,7 @@ def cards_in(text: str) -> set[str]:
     return set(CARD.findall(text))
 
 
-def to_discord(msg: Message) -> None:
+def to_discord(msg: Reply) -> None:
     """Build what the adapter sends with discord.py itself: its own checks apply (25 items,
     row widths, a select alone in its row, emoji parsing, embed structure)."""
     import discord

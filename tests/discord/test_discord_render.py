@@ -6,27 +6,15 @@ import functools
 import itertools
 
 import pytest
-from dsc_factories import (
-    LONG,
-    attack_hand,
-    big_hand,
-    hand_view,
-    leaderboard,
-    lobby_view,
-    played_games,
-    series_view,
-    stats_view,
-    table_view,
-)
-from dsc_limits import cards_in, check_message, message_text, to_discord
 
-from bot.views import ActionRecord, HandView, TableView
+from bot.errors import NotYourTurn
+from bot.views import ActionRecord, HandView, Player, TableView, action_message
 from cogs.custom_ids import parse_game_id, parse_lobby_id
 from cogs.i18n import SUPPORTED, catalog
 from cogs.render import (
     CARDS_PER_PAGE,
     Button,
-    Message,
+    Reply,
     Select,
     card_md,
     render_error,
@@ -39,7 +27,24 @@ from cogs.render import (
     render_stats,
     render_table,
     render_why,
+    seat_names,
 )
+from rules_engine.actions import ActionKind
+from rules_engine.cards import parse_card
+from rules_engine.messages import Message, Seat
+
+from .dsc_factories import (
+    attack_hand,
+    big_hand,
+    hand_view,
+    leaderboard,
+    lobby_view,
+    played_games,
+    series_view,
+    stats_view,
+    table_view,
+)
+from .dsc_limits import cards_in, check_message, message_text, to_discord
 
 CATS = [catalog(lang) for lang in SUPPORTED]
 
@@ -55,11 +60,11 @@ def _sample_states():
     return iter(_states())
 
 
-def _ids(msg: Message) -> list[str]:
+def _ids(msg: Reply) -> list[str]:
     return [c.custom_id for c in msg.components]
 
 
-def _actions(msg: Message) -> set[str]:
+def _actions(msg: Reply) -> set[str]:
     return {parse_game_id(c.custom_id).action for c in msg.components}
 
 
@@ -68,7 +73,7 @@ def _public_cards(view: TableView) -> set[str]:
     cards |= {view.trump_card} if view.trump_card else set()
     for p in view.pairs:
         cards |= {p.attack} | ({p.defence} if p.defence else set())
-    return cards
+    return {str(c) for c in cards}
 
 
 # ------------------------------------------------------------------------------ table
@@ -95,7 +100,7 @@ def test_tables_of_real_games_fit_and_show_only_public_cards() -> None:
 def test_table_six_long_names_and_long_history() -> None:
     game = next(g for g in _sample_states() if g.n == 6 and g.table_attacks)
     recent = tuple(
-        ActionRecord(i % 6, LONG, kind, cards, auto)
+        ActionRecord(i % 6, ActionKind(kind), tuple(map(parse_card, cards)), auto)
         for i, (kind, cards, auto) in enumerate(
             itertools.islice(itertools.cycle([
                 ("attack", ("10♠", "10♥", "10♦", "10♣"), None),
@@ -139,7 +144,9 @@ def test_game_over_durak_draw_and_stopped() -> None:
     view = table_view(losses[0])
     msg = render_table(view, catalog("en"))
     text = message_text(msg)
-    assert f"{view.seats[view.loser].name} is the durak" in text
+    loser = view.seats[view.loser]
+    name = "Counter AI" if loser.ai_level == "counter" else loser.name  # an AI seat: its level
+    assert f"{name} is the durak" in text
     assert "Series" in text and "loss" in text
     labels = {c.label for c in msg.components}
     assert labels == {"Rematch", "End series"}
@@ -164,7 +171,7 @@ def _check_hand(view: HandView, t) -> None:
     whys: set[str] = set()
     shown_cards: set[str] = set()
     allowed = {c.text for c in view.cards} | {
-        a.cards[0] for a in view.legal if a.kind == "defend"}
+        str(a.cards[0]) for a in view.legal if a.kind == "defend"}
     for page in range(pages):
         msg = render_hand(view, t, page=page)
         check_message(msg)
@@ -174,7 +181,7 @@ def _check_hand(view: HandView, t) -> None:
         assert cards_in(text) <= allowed, "a card that is neither in the hand nor attacked"
         # the full hand is listed as text on every page
         for c in view.cards:
-            assert card_md(c.text) in msg.embeds[0]["description"]
+            assert card_md(c.card) in msg.embeds[0]["description"]
         for c in msg.components:
             assert isinstance(c, Button)
             b = parse_game_id(c.custom_id)
@@ -199,7 +206,8 @@ def _check_hand(view: HandView, t) -> None:
     # every card of the hand has a button on some page
     assert shown_cards == {c.text for c in view.cards}
     # greyed cards explain themselves
-    playable = {c for a in view.legal for c in (a.cards[1:] if a.kind == "defend" else a.cards)}
+    playable = {str(c) for a in view.legal
+                for c in (a.cards[1:] if a.kind == "defend" else a.cards)}
     assert whys == {c.text for c in view.cards} - playable
     for c in view.cards:
         if c.reason is not None and c.text not in playable:
@@ -214,7 +222,7 @@ def _check_hand(view: HandView, t) -> None:
         acts = _actions(msg)
         assert any(a.startswith("page ") for a in acts), "a Back button"
         via_pick |= acts
-        mine = {a.text for a in view.legal if card in
+        mine = {a.text for a in view.legal if parse_card(card) in
                 (a.cards[1:] if a.kind == "defend" else a.cards)}
         assert mine <= acts
     reachable = direct | via_pick
@@ -267,7 +275,7 @@ def test_defend_choice_and_transfer_shortcuts() -> None:
     last = [c for c in msg.components if c.row == 4]
     assert last[0].label == "Take"
     for card in [c.text for c in view.cards]:
-        acts = [a for a in view.legal if card in
+        acts = [a for a in view.legal if parse_card(card) in
                 (a.cards[1:] if a.kind == "defend" else a.cards)]
         if len(acts) > 1:
             sel = render_hand(view, en, selected=card)
@@ -276,7 +284,7 @@ def test_defend_choice_and_transfer_shortcuts() -> None:
                 if a.kind == "defend":
                     assert f"Cover {a.cards[0]} with {card}" in labels
                 else:
-                    assert f"Transfer {' '.join(a.cards)}" in labels
+                    assert f"Transfer {' '.join(map(str, a.cards))}" in labels
     fr = render_hand(view, catalog("fr"))
     assert "Ramasser" in {c.label for c in fr.components}
 
@@ -308,15 +316,15 @@ def test_hand_never_shows_other_cards_and_marks_turn() -> None:
 
 
 def test_why_answer() -> None:
-    from rules_engine.reasons import Reason
-
-    r = Reason("{card} does not beat {attack}: it must be a higher {suit}",
-               card="7♠", attack="9♠", suit="♠")
-    msg = render_why("7♠", r, catalog("es"))
+    seven, nine = parse_card("7♠"), parse_card("9♠")
+    r = Message("{card} does not beat {attack}: it must be a higher {suit}",
+                card=seven, attack=nine, suit="♠")
+    msg = render_why(seven, r, catalog("es"))
     check_message(msg)
     assert "7♠ no cubre 9♠" in msg.content
     assert "does not" not in msg.content
-    assert "the game is over" in render_why("7♠", "the game is over", catalog("en")).content
+    over = render_why(seven, Message("the game is over"), catalog("en")).content
+    assert over is not None and "the game is over" in over
 
 
 # ------------------------------------------------------------------------------ lobby etc.
@@ -346,6 +354,26 @@ def test_lobbies(status: str) -> None:
                 assert not selects
 
 
+def test_ai_seats_are_named_by_level_in_the_readers_language() -> None:
+    seats = [Player("Ana"), Player("Casual AI", "casual"), Player("Expert AI", "expert"),
+             Player("Casual AI 2", "casual"), Player("*Bob*")]
+    assert seat_names(seats, catalog("en")) == [
+        "Ana", "Casual AI", "Expert AI", "Casual AI 2", "\\*Bob\\*"]
+    assert seat_names(seats, catalog("es"))[1:4] == [
+        "IA Aficionado", "IA Experto", "IA Aficionado 2"]
+    ran_out = Message("{name} passes", name=Seat(3))
+    assert render_notice("timeout", ran_out, catalog("fr"), seat_names(seats, catalog("fr"))) \
+        == "⏰ IA Amateur 2 passe"
+
+
+def test_rules_are_named_in_the_readers_language() -> None:
+    custom = lobby_view(3, long=True)  # custom options
+    assert render_lobby(custom, catalog("fr")).embeds[0]["title"] \
+        == "Salle de Durak — règles personnalisées"
+    assert render_lobby(custom, catalog("en")).embeds[0]["title"] == "Durak lobby — custom rules"
+    assert render_lobby(lobby_view(3), catalog("es")).embeds[0]["title"].endswith("podkidnoy")
+
+
 def test_lobby_texts() -> None:
     view = lobby_view(3)
     assert "Neighbours" in message_text(render_lobby(view, catalog("en"))).title()
@@ -366,7 +394,7 @@ def test_series_stats_leaderboard() -> None:
         for rows, long in itertools.product((0, 1, 25, 50), (False, True)):
             check_message(render_leaderboard(leaderboard(rows, long), t))
     text = message_text(render_series(series_view(3), catalog("en")))
-    assert "Player 2" in text and "14 losses" in text and "durak of the last game" in text
+    assert "Expert AI" in text and "14 losses" in text and "durak of the last game" in text
     text = message_text(render_leaderboard(leaderboard(3), catalog("fr")))
     assert "Page 2/9" in text and "défaites" in text
 
@@ -387,15 +415,21 @@ def test_rules(profile: str | None) -> None:
 
 
 def test_errors_and_notices() -> None:
+    long_name = Message("{name} is back", name=Seat(0))
     for t in CATS:
-        check_message(render_error("x" * 5000, t))
-        assert len(render_notice("timeout", "y" * 5000, t)) <= 2000
-    assert render_error("it is not your turn", catalog("es")).content == "⚠️ No es tu turno"
-    assert render_error("ya está", catalog("es")).content == "⚠️ Ya está"
-    es = render_notice("timeout", "Ana ran out of time: defend 8♥ 9♥", catalog("es"))
-    assert es == "⏰ A Ana se le acabó el tiempo: cubrir 8♥ con 9♥"
-    fr = render_notice("autopilot_on", "Bob is on autopilot until they come back",
-                       catalog("fr"))
+        check_message(render_error(long_name, t, ["x" * 5000]))
+        assert len(render_notice("timeout", long_name, t, ["y" * 5000])) <= 2000
+    assert render_error(NotYourTurn.default_message, catalog("es")).content == "⚠️ No es tu turno"
+    ran_out = Message("{name} ran out of time: {action}", name=Seat(1),
+                      action=action_message(ActionKind.DEFEND,
+                                            (parse_card("8♥"), parse_card("9♥"))))
+    es = render_notice("timeout", ran_out, catalog("es"), ["Bob", "Ana"])
+    assert es == "⏰ A Ana se le acabó el tiempo: cubrir 8♥\ufe0f con 9♥\ufe0f"
+    on = Message("{name} is on autopilot until they come back", name=Seat(0))
+    fr = render_notice("autopilot_on", on, catalog("fr"), ["Bob"])
     assert fr == "🤖 Bob est en pilote automatique jusqu’à son retour"
-    assert render_notice("stopped", "@everyone is back", catalog("en")).count("@\u200b") == 1
-    assert render_notice("error", "something new", catalog("fr")) == "⚠️ Something new"
+    everyone = seat_names([Player("@everyone")], catalog("en"))
+    back = render_notice("stopped", long_name, catalog("en"), everyone)
+    assert back.count("@\u200b") == 1
+    # a seat the caller has no name for is still named, in the reader's language
+    assert render_notice("error", long_name, catalog("en")) == "⚠️ Player 1 is back"

@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fakediscord import FakeDiscord, InteractionRecord, MessageVersion, SimUser, StoredMessage
-
 from bot.clock import ManualClock
 from bot.config import Settings
 from bot.discord_app import create_bot
@@ -28,6 +26,8 @@ from cogs.custom_ids import GameButton, parse_game_id
 from cogs.i18n import SUPPORTED, catalog
 from rules_engine import Deal, Game, Rules, parse_action
 from rules_engine.cards import CARD_TEXT, iter_bits
+
+from .fakediscord import FakeDiscord, InteractionRecord, MessageVersion, SimUser, StoredMessage
 
 EPHEMERAL = 64
 CARD_RE = re.compile(r"(?:10|[6-9JQKA])[♠♥♦♣]")

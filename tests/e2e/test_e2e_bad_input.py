@@ -6,8 +6,9 @@ import asyncio
 from typing import Any
 
 import pytest
-from durak_e2e import EPHEMERAL, Harness, buttons, prefer
-from fakediscord import FakeDiscord, InteractionRecord
+
+from .durak_e2e import EPHEMERAL, Harness, buttons, prefer
+from .fakediscord import FakeDiscord, InteractionRecord
 
 pytestmark = pytest.mark.e2e
 

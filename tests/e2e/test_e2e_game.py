@@ -4,8 +4,9 @@ players' private hands."""
 from __future__ import annotations
 
 import pytest
-from durak_e2e import EPHEMERAL, Harness, buttons, prefer
-from fakediscord import FakeDiscord
+
+from .durak_e2e import EPHEMERAL, Harness, buttons, prefer
+from .fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
 

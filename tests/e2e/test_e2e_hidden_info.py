@@ -5,8 +5,9 @@ were public at some point or were in that user's own hand."""
 from __future__ import annotations
 
 import pytest
-from durak_e2e import Harness, card_sets, card_timeline, cards_in, is_hand, prefer, rendered_at
-from fakediscord import FakeDiscord
+
+from .durak_e2e import Harness, card_sets, card_timeline, cards_in, is_hand, prefer, rendered_at
+from .fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
 

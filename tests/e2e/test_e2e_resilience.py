@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from durak_e2e import Harness, buttons, poll, prefer
-from fakediscord import FakeDiscord
+
+from .durak_e2e import Harness, buttons, poll, prefer
+from .fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
 

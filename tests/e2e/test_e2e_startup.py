@@ -19,13 +19,14 @@ import pytest
 from discord.backoff import ExponentialBackoff
 from discord.ext import commands
 from discord.gateway import DiscordWebSocket
-from durak_e2e import Harness, buttons, is_hand
-from fakediscord import FakeDiscord
 
 from bot import discord_app
 from bot.config import Settings
 from bot.discord_app import ShardedDurakBot, create_bot
 from cogs.i18n import COMMANDS, catalog
+
+from .durak_e2e import Harness, buttons, is_hand
+from .fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,8 +4,9 @@ is not the defender's neighbour: every human move pressed in a private hand."""
 from __future__ import annotations
 
 import pytest
-from durak_e2e import Harness, prefer, replay_steps
-from fakediscord import FakeDiscord
+
+from .durak_e2e import Harness, prefer, replay_steps
+from .fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
 

@@ -14,7 +14,8 @@ from bot.clock import ManualClock
 from bot.presenter import NoticeKind, NullPresenter
 from bot.service import GameService
 from bot.storage import SqliteStorage
-from bot.views import HandView, LobbyView, TableView
+from bot.views import HandView, LobbyView, Player, TableView
+from rules_engine.messages import Message
 
 GUILD = 10
 CH = 100
@@ -36,9 +37,9 @@ class Recorder(NullPresenter):
     async def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
         self.events.append(("hand", (channel_id, user_id, view)))
 
-    async def notice(self, channel_id: int, kind: NoticeKind, text: str, *,
-                     user_id: int | None = None) -> None:
-        self.events.append(("notice", (channel_id, kind, text, user_id)))
+    async def notice(self, channel_id: int, kind: NoticeKind, message: Message, *,
+                     user_id: int | None = None, players: tuple[Player, ...] = ()) -> None:
+        self.events.append(("notice", (channel_id, kind, message, user_id, players)))
 
     async def game_over(self, view: TableView) -> None:
         self.events.append(("over", view))
@@ -46,7 +47,8 @@ class Recorder(NullPresenter):
     def of(self, kind: str) -> list[Any]:
         return [e for k, e in self.events if k == kind]
 
-    def notices(self, kind: str) -> list[tuple[int, str, str, int | None]]:
+    def notices(self, kind: str
+                ) -> list[tuple[int, str, Message, int | None, tuple[Player, ...]]]:
         return [n for n in self.of("notice") if n[1] == kind]
 
 

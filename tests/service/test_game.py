@@ -8,6 +8,7 @@ import sqlite3
 
 import pytest
 
+from bot.engine_messages import reason_message
 from bot.errors import (
     BadAction,
     GameFinished,
@@ -19,6 +20,8 @@ from bot.errors import (
 from bot.service import GameService
 from bot.views import TableView
 from rules_engine import Action, from_snapshot, parse_action, snapshot
+from rules_engine.cards import parse_card
+from rules_engine.messages import Message, Seat
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, db_dump, open_table, play_out, settle
 
@@ -35,7 +38,7 @@ async def test_views_of_a_new_game(make_service):
     game = engine_game(svc)
     assert table.version == 0 and table.to_act == game.leader
     assert table.trump == "♠♥♦♣"[game.trump] and table.stock == 36 - 12
-    assert table.trump_card is not None and table.trump_card[-1] == table.trump
+    assert table.trump_card is not None and str(table.trump_card)[-1] == table.trump
     assert table.deadline == svc.clock.now() + 60
     assert {s.role for s in table.seats} == {"leader", "defender"}
     assert all(s.cards == 6 for s in table.seats)
@@ -65,7 +68,8 @@ async def test_act_accepts_text_with_or_without_seat_and_actions(make_service):
     hand = await svc.hand(CH, USERS[seat])
     view = await svc.act(CH, USERS[seat], hand.legal[0].text, 0)
     assert view.version == 1 and view.recent[-1].text == hand.legal[0].text
-    assert view.recent[-1].name == f"user{USERS[seat]}" and view.recent[-1].auto is None
+    assert view.recent[-1].seat == seat and view.recent[-1].auto is None
+    assert view.seats[seat].name == f"user{USERS[seat]}"
     defender = view.to_act
     hand = await svc.hand(CH, USERS[defender])
     take = next(a for a in hand.legal if a.kind == "take")
@@ -139,13 +143,23 @@ async def test_every_bad_input_is_typed_and_changes_nothing(make_service, db_pat
     with pytest.raises(IllegalMove) as info:
         await svc.act(CH, leader, f"attack {mixed[0]} {mixed[1]}", 0)
     expected = game.explain(parse_action(f"{leader_seat} attack {mixed[0]} {mixed[1]}"))
-    assert info.value.reason == expected == "cards played together must all be of one rank"
+    assert expected is not None
+    assert info.value.reason == reason_message(expected)
+    assert info.value.reason == Message("cards played together must all be of one rank")
     with pytest.raises(IllegalMove) as info:
         await svc.act(CH, leader, f"attack {missing}", 0)
-    assert info.value.reason == f"{missing} is not in your hand"
+    assert info.value.reason == Message("{card} is not in your hand", card=parse_card(missing))
     with pytest.raises(NotYourTurn) as info:
         await svc.act(CH, other, "take", 0)
-    assert info.value.message  # the engine's reason, e.g. who leads
+    reason = game.explain(parse_action(f"{1 - leader_seat} take"))
+    assert reason is not None and info.value.message == reason_message(reason)
+    with pytest.raises(BadAction) as bad:
+        await svc.act(CH, leader, "dance", 0)
+    assert bad.value.message["text"] == "'dance'"  # what the player typed, without a seat
+    with pytest.raises(BadAction) as bad:
+        await svc.act(CH, leader, f"{1 - leader_seat} take", 0)
+    assert bad.value.message == Message("that action is for {seat}; you sit at {other}",
+                                        seat=Seat(1 - leader_seat), other=Seat(leader_seat))
 
     assert await svc.table(CH) == before_table
     assert (await svc.hand(CH, leader), await svc.hand(CH, other)) == before_hands
@@ -169,7 +183,7 @@ async def test_defence_reason_comes_from_the_engine(make_service):
     with pytest.raises(IllegalMove) as info:
         await svc.act(CH, USERS[defender_seat], f"defend {attack} {card.text}", 1)
     assert info.value.reason == card.reason
-    assert "does not beat" in info.value.reason
+    assert "does not beat" in info.value.reason.key
 
 
 async def test_whole_game_of_ai_seats_records_the_loss(make_service, recorder, db_path):
@@ -277,7 +291,7 @@ async def test_a_game_without_end_is_stopped_at_the_action_cap(
     await settle(svc)
     assert svc.state(CH) != "playing"
     stopped = recorder.notices("stopped")
-    assert stopped and "7 moves" in stopped[-1][2]
+    assert stopped and stopped[-1][2]["n"] == 7
     con = sqlite3.connect(db_path)
     result, loser_seat, actions = con.execute(
         "SELECT result, loser_seat, actions FROM games").fetchone()

@@ -29,7 +29,8 @@ async def test_full_lobby_flow(make_service, recorder, db_path):
                                                           "turn_timeout": 30})
     assert view.status == "open" and view.host_id == ALICE
     assert [s.user_id for s in view.seats] == [ALICE]
-    assert view.rules_name == "perevodnoy" and view.transfer and view.throw_in == "all"
+    assert view.rules.profile == "perevodnoy" and view.rules.transfer
+    assert view.rules.throw_in == "all"
     assert view.turn_timeout == 30 and view.max_seats == 4 and not view.can_start
     assert svc.state(CH) == "lobby"
 
@@ -50,7 +51,7 @@ async def test_full_lobby_flow(make_service, recorder, db_path):
     table = await svc.start(CH, ALICE)
     assert svc.state(CH) == "playing"
     assert [s.name for s in table.seats] == ["Alice", "Beginner AI", "Carol"]
-    assert table.version == 0 and table.rules_name == "perevodnoy" and table.turn_timeout == 30
+    assert table.version == 0 and table.rules.profile == "perevodnoy" and table.turn_timeout == 30
     assert table.series is not None and table.series.games == 0
     await settle(svc)
     statuses = [v.status for v in recorder.of("lobby")]
@@ -158,8 +159,8 @@ async def test_rule_overrides_make_a_custom_profile(make_service):
     svc = await make_service()
     view = await svc.open_lobby(CH, GUILD, ALICE, "Alice",
                                 {"rules": "classic", "transfer": True})
-    assert view.transfer and view.first_round_limit == 5
-    assert view.rules_name.startswith("custom")
+    assert view.rules.transfer and view.rules.first_round_limit == 5
+    assert view.rules.profile is None and view.profile == "classic"
 
 
 async def test_stop_lobby(make_service, recorder):
@@ -184,4 +185,4 @@ async def test_lobby_survives_restart(make_service, db_path):
     assert await svc2.lobby(CH) == before
     await svc2.join(CH, BOB, "Bob")
     table = await svc2.start(CH, ALICE)
-    assert table.rules_name == "classic" and len(table.seats) == 3
+    assert table.rules.profile == "classic" and len(table.seats) == 3

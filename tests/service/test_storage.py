@@ -50,7 +50,8 @@ async def test_failed_migration_rolls_back(tmp_path, monkeypatch):
     assert "a" not in tables
 
 
-async def test_a_failed_save_changes_nothing_and_is_reported(make_service, db_path, monkeypatch):
+async def test_a_failed_save_changes_nothing_and_is_reported(make_service, db_path, monkeypatch,
+                                                              caplog):
     svc = await make_service()
     table = await open_table(svc, ALICE, BOB)
     user = ALICE if table.to_act == 0 else BOB
@@ -62,8 +63,11 @@ async def test_a_failed_save_changes_nothing_and_is_reported(make_service, db_pa
         raise sqlite3.OperationalError("disk I/O error")
 
     monkeypatch.setattr(svc.storage, "save_live", broken)
-    with pytest.raises(StorageFailure):
+    with pytest.raises(StorageFailure) as info:
         await svc.act(CH, user, hand.legal[0].text, hand.version)
+    assert isinstance(info.value.__cause__, sqlite3.OperationalError)
+    logged = [r for r in caplog.records if r.getMessage() == "storage failure"]
+    assert logged and logged[-1].exc_info is not None  # the traceback is in the log
     assert await svc.table(CH) == before_table
     assert db_dump(db_path) == before
     monkeypatch.undo()

@@ -67,6 +67,10 @@ class Console:
             return self._burst.pop(0) + "\n"
 
 
+#: A line of the table's recent actions that the human player played.
+PLAYED = r"^  Player (?:attacks|covers|transfers|takes|passes)"
+
+
 def _play(console: Console, *args: str) -> int:
     return cli.main(["play", *args], stdin=console, stdout=console)  # type: ignore[arg-type]
 
@@ -84,8 +88,9 @@ def test_a_line_typed_ahead_is_refused_as_stale(monkeypatch: pytest.MonkeyPatch,
                         "played. Choose again.")
     second_hand = out.index("Your hand", first_prompt)
     assert first_prompt < second_hand < refusal  # refused at the second position
-    moves_after_first_prompt = re.findall(r"^  You: (.+)$", out[first_prompt:], re.M)
-    assert moves_after_first_prompt == ["attack 6♠"]  # the first "1" only
+    moves_after_first_prompt = re.findall(r"^  Player attacks with (.+)$", out[first_prompt:],
+                                          re.M)
+    assert moves_after_first_prompt == ["6♠"]  # the first "1" only
     assert out.rstrip().endswith("Game stopped.")
 
 
@@ -93,7 +98,7 @@ def test_a_line_typed_at_the_prompt_is_played() -> None:
     console = Console([["1"], ["1"], ["q"]])
     assert _play(console, "--seed", "1", "--ai-delay", "0") == 0
     assert "was typed before" not in console.text
-    assert len(re.findall(r"^  You: ", console.text, re.M)) == 2
+    assert len(re.findall(PLAYED, console.text, re.M)) == 2
 
 
 def test_unknown_action_quotes_only_what_was_typed() -> None:
@@ -105,7 +110,7 @@ def test_unknown_action_quotes_only_what_was_typed() -> None:
     assert "! '0 attack 6♠' is not an action: type the number of an action alone" in out
     assert "! attack needs at least one card" in out
     assert "! unknown card '6x'" in out
-    assert not re.search(r"^  You: ", out, re.M)  # nothing was played
+    assert not re.search(PLAYED, out, re.M)  # nothing was played
 
 
 def test_cards_in_parentheses_are_explained() -> None:
@@ -129,7 +134,7 @@ def test_the_turn_time_reads_per_turn_until_a_second_has_passed() -> None:
     assert turn_time(now - 3, 60, now) == "0 s left"
     console = Console([["q"]])
     assert _play(console, "--seed", "1", "--ai-delay", "0") == 0
-    assert "to act: You, 600 s per turn" in console.text
+    assert "to act: Player, 600 s per turn" in console.text
     assert " s left" not in console.text
 
 

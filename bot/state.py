@@ -1,0 +1,97 @@
+"""The service's in-memory state per channel (mutated under the channel's lock only)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from bot.clock import Timer
+from bot.storage import LobbyRecord, SeriesRecord
+from bot.views import ActionRecord, LobbyOptions, LobbySeat
+from rules_engine import Game, Rules, snapshot
+from rules_engine.ai.base import Agent
+
+__all__ = ["ChannelState", "GameState", "LobbyState"]
+
+
+@dataclass(slots=True)
+class LobbyState:
+    """An open lobby of a channel (in memory; stored as a ``LobbyRecord``)."""
+
+    channel_id: int
+    guild_id: int
+    host_id: int
+    host_name: str
+    options: LobbyOptions
+    rules: Rules
+    turn_timeout: int
+    seats: list[LobbySeat]
+    created_at: float
+
+    def record(self, seats: list[LobbySeat] | None = None, host: tuple[int, str] | None = None
+               ) -> LobbyRecord:
+        host_id, host_name = host or (self.host_id, self.host_name)
+        return LobbyRecord(self.channel_id, self.guild_id, host_id, host_name, self.options,
+                           list(self.seats if seats is None else seats), self.created_at)
+
+
+@dataclass(slots=True)
+class GameState:
+    """A game of a series: live, or the finished last game kept for the table view."""
+
+    game_id: int
+    game: Game
+    seed: int
+    started_at: float
+    deadline: float | None = None
+    timeouts: list[int] = field(default_factory=list)
+    autopilot: list[bool] = field(default_factory=list)
+    recent: tuple[ActionRecord, ...] = ()
+    agents: dict[int, Agent] = field(default_factory=dict)
+    timer: Timer | None = None
+    aborted: bool = False
+
+    def snapshot_json(self, game: Game | None = None) -> str:
+        """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one)."""
+        return json.dumps(
+            snapshot(self.game if game is None else game),
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+    def meta(self, *, remaining: float | None = None, deadline: float | None = None,
+             timeouts: list[int] | None = None, autopilot: list[bool] | None = None,
+             recent: tuple[ActionRecord, ...] | None = None) -> str:
+        """The JSON of the live row's ``meta`` column (timer state and table history)."""
+        recent = self.recent if recent is None else recent
+        return json.dumps(
+            {
+                "seed": self.seed,
+                "started_at": self.started_at,
+                "deadline": deadline,
+                "remaining": remaining,
+                "timeouts": self.timeouts if timeouts is None else timeouts,
+                "autopilot": self.autopilot if autopilot is None else autopilot,
+                "recent": [[r.seat, r.kind.value, [str(c) for c in r.cards], r.auto]
+                           for r in recent],
+            },
+            ensure_ascii=False,
+        )
+
+
+@dataclass(slots=True)
+class ChannelState:
+    """Everything the service holds for one channel: a lobby, or a series and its game."""
+
+    channel_id: int
+    guild_id: int
+    lobby: LobbyState | None = None
+    series: SeriesRecord | None = None
+    rules: Rules | None = None  # the series' rules
+    turn_timeout: int = 60
+    game: GameState | None = None
+
+    @property
+    def playing(self) -> bool:
+        """A game runs (not finished, not stopped)."""
+        return self.game is not None and not self.game.game.finished and not self.game.aborted

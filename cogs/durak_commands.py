@@ -1,0 +1,471 @@
+"""The ``/durak`` cog: slash commands and the handlers of every button.
+
+How a request flows
+-------------------
+Every interaction is acknowledged first (``defer``), then the service is called:
+
+- slash commands defer *ephemerally* ("thinking…", visible to the caller only).  A refusal
+  replaces that with a private explanation; a success that changes a public message (lobby,
+  table) deletes it, since the public message is the answer; ``hand``, ``rules``, ``series``,
+  ``stats`` and ``leaderboard`` answer privately in it.
+- buttons on a public message (lobby, table, game over) defer as an update (type 6): the
+  presenter edits the public message; a refusal is a private followup.  "Show my hand" defers
+  ephemerally and that new private message becomes the player's hand.
+- buttons on a hand (ephemeral) defer as an update (type 6) of that hand: the press becomes the
+  player's latest interaction, through which the presenter edits the hand from then on.
+
+Refusals (:class:`bot.errors.ServiceError`, engine reasons) are always private messages in the
+caller's language: slash-command errors through the tree's single error hook
+(``bot.tree.error``), component errors through the same function.
+
+The presenter is :class:`cogs.presenter.DiscordPresenter`; the buttons are the
+``DynamicItem``s of :mod:`cogs.components`, which route every press here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice, locale_str
+from discord.ext import commands
+
+from bot.errors import BadOption, NoGame, ServiceError, StaleAction
+from bot.service import GameService
+from bot.views import HandView, LobbyOptions
+from cogs import render
+from cogs.components import COG_NAME
+from cogs.custom_ids import GameButton, LobbyButton
+from cogs.i18n import CHOICES, COMMANDS, OPTIONS, Catalog, catalog, pick_locale
+from cogs.presenter import DiscordPresenter, message_kwargs
+from rules_engine import PROFILES, ActionKind, Rules, parse_action
+from rules_engine.cards import Card, parse_card
+from rules_engine.errors import DurakError
+from rules_engine.messages import Message
+
+__all__ = ["DurakCog"]
+
+log = logging.getLogger(__name__)
+
+AI_LEVELS = ("beginner", "casual", "counter", "expert")
+RULE_PROFILES = ("podkidnoy", "perevodnoy", "classic")
+THROW_IN = ("neighbours", "all")
+
+
+#: The signature of ``CommandTree.on_error``.
+ErrorHandler = Callable[[discord.Interaction[Any], app_commands.AppCommandError],
+                        Coroutine[Any, Any, None]]
+
+
+def _T(text: str) -> locale_str:
+    return locale_str(text)
+
+
+# ================================================================== the cog
+def _choices(names: tuple[str, ...]) -> list[Choice[str]]:
+    return [Choice(name=_T(CHOICES.get(n, n)), value=n) for n in names]
+
+
+class DurakCog(commands.Cog, name=COG_NAME):
+    """The ``/durak`` commands and the handlers of every button."""
+
+    durak = app_commands.Group(name=_T("durak"), description=_T(COMMANDS["durak"]),
+                               guild_only=True)
+
+    def __init__(self, bot: commands.Bot, service: GameService) -> None:
+        self.bot = bot
+        self.service = service
+        self.presenter = DiscordPresenter(bot)
+        self._previous_error_handler: ErrorHandler | None = None
+
+    async def cog_load(self) -> None:
+        self.service.add_presenter(self.presenter)
+        self._previous_error_handler = self.bot.tree.on_error
+        self.bot.tree.error(self.on_tree_error)
+
+    async def cog_unload(self) -> None:
+        self.service.remove_presenter(self.presenter)
+        if self._previous_error_handler is not None:
+            self.bot.tree.on_error = self._previous_error_handler  # type: ignore[method-assign]
+
+    # -- shared helpers ----------------------------------------------------
+    def cat(self, interaction: discord.Interaction[Any]) -> Catalog:
+        """The catalogue of the language of the interaction's user (else its server's)."""
+        self.presenter.remember_guild_locale(interaction.guild_id, interaction.guild_locale)
+        guild_locale = interaction.guild_locale
+        return catalog(pick_locale(str(interaction.locale.value),
+                                   str(guild_locale.value) if guild_locale else None))
+
+    @staticmethod
+    def manage(interaction: discord.Interaction[Any]) -> bool:
+        return bool(interaction.permissions.manage_channels)
+
+    @staticmethod
+    def name(interaction: discord.Interaction[Any]) -> str:
+        return interaction.user.display_name
+
+    @staticmethod
+    def _source_is_private(interaction: discord.Interaction[Any]) -> bool:
+        message = interaction.message
+        return message is not None and bool(message.flags.ephemeral)
+
+    async def private(self, interaction: discord.Interaction[Any],
+                      message: render.Reply | str) -> None:
+        """Answer ``interaction`` with a message only its user sees."""
+        kwargs = message_kwargs(message)
+        try:
+            if not interaction.response.is_done():
+                await interaction.response.send_message(ephemeral=True, **kwargs)
+            else:
+                await interaction.followup.send(ephemeral=True, **kwargs)
+        except discord.HTTPException as exc:
+            log.warning("could not answer interaction %s privately: %s", interaction.id, exc)
+
+    async def refuse(self, interaction: discord.Interaction[Any], message: Message) -> None:
+        """Answer privately with a refusal in the user's language; ``Seat`` parameters are
+        named after the channel's table, if there is one."""
+        t = self.cat(interaction)
+        names = await self.seat_names(interaction.channel_id, t)
+        await self.private(interaction, render.render_error(message, t, names))
+
+    async def seat_names(self, channel_id: int | None, t: Catalog) -> list[str]:
+        """The display names of the seats of the channel's game (none without a game)."""
+        if channel_id is None:
+            return []
+        try:
+            table = await self.service.table(channel_id)
+        except ServiceError:
+            return []
+        return render.seat_names(table.seats, t)
+
+    async def done(self, interaction: discord.Interaction[Any]) -> None:
+        """A command whose answer is a public message: remove the private "thinking…"."""
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.delete_original_response()
+
+    async def answer(self, interaction: discord.Interaction[Any], message: render.Reply) -> None:
+        """Fill the private deferred answer of a command with ``message``."""
+        await interaction.edit_original_response(**message_kwargs(message, edit=True))
+
+    @staticmethod
+    def error_message(interaction: discord.Interaction[Any], error: BaseException) -> Message:
+        """What to tell the user about ``error`` (an unexpected one is logged)."""
+        if isinstance(error, app_commands.CommandInvokeError):
+            error = error.original
+        if isinstance(error, ServiceError):
+            return error.message
+        if isinstance(error, app_commands.NoPrivateMessage):
+            return NoGame.default_message
+        if isinstance(error, app_commands.TransformerError | app_commands.CheckFailure):
+            return BadOption.default_message
+        log.error("interaction %s failed", interaction.id, exc_info=error)
+        return ServiceError.default_message
+
+    async def on_tree_error(self, interaction: discord.Interaction[Any],
+                            error: app_commands.AppCommandError) -> None:
+        """The tree's one error hook: every refusal of a slash command, privately."""
+        await self.refuse(interaction, self.error_message(interaction, error))
+
+    async def run_component(self, interaction: discord.Interaction[Any],
+                            work: Awaitable[None]) -> None:
+        """Run a component handler; a refusal or failure is answered privately."""
+        try:
+            await work
+        except Exception as exc:
+            await self.refuse(interaction, self.error_message(interaction, exc))
+
+    async def defer_private(self, interaction: discord.Interaction[Any]) -> None:
+        if not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=True, thinking=True)
+
+    async def defer_update(self, interaction: discord.Interaction[Any]) -> None:
+        if not interaction.response.is_done():
+            await interaction.response.defer()
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        if interaction.guild_id is None or interaction.channel_id is None:
+            raise app_commands.NoPrivateMessage()
+        return True
+
+    # -- hands -------------------------------------------------------------
+    async def open_hand(self, interaction: discord.Interaction[Any], *, page: int | None = None,
+                        selected: str | None = None) -> HandView:
+        """Fetch the caller's hand and render it through ``interaction`` (acknowledged, with a
+        private original response)."""
+        assert interaction.channel_id is not None
+        view = await self.service.hand(interaction.channel_id, interaction.user.id)
+        await self.presenter.show_hand(interaction, view, self.cat(interaction), page=page,
+                                       selected=selected)
+        return view
+
+    async def on_game_component(self, interaction: discord.Interaction[Any],
+                                button: GameButton) -> None:
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        verb = button.verb
+        user_id = interaction.user.id
+        if verb == "hand":
+            await self.defer_private(interaction)
+            await self.open_hand(interaction, page=0)
+            return
+        if verb in ("rematch", "endseries"):
+            await self.defer_update(interaction)
+            table = await self.service.table(channel_id)
+            if table.game_id != button.game_id:
+                raise StaleAction()
+            if verb == "rematch":
+                await self.service.rematch(channel_id, user_id, manage_channel=self.manage(
+                    interaction))
+            else:
+                await self.service.end_series(channel_id, user_id,
+                                              manage_channel=self.manage(interaction))
+            return
+        # everything else belongs to a hand: answer on that (private) message
+        if self._source_is_private(interaction):
+            await self.defer_update(interaction)
+        else:  # defensive: never render a hand on a public message
+            await self.defer_private(interaction)
+        if button.is_game_action:
+            await self._act(interaction, channel_id, button)
+        elif verb == "pick":
+            view = await self.open_hand(interaction, selected=button.argument)
+            if view.version != button.version:
+                await self.refuse(interaction, StaleAction.default_message)
+        elif verb == "page":
+            await self.open_hand(interaction, page=int(button.argument or 0))
+        elif verb == "why":
+            await self._why(interaction, button)
+
+    async def _act(self, interaction: discord.Interaction[Any], channel_id: int,
+                   button: GameButton) -> None:
+        user_id = interaction.user.id
+        st = self.presenter.hand_state(channel_id, user_id, self.cat(interaction))
+        st.interaction = interaction  # the pushed hand after this move lands on this press
+        try:
+            await self.service.act(channel_id, user_id, button.action, button.version,
+                                   game_id=button.game_id)
+        except ServiceError as exc:
+            message = exc.message
+            if isinstance(exc, StaleAction):
+                with contextlib.suppress(ServiceError):
+                    gone = await self._card_gone(channel_id, user_id, button)
+                    if gone is not None:
+                        message = Message("{card} is not in your hand", card=gone)
+            await self.refuse(interaction, message)
+            with contextlib.suppress(ServiceError):
+                await self.open_hand(interaction)  # bring the current hand back
+            return
+
+    async def _card_gone(self, channel_id: int, user_id: int, button: GameButton
+                         ) -> Card | None:
+        """A card of the refused (stale) action that the player no longer holds, if any."""
+        current = await self.service.hand(channel_id, user_id)
+        if current.game_id != button.game_id:
+            return None
+        try:
+            action = parse_action(f"0 {button.action}")
+        except DurakError:
+            return None
+        cards = action.cards[1:] if action.kind is ActionKind.DEFEND else action.cards
+        held = {c.card for c in current.cards}
+        return next((card for card in cards if card not in held), None)
+
+    async def _why(self, interaction: discord.Interaction[Any], button: GameButton) -> None:
+        t = self.cat(interaction)
+        view = await self.open_hand(interaction)
+        text = button.argument or ""
+        found = next((c for c in view.cards if c.text == text), None)
+        if found is None:
+            try:
+                card: Card | str = parse_card(text)
+            except DurakError:
+                card = text
+            await self.refuse(interaction, Message("{card} is not in your hand", card=card))
+        elif found.reason is not None:
+            names = await self.seat_names(interaction.channel_id, t)
+            await self.private(interaction, render.render_why(found.card, found.reason, t, names))
+        # a card that became playable meanwhile: the refreshed hand is the answer
+
+    # -- lobby components --------------------------------------------------
+    async def on_lobby_component(self, interaction: discord.Interaction[Any],
+                                 button: LobbyButton) -> None:
+        await self.defer_update(interaction)
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        if button.channel_id != channel_id:
+            raise StaleAction()
+        if interaction.message is not None and not self._source_is_private(interaction):
+            self.presenter.adopt_lobby_message(channel_id, interaction.message.id)
+        await self._lobby_action(interaction, button.action)
+
+    async def _lobby_action(self, interaction: discord.Interaction[Any], action: str,
+                            level: str | None = None) -> None:
+        svc = self.service
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        user_id = interaction.user.id
+        if action == "join":
+            await svc.join(channel_id, user_id, self.name(interaction))
+        elif action == "leave":
+            await svc.leave(channel_id, user_id)
+        elif action == "addai":
+            if level is None:
+                data: dict[str, Any] = dict(interaction.data or {})
+                values = data.get("values") or []
+                level = str(values[0]) if values else "casual"
+            await svc.add_ai(channel_id, user_id, level, manage_channel=self.manage(interaction))
+        elif action == "start":
+            await svc.start(channel_id, user_id, manage_channel=self.manage(interaction))
+        elif action == "stop":
+            await svc.stop(channel_id, user_id, manage_channel=self.manage(interaction))
+
+    # -- slash commands ----------------------------------------------------
+    @durak.command(name=_T("new"), description=_T(COMMANDS["new"]))
+    @app_commands.rename(rules=_T("rules"), transfer=_T("transfer"), throw_in=_T("throw_in"),
+                         first_round_limit=_T("first_round_limit"),
+                         turn_timeout=_T("turn_timeout"), seats=_T("seats"))
+    @app_commands.describe(rules=_T(OPTIONS["rules"]), transfer=_T(OPTIONS["transfer"]),
+                           throw_in=_T(OPTIONS["throw_in"]),
+                           first_round_limit=_T(OPTIONS["first_round_limit"]),
+                           turn_timeout=_T(OPTIONS["turn_timeout"]), seats=_T(OPTIONS["seats"]))
+    @app_commands.choices(  # type: ignore[misc]  # str and int choices
+        rules=_choices(RULE_PROFILES),
+        throw_in=_choices(THROW_IN),
+        first_round_limit=[Choice(name="5", value=5), Choice(name="6", value=6)],
+    )
+    async def new(
+        self,
+        interaction: discord.Interaction[Any],
+        rules: str = "podkidnoy",
+        transfer: bool | None = None,
+        throw_in: str | None = None,
+        first_round_limit: int | None = None,
+        turn_timeout: app_commands.Range[int, 15, 600] | None = None,
+        seats: app_commands.Range[int, 2, 6] = 6,
+    ) -> None:
+        await self.defer_private(interaction)
+        assert interaction.channel_id is not None and interaction.guild_id is not None
+        options = LobbyOptions(rules=rules, transfer=transfer, throw_in=throw_in,
+                               first_round_limit=first_round_limit, turn_timeout=turn_timeout,
+                               seats=seats)
+        await self.service.open_lobby(interaction.channel_id, interaction.guild_id,
+                                      interaction.user.id, self.name(interaction), options)
+        await self.done(interaction)
+
+    @durak.command(name=_T("join"), description=_T(COMMANDS["join"]))
+    async def join(self, interaction: discord.Interaction[Any]) -> None:
+        await self.defer_private(interaction)
+        await self._lobby_action(interaction, "join")
+        await self.done(interaction)
+
+    @durak.command(name=_T("leave"), description=_T(COMMANDS["leave"]))
+    async def leave(self, interaction: discord.Interaction[Any]) -> None:
+        await self.defer_private(interaction)
+        await self._lobby_action(interaction, "leave")
+        await self.done(interaction)
+
+    @durak.command(name=_T("addbot"), description=_T(COMMANDS["addbot"]))
+    @app_commands.rename(level=_T("level"))
+    @app_commands.describe(level=_T(OPTIONS["level"]))
+    @app_commands.choices(level=_choices(AI_LEVELS))
+    async def addbot(self, interaction: discord.Interaction[Any], level: str = "casual") -> None:
+        await self.defer_private(interaction)
+        await self._lobby_action(interaction, "addai", level)
+        await self.done(interaction)
+
+    @durak.command(name=_T("start"), description=_T(COMMANDS["start"]))
+    async def start(self, interaction: discord.Interaction[Any]) -> None:
+        await self.defer_private(interaction)
+        await self._lobby_action(interaction, "start")
+        await self.done(interaction)
+
+    @durak.command(name=_T("stop"), description=_T(COMMANDS["stop"]))
+    async def stop(self, interaction: discord.Interaction[Any]) -> None:
+        await self.defer_private(interaction)
+        await self._lobby_action(interaction, "stop")
+        await self.done(interaction)
+
+    @durak.command(name=_T("hand"), description=_T(COMMANDS["hand"]))
+    async def hand(self, interaction: discord.Interaction[Any]) -> None:
+        await self.defer_private(interaction)
+        await self.open_hand(interaction, page=0)
+
+    @durak.command(name=_T("table"), description=_T(COMMANDS["table"]))
+    async def table(self, interaction: discord.Interaction[Any]) -> None:
+        await self.defer_private(interaction)
+        assert interaction.channel_id is not None
+        view = await self.service.table(interaction.channel_id)
+        await self.presenter.repost_table(view)
+        await self.done(interaction)
+
+    @durak.command(name=_T("rules"), description=_T(COMMANDS["rules"]))
+    @app_commands.rename(profile=_T("profile"))
+    @app_commands.describe(profile=_T(OPTIONS["profile"]))
+    @app_commands.choices(profile=_choices(RULE_PROFILES))
+    async def rules(self, interaction: discord.Interaction[Any],
+                    profile: str | None = None) -> None:
+        await self.defer_private(interaction)
+        assert interaction.channel_id is not None
+        t = self.cat(interaction)
+        name: str | None
+        rules: dict[str, Any] | None
+        if profile is not None:
+            name, rules = profile, PROFILES[profile].to_dict()
+        else:
+            name, rules = await self._active_rules(interaction.channel_id)
+        await self.answer(interaction, render.render_rules(name, rules, t))
+
+    async def _active_rules(self, channel_id: int) -> tuple[str | None, dict[str, Any] | None]:
+        """(profile name or None for custom options, options) of this channel's lobby or
+        game; (None, None) when there is neither (the answer then lists the profiles)."""
+        svc = self.service
+        rules: Rules | None
+        try:
+            lobby = await svc.lobby(channel_id)
+        except ServiceError:
+            try:
+                table = await svc.table(channel_id)
+            except ServiceError:
+                return None, None
+            rules = table.rules
+        else:
+            rules = lobby.rules
+        return rules.profile, rules.to_dict()
+
+    @durak.command(name=_T("series"), description=_T(COMMANDS["series"]))
+    async def series(self, interaction: discord.Interaction[Any]) -> None:
+        await self.defer_private(interaction)
+        assert interaction.channel_id is not None
+        view = await self.service.series(interaction.channel_id)
+        await self.answer(interaction, render.render_series(view, self.cat(interaction)))
+
+    @durak.command(name=_T("stats"), description=_T(COMMANDS["stats"]))
+    @app_commands.rename(user=_T("user"), profile=_T("profile"))
+    @app_commands.describe(user=_T(OPTIONS["user"]), profile=_T(OPTIONS["profile"]))
+    @app_commands.choices(profile=_choices(RULE_PROFILES))
+    async def stats(self, interaction: discord.Interaction[Any],
+                    user: discord.User | discord.Member | None = None,
+                    profile: str | None = None) -> None:
+        await self.defer_private(interaction)
+        assert interaction.guild_id is not None
+        who = user or interaction.user
+        view = await self.service.stats(interaction.guild_id, who.id, profile)
+        await self.answer(interaction, render.render_stats(view, self.cat(interaction)))
+
+    @durak.command(name=_T("leaderboard"), description=_T(COMMANDS["leaderboard"]))
+    @app_commands.rename(profile=_T("profile"), min_games=_T("min_games"), page=_T("page"))
+    @app_commands.describe(profile=_T(OPTIONS["profile"]), min_games=_T(OPTIONS["min_games"]),
+                           page=_T(OPTIONS["page"]))
+    @app_commands.choices(profile=_choices(RULE_PROFILES))
+    async def leaderboard(self, interaction: discord.Interaction[Any],
+                          profile: str | None = None,
+                          min_games: app_commands.Range[int, 1, 10_000] = 1,
+                          page: app_commands.Range[int, 1, 10_000] = 1) -> None:
+        await self.defer_private(interaction)
+        assert interaction.guild_id is not None
+        view = await self.service.leaderboard(interaction.guild_id, profile, min_games, page)
+        await self.answer(interaction, render.render_leaderboard(view, self.cat(interaction)))

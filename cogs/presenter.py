@@ -1,0 +1,459 @@
+"""The Discord presenter: public lobby and table messages, private hands, notices.
+
+It implements :class:`bot.presenter.Presenter` for Discord:
+
+- the public **table** is sent and edited with the bot token through the channel (never an
+  interaction token, which dies after 15 minutes), at most once per action: bursts of updates
+  coalesce, identical renders are skipped.  It is re-posted (new message, the old one deleted)
+  when a new round starts, when the game ends, on ``/durak table`` and after a restart; the last
+  table of a finished game stays as history with its buttons removed once the next game starts.
+- **hands** are pushed to their owners only, through each player's latest interaction
+  (``edit_original_response`` of an ephemeral message); an expired or unknown token
+  (401/50027, 404/10062/10015/10008) is dropped quietly and the next press brings the hand back.
+- **lobby** messages are sent and edited through the channel; notices are short public messages.
+
+:func:`message_kwargs` turns a rendered :class:`cogs.render.Reply` into discord.py arguments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from bot.presenter import NoticeKind
+from bot.views import HandView, LobbyView, Player, TableView
+from cogs import render
+from cogs.i18n import Catalog, catalog, pick_locale
+from rules_engine.messages import Message
+
+__all__ = ["DiscordPresenter", "build_view", "message_kwargs"]
+
+log = logging.getLogger(__name__)
+
+#: HTTP errors that mean "this interaction token (or its message) is gone": drop it quietly.
+_GONE_CODES = {50027, 10062, 10015, 10008}
+
+
+def _gone(exc: discord.HTTPException) -> bool:
+    return exc.code in _GONE_CODES or exc.status == 401
+
+
+# ================================================================== render → discord.py
+def _item(component: render.Button | render.Select) -> discord.ui.Item[discord.ui.View]:
+    if isinstance(component, render.Select):
+        return discord.ui.Select(
+            custom_id=component.custom_id,
+            placeholder=component.placeholder or None,
+            options=[
+                discord.SelectOption(label=o.label, value=o.value,
+                                     description=o.description or None)
+                for o in component.options
+            ],
+            row=component.row,
+        )
+    return discord.ui.Button(
+        custom_id=component.custom_id,
+        label=component.label or None,
+        style=discord.ButtonStyle[component.style],
+        disabled=component.disabled,
+        emoji=component.emoji or None,
+        row=component.row,
+    )
+
+
+def build_view(components: tuple[render.Button | render.Select, ...]) -> discord.ui.View | None:
+    """A ``ui.View`` of the rendered components, already stopped: discord.py sends it but never
+    stores it, so presses are routed by the registered ``DynamicItem`` templates only (no
+    per-message memory, no 15-minute expiry of ephemeral views)."""
+    if not components:
+        return None
+    view = discord.ui.View(timeout=None)
+    for component in components:
+        view.add_item(_item(component))
+    view.stop()
+    return view
+
+
+def message_kwargs(message: render.Reply | str, *, edit: bool = False) -> dict[str, Any]:
+    """``content``/``embeds``/``view`` keyword arguments for a rendered :class:`render.Reply`.
+
+    With ``edit=True`` every part is given, so that stale content, embeds or buttons of the
+    previous version are removed."""
+    if isinstance(message, str):
+        message = render.Reply(content=message)
+    content = message.content or None
+    embeds = [discord.Embed.from_dict(dict(e)) for e in message.embeds]
+    view = build_view(message.components)
+    kwargs: dict[str, Any] = {}
+    if edit:
+        kwargs.update(content=content, embeds=embeds, view=view)
+        return kwargs
+    if content is not None:
+        kwargs["content"] = content
+    if embeds:
+        kwargs["embeds"] = embeds
+    if view is not None:
+        kwargs["view"] = view
+    return kwargs
+
+
+# ================================================================== small helpers
+class _Coalescer:
+    """Runs ``work()`` until no request arrived during the last run.
+
+    A burst of :meth:`kick` calls costs one run in flight plus at most one more: ``work`` reads
+    the newest state, so intermediate states are skipped.  The first caller does the work and
+    returns when it is all done; callers arriving meanwhile return at once."""
+
+    def __init__(self, work: Callable[[], Awaitable[None]], what: str) -> None:
+        self._work = work
+        self._what = what
+        self._dirty = False
+        self._busy = False
+
+    async def kick(self) -> None:
+        self._dirty = True
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            while self._dirty:
+                self._dirty = False
+                try:
+                    await self._work()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("updating %s failed", self._what)
+        finally:
+            self._busy = False
+
+
+def _newer(a: tuple[int, int], b: tuple[int, int] | None) -> bool:
+    return b is None or a >= b
+
+
+@dataclass(eq=False)
+class _TableState:
+    channel_id: int
+    guild_id: int
+    runner: _Coalescer | None = None
+    view: TableView | None = None
+    message_id: int | None = None
+    game_id: int | None = None
+    round: int | None = None
+    finished: bool = False
+    repost: bool = False
+    last: render.Reply | None = None  # the message last sent/edited
+
+
+@dataclass(eq=False)
+class _LobbyState:
+    channel_id: int
+    runner: _Coalescer | None = None
+    view: LobbyView | None = None
+    message_id: int | None = None
+    last: render.Reply | None = None
+
+
+@dataclass(eq=False)
+class _HandState:
+    channel_id: int
+    user_id: int
+    cat: Catalog
+    runner: _Coalescer | None = None
+    interaction: discord.Interaction[Any] | None = None
+    view: HandView | None = None
+    page: int = 0
+    selected: str | None = None
+    last: tuple[int, Hashable] | None = None  # (interaction id, signature) last pushed
+    key: tuple[int, int] | None = field(default=None)
+
+
+# ================================================================== presenter
+class DiscordPresenter:
+    """Implements :class:`bot.presenter.Presenter` for Discord (see the module docstring)."""
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+        self._tables: dict[int, _TableState] = {}
+        self._lobbies: dict[int, _LobbyState] = {}
+        self._hands: dict[tuple[int, int], _HandState] = {}
+        self._guild_locales: dict[int, str] = {}
+
+    # -- languages ---------------------------------------------------------
+    def remember_guild_locale(self, guild_id: int | None, locale: discord.Locale | None) -> None:
+        """Remember a server's language, as seen on an interaction from it."""
+        if guild_id is not None and locale is not None:
+            self._guild_locales[guild_id] = locale.value
+
+    def guild_catalog(self, guild_id: int | None) -> Catalog:
+        locale: str | None = None
+        if guild_id is not None:
+            locale = self._guild_locales.get(guild_id)
+            guild = self.bot.get_guild(guild_id)
+            if locale is None and guild is not None:
+                locale = str(guild.preferred_locale.value)
+        return catalog(pick_locale(None, locale))
+
+    def _channel(self, channel_id: int, guild_id: int | None) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(channel_id, guild_id=guild_id,
+                                                type=discord.ChannelType.text)
+
+    async def _ready(self) -> None:
+        """Public posts wait for the gateway (restored games are announced from setup_hook,
+        before the guilds, and their languages, are known)."""
+        if not self.bot.is_ready():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.bot.wait_until_ready(), 60)
+
+    # -- lobby -------------------------------------------------------------
+    def _lobby_state(self, channel_id: int) -> _LobbyState:
+        st = self._lobbies.get(channel_id)
+        if st is None:
+            st = self._lobbies[channel_id] = _LobbyState(channel_id)
+            st.runner = _Coalescer(lambda: self._lobby_work(st), f"the lobby of {channel_id}")
+        return st
+
+    def adopt_lobby_message(self, channel_id: int, message_id: int) -> None:
+        """A press on a lobby message we do not know (sent before a restart): edit that one."""
+        st = self._lobby_state(channel_id)
+        if st.message_id is None:
+            st.message_id = message_id
+
+    async def lobby_changed(self, view: LobbyView) -> None:
+        st = self._lobby_state(view.channel_id)
+        st.view = view
+        await self._ready()
+        assert st.runner is not None
+        await st.runner.kick()
+
+    async def _lobby_work(self, st: _LobbyState) -> None:
+        view = st.view
+        if view is None:
+            return
+        t = self.guild_catalog(view.guild_id)
+        message = render.render_lobby(view, t)
+        channel = self._channel(st.channel_id, view.guild_id)
+        if view.status == "open":
+            if st.message_id is not None:
+                if message == st.last:
+                    return
+                try:
+                    await channel.get_partial_message(st.message_id).edit(
+                        **message_kwargs(message, edit=True))
+                    st.last = message
+                    return
+                except discord.NotFound:
+                    st.message_id = None
+            sent = await channel.send(**message_kwargs(message))
+            st.message_id, st.last = sent.id, message
+            return
+        # started or closed: the lobby message stays, without its buttons
+        if st.message_id is not None:
+            mid, st.message_id, st.last = st.message_id, None, None
+            with contextlib.suppress(discord.NotFound):
+                await channel.get_partial_message(mid).edit(**message_kwargs(message, edit=True))
+
+    # -- table -------------------------------------------------------------
+    def _table_state(self, channel_id: int, guild_id: int) -> _TableState:
+        st = self._tables.get(channel_id)
+        if st is None:
+            st = self._tables[channel_id] = _TableState(channel_id, guild_id)
+            st.runner = _Coalescer(lambda: self._table_work(st), f"the table of {channel_id}")
+        return st
+
+    async def table_changed(self, view: TableView) -> None:
+        st = self._table_state(view.channel_id, view.guild_id)
+        current = st.view
+        if current is not None and (view.game_id, view.version) < (current.game_id,
+                                                                    current.version):
+            return  # an older view overtaken by a newer one
+        st.view = view
+        await self._ready()
+        assert st.runner is not None
+        await st.runner.kick()
+
+    async def repost_table(self, view: TableView) -> None:
+        """``/durak table``: post the table again at the bottom of the channel."""
+        st = self._table_state(view.channel_id, view.guild_id)
+        if st.view is None or (view.game_id, view.version) >= (st.view.game_id,
+                                                                st.view.version):
+            st.view = view
+        st.repost = True
+        assert st.runner is not None
+        await st.runner.kick()
+
+    async def _table_work(self, st: _TableState) -> None:
+        view = st.view
+        if view is None:
+            return
+        t = self.guild_catalog(view.guild_id)
+        message = render.render_table(view, t)
+        channel = self._channel(st.channel_id, view.guild_id)
+        over = view.finished or view.aborted
+        new_game = st.game_id != view.game_id
+        repost = (
+            st.message_id is None
+            or st.repost
+            or new_game
+            or (view.round != st.round and not over)
+            or (view.finished and not st.finished)
+        )
+        if not repost:
+            if message == st.last:
+                return
+            try:
+                await channel.get_partial_message(st.message_id).edit(  # type: ignore[arg-type]
+                    **message_kwargs(message, edit=True))
+                st.last = message
+                st.finished = over
+                return
+            except discord.NotFound:
+                st.message_id = None  # deleted by someone: post it again
+            except discord.HTTPException as exc:
+                if exc.code != 30046:  # edits of messages older than an hour are capped
+                    raise
+        st.repost = False
+        old, old_game = st.message_id, st.game_id
+        sent = await channel.send(**message_kwargs(message))
+        st.message_id, st.game_id, st.round = sent.id, view.game_id, view.round
+        st.finished, st.last = over, message
+        if old is None:
+            return
+        previous = channel.get_partial_message(old)
+        with contextlib.suppress(discord.HTTPException):
+            if old_game == view.game_id:
+                await previous.delete()  # the same game's older table: only the newest stays
+            else:
+                await previous.edit(view=None)  # a finished game's table stays as history
+
+    async def game_over(self, view: TableView) -> None:
+        # ``table_changed`` with the finished view re-posts the table with the result, the
+        # series standings and the Rematch / End series buttons.
+        await self.table_changed(view)
+
+    async def _close_table(self, channel_id: int) -> None:
+        """The series is over: remove the buttons of its last table."""
+        st = self._tables.get(channel_id)
+        if st is None or st.message_id is None:
+            return
+        mid, st.message_id, st.last = st.message_id, None, None
+        st.view, st.game_id = None, None
+        with contextlib.suppress(discord.HTTPException):
+            await self._channel(channel_id, st.guild_id).get_partial_message(mid).edit(view=None)
+
+    # -- notices -----------------------------------------------------------
+    async def notice(self, channel_id: int, kind: NoticeKind, message: Message, *,
+                     user_id: int | None = None, players: tuple[Player, ...] = ()) -> None:
+        """Post a public notice in the channel's server language."""
+        await self._ready()
+        st = self._tables.get(channel_id)
+        guild_id = st.guild_id if st is not None else None
+        if guild_id is None:
+            channel = self.bot.get_channel(channel_id)
+            if isinstance(channel, discord.abc.GuildChannel):
+                guild_id = channel.guild.id
+        if kind == "series_ended":
+            await self._close_table(channel_id)
+        if kind in ("series_ended", "stopped"):
+            self._forget_hands(channel_id)
+        t = self.guild_catalog(guild_id)
+        text = render.render_notice(kind, message, t, render.seat_names(players, t))
+        await self._channel(channel_id, guild_id).send(**message_kwargs(text))
+
+    # -- hands -------------------------------------------------------------
+    def _forget_hands(self, channel_id: int) -> None:
+        """The channel's series is over: its players' hand states (and the interactions
+        they hold) are no longer needed."""
+        for key in [k for k in self._hands if k[0] == channel_id]:
+            del self._hands[key]
+
+    def hand_state(self, channel_id: int, user_id: int, cat: Catalog | None = None
+                   ) -> _HandState:
+        key = (channel_id, user_id)
+        st = self._hands.get(key)
+        if st is None:
+            st = self._hands[key] = _HandState(channel_id, user_id, cat or catalog("en"))
+            st.runner = _Coalescer(lambda: self._hand_work(st), f"the hand of {user_id}")
+        elif cat is not None:
+            st.cat = cat
+        return st
+
+    def _store_hand(self, st: _HandState, view: HandView) -> bool:
+        """Keep ``view`` if it is not older than the one we have; a new state clears the
+        selected card.  Returns whether it was kept."""
+        key = (view.game_id, view.version)
+        if not _newer(key, st.key):
+            return False
+        if key != st.key:
+            st.selected = None
+            if st.key is not None and st.key[0] != view.game_id:
+                st.page = 0
+        st.view, st.key = view, key
+        return True
+
+    async def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
+        if view.user_id != user_id:  # never show a hand to anyone but its owner
+            log.error("hand of user %d offered to user %d: dropped", view.user_id, user_id)
+            return
+        st = self.hand_state(channel_id, user_id)
+        if not self._store_hand(st, view) or st.interaction is None:
+            return
+        assert st.runner is not None
+        await st.runner.kick()
+
+    async def show_hand(self, interaction: discord.Interaction[Any], view: HandView, cat: Catalog,
+                        *, page: int | None = None, selected: str | None = None) -> None:
+        """Make ``interaction`` (already acknowledged, its original response private to the
+        hand's owner) the owner's latest, and render ``view`` through it, at ``page`` (None:
+        the page shown last) with ``selected`` card's actions (None: the whole hand)."""
+        if view.user_id != interaction.user.id:
+            raise RuntimeError("a hand can only be shown to its owner")
+        st = self.hand_state(view.channel_id, view.user_id, cat)
+        st.interaction = interaction
+        self._store_hand(st, view)
+        if page is not None:
+            st.page = max(0, page)
+        st.selected = selected if st.key == (view.game_id, view.version) else None
+        assert st.runner is not None
+        await st.runner.kick()
+
+    async def _hand_work(self, st: _HandState) -> None:
+        interaction, view = st.interaction, st.view
+        if interaction is None or view is None:
+            return
+        # A player who was not to act and still is not sees the same hand: skip the edit
+        # (only the state version in its buttons would change; "why" and paging do not need
+        # it, and every press fetches the current hand anyway).
+        sig = _hand_signature(view, st.page, st.selected)
+        if st.last is not None and st.last[0] == interaction.id and st.last[1] == sig \
+                and not view.your_turn:
+            return
+        message = render.render_hand(view, st.cat, page=st.page, selected=st.selected)
+        try:
+            await interaction.edit_original_response(**message_kwargs(message, edit=True))
+        except discord.HTTPException as exc:
+            if not _gone(exc):
+                raise
+            log.debug("hand of user %d: interaction gone (%s %s), dropped", st.user_id,
+                      exc.status, exc.code)
+            if st.interaction is interaction:
+                st.interaction = None
+                st.last = None
+            return
+        st.last = (interaction.id, sig)
+
+
+def _hand_signature(view: HandView, page: int, selected: str | None) -> Hashable:
+    """What a hand shows, apart from the state version carried by its buttons."""
+    return (view.game_id, tuple((c.text, c.reason is None) for c in view.cards),
+            view.legal, view.your_turn, view.role, view.autopilot, view.finished,
+            view.deadline, page, selected)
