@@ -182,7 +182,6 @@ def _defend(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge
 
 def _lead(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge | None) -> int:
     trump = g.trump
-    val = VALUE[trump]
     hand = g.hands[seat]
     room = g.limit
     d = g.defender
@@ -222,7 +221,6 @@ def _lead(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge |
         cards = hand & RANK_MASK[r]
         if cards.bit_count() <= room:
             return cards << 3
-    del val
     return low << 3
 
 
@@ -270,7 +268,6 @@ def _add(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge | 
         max_rank = p.add_rank_taking if g.taking else p.add_rank_early
         if stock <= 6:
             max_rank += 2
-    d = g.defender
     best = 0
     best_r = 99
     rem = cand
@@ -291,5 +288,4 @@ def _add(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge | 
     code = best << 3
     if code in legal:
         return code
-    del d, know
     return PASS
