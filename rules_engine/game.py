@@ -45,9 +45,7 @@ __all__ = ["Game", "LegalActions", "Phase"]
 
 _LEAD = Phase.LEAD
 _DEFEND_PHASE = Phase.DEFEND
-_ADD = Phase.ADD
 _TAKING = Phase.TAKING
-_OVER = Phase.OVER
 
 
 def _subset_table(kind: int) -> dict[int, tuple[tuple[int, ...], ...]]:
@@ -190,7 +188,6 @@ class Game:
         "_legal",
         "_next",
         "_passed",
-        "_phase",
         "_table",
         "_uncovered",
         "attacker",
@@ -372,9 +369,6 @@ class Game:
                 raise InvalidPositionError(
                     f"seat {stray.bit_length() - 1} has passed but is not an attacker"
                 )
-        g._phase = Phase.of(
-            finished=False, attacks=len(attacks), uncovered=uncovered, taking=taking
-        )
         g._legal = None
         rule_to_act = g._rule_to_act()
         if to_act is None:
@@ -393,7 +387,7 @@ class Game:
 
     def _rule_to_act(self) -> int | None:
         """The seat to act by RULES.md §6.2 (``None``: the round would be closed)."""
-        phase = self._phase
+        phase = self.phase
         if phase is _LEAD:
             return self.leader
         if phase is _DEFEND_PHASE:
@@ -419,7 +413,6 @@ class Game:
         g._legal = self._legal
         g._next = self._next
         g._passed = self._passed
-        g._phase = self._phase
         g._table = self._table
         g._uncovered = self._uncovered
         g.attacker = self.attacker
@@ -492,7 +485,6 @@ class Game:
         self._covered_any = False
         self.taking = False
         self._passed = 0
-        self._phase = _LEAD
         cap = self.rules.first_round_limit if self.first_round else 6
         size = self.hands[d].bit_count()
         self.limit = cap if cap < size else size
@@ -590,7 +582,6 @@ class Game:
         self.finished = True
         self.loser = active[0] if active else None
         self.draw = not active
-        self._phase = _OVER
         self.to_act = None
         self.table_attacks = []
         self.table_defences = []
@@ -614,7 +605,7 @@ class Game:
             return ()
         hand = self.hands[seat]
         n_att = len(self.table_attacks)
-        if self._phase is _DEFEND_PHASE:
+        if seat == self.defender:  # the defender acts only in Phase.DEFEND (see Game.phase)
             beaters = self._beaters
             memo = _DEFEND_MEMO
             u = self._uncovered
@@ -684,7 +675,8 @@ class Game:
         if turn:
             return turn
         kind = action.kind
-        if self._phase is _DEFEND_PHASE:  # the seat to act, ``seat``, is the defender
+        phase = self.phase
+        if phase is _DEFEND_PHASE:  # the seat to act, ``seat``, is the defender
             if kind is ActionKind.DEFEND:
                 return self._defend_reason(action)
             if kind is ActionKind.TRANSFER:
@@ -697,7 +689,7 @@ class Game:
         if kind is ActionKind.ATTACK:
             return self._attack_reason(action)
         if kind is ActionKind.PASS:
-            if self._phase is _LEAD:
+            if phase is _LEAD:
                 return Message("the round has just begun: the leader must open it with a card")
             return None
         if kind is ActionKind.TAKE and self.taking and seat == self.defender:
@@ -713,7 +705,7 @@ class Game:
         if seat == to_act:
             return None
         assert to_act is not None  # the game is not over
-        phase = self._phase
+        phase = self.phase
         if phase is _DEFEND_PHASE:
             return Message(
                 "{defender} is defending: cards are added once everything is covered "
@@ -897,7 +889,6 @@ class Game:
             self._uncovered &= ~(1 << a)
             if self._uncovered:  # the defender keeps the turn (RULES.md §6.2 rule 2)
                 return
-            self._phase = _ADD
         elif kind == ATTACK or kind == TRANSFER:  # noqa: SIM109 (no tuple build: hot path)
             mask = code >> 3
             self.hands[seat] &= ~mask
@@ -924,17 +915,14 @@ class Game:
                 self.limit = cap if cap < size else size
                 self._passed = 0
                 self._set_attackers()
-                self._phase = _DEFEND_PHASE
                 self.to_act = d
                 return
             if not self.taking:
-                self._phase = _DEFEND_PHASE
                 self.to_act = self.defender
                 return
         elif kind == TAKE:
             self.taking = True
             self._passed = 0
-            self._phase = _TAKING
         else:
             self._passed |= 1 << seat
         # Everything is covered or a take is declared: the first attacker in priority order
@@ -981,8 +969,18 @@ class Game:
     # ------------------------------------------------------------------ public read-only state
     @property
     def phase(self) -> Phase:
-        """The phase of the round (RULES.md §6.2): who acts, and what they may do."""
-        return self._phase
+        """The phase of the round (RULES.md §6.2): who acts, and what they may do.
+
+        Computed by :meth:`Phase.of`, the one statement of the rule.  The seat to act is the
+        defender exactly in :attr:`Phase.DEFEND` (the state machine gives the defender the turn
+        then and only then; the property tests check it), which :meth:`legal_codes` uses as
+        its cheap test."""
+        return Phase.of(
+            finished=self.finished,
+            attacks=len(self.table_attacks),
+            uncovered=self._uncovered,
+            taking=self.taking,
+        )
 
     @property
     def deal(self) -> Deal:

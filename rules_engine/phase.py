@@ -1,9 +1,9 @@
 """The turn phase: which part of a round the game is in (RULES.md §6.2), written once.
 
 :class:`Phase` names who acts and what they may do.  :meth:`Phase.of` is the rule itself, from
-what is on the table; the engine keeps :attr:`rules_engine.game.Game.phase` up to date as it
-applies actions, and the AI and the service read that (or call :meth:`Phase.of` on an
-observation), so no one writes the condition again.
+what is on the table; :attr:`rules_engine.game.Game.phase` applies it to a game, and the engine,
+the hints, the AI and the service read that (or call :meth:`Phase.of` on an observation), so
+no one writes the condition again.
 """
 
 from __future__ import annotations

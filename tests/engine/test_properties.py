@@ -102,7 +102,8 @@ def check_state(game: Game) -> None:
     assert 1 <= game.limit <= cap
     assert len(game.table_attacks) <= game.limit
     uncovered = sum(1 for d in game.table_defences if d < 0)
-    # the phase the engine keeps is the rule written once in Phase.of, and names who acts
+    # the phase is the rule written once in Phase.of, and it names who acts: legal_codes
+    # relies on "the defender is to act exactly in Phase.DEFEND"
     phase = Phase.of(
         finished=False, attacks=len(game.table_attacks), uncovered=uncovered, taking=game.taking
     )

@@ -102,7 +102,7 @@ def violations(root: Path = ROOT) -> list[str]:
 
 
 def test_the_checker_sees_reads_writes_imports_and_string_access() -> None:
-    assert {"_uncovered", "_passed", "_legal", "_set_attackers", "_phase"} <= GAME_PRIVATE
+    assert {"_uncovered", "_passed", "_legal", "_set_attackers", "_rule_to_act"} <= GAME_PRIVATE
     source = '''
 from rules_engine.game import _NEXT_ACTIVE, Game
 def f(g):
