@@ -42,11 +42,6 @@ class Phase(StrEnum):
         return Phase.DEFEND if uncovered else Phase.ADD
 
     @property
-    def defender_acts(self) -> bool:
-        """Whether the defender is the one to act in this phase."""
-        return self is Phase.DEFEND
-
-    @property
     def attackers_add(self) -> bool:
         """Whether attackers may add cards (or pass) in this phase."""
         return self is Phase.ADD or self is Phase.TAKING
