@@ -19,6 +19,7 @@ from rules_engine.errors import (
 )
 from rules_engine.game import Game, LegalActions
 from rules_engine.observation import observation
+from rules_engine.phase import Phase
 from rules_engine.rules import PROFILES, Rules
 from rules_engine.serialization import from_snapshot, replay, snapshot
 
@@ -35,6 +36,7 @@ __all__ = [
     "InvalidNotationError",
     "InvalidPositionError",
     "LegalActions",
+    "Phase",
     "Rank",
     "Rules",
     "Suit",

@@ -7,7 +7,7 @@ cards of a rank are four adjacent bits) and a set of cards is an ``int`` bitmask
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -27,7 +27,6 @@ __all__ = [
     "beaters_table",
     "card_index",
     "cards_from_mask",
-    "mask_from_cards",
     "mask_text",
     "parse_card",
     "parse_suit",
@@ -185,13 +184,6 @@ def iter_bits(mask: int) -> Iterator[int]:
 def cards_from_mask(mask: int) -> list[Card]:
     """The cards of a bitmask in canonical order."""
     return [ALL_CARDS[i] for i in iter_bits(mask)]
-
-
-def mask_from_cards(cards: Iterable[Card]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << card.index
-    return mask
 
 
 def mask_text(mask: int) -> list[str]:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # messages imports actions and cards, which import this module
+    from rules_engine.messages import Message
+
 __all__ = ["DurakError", "IllegalActionError", "InvalidNotationError", "InvalidPositionError"]
 
 
@@ -14,11 +19,16 @@ class InvalidNotationError(DurakError):
 
 
 class IllegalActionError(DurakError):
-    """A well-formed action that the rules forbid now; ``reason`` is written for players."""
+    """A well-formed action that the rules forbid now.
 
-    def __init__(self, reason: str, action: object = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    ``reason`` is the :class:`~rules_engine.messages.Message` that explains the refusal to
+    players (translate it); the exception's own text, ``str(error)``, is its plain English
+    for logs and developers.
+    """
+
+    def __init__(self, reason: Message, action: object = None) -> None:
+        super().__init__(str(reason))
+        self.reason: Message = reason
         self.action = action
 
 

@@ -22,6 +22,7 @@ from rules_engine.actions import (
     code_text,
 )
 from rules_engine.cards import (
+    ALL_CARDS,
     CARD_TEXT,
     FULL_DECK_MASK,
     RANK_MASK,
@@ -29,15 +30,22 @@ from rules_engine.cards import (
     RANK_SYMBOLS,
     SUIT_OF,
     SUIT_SYMBOLS,
+    Card,
     beaters_table,
+    iter_bits,
     mask_text,
 )
 from rules_engine.deal import HAND_SIZE, Deal
-from rules_engine.errors import IllegalActionError
-from rules_engine.reasons import Reason
+from rules_engine.errors import IllegalActionError, InvalidPositionError
+from rules_engine.messages import Message, Seat
+from rules_engine.phase import Phase
 from rules_engine.rules import Rules
 
-__all__ = ["Game", "LegalActions"]
+__all__ = ["Game", "LegalActions", "Phase"]
+
+_LEAD = Phase.LEAD
+_DEFEND_PHASE = Phase.DEFEND
+_TAKING = Phase.TAKING
 
 
 def _subset_table(kind: int) -> dict[int, tuple[tuple[int, ...], ...]]:
@@ -175,6 +183,7 @@ class Game:
         "_attackers_memo",
         "_beaters",
         "_covered_any",
+        "_deal",
         "_history_text",
         "_legal",
         "_next",
@@ -182,7 +191,6 @@ class Game:
         "_table",
         "_uncovered",
         "attacker",
-        "deal",
         "defender",
         "discard",
         "draw",
@@ -214,7 +222,7 @@ class Game:
 
     def __init__(self, rules: Rules, deal: Deal) -> None:
         self.rules = rules
-        self.deal = deal
+        self._deal: Deal | None = deal
         self.n = len(deal.hands)
         self.hands: list[int] = list(deal.hands)
         #: Stock in reverse drawing order: ``pop()`` draws; ``stock[0]`` is the face-up trump card.
@@ -243,6 +251,153 @@ class Game:
         self.draw = False
         self._start_round(deal.leader)
 
+    # ------------------------------------------------------------------ positions
+    @classmethod
+    def from_position(
+        cls,
+        rules: Rules,
+        hands: Sequence[int],
+        *,
+        trump: int,
+        leader: int,
+        stock: Sequence[int] = (),
+        discard: int = 0,
+        table: Sequence[tuple[int, int | None]] = (),
+        attacker: int | None = None,
+        taking: bool = False,
+        passed: int = 0,
+        out: int | None = None,
+        to_act: int | None = None,
+        first_round: bool = False,
+        round: int = 1,
+        public_held: int = 0,
+        validate: bool = True,
+    ) -> Game:
+        """A game at an explicit position, in the middle of a round or at its start.
+
+        Cards are indices and sets of cards bitmasks (:mod:`rules_engine.cards`); seats are
+        ints.  ``hands``: one card mask per seat.  ``stock``: card indices in drawing order,
+        the face-up trump card last (its suit must be ``trump``, a suit 0..3).  ``table``:
+        ``(attack, defence)`` pairs in the order played, ``defence`` ``None`` while uncovered.
+        ``leader`` opened the round; ``attacker`` is the current attacker (the last seat that
+        transferred; default the leader).  ``taking``: the defender has declared a take.
+        ``passed``: mask of attackers who passed since the last defend, transfer or take.
+        ``out``: mask of seats out of the game (default: every seat without cards once the
+        stock is empty).  ``first_round``: the round is the game's first (its cap,
+        RULES.md §5).  ``round``: the round's number.  ``public_held``: cards everyone knows
+        to be in some hand (shown, picked up).
+
+        Derived, as the rules fix them: the defender (the next active seat after the current
+        attacker), the limit (the cap, or the defender's hand when the limit was set: the hand
+        now plus the defences on the table), the attackers, the :attr:`phase`, and the seat to
+        act (``to_act``, checked when given).
+
+        With ``validate`` (the default) the position is checked like a scenario and a bad one
+        raises :class:`InvalidPositionError` quoting the input.  ``validate=False`` trusts the
+        caller and skips every check: it is for positions assembled from a real observation
+        with guessed hidden cards (the AI's determinizations), which must name ``to_act`` and
+        need not be reachable in every hidden detail.  The game has no :attr:`deal` and an
+        empty history.
+        """
+        n = len(hands)
+        if validate:
+            _check_position(rules, hands, trump, leader, stock, discard, table, attacker,
+                            taking, passed, out, round)
+        g = cls.__new__(cls)
+        g.rules = rules
+        g._deal = None
+        g.n = n
+        g.hands = list(hands)
+        g.stock = list(reversed(stock))
+        g.trump = trump
+        g._beaters = beaters_table(trump)
+        g.discard = discard
+        g.public_held = public_held
+        if out is None:
+            out = 0
+            if not stock:
+                for seat, hand in enumerate(hands):
+                    if not hand:
+                        out |= 1 << seat
+        g.out = out
+        g._next = next_seat = _NEXT_ACTIVE[n]
+        g._attackers_memo = _ATTACKERS_MEMO[rules.throw_in, n]
+        g.round = round
+        g.first_round = first_round
+        g.history = []
+        g._history_text = []
+        g.finished = False
+        g.loser = None
+        g.draw = False
+        g.leader = leader
+        g.attacker = attacker = leader if attacker is None else attacker
+        g.defender = defender = next_seat[out << 3 | attacker]
+        attacks: list[int] = []
+        defences: list[int] = []
+        table_mask = uncovered = addable = n_defences = 0
+        for a, d in table:
+            attacks.append(a)
+            table_mask |= 1 << a
+            addable |= RANK_MASK[RANK_OF[a]]
+            if d is None or d < 0:
+                defences.append(-1)
+                uncovered |= 1 << a
+            else:
+                defences.append(d)
+                n_defences += 1
+                table_mask |= 1 << d
+                addable |= RANK_MASK[RANK_OF[d]]
+        g.table_attacks = attacks
+        g.table_defences = defences
+        g._table = table_mask
+        g._uncovered = uncovered
+        g._addable = addable
+        g._covered_any = n_defences > 0
+        g.taking = taking
+        g._passed = passed
+        cap = rules.first_round_limit if first_round else 6
+        size = hands[defender].bit_count() + n_defences
+        g.limit = cap if cap < size else size
+        g._set_attackers()
+        if validate:
+            if len(attacks) > g.limit:
+                raise InvalidPositionError(
+                    f"{len(attacks)} attacks on the table exceed the limit, {g.limit}"
+                )
+            stray = passed & ~sum(1 << s for s in g._attackers)
+            if stray:
+                raise InvalidPositionError(
+                    f"seat {stray.bit_length() - 1} has passed but is not an attacker"
+                )
+        g._legal = None
+        rule_to_act = g._rule_to_act()
+        if to_act is None:
+            if rule_to_act is None:
+                raise InvalidPositionError(
+                    "nobody can act in this position: no attacker who has not passed holds a "
+                    "card to add, so the round is over"
+                )
+            to_act = rule_to_act
+        elif validate and to_act != rule_to_act:
+            raise InvalidPositionError(
+                f"to_act {to_act!r} is not the seat the rules give the turn to ({rule_to_act})"
+            )
+        g.to_act = to_act
+        return g
+
+    def _rule_to_act(self) -> int | None:
+        """The seat to act by RULES.md §6.2 (``None``: the round would be closed)."""
+        phase = self.phase
+        if phase is _LEAD:
+            return self.leader
+        if phase is _DEFEND_PHASE:
+            return self.defender
+        if len(self.table_attacks) < self.limit:
+            for seat in self._attackers:
+                if not self._passed >> seat & 1 and self.hands[seat] & self._addable:
+                    return seat
+        return None
+
     # ------------------------------------------------------------------ copying
     def clone(self, *, keep_history: bool = True) -> Game:
         """An independent copy (cheap: a few list copies).  Search code that never reads the
@@ -261,7 +416,7 @@ class Game:
         g._table = self._table
         g._uncovered = self._uncovered
         g.attacker = self.attacker
-        g.deal = self.deal
+        g._deal = self._deal
         g.defender = self.defender
         g.discard = self.discard
         g.draw = self.draw
@@ -450,7 +605,7 @@ class Game:
             return ()
         hand = self.hands[seat]
         n_att = len(self.table_attacks)
-        if seat == self.defender and self._uncovered and not self.taking:
+        if seat == self.defender:  # the defender acts only in Phase.DEFEND (see Game.phase)
             beaters = self._beaters
             memo = _DEFEND_MEMO
             u = self._uncovered
@@ -503,22 +658,25 @@ class Game:
         return code in self.legal_codes()
 
     # ------------------------------------------------------------------ the rule book
-    def explain(self, action: Action) -> Reason | None:
-        """Why ``action`` is illegal now, in words for players; ``None`` when it is legal."""
+    def explain(self, action: Action) -> Message | None:
+        """Why ``action`` is illegal now, as a message for players; ``None`` when it is legal."""
         seat = action.seat
         if self.finished:
-            return Reason("the game is over")
+            return Message("the game is over")
         if not 0 <= seat < self.n:
-            return Reason(
-                "there is no seat {seat} in this game (seats 0–{last})", seat=seat, last=self.n - 1
+            return Message(
+                "{number} is not a seat of this game (seats 0–{last})",
+                number=seat,
+                last=self.n - 1,
             )
         if self.out >> seat & 1:
-            return Reason("seat {seat} is out of this game", seat=seat)
+            return Message("{player} is out of this game", player=Seat(seat))
         turn = self._turn_reason(seat)
         if turn:
             return turn
         kind = action.kind
-        if seat == self.defender and self._uncovered and not self.taking:
+        phase = self.phase
+        if phase is _DEFEND_PHASE:  # the seat to act, ``seat``, is the defender
             if kind is ActionKind.DEFEND:
                 return self._defend_reason(action)
             if kind is ActionKind.TRANSFER:
@@ -526,87 +684,89 @@ class Game:
             if kind is ActionKind.TAKE:
                 return None
             if self.rules.transfer and not self._covered_any:
-                return Reason("you are defending: beat an attack, take the cards, or transfer")
-            return Reason("you are defending: beat an attack or take the cards")
+                return Message("you are defending: beat an attack, take the cards, or transfer")
+            return Message("you are defending: beat an attack or take the cards")
         if kind is ActionKind.ATTACK:
             return self._attack_reason(action)
         if kind is ActionKind.PASS:
-            if not self.table_attacks:
-                return Reason("the round has just begun: the leader must open it with a card")
+            if phase is _LEAD:
+                return Message("the round has just begun: the leader must open it with a card")
             return None
         if kind is ActionKind.TAKE and self.taking and seat == self.defender:
-            return Reason("you have already declared a take")
-        return Reason(
-            "only the defender, seat {defender}, can {action}",
-            defender=self.defender,
-            action=kind.value,
+            return Message("you have already declared a take")
+        return Message(
+            "only the defender, {defender}, can {action}",
+            defender=Seat(self.defender),
+            action=kind,
         )
 
-    def _turn_reason(self, seat: int) -> Reason | None:
+    def _turn_reason(self, seat: int) -> Message | None:
         to_act = self.to_act
         if seat == to_act:
             return None
-        if to_act == self.defender:
-            return Reason(
-                "seat {defender} is defending: cards are added once everything is covered "
+        assert to_act is not None  # the game is not over
+        phase = self.phase
+        if phase is _DEFEND_PHASE:
+            return Message(
+                "{defender} is defending: cards are added once everything is covered "
                 "or a take is declared",
-                defender=to_act,
+                defender=Seat(to_act),
             )
-        if not self.table_attacks:
-            return Reason("seat {leader} leads this round", leader=to_act)
+        if phase is _LEAD:
+            return Message("{leader} leads this round", leader=Seat(to_act))
         if seat == self.defender:
-            if self.taking:
-                return Reason(
+            if phase is _TAKING:
+                return Message(
                     "you have declared a take: the attackers may add cards before you pick up"
                 )
-            return Reason(
-                "everything is covered: seat {attacker} may add cards or pass", attacker=to_act
+            return Message(
+                "everything is covered: {attacker} may add cards or pass", attacker=Seat(to_act)
             )
         if seat not in self._attackers:
-            return Reason(
-                "seat {seat} is not a neighbour of the defender: only the neighbours add cards",
-                seat=seat,
+            return Message(
+                "{player} is not a neighbour of the defender: only the neighbours add cards",
+                player=Seat(seat),
             )
         if self._passed >> seat & 1:
-            return Reason(
-                "seat {seat} has passed: you may add again after the defender's next move",
-                seat=seat,
+            return Message(
+                "{player} has passed: you may add again after the defender's next move",
+                player=Seat(seat),
             )
         if not self._can_add(seat):
             if len(self.table_attacks) >= self.limit:
-                return Reason("the limit is {limit} attacks this round", limit=self.limit)
-            return Reason("you hold no card of a rank on the table")
-        return Reason(
-            "seat {first} adds first: seat {seat} may add after seat {first} passes",
-            first=to_act,
-            seat=seat,
+                return Message("the limit is {limit} attacks this round", limit=self.limit)
+            return Message("you hold no card of a rank on the table")
+        return Message(
+            "{first} adds first: {player} may add after {first} passes",
+            first=Seat(to_act),
+            player=Seat(seat),
         )
 
-    def _missing_card(self, seat: int, cards: Sequence[object]) -> Reason | None:
+    def _missing_card(self, seat: int, cards: Sequence[Card]) -> Message | None:
         hand = self.hands[seat]
         for card in cards:
-            idx = card.index  # type: ignore[attr-defined]
+            idx = card.index
             if not hand >> idx & 1:
                 if self._on_table(idx):
-                    return Reason("{card} is on the table", card=CARD_TEXT[idx])
-                return Reason("{card} is not in your hand", card=CARD_TEXT[idx])
+                    return Message("{card} is on the table", card=card)
+                return Message("{card} is not in your hand", card=card)
         return None
 
     def _on_table(self, idx: int) -> bool:
         return idx in self.table_attacks or idx in self.table_defences
 
-    def _attack_reason(self, action: Action) -> Reason | None:
+    def _attack_reason(self, action: Action) -> Message | None:
         missing = self._missing_card(action.seat, action.cards)
         if missing:
             return missing
         ranks = {RANK_OF[c.index] for c in action.cards}
         if len(ranks) > 1:
-            return Reason("cards played together must all be of one rank")
+            return Message("cards played together must all be of one rank")
         rank = ranks.pop()
         n_att = len(self.table_attacks)
         if n_att and not self._addable & RANK_MASK[rank]:
             listed = ", ".join(RANK_SYMBOLS[r] for r in range(9) if self._addable & RANK_MASK[r])
-            return Reason(
+            return Message(
                 "no {rank} on the table: you may add only ranks already there ({ranks})",
                 rank=RANK_SYMBOLS[rank],
                 ranks=listed,
@@ -614,25 +774,25 @@ class Game:
         if n_att + len(action.cards) > self.limit:
             left = self.limit - n_att
             if n_att:
-                return Reason(
+                return Message(
                     "the limit is {limit} attacks this round: {left} more at most",
                     limit=self.limit,
                     left=left,
                 )
-            return Reason("the limit is {limit} attacks this round", limit=self.limit)
+            return Message("the limit is {limit} attacks this round", limit=self.limit)
         return None
 
-    def _defend_reason(self, action: Action) -> Reason | None:
+    def _defend_reason(self, action: Action) -> Message | None:
         attack, defence = action.cards
         a, d = attack.index, defence.index
         if a not in self.table_attacks:
-            return Reason("{card} is not an attack on the table", card=CARD_TEXT[a])
+            return Message("{card} is not an attack on the table", card=attack)
         if not self._uncovered >> a & 1:
             beaten_by = self.table_defences[self.table_attacks.index(a)]
-            return Reason(
+            return Message(
                 "{attack} is already covered by {defence}",
-                attack=CARD_TEXT[a],
-                defence=CARD_TEXT[beaten_by],
+                attack=attack,
+                defence=ALL_CARDS[beaten_by],
             )
         missing = self._missing_card(action.seat, (defence,))
         if missing:
@@ -640,71 +800,70 @@ class Game:
         if self._beaters[a] >> d & 1:
             return None
         trump = self.trump
-        cards = {"card": CARD_TEXT[d], "attack": CARD_TEXT[a]}
         if SUIT_OF[a] == trump:
-            return Reason(
-                "{card} does not beat {attack}: a trump is beaten only by a higher trump", **cards
+            return Message(
+                "{card} does not beat {attack}: a trump is beaten only by a higher trump",
+                card=defence,
+                attack=attack,
             )
         if SUIT_OF[d] == SUIT_OF[a]:
-            return Reason(
+            return Message(
                 "{card} does not beat {attack}: it must be a higher {suit}",
+                card=defence,
+                attack=attack,
                 suit=SUIT_SYMBOLS[SUIT_OF[a]],
-                **cards,
             )
-        return Reason(
+        return Message(
             "{card} does not beat {attack}: it takes a higher {suit} or a trump ({trump})",
+            card=defence,
+            attack=attack,
             suit=SUIT_SYMBOLS[SUIT_OF[a]],
             trump=SUIT_SYMBOLS[trump],
-            **cards,
         )
 
-    def _transfer_reason(self, action: Action) -> Reason | None:
+    def _transfer_reason(self, action: Action) -> Message | None:
         if not self.rules.transfer:
-            return Reason("transfers are not allowed in these rules")
+            return Message("transfers are not allowed in these rules")
         if self._covered_any:
-            return Reason("no transfer after the first defence of a round")
+            return Message("no transfer after the first defence of a round")
         missing = self._missing_card(action.seat, action.cards)
         if missing:
             return missing
         rank = RANK_OF[self.table_attacks[0]]
         for card in action.cards:
             if RANK_OF[card.index] != rank:
-                return Reason(
+                return Message(
                     "a transfer must use the attacked rank, {rank}", rank=RANK_SYMBOLS[rank]
                 )
         total = len(self.table_attacks) + len(action.cards)
         if total > self.cap:
-            return Reason("the limit is {limit} attacks this round", limit=self.cap)
+            return Message("the limit is {limit} attacks this round", limit=self.cap)
         target = self.next_active(action.seat)
         size = self.hands[target].bit_count()
         if total > size:
             if size == 1:
-                return Reason(
-                    "seat {seat} holds 1 card: a transfer would make {total} attacks",
-                    seat=target,
+                return Message(
+                    "{player} holds 1 card: a transfer would make {total} attacks",
+                    player=Seat(target),
                     total=total,
                 )
-            return Reason(
-                "seat {seat} holds {size} cards: a transfer would make {total} attacks",
-                seat=target,
-                size=size,
+            return Message(
+                "{player} holds {n} cards: a transfer would make {total} attacks",
+                player=Seat(target),
+                n=size,
                 total=total,
             )
         return None
 
     def can_apply(self, action: Action) -> bool:
+        """Whether ``action`` is legal now (the fast check; :meth:`explain` says why not)."""
         return self.is_legal_code(action.seat, action.code)
 
-    def verify(self, action: Action) -> None:
-        """Raise :class:`IllegalActionError` with the reason if ``action`` is illegal now."""
-        reason = self.explain(action)
-        if reason is not None:
-            raise IllegalActionError(reason, action)
-
     def apply(self, action: Action) -> None:
-        """Apply a checked action; an illegal one raises and changes nothing."""
+        """Apply a checked action; an illegal one raises :class:`IllegalActionError` (carrying
+        the reason as ``.reason``) and changes nothing."""
         if not self.is_legal_code(action.seat, action.code):
-            reason = self.explain(action) or "that action is not legal now"
+            reason = self.explain(action) or Message("that action is not legal now")
             raise IllegalActionError(reason, action)
         self.apply_code(action.code)
 
@@ -807,8 +966,39 @@ class Game:
             for a, d in zip(self.table_attacks, self.table_defences, strict=True)
         ]
 
+    # ------------------------------------------------------------------ public read-only state
+    @property
+    def phase(self) -> Phase:
+        """The phase of the round (RULES.md §6.2): who acts, and what they may do.
+
+        Computed by :meth:`Phase.of`, the one statement of the rule.  The seat to act is the
+        defender exactly in :attr:`Phase.DEFEND` (the state machine gives the defender the turn
+        then and only then; the property tests check it), which :meth:`legal_codes` uses as
+        its cheap test."""
+        return Phase.of(
+            finished=self.finished,
+            attacks=len(self.table_attacks),
+            uncovered=self._uncovered,
+            taking=self.taking,
+        )
+
+    @property
+    def deal(self) -> Deal:
+        """The deal this game started from; a game built by :meth:`from_position` has none
+        and raises :class:`InvalidPositionError` (so it cannot be snapshotted or replayed)."""
+        deal = self._deal
+        if deal is None:
+            raise InvalidPositionError("a game built from a position has no deal")
+        return deal
+
+    @property
+    def shown(self) -> tuple[int, ...]:
+        """Cards shown to everyone at the deal (empty for a game built from a position)."""
+        return self._deal.shown if self._deal is not None else ()
+
     @property
     def uncovered(self) -> int:
+        """Bitmask of the attack cards on the table that are not covered."""
         return self._uncovered
 
     @property
@@ -817,9 +1007,35 @@ class Game:
         return self._passed
 
     @property
-    def transfer_possible(self) -> bool:
-        """Whether this round still allows a transfer (rules on, nothing covered yet)."""
-        return self.rules.transfer and not self._covered_any and not self.taking
+    def table_mask(self) -> int:
+        """Bitmask of every card on the table (attacks and defences)."""
+        return self._table
+
+    @property
+    def addable(self) -> int:
+        """Bitmask of every card of a rank on the table this round: the cards an attacker may
+        add (RULES.md §6.1); 0 before the opening attack."""
+        return self._addable
+
+    @property
+    def covered_any(self) -> bool:
+        """Whether some attack has been beaten this round (no transfer after that, §6.4)."""
+        return self._covered_any
+
+    @property
+    def beaters(self) -> tuple[int, ...]:
+        """For each card index, the bitmask of the cards that beat it under this trump."""
+        return self._beaters
+
+    @property
+    def stock_size(self) -> int:
+        """The number of cards left in the stock (the face-up trump card included)."""
+        return len(self.stock)
+
+    @property
+    def active_players(self) -> int:
+        """The number of players not out."""
+        return self.n - self.out.bit_count()
 
     def history_text(self) -> list[str]:
         """Every action so far as ``"SEAT ACTION"`` text (a new list; texts are cached)."""
@@ -862,6 +1078,112 @@ class Game:
         if seat is None:
             return []
         return [code_text(seat, c) for c in self.legal_codes()]
+
+
+def _check_position(
+    rules: Rules,
+    hands: Sequence[int],
+    trump: int,
+    leader: int,
+    stock: Sequence[int],
+    discard: int,
+    table: Sequence[tuple[int, int | None]],
+    attacker: int | None,
+    taking: bool,
+    passed: int,
+    out: int | None,
+    round_number: int,
+) -> None:
+    """Raise :class:`InvalidPositionError` (quoting the input) unless the arguments of
+    :meth:`Game.from_position` describe a position the rules allow."""
+    n = len(hands)
+    if not 2 <= n <= 6:
+        raise InvalidPositionError(f"a game has 2 to 6 seats, not {n}")
+    if not isinstance(trump, int) or not 0 <= trump < 4:
+        raise InvalidPositionError(f"bad trump suit {trump!r}: a suit is 0..3")
+    seen: dict[int, str] = {}
+
+    def place(card: object, where: str) -> None:
+        if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < 36:
+            raise InvalidPositionError(f"bad card index {card!r} ({where})")
+        if card in seen:
+            raise InvalidPositionError(
+                f"card {CARD_TEXT[card]} appears twice ({seen[card]} and {where})"
+            )
+        seen[card] = where
+
+    for seat, hand in enumerate(hands):
+        if not isinstance(hand, int) or not 0 <= hand <= FULL_DECK_MASK:
+            raise InvalidPositionError(f"bad card mask {hand!r} for seat {seat}")
+        for card in iter_bits(hand):
+            place(card, f"hands[{seat}]")
+    for card in stock:
+        place(card, "stock")
+    if not 0 <= discard <= FULL_DECK_MASK:
+        raise InvalidPositionError(f"bad discard mask {discard!r}")
+    for card in iter_bits(discard):
+        place(card, "discard")
+    for i, pair in enumerate(table):
+        attack, defence = pair
+        place(attack, f"table[{i}] attack")
+        if defence is not None:
+            place(defence, f"table[{i}] defence")
+            if not beaters_table(trump)[attack] >> defence & 1:
+                raise InvalidPositionError(
+                    f"table[{i}]: {CARD_TEXT[defence]} does not beat {CARD_TEXT[attack]}"
+                )
+    if stock and SUIT_OF[stock[-1]] != trump:
+        raise InvalidPositionError(
+            f"the trump {SUIT_SYMBOLS[trump]} must be the suit of the last stock card "
+            f"{CARD_TEXT[stock[-1]]}"
+        )
+    if out is not None:
+        if not 0 <= out < 1 << n:
+            raise InvalidPositionError(f"bad out mask {out!r} for {n} seats")
+        for seat in iter_bits(out):
+            if hands[seat] or stock:
+                raise InvalidPositionError(
+                    f"seat {seat} is out but holds cards or the stock is not empty"
+                )
+        active = n - out.bit_count()
+    else:
+        active = n if stock else sum(1 for hand in hands if hand)
+    if active < 2:
+        raise InvalidPositionError("at least two seats must be in the game")
+    out_mask = out if out is not None else 0 if stock else sum(
+        1 << s for s, hand in enumerate(hands) if not hand
+    )
+    named: tuple[tuple[str, int | None], ...] = (("leader", leader), ("attacker", attacker))
+    for name, who in named:
+        if who is None:
+            continue
+        if not isinstance(who, int) or not 0 <= who < n:
+            raise InvalidPositionError(f"{name} {who!r} is not a seat (0..{n - 1})")
+        if out_mask >> who & 1:
+            raise InvalidPositionError(f"the {name}, seat {who}, is out of the game")
+    if not table:
+        if not hands[leader]:
+            raise InvalidPositionError(f"the leader, seat {leader}, holds no cards")
+        if stock and not all(hands):
+            empty = next(s for s, hand in enumerate(hands) if not hand)
+            raise InvalidPositionError(
+                f"seat {empty} holds no cards while the stock still has cards"
+            )
+        if taking or passed or (attacker is not None and attacker != leader):
+            raise InvalidPositionError(
+                "with an empty table nobody can have taken, passed or transferred"
+            )
+    if attacker is not None and attacker != leader and not rules.transfer:
+        raise InvalidPositionError(
+            f"attacker {attacker} differs from leader {leader}, but these rules have no "
+            "transfers"
+        )
+    if taking and all(d is not None for _, d in table) and table:
+        raise InvalidPositionError("a take is declared but every attack is covered")
+    if not 0 <= passed < 1 << n:
+        raise InvalidPositionError(f"bad passed mask {passed!r} for {n} seats")
+    if not isinstance(round_number, int) or round_number < 1:
+        raise InvalidPositionError(f"bad round number {round_number!r}")
 
 
 class LegalActions(Sequence[Action]):

@@ -3,56 +3,58 @@ action a turn timeout plays (PRODUCT.md "Turn timeouts")."""
 
 from __future__ import annotations
 
-from rules_engine.actions import Action, ActionKind
+from rules_engine.actions import ATTACK, DEFEND, TRANSFER, Action
 from rules_engine.cards import ALL_CARDS, RANK_OF, SUIT_OF, Card, iter_bits
 from rules_engine.game import Game
-from rules_engine.reasons import Reason
+from rules_engine.messages import Message
+from rules_engine.phase import Phase
 
 __all__ = ["card_hints", "timeout_action"]
 
 
-def card_hints(game: Game, seat: int) -> dict[Card, Reason | None]:
+def card_hints(game: Game, seat: int) -> dict[Card, Message | None]:
     """For every card in ``seat``'s hand: ``None`` if some legal action plays it now,
-    else the reason it cannot be played, in words for players."""
+    else the reason it cannot be played, as a message for players."""
     hand = game.hands[seat]
     playable = 0
     if game.to_act == seat:
         for code in game.legal_codes():
             kind = code & 7
-            if kind == ActionKind.DEFEND.code:
+            if kind == DEFEND:
                 playable |= 1 << (code >> 9)
-            elif kind in (ActionKind.ATTACK.code, ActionKind.TRANSFER.code):
+            elif kind in (ATTACK, TRANSFER):
                 playable |= code >> 3
-    hints: dict[Card, Reason | None] = {}
+    hints: dict[Card, Message | None] = {}
     for idx in iter_bits(hand):
         card = ALL_CARDS[idx]
         hints[card] = None if playable >> idx & 1 else _reason(game, seat, card)
     return hints
 
 
-def _reason(game: Game, seat: int, card: Card) -> Reason:
-    if game.finished:
-        return Reason("the game is over")
-    defending = seat == game.defender and game.uncovered and not game.taking
-    if defending and game.to_act == seat:
+def _reason(game: Game, seat: int, card: Card) -> Message:
+    phase = game.phase
+    if phase is Phase.OVER:
+        return Message("the game is over")
+    if phase is Phase.DEFEND and game.to_act == seat:
         reasons = [
             game.explain(Action.defend(seat, ALL_CARDS[a], card)) for a in iter_bits(game.uncovered)
         ]
         # One uncovered attack: its reason; several: they all fail, name the first.
-        return next((r for r in reasons if r), Reason("this card cannot be played now"))
+        return next((r for r in reasons if r), Message("this card cannot be played now"))
     reason = game.explain(Action.attack(seat, card))
-    return reason or Reason("this card cannot be played now")
+    return reason or Message("this card cannot be played now")
 
 
 def timeout_action(game: Game) -> Action:
     """What a turn timeout plays for the seat to act: the defender takes, an attacker adding
     cards passes, a leader opening the round plays its lowest card (lowest non-trump if any)."""
     seat = game.to_act
-    if seat is None:
+    phase = game.phase
+    if seat is None or phase is Phase.OVER:
         raise ValueError("the game is over: nobody is to act")
-    if seat == game.defender and game.uncovered and not game.taking:
+    if phase is Phase.DEFEND:
         return Action.take(seat)
-    if game.table_attacks:
+    if phase is not Phase.LEAD:
         return Action.pass_(seat)
     hand = game.hands[seat]
     non_trumps = [c for c in iter_bits(hand) if SUIT_OF[c] != game.trump]

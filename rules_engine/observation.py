@@ -41,7 +41,7 @@ def observation(game: Game, seat: int) -> dict[str, Any]:
         "first_round": game.first_round,
         "round": game.round,
         "to_act": to_act,
-        "shown": [CARD_TEXT[c] for c in game.deal.shown],
+        "shown": [CARD_TEXT[c] for c in game.shown],
         "known": [mask_text(game.known_cards(s)) for s in range(game.n)],
         "history": game.history_text(),
         "legal": game.legal_text() if to_act == seat else [],

@@ -1,33 +1,21 @@
-"""Reasons for illegal actions, written for players and translatable.
+"""Reasons for illegal actions: :class:`~rules_engine.messages.Message` values.
 
-A :class:`Reason` *is* its English text (a ``str``), and also carries the message ``template``
-with ``{placeholders}`` and the ``params`` that fill it, so a presentation layer can translate
-the template and substitute its own words (player names for seat numbers, for instance).
+The engine explains every refusal (:meth:`rules_engine.game.Game.explain`,
+:func:`rules_engine.hints.card_hints`) with a message: a key that is the English source text
+with ``{placeholders}``, and typed parameters (a :class:`~rules_engine.messages.Seat` for a
+player, a :class:`~rules_engine.cards.Card` for a card, an
+:class:`~rules_engine.actions.ActionKind` for an action, an ``int`` for a number).  The
+reader's adapter translates it; ``str(reason)`` is plain English for logs and exceptions.
+
+``Reason`` is kept as a name for the same type, so code that annotates reasons keeps reading
+well; it is not a ``str``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from rules_engine.messages import Message
 
 __all__ = ["Reason"]
 
-
-class Reason(str):
-    """English reason text with its translation template and parameters."""
-
-    template: str
-    params: dict[str, str]
-
-    def __new__(cls, template: str, **params: Any) -> Reason:
-        texts = {key: str(value) for key, value in params.items()}
-        obj = super().__new__(cls, template.format(**texts))
-        obj.template = template
-        obj.params = texts
-        return obj
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.template, self.params))
-
-
-def _rebuild(template: str, params: dict[str, str]) -> Reason:
-    return Reason(template, **params)
+#: A reason is a message (the same class, not a subclass).
+Reason = Message

@@ -104,7 +104,7 @@ def run_scenario(data: object) -> dict[str, Any]:
             step["ok"] = True
         except IllegalActionError as exc:
             step["ok"] = False
-            step["error"] = exc.reason
+            step["error"] = str(exc.reason)
         except DurakError as exc:  # unparsable action text: reported, play goes on
             step["ok"] = False
             step["error"] = str(exc)

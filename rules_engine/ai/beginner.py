@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules_engine.actions import ATTACK, DEFEND, PASS, TAKE, TRANSFER
 from rules_engine.ai.base import Agent, Observation, register_level
 from rules_engine.ai.view import View
 
@@ -42,7 +43,7 @@ class BeginnerAgent(Agent):
     @staticmethod
     def _absurd(view: View, code: int) -> bool:
         kind = code & 7
-        if kind == 3:  # take although a plain card beats every uncovered attack
+        if kind == TAKE:  # take although a plain card beats every uncovered attack
             plain = view.hand & ~(0x111111111 << view.trump)
             beaters = _plain_beaters(view.trump)
             u = view.uncovered
@@ -53,14 +54,14 @@ class BeginnerAgent(Agent):
                 if not plain & beaters[a]:
                     return False
             return True
-        if kind == 0 and view.taking:  # a trump thrown into a take
+        if kind == ATTACK and view.taking:  # a trump thrown into a take
             return bool((code >> 3) & (0x111111111 << view.trump))
         return False
 
     @staticmethod
     def _cost(code: int, trump: int) -> float:
         kind = code & 7
-        if kind in (0, 2):
+        if kind in (ATTACK, TRANSFER):
             mask = code >> 3
             costs = []
             while mask:
@@ -68,9 +69,9 @@ class BeginnerAgent(Agent):
                 mask ^= low
                 costs.append(card_cost(low.bit_length() - 1, trump))
             return min(costs) - 0.5 * (len(costs) - 1)
-        if kind == 1:
+        if kind == DEFEND:
             return card_cost(code >> 9, trump)
-        if kind == 4:
+        if kind == PASS:
             return 8.0
         return 30.0  # take: only when nothing else is cheaper
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rules_engine.actions import DEFEND, PASS, TAKE, TRANSFER
 from rules_engine.ai.base import Agent, Observation, register_level
 from rules_engine.ai.counter import Counting, perfect_hands, solve_exact
 from rules_engine.ai.policy import DEFAULT, VALUE, Params, casual_code, lowest, with_options
@@ -34,6 +35,7 @@ from rules_engine.ai.solver import SearchAborted, Solver, state_from_game
 from rules_engine.ai.view import View
 from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, iter_bits
 from rules_engine.game import Game
+from rules_engine.phase import Phase
 
 __all__ = ["ExpertAgent", "candidates", "sample_deal"]
 
@@ -141,23 +143,23 @@ def candidates(g: Game, legal: list[int], preferred: int, limit: int = 10) -> li
         if code in legal_set and code not in out:
             out.append(code)
 
-    if seat == g.defender and g._uncovered and not g.taking:
+    if g.phase is Phase.DEFEND:
         for c in legal:
-            if c & 7 == 2:
+            if c & 7 == TRANSFER:
                 add(c)
-        for a in sorted(iter_bits(g._uncovered), key=lambda x: -val[x]):
-            bs = hand & g._beaters[a]
+        for a in sorted(iter_bits(g.uncovered), key=lambda x: -val[x]):
+            bs = hand & g.beaters[a]
             plain = bs & ~tmask
             trumps = bs & tmask
             if plain:
-                add(1 | (a | lowest(plain, trump) << 6) << 3)
+                add(DEFEND | (a | lowest(plain, trump) << 6) << 3)
             if trumps:
-                add(1 | (a | lowest(trumps, trump) << 6) << 3)
+                add(DEFEND | (a | lowest(trumps, trump) << 6) << 3)
                 high = trumps.bit_length() - 1
-                add(1 | (a | high << 6) << 3)
-        add(3)
+                add(DEFEND | (a | high << 6) << 3)
+        add(TAKE)
     else:
-        cands = hand & g._addable if g.table_attacks else hand
+        cands = hand & g.addable if g.table_attacks else hand
         ranks = []
         rem = cands
         while rem:
@@ -173,7 +175,7 @@ def candidates(g: Game, legal: list[int], preferred: int, limit: int = 10) -> li
                 add(plain << 3)
             add((cards & -cards) << 3)
             add(cards << 3)
-        add(4)
+        add(PASS)
     if len(out) > limit:
         out = out[:limit]
     return out
@@ -374,7 +376,7 @@ class ExpertAgent(Agent):
         check = 0
         while not g.finished:
             if (
-                len(g.stock) <= solve_stock and g.n - g.out.bit_count() == 2
+                len(g.stock) <= solve_stock and g.active_players == 2
                 and (len(g.stock) or self._small(g))
             ):
                 v = self._solve(g, me, deadline)

@@ -11,8 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from rules_engine.actions import DEFEND, PASS, TAKE, TRANSFER
 from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, iter_bits
 from rules_engine.game import Game
+from rules_engine.phase import Phase
 
 __all__ = [
     "LONG_GAME_ROUNDS",
@@ -30,8 +32,6 @@ VALUE: tuple[tuple[int, ...], ...] = tuple(
     tuple((c >> 2) + (9 if c & 3 == t else 0) for c in range(36)) for t in range(4)
 )
 _NOT_TRUMP: tuple[int, ...] = tuple(((1 << 36) - 1) & ~SUIT_MASK[t] for t in range(4))
-_PASS = 4
-_TAKE = 3
 #: Deterministic play can pass the same cards round and round for ever (transfers, or takes
 #: among three or more players); after this many rounds the policy stops transferring and
 #: varies its leads, which breaks such circles.
@@ -111,7 +111,7 @@ def casual_code(
         return legal[0]
     seat = g.to_act
     assert seat is not None
-    if seat == g.defender and g._uncovered and not g.taking:
+    if g.phase is Phase.DEFEND:
         return _defend(g, seat, legal, params, know)
     if not g.table_attacks:
         if g.round > LONG_GAME_ROUNDS:
@@ -131,10 +131,10 @@ def _defend(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge
     trump = g.trump
     val = VALUE[trump]
     hand = g.hands[seat]
-    attacks = list(iter_bits(g._uncovered))
-    plan = defence_plan(hand, attacks, g._beaters, trump)
+    attacks = list(iter_bits(g.uncovered))
+    plan = defence_plan(hand, attacks, g.beaters, trump)
     stock = len(g.stock)
-    transfers = [c for c in legal if c & 7 == 2]
+    transfers = [c for c in legal if c & 7 == TRANSFER]
     if transfers and g.round <= LONG_GAME_ROUNDS:
         plain = [c for c in transfers if not (c >> 3) & SUIT_MASK[trump]]
         plan_uses_trump = plan is None or any(b & 3 == trump for _, b in plan)
@@ -150,9 +150,9 @@ def _defend(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge
                 if RANK_OF[card] <= p.transfer_trump_rank or (plan is None and stock == 0):
                     return c
     if plan is None:
-        return _TAKE
+        return TAKE
     a, b = plan[0]
-    defend_code = 1 | (a | b << 6) << 3
+    defend_code = DEFEND | (a | b << 6) << 3
     if stock == 0:
         return defend_code
     trump_cost = 0.0
@@ -162,27 +162,26 @@ def _defend(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge
     if trump_cost == 0.0:
         return defend_code
     sf = _stock_factor(g)
-    table_cards = (g._table).bit_count()
+    table_cards = g.table_mask.bit_count()
     take_cost = p.tempo + p.tempo_late * (1.0 - sf) + p.take_card * table_cards
     # picking up low cards is worse than picking up high ones
-    for c in iter_bits(g._table):
+    for c in iter_bits(g.table_mask):
         if val[c] < 3:
             take_cost += 0.5
     if know is not None:
         # the attackers may overload the defence with cards we cannot beat: then defending
         # only wastes the trump
         threat = 0
-        for s in g._attackers:
+        for s in g.attackers:
             threat |= know.has[s]
-        if threat & g._addable & ~g._table:
+        if threat & g.addable & ~g.table_mask:
             take_cost -= 1.0
     trump_cost *= 0.5 + sf
-    return defend_code if trump_cost <= take_cost else _TAKE
+    return defend_code if trump_cost <= take_cost else TAKE
 
 
 def _lead(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge | None) -> int:
     trump = g.trump
-    val = VALUE[trump]
     hand = g.hands[seat]
     room = g.limit
     d = g.defender
@@ -208,7 +207,7 @@ def _lead(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge |
             score = r - p.pair_bonus * (k - 1)
             if know is not None:
                 may = know.may[d]
-                unbeatable = all(not (may & g._beaters[c]) for c in iter_bits(cards))
+                unbeatable = all(not (may & g.beaters[c]) for c in iter_bits(cards))
                 if unbeatable:
                     score -= 2.0 if stock else 4.0
             if score < best_score:
@@ -222,7 +221,6 @@ def _lead(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge |
         cards = hand & RANK_MASK[r]
         if cards.bit_count() <= room:
             return cards << 3
-    del val
     return low << 3
 
 
@@ -235,7 +233,7 @@ def _hardest_lead(
     best = -1
     best_key: tuple[int, int] = (-1, -1)
     for c in iter_bits(hand):
-        beat = (0 if know.may[d] & g._beaters[c] else 1) if know is not None else 0
+        beat = (0 if know.may[d] & g.beaters[c] else 1) if know is not None else 0
         key = (beat, val[c])
         if key > best_key:
             best_key = key
@@ -259,18 +257,17 @@ def _add(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge | 
     hand = g.hands[seat]
     room = g.limit - len(g.table_attacks)
     if room <= 0:
-        return _PASS
+        return PASS
     stock = len(g.stock)
-    cand = hand & g._addable & _NOT_TRUMP[trump]
+    cand = hand & g.addable & _NOT_TRUMP[trump]
     if not cand:
-        return _PASS
+        return PASS
     if stock == 0:
         max_rank = 8
     else:
         max_rank = p.add_rank_taking if g.taking else p.add_rank_early
         if stock <= 6:
             max_rank += 2
-    d = g.defender
     best = 0
     best_r = 99
     rem = cand
@@ -285,11 +282,10 @@ def _add(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge | 
             best_r = r
             best = cards
     if not best:
-        return _PASS
+        return PASS
     if best.bit_count() > room:
         best = _lowest_n(best, room)
     code = best << 3
     if code in legal:
         return code
-    del d, know
-    return _PASS
+    return PASS

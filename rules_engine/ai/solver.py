@@ -68,7 +68,7 @@ def state_from_game(g: Game, p0: int, p1: int, stock: list[int] | None = None) -
         idx[g.defender],
         attacks,
         defences,
-        g._uncovered,
+        g.uncovered,
         g.taking,
         g.limit,
         g.cap,
@@ -278,10 +278,6 @@ class Solver:
             lo = hi = best
         tt[s] = (lo, hi)
         return best
-
-    def root_values(self, s: State) -> list[tuple[int, int]]:
-        """Exact value of every move at the root: ``(code, value for player 0)``."""
-        return [(code, self.value(child)) for code, child in self.moves(s)]
 
     def best_move(self, s: State) -> tuple[int, int]:
         """``(code, value)`` of a best move for the player to act (ties: first generated)."""

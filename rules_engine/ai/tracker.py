@@ -15,12 +15,13 @@ an attacker who passes lacks cheap plain cards of the ranks on the table.  Those
 
 from __future__ import annotations
 
+from rules_engine.actions import ATTACK, DEFEND, PASS, TAKE, TRANSFER
 from rules_engine.ai.view import View
 from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, beaters_table
+from rules_engine.phase import Phase
 
 __all__ = ["Tracker"]
 
-_ATTACK, _DEFEND, _TRANSFER, _TAKE, _PASS = 0, 1, 2, 3, 4
 _LOW_RANKS = sum(RANK_MASK[r] for r in range(5))  # 6..10
 
 
@@ -192,13 +193,15 @@ class Tracker:
         history = self.view.history
         for i, (seat, code) in enumerate(history):
             kind = code & 7
-            defender_acts = bool(self._uncovered) and not self.taking
-            if kind == _ATTACK and not defender_acts:
+            defender_acts = Phase.of(
+                finished=False, attacks=self._n_att, uncovered=self._uncovered, taking=self.taking
+            ) is Phase.DEFEND
+            if kind == ATTACK and not defender_acts:
                 mask = code >> 3
                 cont = self._is_addition(seat, mask)
                 if cont and self.taking:
                     if i + 1 < len(history):
-                        cont = history[i + 1][1] & 7 not in (_DEFEND, _TRANSFER, _TAKE)
+                        cont = history[i + 1][1] & 7 not in (DEFEND, TRANSFER, TAKE)
                     else:  # the last action: a new round shows just these cards
                         v = self.view
                         table = sum(1 << c for c in v.table_attacks)
@@ -207,7 +210,7 @@ class Tracker:
                     self._close_round()
                 if seat != self.attacker and not self._n_att:
                     raise _Inconsistent
-            elif kind == _PASS and not self._n_att:
+            elif kind == PASS and not self._n_att:
                 raise _Inconsistent
             self._apply(seat, code)
         if self._n_att and not self.view.table_attacks:
@@ -215,7 +218,7 @@ class Tracker:
 
     def _apply(self, seat: int, code: int) -> None:
         kind = code & 7
-        if kind == _DEFEND:
+        if kind == DEFEND:
             a = (code >> 3) & 63
             b = code >> 9
             self.sizes[seat] -= 1
@@ -224,7 +227,7 @@ class Tracker:
             self._uncovered &= ~(1 << a)
             self._addable |= RANK_MASK[RANK_OF[b]]
             self._passed = 0
-        elif kind == _ATTACK or kind == _TRANSFER:  # noqa: SIM109
+        elif kind == ATTACK or kind == TRANSFER:  # noqa: SIM109
             mask = code >> 3
             self.sizes[seat] -= mask.bit_count()
             self.known[seat] &= ~mask
@@ -236,7 +239,7 @@ class Tracker:
                 low = m & -m
                 m ^= low
                 self._addable |= RANK_MASK[RANK_OF[low.bit_length() - 1]]
-            if kind == _TRANSFER:
+            if kind == TRANSFER:
                 self.attacker = seat
                 self.defender = d = self._next_active(seat)
                 cap = self._cap()
@@ -244,7 +247,7 @@ class Tracker:
                 self.limit = cap if cap < size else size
                 self._passed = 0
                 self._attackers = self._compute_attackers()
-        elif kind == _TAKE:
+        elif kind == TAKE:
             lacks = 0
             u = self._uncovered
             while u:

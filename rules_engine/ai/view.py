@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules_engine.actions import DEFEND, PASS, TAKE, parse_action
+from rules_engine.actions import ATTACK, DEFEND, PASS, TAKE, ActionKind, parse_action
 from rules_engine.cards import card_index, parse_suit
+from rules_engine.phase import Phase
 from rules_engine.rules import Rules
 
 __all__ = ["View", "card_mask", "parse_code"]
 
-_KIND = {"attack": 0, "defend": 1, "transfer": 2, "take": 3, "pass": 4}
+_KIND = {kind.value: kind.code for kind in ActionKind}
 
 
 def card_mask(cards: object) -> int:
@@ -51,6 +52,7 @@ class View:
         "attacker",
         "defender",
         "discard",
+        "finished",
         "first_round",
         "hand",
         "hand_sizes",
@@ -103,6 +105,7 @@ class View:
         self.limit = int(obs.get("limit") or 0)
         self.taking = bool(obs.get("taking"))
         self.first_round = bool(obs.get("first_round"))
+        self.finished = bool(obs.get("finished"))
         self.round = int(obs.get("round") or 0)
         self.shown = [card_index(str(c)) for c in obs.get("shown") or []]
         known = obs.get("known")
@@ -125,6 +128,13 @@ class View:
                 m |= 1 << d
         return m
 
+    def table_pairs(self) -> list[tuple[int, int | None]]:
+        """The table as ``(attack, defence)`` pairs, ``defence`` ``None`` while uncovered."""
+        return [
+            (a, d if d >= 0 else None)
+            for a, d in zip(self.table_attacks, self.table_defences, strict=True)
+        ]
+
     @property
     def uncovered(self) -> int:
         m = 0
@@ -132,6 +142,16 @@ class View:
             if d < 0:
                 m |= 1 << a
         return m
+
+    @property
+    def phase(self) -> Phase:
+        """The phase of the round, by the one rule (:meth:`Phase.of`) from the observation."""
+        return Phase.of(
+            finished=self.finished,
+            attacks=len(self.table_attacks),
+            uncovered=self.uncovered,
+            taking=self.taking,
+        )
 
     def seen_mask(self) -> int:
         """Cards whose place this seat knows: own hand, discard, table, the face-up trump card
@@ -146,14 +166,14 @@ class View:
     def passed_mask(self) -> int:
         """Attackers who passed since the last defend, transfer or take of this round
         (history's tail; see RULES.md §6.2 rule 3)."""
-        if not self.table_attacks or (self.uncovered and not self.taking):
+        if not self.phase.attackers_add:
             return 0
         passed = 0
         for seat, code in reversed(self.history):
             kind = code & 7
             if kind == PASS:
                 passed |= 1 << seat
-            elif kind != 0:
+            elif kind != ATTACK:
                 break
         return passed
 

@@ -45,7 +45,8 @@ def reshuffle_hidden(game: Game, seat: int, rng: random.Random) -> Game | None:
             break
     else:
         return None
-    other._legal = None
+    # The cached legal actions stay right: they depend on the acting seat's own hand and on
+    # hand sizes only, and neither changed.
     return other
 
 

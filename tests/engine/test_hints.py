@@ -8,6 +8,7 @@ import pytest
 
 from rules_engine import Action, parse_action, parse_card
 from rules_engine.hints import card_hints, timeout_action
+from rules_engine.messages import Message, Seat
 
 from .helpers import position
 
@@ -15,7 +16,26 @@ DEFENDING = "seat 1 is defending: cards are added once everything is covered or 
 
 
 def _hints(game, seat):  # type: ignore[no-untyped-def]
-    return {str(card): reason for card, reason in card_hints(game, seat).items()}
+    """Hints as ``{card text: English text of the reason or None}``; every reason a Message."""
+    hints = card_hints(game, seat)
+    assert all(r is None or isinstance(r, Message) for r in hints.values())
+    return {str(card): None if r is None else str(r) for card, r in hints.items()}
+
+
+def test_hint_reasons_are_messages_with_typed_parameters() -> None:
+    g = position(["8♥ 9♣ K♠", "9♥ J♦ 6♣", "9♠ J♥ 7♣ Q♠"], trump="♦", actions=["0 attack 8♥"])
+    hints = card_hints(g, 1)
+    assert hints[parse_card("6♣")] == Message(
+        "{card} does not beat {attack}: it takes a higher {suit} or a trump ({trump})",
+        card=parse_card("6♣"),
+        attack=parse_card("8♥"),
+        suit="♥",
+        trump="♦",
+    )
+    waiting = card_hints(g, 2)[parse_card("9♠")]
+    assert waiting is not None
+    assert waiting.key.startswith("{defender} is defending")
+    assert waiting["defender"] == Seat(1)
 
 
 def test_card_hints_for_the_defender_and_a_waiting_attacker() -> None:

@@ -30,6 +30,8 @@ from rules_engine import (
     snapshot,
 )
 from rules_engine.cards import CARD_TEXT, FULL_DECK_MASK
+from rules_engine.messages import Message
+from rules_engine.phase import Phase
 
 from .helpers import hidden_from, position, public_cards
 
@@ -88,6 +90,7 @@ def check_state(game: Game) -> None:
         else:
             assert active == [game.loser]
         assert game.stock == []
+        assert game.phase is Phase.OVER
         return
     seat = game.to_act
     assert seat is not None and 0 <= seat < game.n
@@ -99,6 +102,14 @@ def check_state(game: Game) -> None:
     assert 1 <= game.limit <= cap
     assert len(game.table_attacks) <= game.limit
     uncovered = sum(1 for d in game.table_defences if d < 0)
+    # the phase is the rule written once in Phase.of, and it names who acts: legal_codes
+    # relies on "the defender is to act exactly in Phase.DEFEND"
+    phase = Phase.of(
+        finished=False, attacks=len(game.table_attacks), uncovered=uncovered, taking=game.taking
+    )
+    assert game.phase is phase
+    assert (seat == game.defender) == (phase is Phase.DEFEND)
+    assert (seat == game.leader and not game.table_attacks) == (phase is Phase.LEAD)
     if seat == game.defender:
         assert uncovered and not game.taking
     else:
@@ -164,7 +175,7 @@ def check_listed(game: Game) -> None:
 def refuse_unchanged(game: Game, action: Action) -> None:
     before, version, codes = game.state_dict(), game.version, game.legal_codes()
     reason = game.explain(action)
-    assert isinstance(reason, str) and reason.strip(), str(action)
+    assert isinstance(reason, Message) and str(reason).strip(), str(action)
     try:
         game.apply(action)
     except IllegalActionError as exc:
