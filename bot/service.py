@@ -37,7 +37,6 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from bot.clock import Clock, SystemClock
-from bot.engine_messages import reason_message
 from bot.errors import (
     AlreadySeated,
     AlreadyStarted,
@@ -568,7 +567,7 @@ class GameService:
             if game.to_act != seat:
                 reason = game.explain(act)
                 raise NotYourTurn(Message("it is not your turn") if reason is None
-                                  else reason_message(reason), to_act=game.to_act)
+                                  else reason, to_act=game.to_act)
             timeouts = list(g.timeouts)
             timeouts[seat] = 0
             autopilot = list(g.autopilot)
@@ -850,7 +849,7 @@ class GameService:
         try:
             game.apply(action)
         except IllegalActionError as exc:
-            raise IllegalMove(reason_message(exc.reason), action=action.text) from None
+            raise IllegalMove(exc.reason, action=action.text) from None
         seat = action.seat
         record = ActionRecord(seat, action.kind, tuple(action.cards), auto)
         recent = (*g.recent, record)[-RECENT:]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot.engine_messages import reason_message
 from bot.state import ChannelState, GameState, LobbyState
 from bot.storage import SeriesRecord
 from bot.views import (
@@ -28,10 +27,17 @@ from rules_engine import Rules
 from rules_engine.cards import ALL_CARDS, SUIT_SYMBOLS, Card, iter_bits
 from rules_engine.hints import card_hints
 from rules_engine.messages import Message
+from rules_engine.phase import Phase
 
 __all__ = ["MAX_SEATS", "MIN_SEATS", "hand_view", "lobby_view", "series_view", "table_view"]
 
 MIN_SEATS, MAX_SEATS = 2, 6
+
+#: What the table waits for in each phase (a finished game waits for nothing).
+_WAITING: Mapping[Phase, WaitingFor | None] = {
+    Phase.LEAD: "lead", Phase.DEFEND: "defend", Phase.ADD: "add", Phase.TAKING: "add",
+    Phase.OVER: None,
+}
 
 
 def _role(name: str | None) -> Role | None:
@@ -81,15 +87,8 @@ def table_view(ch: ChannelState) -> TableView:
             to_act=game.to_act == i and not fin, autopilot=g.autopilot[i],
             losses=series.losses[i],
         ))
-    waiting: WaitingFor | None = None
     to_act = None if fin else game.to_act
-    if to_act is not None:
-        if to_act == game.defender and game.uncovered and not game.taking:
-            waiting = "defend"
-        elif not game.table_attacks:
-            waiting = "lead"
-        else:
-            waiting = "add"
+    waiting: WaitingFor | None = None if to_act is None else _WAITING[game.phase]
     return TableView(
         channel_id=ch.channel_id, guild_id=series.guild_id, game_id=g.game_id,
         series_id=series.id, version=game.version, rules=game.rules,
@@ -117,8 +116,7 @@ def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:
     playing = ch.playing
     hints: Mapping[Card, Message | None]
     if playing:
-        hints = {card: None if reason is None else reason_message(reason)
-                 for card, reason in card_hints(game, seat).items()}
+        hints = card_hints(game, seat)
     else:
         over = Message("the game is over")
         hints = {ALL_CARDS[c]: over for c in iter_bits(game.hands[seat])}

@@ -15,7 +15,6 @@ from babel.messages.pofile import read_po
 from discord.app_commands import TranslationContext, TranslationContextLocation, locale_str
 
 import bot.errors as errors
-from bot.engine_messages import reason_message
 from bot.views import ActionRecord, action_message
 from cogs.i18n import (
     CHOICES,
@@ -153,9 +152,9 @@ def test_render_by_parameter_type() -> None:
     nested = Message("{name} ran out of time: {action}", name=Seat(0),
                      action=action_message(ActionKind.TAKE, ()))
     assert render(nested, "es", names) == "a **Ana** se le acabó el tiempo: recoger"
-    verb = Message("only the defender, seat {defender}, can {action}", defender="2",
+    verb = Message("only the defender, {defender}, can {action}", defender=Seat(1),
                    action=ActionKind.TAKE)
-    assert render(verb, "fr") == "seul le défenseur, la place 2, peut ramasser"
+    assert render(verb, "fr", names) == "seul le défenseur, **Bob**, peut ramasser"
     # a seat without a name is still named, in the reader's language
     assert render(Message("{name} is back", name=Seat(2)), "es") == "jugador 3 ha vuelto"
     assert render(Message("the lobby is full ({seats} seats)", seats=4), "fr") \
@@ -172,7 +171,7 @@ def _reasons_of_real_games(limit: int = 3000) -> list[Message]:
         game = Game(rules, deal_from_seed(players=2 + i % 5, seed=i))
         while not game.finished and len(out) < limit:
             for seat in range(game.n):
-                out += [reason_message(r) for r in card_hints(game, seat).values()
+                out += [r for r in card_hints(game, seat).values()
                         if r is not None]
                 # random actions by anyone, mostly illegal
                 card = ALL_CARDS[rng.randrange(36)]
@@ -182,11 +181,11 @@ def _reasons_of_real_games(limit: int = 3000) -> list[Message]:
                                Action.pass_(seat)):
                     r = game.explain(action)
                     if r is not None:
-                        out.append(reason_message(r))
+                        out.append(r)
             game.apply(rng.choice(list(game.legal_actions())))
         last = game.explain(Action.take(0))
         assert last is not None
-        out.append(reason_message(last))
+        out.append(last)
     return out
 
 
