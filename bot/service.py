@@ -46,6 +46,7 @@ from bot.errors import (
     BadOption,
     ChannelBusy,
     GameFinished,
+    GameMoved,
     IllegalMove,
     LobbyFull,
     NoGame,
@@ -163,6 +164,8 @@ class _Game:
     agents: dict[int, Agent] = field(default_factory=dict)
     timer: Timer | None = None
     aborted: bool = False
+    revision: int = 0  # the live row's revision this process holds (storage fencing)
+
     def snapshot_json(self, game: Game | None = None) -> str:
         """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one)."""
         return json.dumps(
@@ -286,8 +289,10 @@ class GameService:
             raise RuntimeError("restore() runs once, at startup")
         self._restored = True
         await self.storage.open()
-        state = await self.storage.load_state()
         now = self.clock.now()
+        for game_id in await self.storage.discard_orphans(now):
+            log.warning("live game %d had no active series: recorded as aborted", game_id)
+        state = await self.storage.load_state()
         for rec in state.lobbies:
             rules = _rules_of(rec.options)
             ch = self._channel(rec.channel_id, rec.guild_id)
@@ -317,7 +322,7 @@ class GameService:
                     FinishedGame(live.game_id, live.series_id, owner.guild_id, owner.profile,
                                  "aborted", None, list(live.snapshot.get("actions") or []),
                                  now),
-                    None)
+                    None, revision=live.revision)
                 continue
             meta = live.meta
             n = game.n
@@ -328,6 +333,7 @@ class GameService:
                 started_at=float(meta.get("started_at", now)),
                 timeouts=list(meta.get("timeouts") or [0] * n),
                 autopilot=[bool(x) for x in meta.get("autopilot") or [False] * n],
+                revision=live.revision,
             )
             g.recent = tuple(
                 ActionRecord(seat, found.series.seats[seat].name, kind, tuple(cards), auto)
@@ -335,13 +341,14 @@ class GameService:
             )
             ch.game = g
             if self._human_waited(ch, g):
-                remaining = meta.get("remaining")
-                if remaining is not None:
-                    g.deadline = now + float(remaining)
-                else:
-                    stored = meta.get("deadline")
-                    grace = now + min(self.restore_grace, ch.turn_timeout)
-                    g.deadline = max(float(stored), grace) if stored else now + ch.turn_timeout
+                g.deadline = _restored_deadline(meta, now, ch.turn_timeout, self.restore_grace)
+                try:  # stored back, so that a crash-looping bot still times the turn out
+                    g.revision = await self.storage.save_live(
+                        g.game_id, g.snapshot_json(), g.meta(deadline=g.deadline),
+                        game.version, now, revision=g.revision)
+                except GameMoved:
+                    self._forget_moved_game(g)
+                    continue
             restored.append(ch)
         for ch in self._channels.values():
             last = ch.series
@@ -374,7 +381,7 @@ class GameService:
                         await self.storage.save_live(
                             g.game_id, g.snapshot_json(),
                             g.meta(deadline=g.deadline, remaining=remaining),
-                            g.game.version, now)
+                            g.game.version, now, revision=g.revision)
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
@@ -585,9 +592,13 @@ class GameService:
                 await self.storage.finish_game(
                     FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
                                  "aborted", None, g.game.history_text(), now),
-                    None, end_series_at=now)
+                    None, end_series_at=now, revision=g.revision)
             else:
                 await self.storage.end_series(series.id, now)
+        except GameMoved:
+            if g is not None:
+                self._forget_moved_game(g)
+            raise
         except Exception as exc:
             raise _storage_failure(exc) from exc
         view: TableView | None = None
@@ -968,13 +979,16 @@ class GameService:
                     FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
                                  "draw" if game.draw else "loss", game.loser,
                                  game.history_text(), now, players),
-                    new_series)
+                    new_series, revision=g.revision)
             else:
-                await self.storage.save_live(
+                g.revision = await self.storage.save_live(
                     g.game_id, g.snapshot_json(game),
                     g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot,
                            recent=recent),
-                    game.version, now)
+                    game.version, now, revision=g.revision)
+        except GameMoved:
+            self._forget_moved_game(g)
+            raise
         except Exception as exc:
             raise _storage_failure(exc) from exc
         if self._latency_sink is not None:
@@ -993,12 +1007,26 @@ class GameService:
     async def _save_meta(self, g: _Game, *, deadline: float | None, timeouts: list[int],
                          autopilot: list[bool]) -> None:
         try:
-            await self.storage.save_live(
+            g.revision = await self.storage.save_live(
                 g.game_id, g.snapshot_json(),
                 g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot),
-                g.game.version, self.clock.now())
+                g.game.version, self.clock.now(), revision=g.revision)
+        except GameMoved:
+            self._forget_moved_game(g)
+            raise
         except Exception as exc:
             raise _storage_failure(exc) from exc
+
+    def _forget_moved_game(self, g: _Game) -> None:
+        """A fenced write of ``g`` lost: another process serves its channel now.  Forget
+        that channel here (game, series, lobby, timer) so this process never writes it again."""
+        self._disarm(g)
+        for channel_id, ch in list(self._channels.items()):
+            if ch.game is g:
+                ch.game = ch.series = ch.lobby = None
+                del self._channels[channel_id]
+                log.warning("game %d of channel %d is served by another process now: dropped "
+                            "here", g.game_id, channel_id)
 
     # ------------------------------------------------------------------ drivers
     def _disarm(self, g: _Game) -> None:
@@ -1314,6 +1342,23 @@ def _first_level(levels: Iterable[str]) -> str:
             continue
         return level
     raise RuntimeError("the rules engine provides no AI level")
+
+
+def _restored_deadline(meta: Mapping[str, Any], now: float, turn_timeout: int,
+                       grace: float) -> float:
+    """The deadline of a human's turn restored at ``now``: the time that was left (stored
+    ``remaining`` after a graceful stop, else until the stored deadline), never more than one
+    turn (a clock set back must not stretch it), and at least ``grace`` (at most a turn) when
+    the stored deadline passed while the bot was down."""
+    remaining = meta.get("remaining")
+    stored = meta.get("deadline")
+    if remaining is not None:
+        left = float(remaining)
+    elif stored:
+        left = max(float(stored) - now, min(grace, turn_timeout))
+    else:
+        left = float(turn_timeout)
+    return now + min(left, float(turn_timeout))
 
 
 def _decide(agent: Agent, game: Game, seat: int) -> str:

@@ -125,6 +125,7 @@ ERROR_DEFAULTS: dict[str, str] = {
     "bad_option": N_("invalid option"),
     "unknown_level": N_("unknown AI level"),
     "storage_failure": N_("the game could not be saved: nothing was changed, please try again"),
+    "game_moved": N_("this game is now served by another bot process: press again"),
 }
 
 #: Other English texts of the service (specific error messages and public notices) that are
