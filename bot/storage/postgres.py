@@ -2,8 +2,8 @@
 
 Every game write is fenced by the live row's ``revision`` (``UPDATE … WHERE game_id = $n AND
 revision = $m``), so two processes never both serve a game: the one whose write finds the row
-moved on gets :class:`bot.errors.GameMoved`.  Migrations run under a transaction-scoped
-advisory lock, so processes starting together migrate once.
+moved on gets :class:`bot.errors.GameMoved`.  Migrations run under an advisory
+lock, so processes starting together migrate once.
 """
 
 from __future__ import annotations
@@ -111,22 +111,28 @@ class PostgresStorage(Storage):
         return int(value)
 
     async def _migrate(self) -> None:
-        async with self.pool.acquire() as con, con.transaction():
-            await con.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
-            await con.execute(
-                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
-                "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
-            current = await con.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version")
-            for migration in self._migrations:
-                if migration.number <= current:
-                    continue
-                async with con.transaction():  # a savepoint: one migration at a time
-                    for statement in migration.statements:
-                        await con.execute(statement)
-                    await con.execute("INSERT INTO schema_version (version) VALUES ($1)",
-                                      migration.number)
-                log.info("database %s migrated to schema version %d (%s)", self.target,
-                         migration.number, migration.why)
+        # A session-level advisory lock: processes starting together migrate one at a time;
+        # each migration is its own transaction, as on SQLite.
+        async with self.pool.acquire() as con:
+            await con.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+            try:
+                await con.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                    "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+                current = await con.fetchval(
+                    "SELECT COALESCE(MAX(version), 0) FROM schema_version")
+                for migration in self._migrations:
+                    if migration.number <= current:
+                        continue
+                    async with con.transaction():
+                        for statement in migration.statements:
+                            await con.execute(statement)
+                        await con.execute("INSERT INTO schema_version (version) VALUES ($1)",
+                                          migration.number)
+                    log.info("database %s migrated to schema version %d (%s)", self.target,
+                             migration.number, migration.why)
+            finally:
+                await con.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
 
     # -------------------------------------------------------------- lobbies
     async def save_lobby(self, lobby: LobbyRecord) -> None:
