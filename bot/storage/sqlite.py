@@ -127,6 +127,14 @@ class SqliteStorage(Storage):
                 f"database {self.path}: its directory {parent} is not writable")
         try:
             handle = open(self.lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - held open
+        except PermissionError:
+            # Made by another user: a read-only handle locks as well (the pid is not noted).
+            try:
+                handle = open(self.lock_path, encoding="utf-8")  # noqa: SIM115 - held open
+            except OSError as exc:
+                raise DatabaseUnavailable(
+                    f"database {self.path}: cannot open {self.lock_path} "
+                    f"({exc.strerror or exc})") from exc
         except OSError as exc:
             raise DatabaseUnavailable(
                 f"database {self.path}: cannot create {self.lock_path} "
@@ -141,10 +149,11 @@ class SqliteStorage(Storage):
                 f"database {self.path} is in use by another durak-bot process (pid {holder}): "
                 "SQLite serves one process; stop the other one, or use PostgreSQL "
                 "(DATABASE_URL=postgresql://…) for several") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
+        if handle.writable():
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"{os.getpid()}\n")
+            handle.flush()
         self._lock_file = handle
 
     def _release_file(self) -> None:
