@@ -383,6 +383,7 @@ class SqliteStorage(Storage):
     # -------------------------------------------------------------- stats
     async def player_stats(self, guild_id: int, user_id: int, profile: str | None
                            ) -> tuple[str | None, list[ProfileStats]]:
+        params: tuple[Any, ...]
         if profile is None:
             query, params = sql.STATS_ALL, (guild_id, user_id)
         else:
