@@ -342,13 +342,14 @@ class GameService:
             ch.game = g
             if self._human_waited(ch, g):
                 g.deadline = _restored_deadline(meta, now, ch.turn_timeout, self.restore_grace)
-                try:  # stored back, so that a crash-looping bot still times the turn out
-                    g.revision = await self.storage.save_live(
-                        g.game_id, g.snapshot_json(), g.meta(deadline=g.deadline),
-                        game.version, now, revision=g.revision)
-                except GameMoved:
-                    self._forget_moved_game(g)
-                    continue
+            try:  # claim the game (a process that served it before is fenced out) and store
+                # the re-armed deadline, so that a crash-looping bot still times the turn out
+                g.revision = await self.storage.save_live(
+                    g.game_id, g.snapshot_json(), g.meta(deadline=g.deadline), game.version,
+                    now, revision=g.revision)
+            except GameMoved:
+                self._forget_moved_game(g)
+                continue
             restored.append(ch)
         for ch in self._channels.values():
             last = ch.series
