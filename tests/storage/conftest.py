@@ -88,13 +88,7 @@ class Backend:
             await pg.close()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    """A fresh, empty database of each backend."""
-    if request.param == "sqlite":
-        yield Backend("sqlite", sqlite_url(str(tmp_path / "durak.sqlite3")))
-        return
-    server: ThrowawayPostgres = request.getfixturevalue("postgres_server")
+async def _fresh_postgres_database(server: ThrowawayPostgres) -> AsyncIterator[Backend]:
     name = f"durak_test_{os.getpid()}_{next(_database_numbers)}"
     admin = await asyncpg.connect(server.url())
     try:
@@ -107,6 +101,23 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         await admin.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    """A fresh, empty database of each backend."""
+    if request.param == "sqlite":
+        yield Backend("sqlite", sqlite_url(str(tmp_path / "durak.sqlite3")))
+        return
+    async for fresh in _fresh_postgres_database(request.getfixturevalue("postgres_server")):
+        yield fresh
+
+
+@pytest.fixture
+async def postgres_backend(postgres_server: ThrowawayPostgres) -> AsyncIterator[Backend]:
+    """A fresh, empty PostgreSQL database (for what only a shared server can show)."""
+    async for fresh in _fresh_postgres_database(postgres_server):
+        yield fresh
 
 
 @pytest.fixture

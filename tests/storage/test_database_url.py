@@ -77,9 +77,9 @@ def test_storage_problem_names_an_unreachable_server(tmp_path: Path) -> None:
     assert "cannot be reached" in problem and "secret" not in problem
 
 
-async def test_a_read_only_postgresql_database_is_refused(backend: Backend) -> None:
-    if backend.name == "sqlite":
-        pytest.skip("tests/service/test_faults.py makes a read-only SQLite file")
+async def test_a_read_only_postgresql_database_is_refused(postgres_backend: Backend) -> None:
+    """(tests/service/test_faults.py makes a read-only SQLite file.)"""
+    backend = postgres_backend
     st = backend.storage()
     await st.open()  # migrated while writable
     await st.close()

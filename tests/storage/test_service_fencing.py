@@ -23,7 +23,10 @@ MakeService = Callable[..., Awaitable[GameService]]
 
 
 @pytest.fixture
-async def make_service(backend: Backend) -> AsyncIterator[MakeService]:
+async def make_service(request: pytest.FixtureRequest) -> AsyncIterator[MakeService]:
+    """Services on the test's ``backend`` (or ``postgres_backend``), one clock for all."""
+    name = "postgres_backend" if "postgres_backend" in request.fixturenames else "backend"
+    backend: Backend = request.getfixturevalue(name)
     made: list[GameService] = []
     clock = ManualClock()
     seeds = itertools.count(1)
@@ -90,10 +93,10 @@ async def test_a_lost_finish_counts_nothing(backend: Backend, make_service: Make
     assert await backend.sql("SELECT status FROM series") == [("active",)]
 
 
-async def test_two_processes_race_on_one_game(backend: Backend, make_service: MakeService
-                                              ) -> None:
-    if backend.name == "sqlite":
-        pytest.skip("SQLite serves one process (test_faults checks the refusal)")
+async def test_two_processes_race_on_one_game(postgres_backend: Backend,
+                                              make_service: MakeService) -> None:
+    """PostgreSQL only: SQLite refuses a second process (tests/service/test_faults.py)."""
+    backend = postgres_backend
     a = await make_service()
     await open_table(a, ALICE, BOB)
     await _press(a)
@@ -129,12 +132,11 @@ async def test_two_processes_race_on_one_game(backend: Backend, make_service: Ma
         assert (await server.stats(GUILD, ALICE)).games == 1
 
 
-async def test_the_process_that_restores_last_owns_the_game(backend: Backend,
+async def test_the_process_that_restores_last_owns_the_game(postgres_backend: Backend,
                                                             make_service: MakeService) -> None:
     """A rolling restart: the new process claims the games it restores, so the old one's
     next write (here an AI move) is fenced out and the game goes on in the new process."""
-    if backend.name == "sqlite":
-        pytest.skip("SQLite serves one process (test_faults checks the refusal)")
+    backend = postgres_backend
     old = await make_service(ai_delay=1.0)
     await old.open_lobby(CH, GUILD, ALICE, "Alice")
     await old.add_ai(CH, ALICE, "beginner")
