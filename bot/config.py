@@ -20,6 +20,7 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 from bot.errors import ConfigError
+from bot.storage.url import parse_database_url, redact_url, sqlite_url
 
 __all__ = ["Settings", "token_problem"]
 
@@ -54,6 +55,9 @@ class Settings:
     """Runtime configuration.  See ``.env.example`` for every variable."""
 
     database_path: str = DEFAULT_DATABASE_PATH
+    #: ``DATABASE_URL`` as given (``sqlite:///…`` or ``postgresql://…``); None: the SQLite file
+    #: ``database_path``.  Use :attr:`storage_url`.
+    database_url: str | None = None
     discord_token: str | None = None
     dev_guild_id: int | None = None
     log_level: str = DEFAULT_LOG_LEVEL
@@ -67,8 +71,8 @@ class Settings:
         environ: Mapping[str, str] | None = None,
         dotenv_path: str | os.PathLike[str] | None = ".env",
     ) -> Settings:
-        """Read ``DATABASE_PATH``, ``DISCORD_TOKEN``, ``DEV_GUILD_ID``, ``LOG_LEVEL``,
-        ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT`` from ``environ`` (default
+        """Read ``DATABASE_URL``, ``DATABASE_PATH``, ``DISCORD_TOKEN``, ``DEV_GUILD_ID``,
+        ``LOG_LEVEL``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT`` from ``environ`` (default
         ``os.environ``) over the values in ``dotenv_path`` (ignored if missing or None)."""
         values: dict[str, str] = {}
         if dotenv_path is not None and Path(dotenv_path).is_file():
@@ -100,6 +104,15 @@ class Settings:
             return value
 
         database_path = text("DATABASE_PATH") or DEFAULT_DATABASE_PATH
+        database_url = text("DATABASE_URL")  # wins over DATABASE_PATH
+        if database_url is not None:
+            try:
+                target = parse_database_url(database_url)
+            except ValueError as exc:
+                problems.append(f"DATABASE_URL: {exc}")
+            else:
+                if target.backend == "sqlite":
+                    database_path = target.location
         token = text("DISCORD_TOKEN")  # judged by token_problem() when it is needed
         dev_guild = integer("DEV_GUILD_ID", 1, None)
         level = (text("LOG_LEVEL") or DEFAULT_LOG_LEVEL).upper()
@@ -123,6 +136,7 @@ class Settings:
             raise ConfigError(problems)
         return cls(
             database_path=database_path,
+            database_url=database_url,
             discord_token=token,
             dev_guild_id=dev_guild,
             log_level=level,
@@ -130,6 +144,12 @@ class Settings:
             ai_delay=ai_delay,
             shard_count=shards,
         )
+
+    @property
+    def storage_url(self) -> str:
+        """The database to use: ``DATABASE_URL`` if set, else the SQLite file
+        ``DATABASE_PATH`` (default ``sqlite:///durak.sqlite3``)."""
+        return self.database_url or sqlite_url(self.database_path)
 
     def configure_logging(self, *, quiet: bool = False) -> None:
         """Root logging at ``LOG_LEVEL`` (``quiet``: at least WARNING, for the terminal)."""
@@ -142,7 +162,8 @@ class Settings:
     def __repr__(self) -> str:  # never print the token
         token = "set" if self.discord_token else "unset"
         return (
-            f"Settings(database_path={self.database_path!r}, discord_token=<{token}>, "
+            f"Settings(database_path={self.database_path!r}, "
+            f"database_url={redact_url(self.database_url or '')!r}, discord_token=<{token}>, "
             f"dev_guild_id={self.dev_guild_id}, log_level={self.log_level!r}, "
             f"turn_timeout={self.turn_timeout}, ai_delay={self.ai_delay}, "
             f"shard_count={self.shard_count})"

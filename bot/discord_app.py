@@ -4,7 +4,8 @@ This is the only module of :mod:`bot` that imports discord.py.  ``create_bot(set
 returns a configured, not yet started ``commands.Bot`` (``commands.AutoShardedBot`` when
 ``settings.shard_count`` is set) whose ``setup_hook``:
 
-1. opens the SQLite storage (``settings.database_path``) and builds the :class:`GameService`;
+1. opens the storage (``settings.storage_url``: SQLite or PostgreSQL), builds the
+   :class:`GameService`;
 2. installs the translator (command names and descriptions in English, Spanish, French);
 3. loads the cog extensions (``cogs.durak``: the ``/durak`` group, the Discord presenter and the
    ``DynamicItem`` buttons; ``cogs.admin``: the owner-only ``sync`` command);
@@ -42,7 +43,7 @@ from discord.ext import commands
 from bot.clock import Clock
 from bot.config import Settings, token_problem
 from bot.service import GameService
-from bot.storage import SqliteStorage
+from bot.storage import DatabaseUnavailable, create_storage, storage_problem
 
 __all__ = ["EXTENSIONS", "DurakBot", "ShardedDurakBot", "create_bot", "intents", "run"]
 
@@ -94,7 +95,7 @@ class _DurakMixin:
 
     async def setup_hook(self) -> None:
         settings = self.settings
-        storage = SqliteStorage(settings.database_path)
+        storage = create_storage(settings.storage_url)
         self.service = GameService(
             storage,
             clock=self._clock,
@@ -171,9 +172,16 @@ def run(settings: Settings) -> int:
         print(problem, file=sys.stderr)
         return EXIT_BAD_TOKEN
     assert settings.discord_token is not None
+    problem = storage_problem(settings.storage_url)  # before connecting to Discord
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     bot = create_bot(settings)
     try:
         bot.run(settings.discord_token, log_handler=None)
+    except DatabaseUnavailable as exc:  # e.g. another process took the SQLite file since
+        print(exc, file=sys.stderr)
+        return 2
     except discord.LoginFailure:
         print("Discord refused DISCORD_TOKEN (401 Unauthorized): reset the token in the "
               "Developer Portal and put the new one in .env.", file=sys.stderr)

@@ -20,6 +20,7 @@ __all__ = [
     "ChannelBusy",
     "ConfigError",
     "GameFinished",
+    "GameMoved",
     "IllegalMove",
     "LobbyFull",
     "NoGame",
@@ -179,6 +180,14 @@ class StorageFailure(ServiceError):
     default_message = Message(
         "the game could not be saved: nothing was changed, please try again"
     )
+
+
+class GameMoved(StorageFailure):
+    """A fenced write lost: the game's row moved on, so another bot process serves this game
+    now.  Nothing was written; this process has dropped its copy of the game."""
+
+    code = "game_moved"
+    default_message = Message("this game is now served by another bot process: press again")
 
 
 class ConfigError(Exception):

@@ -44,6 +44,7 @@ from bot.errors import (
     BadOption,
     ChannelBusy,
     GameFinished,
+    GameMoved,
     IllegalMove,
     LobbyFull,
     NoGame,
@@ -204,8 +205,10 @@ class GameService:
             raise RuntimeError("restore() runs once, at startup")
         self._restored = True
         await self.storage.open()
-        state = await self.storage.load_state()
         now = self.clock.now()
+        for game_id in await self.storage.discard_orphans(now):
+            log.warning("live game %d had no active series: recorded as aborted", game_id)
+        state = await self.storage.load_state()
         for rec in state.lobbies:
             rules = _rules_of(rec.options)
             ch = self._channel(rec.channel_id, rec.guild_id)
@@ -235,7 +238,7 @@ class GameService:
                     FinishedGame(live.game_id, live.series_id, owner.guild_id, owner.profile,
                                  "aborted", None, list(live.snapshot.get("actions") or []),
                                  now),
-                    None)
+                    None, revision=live.revision)
                 continue
             meta = live.meta
             n = game.n
@@ -246,6 +249,7 @@ class GameService:
                 started_at=float(meta.get("started_at", now)),
                 timeouts=list(meta.get("timeouts") or [0] * n),
                 autopilot=[bool(x) for x in meta.get("autopilot") or [False] * n],
+                revision=live.revision,
             )
             g.recent = tuple(
                 ActionRecord(seat, ActionKind(kind), tuple(map(parse_card, cards)), auto)
@@ -253,13 +257,15 @@ class GameService:
             )
             ch.game = g
             if self._human_waited(ch, g):
-                remaining = meta.get("remaining")
-                if remaining is not None:
-                    g.deadline = now + float(remaining)
-                else:
-                    stored = meta.get("deadline")
-                    grace = now + min(self.restore_grace, ch.turn_timeout)
-                    g.deadline = max(float(stored), grace) if stored else now + ch.turn_timeout
+                g.deadline = _restored_deadline(meta, now, ch.turn_timeout, self.restore_grace)
+            try:  # claim the game (a process that served it before is fenced out) and store
+                # the re-armed deadline, so that a crash-looping bot still times the turn out
+                g.revision = await self.storage.save_live(
+                    g.game_id, g.snapshot_json(), g.meta(deadline=g.deadline), game.version,
+                    now, revision=g.revision)
+            except GameMoved:
+                self._forget_moved_game(g)
+                continue
             restored.append(ch)
         for ch in self._channels.values():
             last = ch.series
@@ -293,7 +299,7 @@ class GameService:
                         await self.storage.save_live(
                             g.game_id, g.snapshot_json(),
                             g.meta(deadline=g.deadline, remaining=remaining),
-                            g.game.version, now)
+                            g.game.version, now, revision=g.revision)
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
@@ -338,7 +344,7 @@ class GameService:
                            opts.turn_timeout or self.turn_timeout,
                            [LobbySeat(host_id, name)], now)
             ended = ch.series
-            with _storage_errors():
+            with self._storage_errors():
                 if ended is not None and ended.id is not None:
                     await self.storage.end_series(ended.id, now)
                 await self.storage.save_lobby(lobby.record())
@@ -476,7 +482,7 @@ class GameService:
             if ch.lobby is not None:
                 lobby = ch.lobby
                 self._need_host(lobby.host_id, requester_id, manage_channel)
-                with _storage_errors():
+                with self._storage_errors():
                     await self.storage.delete_lobby(channel_id)
                 ch.lobby = None
                 closed = lobby_view(lobby, "closed")
@@ -503,12 +509,12 @@ class GameService:
         series = ch.series
         assert series is not None and series.id is not None
         g = ch.game
-        with _storage_errors():
+        with self._storage_errors(g):
             if ch.playing and g is not None:
                 await self.storage.finish_game(
                     FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
                                  "aborted", None, g.game.history_text(), now),
-                    None, end_series_at=now)
+                    None, end_series_at=now, revision=g.revision)
             else:
                 await self.storage.end_series(series.id, now)
         view: TableView | None = None
@@ -678,7 +684,7 @@ class GameService:
             series = ch.series
             self._need_member(series, requester_id, manage_channel)
             assert series.id is not None
-            with _storage_errors():
+            with self._storage_errors():
                 await self.storage.end_series(series.id, self.clock.now())
             series.active = False
             view = series_view(series)
@@ -700,7 +706,7 @@ class GameService:
         """A player's finished games in this guild: games, losses, draws, loss rate, per rule
         profile (``profile`` restricts to one: a profile name or ``custom``)."""
         profile = _profile_filter(profile)
-        with _storage_errors():
+        with self._storage_errors():
             name, rows = await self.storage.player_stats(guild_id, user_id, profile)
         return StatsView(
             guild_id=guild_id, user_id=user_id, name=name, profile=profile,
@@ -720,7 +726,7 @@ class GameService:
             raise BadOption(Message("page must be a whole number ≥ 1"))
         if not isinstance(per_page, int) or not 1 <= per_page <= 50:
             raise BadOption(Message("per_page must be 1–50"))
-        with _storage_errors():
+        with self._storage_errors():
             total, rows = await self.storage.leaderboard(
                 guild_id, profile, min_games, per_page, (page - 1) * per_page)
         pages = max(1, -(-total // per_page))
@@ -781,14 +787,14 @@ class GameService:
         raise NotSeated()
 
     async def _save_lobby(self, rec: LobbyRecord) -> None:
-        with _storage_errors():
+        with self._storage_errors():
             await self.storage.save_lobby(rec)
 
     async def _update_seats(self, lobby: LobbyState, seats: list[LobbySeat]) -> LobbyView:
         """Store new seats (handing over or closing the lobby as needed); returns its view."""
         ch = self._channels[lobby.channel_id]
         if not seats:
-            with _storage_errors():
+            with self._storage_errors():
                 await self.storage.delete_lobby(lobby.channel_id)
             ch.lobby = None
             lobby.seats = []
@@ -819,7 +825,7 @@ class GameService:
             rules=rules.to_dict(), seats=list(series.seats), seed=seed, deal=deal.to_dict(),
             started_at=now, snapshot=g.snapshot_json(), meta=g.meta(deadline=deadline),
         )
-        with _storage_errors():
+        with self._storage_errors():
             series_id, game_id = await self.storage.start_game(series, new)
         series.id = series_id
         series.last_game_id = game_id
@@ -859,7 +865,7 @@ class GameService:
         if nxt is not None and series.seats[nxt].ai_level is None and not autopilot[nxt]:
             deadline = now + ch.turn_timeout
         new_series: SeriesRecord | None = None
-        with _storage_errors():
+        with self._storage_errors(g):
             if game.finished:
                 new_series = dataclasses.replace(series, losses=list(series.losses),
                                                  seats=list(series.seats))
@@ -878,13 +884,13 @@ class GameService:
                     FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
                                  "draw" if game.draw else "loss", game.loser,
                                  game.history_text(), now, players),
-                    new_series)
+                    new_series, revision=g.revision)
             else:
-                await self.storage.save_live(
+                g.revision = await self.storage.save_live(
                     g.game_id, g.snapshot_json(game),
                     g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot,
                            recent=recent),
-                    game.version, now)
+                    game.version, now, revision=g.revision)
         if self._latency_sink is not None:
             self._latency_sink(time.perf_counter() - t0)
         g.game = game
@@ -900,11 +906,37 @@ class GameService:
 
     async def _save_meta(self, g: GameState, *, deadline: float | None, timeouts: list[int],
                          autopilot: list[bool]) -> None:
-        with _storage_errors():
-            await self.storage.save_live(
+        with self._storage_errors(g):
+            g.revision = await self.storage.save_live(
                 g.game_id, g.snapshot_json(),
                 g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot),
-                g.game.version, self.clock.now())
+                g.game.version, self.clock.now(), revision=g.revision)
+
+    @contextlib.contextmanager
+    def _storage_errors(self, g: GameState | None = None) -> Iterator[None]:
+        """Turn any failure of the storage inside the block into :class:`StorageFailure`,
+        logging the traceback: the request is refused and nothing in memory has changed yet.
+        A lost fenced write of ``g`` (:class:`GameMoved`) drops this process's copy of it."""
+        try:
+            yield
+        except GameMoved:
+            if g is not None:
+                self._forget_moved_game(g)
+            raise
+        except Exception as exc:
+            log.exception("storage failure")
+            raise StorageFailure() from exc
+
+    def _forget_moved_game(self, g: GameState) -> None:
+        """A fenced write of ``g`` lost: another process serves its channel now.  Forget
+        that channel here (game, series, lobby, timer) so this process never writes it again."""
+        self._disarm(g)
+        for channel_id, ch in list(self._channels.items()):
+            if ch.game is g:
+                ch.game = ch.series = ch.lobby = None
+                del self._channels[channel_id]
+                log.warning("game %d of channel %d is served by another process now: dropped "
+                            "here", g.game_id, channel_id)
 
     # ------------------------------------------------------------------ drivers
     def _disarm(self, g: GameState) -> None:
@@ -1143,19 +1175,25 @@ def _first_level(levels: Iterable[str]) -> str:
     raise RuntimeError("the rules engine provides no AI level")
 
 
+def _restored_deadline(meta: Mapping[str, Any], now: float, turn_timeout: int,
+                       grace: float) -> float:
+    """The deadline of a human's turn restored at ``now``: the time that was left (stored
+    ``remaining`` after a graceful stop, else until the stored deadline), never more than one
+    turn (a clock set back must not stretch it), and at least ``grace`` (at most a turn) when
+    the stored deadline passed while the bot was down."""
+    remaining = meta.get("remaining")
+    stored = meta.get("deadline")
+    if remaining is not None:
+        left = float(remaining)
+    elif stored:
+        left = max(float(stored) - now, min(grace, turn_timeout))
+    else:
+        left = float(turn_timeout)
+    return now + min(left, float(turn_timeout))
+
+
 def _decide(agent: Agent, game: Game, seat: int) -> str:
     return agent.choose(observation(game, seat))
-
-
-@contextlib.contextmanager
-def _storage_errors() -> Iterator[None]:
-    """Turn any failure of the storage inside the block into :class:`StorageFailure`, logging
-    the traceback: the request is refused and nothing in memory has changed yet."""
-    try:
-        yield
-    except Exception as exc:
-        log.exception("storage failure")
-        raise StorageFailure() from exc
 
 
 def _clean_name(name: object, user_id: int) -> str:

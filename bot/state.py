@@ -50,6 +50,7 @@ class GameState:
     agents: dict[int, Agent] = field(default_factory=dict)
     timer: Timer | None = None
     aborted: bool = False
+    revision: int = 0  # the live row's revision this process holds (storage fencing)
 
     def snapshot_json(self, game: Game | None = None) -> str:
         """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one)."""

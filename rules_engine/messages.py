@@ -67,6 +67,9 @@ class Message:
                 return value
         raise KeyError(name)
 
+    def __contains__(self, item: object) -> bool:
+        raise TypeError("a Message is not text: test its key, or str(message) for English")
+
     def get(self, name: str, default: Param | None = None) -> Param | None:
         try:
             return self[name]

@@ -30,8 +30,8 @@ DOMAIN = "durak"
 LANGUAGES = ("es", "fr")
 MAPPING = ROOT / "babel.cfg"
 SOURCES = ("bot", "cogs", "rules_engine")
-#: The extraction markers: a message's key (``Message``), a key kept in a table (``N_``), a command string with its context
-#: (``NC_``), and the catalogue calls of the Discord renderer.
+#: The extraction markers: a message's key (``Message``), a key kept in a table (``N_``), a
+#: command string with its context (``NC_``), and the catalogue calls of the Discord renderer.
 KEYWORDS = (
     "Message", "N_", "NC_:1c,2", "gettext", "ngettext:1,2", "pgettext:1c,2",
     "fill", "nfill:1,2",

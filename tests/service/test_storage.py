@@ -1,4 +1,6 @@
-"""Storage: numbered migrations, WAL, atomic writes."""
+"""Storage as the service uses it: a failed save changes nothing, group commit.
+
+The backend contract (migrations, fencing, both backends) is tests/storage/."""
 
 from __future__ import annotations
 
@@ -7,47 +9,9 @@ import sqlite3
 
 import pytest
 
-from bot import storage as storage_mod
 from bot.errors import StorageFailure
-from bot.storage import SqliteStorage
 
 from .conftest import ALICE, BOB, CH, db_dump, open_table
-
-
-async def test_migrations_are_numbered_and_applied_once(tmp_path, monkeypatch):
-    path = tmp_path / "m.sqlite3"
-    st = SqliteStorage(path)
-    await st.open()
-    assert await st.schema_version() == len(storage_mod.MIGRATIONS)
-    await st.close()
-    numbers = [n for n, _ in storage_mod.MIGRATIONS]
-    assert numbers == list(range(1, len(numbers) + 1))
-
-    extra = (len(numbers) + 1, ["CREATE TABLE extra (x INTEGER)"])
-    monkeypatch.setattr(storage_mod, "MIGRATIONS", [*storage_mod.MIGRATIONS, extra])
-    st = SqliteStorage(path)
-    await st.open()  # only the new migration runs (the old ones would fail: tables exist)
-    assert await st.schema_version() == extra[0]
-    await st.close()
-    con = sqlite3.connect(path)
-    assert con.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-    versions = [r[0] for r in con.execute("SELECT version FROM schema_version ORDER BY 1")]
-    assert versions == [*numbers, extra[0]]
-    con.close()
-
-
-async def test_failed_migration_rolls_back(tmp_path, monkeypatch):
-    path = tmp_path / "f.sqlite3"
-    broken = (1, ["CREATE TABLE a (x INTEGER)", "THIS IS NOT SQL"])
-    monkeypatch.setattr(storage_mod, "MIGRATIONS", [broken])
-    st = SqliteStorage(path)
-    with pytest.raises(sqlite3.OperationalError):
-        await st.open()
-    await st.close()
-    con = sqlite3.connect(path)
-    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    con.close()
-    assert "a" not in tables
 
 
 async def test_a_failed_save_changes_nothing_and_is_reported(make_service, db_path, monkeypatch,

@@ -1,0 +1,117 @@
+"""The storage interface (:class:`Storage`) and its errors, common to every backend."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+from bot.errors import GameMoved
+from bot.storage.records import (
+    FinishedGame,
+    GameRecord,
+    LobbyRecord,
+    NewGame,
+    SeriesRecord,
+    StoredState,
+)
+from bot.views import LeaderboardRow, ProfileStats
+
+__all__ = ["DatabaseUnavailable", "GameMoved", "GuildFilter", "Storage", "StorageError"]
+
+#: Which guilds a process serves (e.g. "the guilds on my shards"): ``include(guild_id)``.
+GuildFilter = Callable[[int], bool]
+
+
+class StorageError(Exception):
+    """A storage problem that is not a refused game write."""
+
+
+class DatabaseUnavailable(StorageError):
+    """The database cannot be used by this process (read-only, unwritable path, held by
+    another process, unreachable).  ``str(exc)`` is one line naming the database and why."""
+
+
+class Storage(ABC):
+    """What the service needs from a database.  All methods are coroutines.
+
+    Fencing: a live game's row carries a ``revision``, bumped by every write of that game.
+    :meth:`save_live` and :meth:`finish_game` take the revision the caller holds and change
+    nothing if the row moved on (or is gone): they raise :class:`bot.errors.GameMoved`, which
+    means another process serves the game now and the caller must drop its copy.
+
+    Every stats, leaderboard and history query is scoped by guild and reads only committed
+    rows, so any process answers for any guild."""
+
+    #: Where the data lives, for messages (a path or a URL without its password).
+    target: str
+
+    @abstractmethod
+    async def open(self) -> None:
+        """Connect, bring the schema to the newest migration and check the database takes
+        writes.  Raises :class:`DatabaseUnavailable` (one line) if it cannot be used."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Wait for pending writes and disconnect (idempotent)."""
+
+    @abstractmethod
+    async def schema_version(self) -> int:
+        """The number of the newest migration applied."""
+
+    @abstractmethod
+    async def save_lobby(self, lobby: LobbyRecord) -> None:
+        """Insert or replace the lobby of ``lobby.channel_id``."""
+
+    @abstractmethod
+    async def delete_lobby(self, channel_id: int) -> None:
+        """Drop the channel's lobby (no error if there is none)."""
+
+    @abstractmethod
+    async def start_game(self, series: SeriesRecord, game: NewGame) -> tuple[int, int]:
+        """One transaction: drop the channel's lobby, create ``series`` if its ``id`` is None,
+        insert the game and its live row (at revision
+        :data:`bot.storage.records.FIRST_REVISION`).  Returns ``(series_id, game_id)``."""
+
+    @abstractmethod
+    async def save_live(self, game_id: int, snapshot: str, meta: str, version: int,
+                        now: float, *, revision: int) -> int:
+        """Store a live game's state after an action (or a timer/autopilot change), if its
+        row is still at ``revision``.  Returns the row's new revision; raises
+        :class:`GameMoved` (nothing written) if the row moved on or is gone."""
+
+    @abstractmethod
+    async def finish_game(self, game: FinishedGame, series: SeriesRecord | None,
+                          end_series_at: float | None = None, *, revision: int) -> None:
+        """One transaction, fenced like :meth:`save_live`: drop the live row, record the
+        result (or the abort), the per-player rows and the series' new counts (``series``
+        given); optionally end the series.  :class:`GameMoved` if the row is not at
+        ``revision``."""
+
+    @abstractmethod
+    async def end_series(self, series_id: int, ended_at: float) -> None:
+        """Mark an active series ended."""
+
+    @abstractmethod
+    async def discard_orphans(self, ended_at: float) -> list[int]:
+        """Record as aborted and drop every live game whose series is not active (such a row
+        would block its channel for good).  Returns their game ids."""
+
+    @abstractmethod
+    async def load_state(self, include_guild: GuildFilter | None = None) -> StoredState:
+        """Open lobbies, active series and live games (for restart recovery), of the guilds
+        ``include_guild`` accepts (default: all)."""
+
+    @abstractmethod
+    async def load_game(self, game_id: int) -> GameRecord | None:
+        """A stored game's rules, deal, actions and result."""
+
+    @abstractmethod
+    async def player_stats(self, guild_id: int, user_id: int, profile: str | None
+                           ) -> tuple[str | None, list[ProfileStats]]:
+        """The player's latest name and per-profile totals (restricted to ``profile``)."""
+
+    @abstractmethod
+    async def leaderboard(self, guild_id: int, profile: str | None, min_games: int,
+                          limit: int, offset: int) -> tuple[int, list[LeaderboardRow]]:
+        """``(number of ranked players, rows of the page)``; rows' ``rank`` is absolute."""
+

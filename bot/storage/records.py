@@ -1,0 +1,233 @@
+"""The rows the service stores and reads back, as plain dataclasses (no database types), and
+the JSON forms of lobby seats and options shared by every backend."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.views import LobbyOptions, LobbySeat
+
+__all__ = [
+    "FIRST_REVISION",
+    "FinishedGame",
+    "GameRecord",
+    "LiveRecord",
+    "LobbyRecord",
+    "NewGame",
+    "PlayerResult",
+    "SeriesRecord",
+    "StoredState",
+    "actions_of_snapshot",
+    "every_guild",
+    "lobby_from_json",
+    "lobby_json",
+    "options_from_json",
+    "options_json",
+    "seats_from",
+    "seats_json",
+    "series_from_row",
+]
+
+#: The fencing revision of a live row as :meth:`Storage.start_game` creates it.
+FIRST_REVISION = 0
+
+
+@dataclass(slots=True)
+class LobbyRecord:
+    """An open lobby of a channel."""
+
+    channel_id: int
+    guild_id: int
+    host_id: int
+    host_name: str
+    options: LobbyOptions
+    seats: list[LobbySeat]
+    created_at: float
+
+
+@dataclass(slots=True)
+class SeriesRecord:
+    """A channel's series: same seats, loss counts per seat, who dealt and lost last."""
+
+    id: int | None
+    channel_id: int
+    guild_id: int
+    host_id: int
+    host_name: str
+    options: LobbyOptions
+    rules: dict[str, Any]
+    profile: str
+    seats: list[LobbySeat]
+    losses: list[int]
+    games: int = 0
+    draws: int = 0
+    last_dealer: int | None = None
+    last_loser: int | None = None
+    last_game_id: int | None = None
+    active: bool = True
+    created_at: float = 0.0
+
+
+@dataclass(slots=True)
+class NewGame:
+    """A game about to be dealt (its ``games`` row and its live row)."""
+
+    channel_id: int
+    guild_id: int
+    profile: str
+    rules: dict[str, Any]
+    seats: list[LobbySeat]
+    seed: int
+    deal: dict[str, Any]
+    started_at: float
+    snapshot: str  # JSON
+    meta: str  # JSON
+
+
+@dataclass(slots=True)
+class LiveRecord:
+    """A game in progress as stored: ``version`` is the engine's action count, ``revision``
+    the live row's write counter (the fencing token every later write of it must present)."""
+
+    game_id: int
+    channel_id: int
+    series_id: int
+    snapshot: dict[str, Any]
+    meta: dict[str, Any]
+    version: int
+    guild_id: int
+    revision: int
+
+
+@dataclass(slots=True)
+class PlayerResult:
+    """One human seat's outcome of a finished game (for stats and leaderboards)."""
+
+    seat: int
+    user_id: int
+    name: str
+    lost: bool
+    draw: bool
+
+
+@dataclass(slots=True)
+class FinishedGame:
+    """The end of a game: its result (or the abort) and the per-player rows."""
+
+    game_id: int
+    series_id: int
+    guild_id: int
+    profile: str
+    result: str  # 'loss' | 'draw' | 'aborted'
+    loser_seat: int | None
+    actions: list[str]
+    ended_at: float
+    players: list[PlayerResult] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class StoredState:
+    """What a process restores at startup: open lobbies, active series and live games."""
+
+    lobbies: list[LobbyRecord]
+    series: list[SeriesRecord]
+    live: list[LiveRecord]
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """A stored game (finished or not) as needed to rebuild its last position."""
+
+    game_id: int
+    rules: dict[str, Any]
+    deal: dict[str, Any]
+    actions: list[str]
+    result: str
+
+
+# ---------------------------------------------------------------------------------- JSON
+def seats_json(seats: Sequence[LobbySeat]) -> str:
+    """Seats as stored in ``games.seats``."""
+    return json.dumps(
+        [{"user_id": s.user_id, "name": s.name, "ai_level": s.ai_level} for s in seats],
+        ensure_ascii=False,
+    )
+
+
+def seats_from(data: list[dict[str, Any]]) -> list[LobbySeat]:
+    """The inverse of :func:`seats_json` (after ``json.loads``)."""
+    return [LobbySeat(d.get("user_id"), str(d["name"]), d.get("ai_level")) for d in data]
+
+
+def options_json(o: LobbyOptions) -> str:
+    """Lobby options as stored in ``series.options``."""
+    return json.dumps(
+        {
+            "rules": o.rules,
+            "transfer": o.transfer,
+            "throw_in": o.throw_in,
+            "first_round_limit": o.first_round_limit,
+            "turn_timeout": o.turn_timeout,
+            "seats": o.seats,
+        }
+    )
+
+
+def options_from_json(text: str) -> LobbyOptions:
+    """The inverse of :func:`options_json`."""
+    return LobbyOptions(**json.loads(text))
+
+
+def lobby_json(lobby: LobbyRecord) -> str:
+    """A lobby as stored in ``lobbies.data``."""
+    return json.dumps(
+        {
+            "host_id": lobby.host_id,
+            "host_name": lobby.host_name,
+            "options": json.loads(options_json(lobby.options)),
+            "seats": json.loads(seats_json(lobby.seats)),
+            "created_at": lobby.created_at,
+        },
+        ensure_ascii=False,
+    )
+
+
+def lobby_from_json(channel_id: int, guild_id: int, data: str) -> LobbyRecord:
+    """The inverse of :func:`lobby_json`."""
+    d = json.loads(data)
+    return LobbyRecord(
+        channel_id=channel_id,
+        guild_id=guild_id,
+        host_id=d["host_id"],
+        host_name=d["host_name"],
+        options=LobbyOptions(**d["options"]),
+        seats=seats_from(d["seats"]),
+        created_at=d["created_at"],
+    )
+
+
+def series_from_row(row: Sequence[Any]) -> SeriesRecord:
+    """A :class:`SeriesRecord` (without seats) from a row of ``sql.LOAD_SERIES``."""
+    return SeriesRecord(
+        id=row[0], channel_id=row[1], guild_id=row[2], host_id=row[3], host_name=row[4],
+        options=options_from_json(row[5]), rules=json.loads(row[6]), profile=row[7],
+        seats=[], losses=[], games=row[8], draws=row[9], last_dealer=row[10],
+        last_loser=row[11], last_game_id=row[12], created_at=row[13],
+    )
+
+
+def actions_of_snapshot(snapshot: str) -> str:
+    """The action list of a stored snapshot, as ``games.actions`` keeps it ("[]" if none)."""
+    try:
+        actions = json.loads(snapshot).get("actions") or []
+    except (ValueError, AttributeError):
+        actions = []
+    return json.dumps(actions, ensure_ascii=False)
+
+
+def every_guild(_guild_id: int) -> bool:
+    """The default guild filter: a process that serves every guild."""
+    return True

@@ -1,0 +1,265 @@
+"""The storage contract: every test here runs, unchanged, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+
+import pytest
+
+from bot.errors import GameMoved, StorageFailure
+from bot.storage import (
+    FIRST_REVISION,
+    POSTGRES_MIGRATIONS,
+    SQLITE_MIGRATIONS,
+    FinishedGame,
+    LobbyRecord,
+    PlayerResult,
+    Storage,
+)
+from bot.storage.migrations import Migration
+from bot.views import LobbyOptions, LobbySeat
+
+from .conftest import GUILD, Backend, new_game, series_record
+
+
+def migrations_of(backend: Backend) -> tuple[Migration, ...]:
+    return SQLITE_MIGRATIONS if backend.name == "sqlite" else POSTGRES_MIGRATIONS
+
+
+# ------------------------------------------------------------------------------ migrations
+async def test_migrations_are_numbered_and_applied_once(backend: Backend) -> None:
+    migrations = migrations_of(backend)
+    assert [m.number for m in migrations] == list(range(1, len(migrations) + 1))
+    st = backend.storage()
+    await st.open()
+    assert await st.schema_version() == len(migrations)
+    await st.close()
+
+    extra = Migration(len(migrations) + 1, "a test table", ("CREATE TABLE extra (x INTEGER)",))
+    st = backend.storage([*migrations, extra])  # type: ignore[arg-type]
+    await st.open()  # only the new one runs (the old ones would fail: their tables exist)
+    assert await st.schema_version() == extra.number
+    await st.close()
+    rows = await backend.sql("SELECT version FROM schema_version ORDER BY version")
+    assert [r[0] for r in rows] == [*range(1, len(migrations) + 1), extra.number]
+
+
+async def test_both_backends_have_the_same_migration_numbers() -> None:
+    assert [m.number for m in SQLITE_MIGRATIONS] == [m.number for m in POSTGRES_MIGRATIONS]
+    assert [m.why for m in SQLITE_MIGRATIONS] == [m.why for m in POSTGRES_MIGRATIONS]
+
+
+async def test_a_failed_migration_changes_nothing(backend: Backend) -> None:
+    broken = Migration(1, "broken", ("CREATE TABLE a (x INTEGER)", "THIS IS NOT SQL"))
+    st = backend.storage((broken,))
+    with pytest.raises(Exception, match=r"(?i)syntax"):
+        await st.open()
+    await st.close()
+    assert await backend.sql("SELECT COALESCE(MAX(version), 0) FROM schema_version") == [(0,)]
+    with pytest.raises(Exception, match=r"(?i)no such table|does not exist"):
+        await backend.sql("SELECT x FROM a")
+
+
+# ------------------------------------------------------------------------------ lobbies, games
+async def test_lobbies_round_trip(storage: Storage) -> None:
+    lobby = LobbyRecord(100, GUILD, 1, "Алиса", LobbyOptions(rules="perevodnoy", seats=3),
+                        [LobbySeat(1, "Алиса"), LobbySeat(None, "Casual AI", "casual")], 5.0)
+    await storage.save_lobby(lobby)
+    await storage.save_lobby(dataclasses.replace(lobby, host_name="Alice"))  # replaces
+    state = await storage.load_state()
+    assert state.lobbies == [dataclasses.replace(lobby, host_name="Alice")]
+    await storage.delete_lobby(100)
+    assert (await storage.load_state()).lobbies == []
+
+
+async def test_start_game_creates_series_game_and_live_row(storage: Storage) -> None:
+    await storage.save_lobby(LobbyRecord(100, GUILD, 1000, "user0", LobbyOptions(), [], 0.0))
+    series = series_record()
+    series_id, game_id = await storage.start_game(series, new_game(series))
+    state = await storage.load_state()
+    assert state.lobbies == []  # starting drops the lobby
+    (loaded,) = state.series
+    assert loaded.id == series_id and loaded.last_game_id == game_id
+    assert [s.name for s in loaded.seats] == ["user0", "user1"] and loaded.losses == [0, 0]
+    (live,) = state.live
+    assert (live.game_id, live.channel_id, live.series_id, live.guild_id) == (
+        game_id, 100, series_id, GUILD)
+    assert live.revision == FIRST_REVISION and live.version == 0
+    assert live.snapshot == {"actions": []} and live.meta == {"seed": 7}
+    record = await storage.load_game(game_id)
+    assert record is not None and record.result == "live" and record.deal == {"seed": 7}
+
+
+async def test_discord_sized_ids_are_kept_exactly(storage: Storage) -> None:
+    big = 1_234_567_890_123_456_789  # snowflakes need 64 bits
+    series = series_record(channel_id=big, guild_id=big - 1)
+    series.seats = [LobbySeat(big + 1, "a"), LobbySeat(big + 2, "b")]
+    await storage.start_game(series, new_game(series, seed=2**62 - 1))
+    state = await storage.load_state()
+    assert state.series[0].channel_id == big and state.series[0].guild_id == big - 1
+    assert [s.user_id for s in state.series[0].seats] == [big + 1, big + 2]
+    assert state.live[0].channel_id == big
+
+
+# ------------------------------------------------------------------------------ fencing
+async def _one_live_game(storage: Storage, channel_id: int = 100) -> tuple[int, int]:
+    series = series_record(channel_id=channel_id)
+    return await storage.start_game(series, new_game(series))
+
+
+async def test_save_live_bumps_the_revision_it_is_given(storage: Storage) -> None:
+    _, game_id = await _one_live_game(storage)
+    revision = await storage.save_live(game_id, '{"v": 1}', "{}", 1, 3.0,
+                                       revision=FIRST_REVISION)
+    assert revision == FIRST_REVISION + 1
+    revision = await storage.save_live(game_id, '{"v": 2}', "{}", 2, 4.0, revision=revision)
+    (live,) = (await storage.load_state()).live
+    assert (live.revision, live.version, live.snapshot) == (revision, 2, {"v": 2})
+
+
+async def test_a_write_on_an_old_revision_is_refused_and_changes_nothing(
+        storage: Storage) -> None:
+    _, game_id = await _one_live_game(storage)
+    await storage.save_live(game_id, '{"winner": true}', "{}", 1, 3.0, revision=FIRST_REVISION)
+    with pytest.raises(GameMoved) as info:
+        await storage.save_live(game_id, '{"stale": true}', "{}", 1, 3.5,
+                                revision=FIRST_REVISION)
+    assert isinstance(info.value, StorageFailure) and info.value.code == "game_moved"
+    assert "another bot process" in str(info.value.message)
+    (live,) = (await storage.load_state()).live
+    assert live.snapshot == {"winner": True} and live.revision == FIRST_REVISION + 1
+
+
+async def test_concurrent_writers_of_one_revision_exactly_one_wins(storage: Storage) -> None:
+    _, game_id = await _one_live_game(storage)
+    results = await asyncio.gather(
+        *(storage.save_live(game_id, json.dumps({"writer": i}), "{}", 1, 3.0,
+                            revision=FIRST_REVISION) for i in range(5)),
+        return_exceptions=True)
+    winners = [i for i, r in enumerate(results) if r == FIRST_REVISION + 1]
+    assert len(winners) == 1
+    assert all(isinstance(r, GameMoved) for i, r in enumerate(results) if i != winners[0])
+    (live,) = (await storage.load_state()).live
+    assert live.snapshot == {"writer": winners[0]}
+
+
+async def test_fencing_holds_across_two_storages(backend: Backend) -> None:
+    """Two storages are two processes on PostgreSQL; SQLite refuses the second one."""
+    first = backend.storage()
+    await first.open()
+    try:
+        _, game_id = await _one_live_game(first)
+        if backend.name == "sqlite":
+            with pytest.raises(Exception, match="in use by another durak-bot process"):
+                await backend.storage().open()
+            return
+        second = backend.storage()
+        await second.open()
+        try:
+            (seen,) = (await second.load_state()).live
+            await first.save_live(game_id, '{"first": 1}', "{}", 1, 3.0, revision=seen.revision)
+            with pytest.raises(GameMoved):
+                await second.save_live(game_id, '{"second": 1}', "{}", 1, 3.0,
+                                       revision=seen.revision)
+            with pytest.raises(GameMoved):
+                await second.finish_game(
+                    FinishedGame(game_id, seen.series_id, GUILD, "podkidnoy", "aborted", None,
+                                 [], 4.0), None, revision=seen.revision)
+            (live,) = (await second.load_state()).live
+            assert live.snapshot == {"first": 1}
+        finally:
+            await second.close()
+    finally:
+        await first.close()
+
+
+async def test_finish_is_fenced_and_counts_once(storage: Storage, backend: Backend) -> None:
+    series = series_record()
+    series_id, game_id = await storage.start_game(series, new_game(series))
+    series.id = series_id
+    revision = await storage.save_live(game_id, "{}", "{}", 1, 3.0, revision=FIRST_REVISION)
+    done = dataclasses.replace(series, games=1, losses=[0, 1], last_dealer=0, last_loser=1)
+    finished = FinishedGame(game_id, series_id, GUILD, "podkidnoy", "loss", 1, ["0 attack 6♠"],
+                            9.0, [PlayerResult(0, 1000, "user0", False, False),
+                                  PlayerResult(1, 1001, "user1", True, False)])
+    with pytest.raises(GameMoved):
+        await storage.finish_game(finished, done, revision=FIRST_REVISION)
+    assert await backend.sql("SELECT COUNT(*) FROM game_players") == [(0,)]
+    await storage.finish_game(finished, done, revision=revision)
+    with pytest.raises(GameMoved):  # a second finish of the same game: the row is gone
+        await storage.finish_game(finished, done, revision=revision)
+    assert await backend.sql("SELECT COUNT(*) FROM game_players") == [(2,)]
+    state = await storage.load_state()
+    assert state.live == [] and state.series[0].games == 1 and state.series[0].losses == [0, 1]
+    record = await storage.load_game(game_id)
+    assert record is not None and record.result == "loss" and record.actions == ["0 attack 6♠"]
+
+
+# ------------------------------------------------------------------------------ recovery
+async def test_orphan_live_rows_are_aborted_and_free_their_channel(
+        storage: Storage, backend: Backend) -> None:
+    orphan_series, orphan = await _one_live_game(storage, channel_id=100)
+    _, kept = await _one_live_game(storage, channel_id=200)
+    await backend.sql("UPDATE series SET status = 'ended' WHERE id = ?", orphan_series)
+    assert await storage.discard_orphans(50.0) == [orphan]
+    state = await storage.load_state()
+    assert [live.game_id for live in state.live] == [kept]
+    record = await storage.load_game(orphan)
+    assert record is not None and record.result == "aborted"
+    series = series_record(channel_id=100)  # the channel takes a new game again
+    await storage.start_game(series, new_game(series))
+    assert await storage.discard_orphans(60.0) == []
+
+
+async def test_load_state_keeps_only_the_guilds_asked_for(storage: Storage) -> None:
+    for channel, guild in ((100, 1), (200, 2), (300, 3)):
+        series = series_record(channel_id=channel, guild_id=guild)
+        await storage.start_game(series, new_game(series))
+    await storage.save_lobby(LobbyRecord(400, 2, 1, "a", LobbyOptions(), [], 0.0))
+    await storage.save_lobby(LobbyRecord(500, 3, 1, "a", LobbyOptions(), [], 0.0))
+    state = await storage.load_state(lambda guild: guild != 3)
+    assert sorted(s.guild_id for s in state.series) == [1, 2]
+    assert sorted(live.guild_id for live in state.live) == [1, 2]
+    assert [lobby.channel_id for lobby in state.lobbies] == [400]
+
+
+# ------------------------------------------------------------------------------ stats
+async def _finish(storage: Storage, channel: int, guild: int, loser: int | None,
+                  profile: str = "podkidnoy", names: tuple[str, str] = ("a", "b"),
+                  ended_at: float = 9.0) -> None:
+    series = series_record(channel_id=channel, guild_id=guild)
+    series.profile = profile
+    series_id, game_id = await storage.start_game(series, new_game(series))
+    players = [PlayerResult(i, 1000 + i, names[i], loser == i, loser is None) for i in (0, 1)]
+    await storage.finish_game(
+        FinishedGame(game_id, series_id, guild, profile, "draw" if loser is None else "loss",
+                     loser, [], ended_at, players),
+        None, end_series_at=ended_at, revision=FIRST_REVISION)
+
+
+async def test_stats_and_leaderboard_are_per_guild(storage: Storage) -> None:
+    await _finish(storage, 100, 1, loser=1)
+    await _finish(storage, 100, 1, loser=1, profile="perevodnoy", names=("a", "bee"),
+                  ended_at=10.0)
+    await _finish(storage, 100, 1, loser=None)
+    await _finish(storage, 200, 2, loser=0)
+    name, rows = await storage.player_stats(1, 1001, None)
+    assert name == "bee"  # the latest name
+    assert [(r.profile, r.games, r.losses, r.draws) for r in rows] == [
+        ("perevodnoy", 1, 1, 0), ("podkidnoy", 2, 1, 1)]
+    _, rows = await storage.player_stats(1, 1001, "perevodnoy")
+    assert [(r.profile, r.games) for r in rows] == [("perevodnoy", 1)]
+    total, board = await storage.leaderboard(1, None, 1, 10, 0)
+    assert total == 2
+    assert [(r.rank, r.user_id, r.name, r.games, r.losses, r.draws) for r in board] == [
+        (1, 1000, "a", 3, 0, 1), (2, 1001, "bee", 3, 2, 1)]
+    assert board[1].loss_rate == pytest.approx(2 / 3)
+    total, board = await storage.leaderboard(1, None, 1, 1, 1)  # page 2 of size 1
+    assert total == 2 and [(r.rank, r.user_id) for r in board] == [(2, 1001)]
+    total, board = await storage.leaderboard(1, "podkidnoy", 3, 10, 0)
+    assert (total, board) == (0, [])
+    total, board = await storage.leaderboard(2, None, 1, 10, 0)
+    assert total == 2 and board[0].user_id == 1001  # guild 2 counts its own games only
+    assert await storage.player_stats(3, 1000, None) == (None, [])
