@@ -22,18 +22,22 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     play = sub.add_parser("play", help="play a game against AI seats in this terminal")
     play.add_argument("--players", type=int, default=2, help="seats at the table, 2–6")
-    play.add_argument("--rules", default="podkidnoy",
-                      help="podkidnoy, perevodnoy or classic")
+    play.add_argument("--rules", default="podkidnoy", help="podkidnoy, perevodnoy or classic")
     play.add_argument("--level", default="beginner", help="AI level of the other seats")
     play.add_argument("--seed", type=int, default=None, help="seed of the first deal")
-    play.add_argument("--ai-delay", type=float, default=None,
-                      help="seconds AI seats wait before playing (default AI_DELAY, max 1)")
+    play.add_argument(
+        "--ai-delay",
+        type=float,
+        default=None,
+        help="seconds AI seats wait before playing (default AI_DELAY, max 1)",
+    )
     play.add_argument("--db", default=None, help="SQLite file (default: a temporary one)")
     return parser
 
 
-def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
-         stdout: TextIO | None = None) -> int:
+def main(
+    argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
     args = _parser().parse_args(argv)
     out = stdout or sys.stdout
     from bot.config import Settings
@@ -53,8 +57,16 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
         delay = args.ai_delay if args.ai_delay is not None else min(settings.ai_delay, 1.0)
         try:
             return asyncio.run(
-                play(args.players, args.rules, args.level, stdin=stdin or sys.stdin,
-                     stdout=out, db_path=args.db, ai_delay=delay, seed=args.seed)
+                play(
+                    args.players,
+                    args.rules,
+                    args.level,
+                    stdin=stdin or sys.stdin,
+                    stdout=out,
+                    db_path=args.db,
+                    ai_delay=delay,
+                    seed=args.seed,
+                )
             )
         except KeyboardInterrupt:  # Ctrl-C: the game was stopped on the way out
             out.write("\nInterrupted: game stopped.\n")
@@ -66,8 +78,11 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None,
     except ModuleNotFoundError as exc:
         if exc.name != "bot.discord_app":
             raise
-        print("The Discord front end (bot.discord_app) is not installed yet; "
-              "try `durak-bot play` to play in the terminal.", file=sys.stderr)
+        print(
+            "The Discord front end (bot.discord_app) is not installed yet; "
+            "try `durak-bot play` to play in the terminal.",
+            file=sys.stderr,
+        )
         return 2
     result = discord_app.run(settings)
     return int(result or 0)

@@ -58,8 +58,9 @@ class _Rematcher(NullPresenter):
             await self.service.rematch(view.channel_id, HOST, manage_channel=True)
 
 
-async def run(games: int, seconds: float, players: int, rules: str,
-              db_dir: str) -> dict[str, float]:
+async def run(
+    games: int, seconds: float, players: int, rules: str, db_dir: str
+) -> dict[str, float]:
     latencies = array("d")
     rematcher = _Rematcher()
     service = GameService(
@@ -76,8 +77,15 @@ async def run(games: int, seconds: float, players: int, rules: str,
         await service.close()
 
 
-async def _measure(service: GameService, rematcher: _Rematcher, latencies: array[float],
-                   games: int, seconds: float, players: int, rules: str) -> dict[str, float]:
+async def _measure(
+    service: GameService,
+    rematcher: _Rematcher,
+    latencies: array[float],
+    games: int,
+    seconds: float,
+    players: int,
+    rules: str,
+) -> dict[str, float]:
     gc.collect()
     idle_kb = rss_kb()
     for ch in range(1, games + 1):
@@ -118,8 +126,11 @@ async def _measure(service: GameService, rematcher: _Rematcher, latencies: array
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bot.bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bot.bench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--games", type=int, default=200, help="concurrent games")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--players", type=int, default=3, help="AI seats per game (2–6)")
@@ -127,8 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="durak-bench-") as d:
         r = asyncio.run(run(args.games, args.seconds, args.players, args.rules, d))
-    print(f"players={args.players} rules={args.rules} seconds={r['elapsed']:.1f} "
-          f"actions={r['actions']:.0f} games_finished={r['finished']:.0f}")
+    print(
+        f"players={args.players} rules={args.rules} seconds={r['elapsed']:.1f} "
+        f"actions={r['actions']:.0f} games_finished={r['finished']:.0f}"
+    )
     print(
         f"games={r['games']:.0f} actions_per_s={r['actions_per_s']:.0f} "
         f"p50_ms={r['p50_ms']:.2f} p99_ms={r['p99_ms']:.2f} "

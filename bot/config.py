@@ -40,13 +40,17 @@ def token_problem(token: str | None) -> str | None:
     The only place the token is judged: ``durak-bot`` (Discord mode) prints this line and
     exits; terminal mode never asks."""
     if not token:
-        return ("DISCORD_TOKEN is not set: put your bot's token in .env (see .env.example), "
-                "or run `durak-bot play` to play in the terminal.")
+        return (
+            "DISCORD_TOKEN is not set: put your bot's token in .env (see .env.example), "
+            "or run `durak-bot play` to play in the terminal."
+        )
     if token.lower().startswith("bot "):
         return "DISCORD_TOKEN must be the bare token: remove the 'Bot ' prefix."
     if not _TOKEN_RE.fullmatch(token):
-        return ("DISCORD_TOKEN does not look like a bot token (three dot-separated parts, "
-                "no spaces): copy it again from the Developer Portal (Bot → Reset Token).")
+        return (
+            "DISCORD_TOKEN does not look like a bot token (three dot-separated parts, "
+            "no spaces): copy it again from the Developer Portal (Bot → Reset Token)."
+        )
     return None
 
 

@@ -60,8 +60,13 @@ EXIT_BAD_TOKEN = 2
 # What a failed connection to Discord raises at first start: aiohttp wraps DNS failures and
 # refused connections in ClientConnectorError; ConnectionError and gaierror cover raw sockets.
 # Not every OSError: a PermissionError from the storage, say, must not read as "no network".
-_NETWORK_ERRORS = (aiohttp.ClientError, ConnectionError, socket.gaierror,
-                   discord.GatewayNotFound, asyncio.TimeoutError)
+_NETWORK_ERRORS = (
+    aiohttp.ClientError,
+    ConnectionError,
+    socket.gaierror,
+    discord.GatewayNotFound,
+    asyncio.TimeoutError,
+)
 
 
 def intents() -> discord.Intents:
@@ -85,8 +90,9 @@ class _DurakMixin:
     service: GameService
     tree: discord.app_commands.CommandTree[Any]
 
-    def _init_durak(self, settings: Settings, clock: Clock | None,
-                    seed_source: Callable[[], int] | None) -> None:
+    def _init_durak(
+        self, settings: Settings, clock: Clock | None, seed_source: Callable[[], int] | None
+    ) -> None:
         self.settings = settings
         self._clock = clock
         self._seed_source = seed_source
@@ -183,15 +189,21 @@ def run(settings: Settings) -> int:
         print(exc, file=sys.stderr)
         return 2
     except discord.LoginFailure:
-        print("Discord refused DISCORD_TOKEN (401 Unauthorized): reset the token in the "
-              "Developer Portal and put the new one in .env.", file=sys.stderr)
+        print(
+            "Discord refused DISCORD_TOKEN (401 Unauthorized): reset the token in the "
+            "Developer Portal and put the new one in .env.",
+            file=sys.stderr,
+        )
         return EXIT_BAD_TOKEN
     except discord.PrivilegedIntentsRequired:  # pragma: no cover - no privileged intents
         print("Discord refused the bot's gateway intents.", file=sys.stderr)
         return EXIT_BAD_TOKEN
     except _NETWORK_ERRORS as exc:
-        print(f"Cannot reach Discord ({_one_line(exc)}): check the network connection and "
-              "start the bot again.", file=sys.stderr)
+        print(
+            f"Cannot reach Discord ({_one_line(exc)}): check the network connection and "
+            "start the bot again.",
+            file=sys.stderr,
+        )
         return EXIT_NO_NETWORK
     return 0
 

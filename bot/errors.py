@@ -56,9 +56,7 @@ class NoLobby(ServiceError):
     """The channel has no open lobby (join/leave/add AI/start need one)."""
 
     code = "no_lobby"
-    default_message = Message(
-        "there is no open lobby in this channel: open one with /durak new"
-    )
+    default_message = Message("there is no open lobby in this channel: open one with /durak new")
 
 
 class NoGame(ServiceError):
@@ -128,9 +126,7 @@ class StaleAction(ServiceError):
     """The action was chosen on an older state (another move happened since)."""
 
     code = "stale"
-    default_message = Message(
-        "the table has changed since you looked: here is the current state"
-    )
+    default_message = Message("the table has changed since you looked: here is the current state")
 
 
 class IllegalMove(ServiceError):
@@ -177,9 +173,7 @@ class StorageFailure(ServiceError):
     """The database refused the write; nothing was applied.  Try again."""
 
     code = "storage_failure"
-    default_message = Message(
-        "the game could not be saved: nothing was changed, please try again"
-    )
+    default_message = Message("the game could not be saved: nothing was changed, please try again")
 
 
 class GameMoved(StorageFailure):

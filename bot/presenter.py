@@ -39,8 +39,13 @@ class Presenter(Protocol):
         """``user_id``'s private hand view changed; show it to that user only."""
 
     async def notice(
-        self, channel_id: int, kind: NoticeKind, message: Message, *,
-        user_id: int | None = None, players: tuple[Player, ...] = (),
+        self,
+        channel_id: int,
+        kind: NoticeKind,
+        message: Message,
+        *,
+        user_id: int | None = None,
+        players: tuple[Player, ...] = (),
     ) -> None:
         """A public one-line notice: ``message`` is translated by the adapter; its ``Seat``
         parameters name ``players[seat]``; ``user_id`` is the player concerned, if any."""
@@ -63,8 +68,13 @@ class NullPresenter:
         return None
 
     async def notice(
-        self, channel_id: int, kind: NoticeKind, message: Message, *,
-        user_id: int | None = None, players: tuple[Player, ...] = (),
+        self,
+        channel_id: int,
+        kind: NoticeKind,
+        message: Message,
+        *,
+        user_id: int | None = None,
+        players: tuple[Player, ...] = (),
     ) -> None:
         return None
 

@@ -119,8 +119,12 @@ MAX_GAME_ACTIONS = 3000
 NAME_MAX = 64
 RETRY_DELAY = 5.0  # seconds before an automatic move that could not be stored is retried
 AI_THREADS = 2  # pure-Python agents share the GIL: more threads only add contention
-AI_LEVEL_NAMES = {"beginner": "Beginner", "casual": "Casual", "counter": "Counter",
-                  "expert": "Expert"}
+AI_LEVEL_NAMES = {
+    "beginner": "Beginner",
+    "casual": "Casual",
+    "counter": "Counter",
+    "expert": "Expert",
+}
 _OPTION_KEYS = {f.name for f in dataclasses.fields(LobbyOptions)}
 
 
@@ -185,7 +189,8 @@ class GameService:
         self._ai_slots = asyncio.Semaphore(ai_concurrency)
         self._own_executor = ai_executor is None
         self._executor: Executor = ai_executor or ThreadPoolExecutor(
-            max_workers=AI_THREADS, thread_name_prefix="durak-ai")
+            max_workers=AI_THREADS, thread_name_prefix="durak-ai"
+        )
 
     # ------------------------------------------------------------------ lifecycle
     def add_presenter(self, presenter: Presenter) -> None:
@@ -212,9 +217,17 @@ class GameService:
         for rec in state.lobbies:
             rules = _rules_of(rec.options)
             ch = self._channel(rec.channel_id, rec.guild_id)
-            ch.lobby = LobbyState(rec.channel_id, rec.guild_id, rec.host_id, rec.host_name,
-                              rec.options, rules, rec.options.turn_timeout or self.turn_timeout,
-                              list(rec.seats), rec.created_at)
+            ch.lobby = LobbyState(
+                rec.channel_id,
+                rec.guild_id,
+                rec.host_id,
+                rec.host_name,
+                rec.options,
+                rules,
+                rec.options.turn_timeout or self.turn_timeout,
+                list(rec.seats),
+                rec.created_at,
+            )
         for s in state.series:
             ch = self._channel(s.channel_id, s.guild_id)
             ch.series = s
@@ -231,14 +244,24 @@ class GameService:
                 game = from_snapshot(live.snapshot)
             except DurakError:
                 # Never leave a live row that blocks the channel: record the game as aborted.
-                log.exception("live game %d does not restore from its snapshot: aborted",
-                              live.game_id)
+                log.exception(
+                    "live game %d does not restore from its snapshot: aborted", live.game_id
+                )
                 owner = found.series
                 await self.storage.finish_game(
-                    FinishedGame(live.game_id, live.series_id, owner.guild_id, owner.profile,
-                                 "aborted", None, list(live.snapshot.get("actions") or []),
-                                 now),
-                    None, revision=live.revision)
+                    FinishedGame(
+                        live.game_id,
+                        live.series_id,
+                        owner.guild_id,
+                        owner.profile,
+                        "aborted",
+                        None,
+                        list(live.snapshot.get("actions") or []),
+                        now,
+                    ),
+                    None,
+                    revision=live.revision,
+                )
                 continue
             meta = live.meta
             n = game.n
@@ -261,8 +284,13 @@ class GameService:
             try:  # claim the game (a process that served it before is fenced out) and store
                 # the re-armed deadline, so that a crash-looping bot still times the turn out
                 g.revision = await self.storage.save_live(
-                    g.game_id, g.snapshot_json(), g.meta(deadline=g.deadline), game.version,
-                    now, revision=g.revision)
+                    g.game_id,
+                    g.snapshot_json(),
+                    g.meta(deadline=g.deadline),
+                    game.version,
+                    now,
+                    revision=g.revision,
+                )
             except GameMoved:
                 self._forget_moved_game(g)
                 continue
@@ -274,10 +302,15 @@ class GameService:
         for ch in restored:
             self._schedule(ch)
             self._emit_table(ch)
-            self._notice(ch.channel_id, "restored",
-                         Message("the bot restarted: the game continues"))
-        log.info("restored %d lobbies, %d series, %d live games", len(state.lobbies),
-                 len(state.series), len(restored))
+            self._notice(
+                ch.channel_id, "restored", Message("the bot restarted: the game continues")
+            )
+        log.info(
+            "restored %d lobbies, %d series, %d live games",
+            len(state.lobbies),
+            len(state.series),
+            len(restored),
+        )
         return len(restored)
 
     async def close(self) -> None:
@@ -297,9 +330,13 @@ class GameService:
                     remaining = max(0.0, g.deadline - now)
                     with contextlib.suppress(Exception):
                         await self.storage.save_live(
-                            g.game_id, g.snapshot_json(),
+                            g.game_id,
+                            g.snapshot_json(),
                             g.meta(deadline=g.deadline, remaining=remaining),
-                            g.game.version, now, revision=g.revision)
+                            g.game.version,
+                            now,
+                            revision=g.revision,
+                        )
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
@@ -340,9 +377,17 @@ class GameService:
             if ch.lobby is not None or ch.playing:
                 raise ChannelBusy()
             now = self.clock.now()
-            lobby = LobbyState(channel_id, guild_id, host_id, name, opts, rules,
-                           opts.turn_timeout or self.turn_timeout,
-                           [LobbySeat(host_id, name)], now)
+            lobby = LobbyState(
+                channel_id,
+                guild_id,
+                host_id,
+                name,
+                opts,
+                rules,
+                opts.turn_timeout or self.turn_timeout,
+                [LobbySeat(host_id, name)],
+                now,
+            )
             ended = ch.series
             with self._storage_errors():
                 if ended is not None and ended.id is not None:
@@ -373,8 +418,9 @@ class GameService:
             if any(s.user_id == user_id for s in lobby.seats):
                 raise AlreadySeated()
             if len(lobby.seats) >= lobby.options.seats:
-                raise LobbyFull(Message("the lobby is full ({seats} seats)",
-                                        seats=lobby.options.seats))
+                raise LobbyFull(
+                    Message("the lobby is full ({seats} seats)", seats=lobby.options.seats)
+                )
             seats = [*lobby.seats, LobbySeat(user_id, _clean_name(name, user_id))]
             await self._save_lobby(lobby.record(seats))
             lobby.seats = seats
@@ -395,8 +441,14 @@ class GameService:
         self._emit(lambda p: p.lobby_changed(view))
         return view
 
-    async def add_ai(self, channel_id: int, requester_id: int, level: str = "beginner", *,
-                     manage_channel: bool = False) -> LobbyView:
+    async def add_ai(
+        self,
+        channel_id: int,
+        requester_id: int,
+        level: str = "beginner",
+        *,
+        manage_channel: bool = False,
+    ) -> LobbyView:
         """Seat an AI player of ``level`` (host only).  :class:`UnknownLevel` if the engine
         has no such level."""
         async with self._lock(channel_id):
@@ -407,12 +459,17 @@ class GameService:
                 make_agent(level, seed=0)
             except ValueError as exc:
                 raise UnknownLevel(
-                    Message("unknown AI level {level}: choose {choices}", level=level,
-                            choices=", ".join(LEVELS)),
-                    level=level) from exc
+                    Message(
+                        "unknown AI level {level}: choose {choices}",
+                        level=level,
+                        choices=", ".join(LEVELS),
+                    ),
+                    level=level,
+                ) from exc
             if len(lobby.seats) >= lobby.options.seats:
-                raise LobbyFull(Message("the lobby is full ({seats} seats)",
-                                        seats=lobby.options.seats))
+                raise LobbyFull(
+                    Message("the lobby is full ({seats} seats)", seats=lobby.options.seats)
+                )
             base = f"{AI_LEVEL_NAMES.get(level, level.title())} AI"
             taken = {s.name for s in lobby.seats}
             name = base
@@ -427,8 +484,9 @@ class GameService:
         self._emit(lambda p: p.lobby_changed(view))
         return view
 
-    async def remove_seat(self, channel_id: int, requester_id: int, seat: int, *,
-                          manage_channel: bool = False) -> LobbyView:
+    async def remove_seat(
+        self, channel_id: int, requester_id: int, seat: int, *, manage_channel: bool = False
+    ) -> LobbyView:
         """Remove the lobby seat at index ``seat`` (host only; e.g. an AI seat)."""
         async with self._lock(channel_id):
             lobby = self._need_lobby(channel_id)
@@ -440,8 +498,9 @@ class GameService:
         self._emit(lambda p: p.lobby_changed(view))
         return view
 
-    async def start(self, channel_id: int, requester_id: int,
-                    manage_channel: bool = False) -> TableView:
+    async def start(
+        self, channel_id: int, requester_id: int, manage_channel: bool = False
+    ) -> TableView:
         """Deal the first game of a new series (host only; 2–6 seats).  The lobby becomes the
         series' seats, in lobby order; the first dealer is drawn from the seed and the lowest
         trump leads (RULES.md §4)."""
@@ -450,14 +509,27 @@ class GameService:
             self._need_host(lobby.host_id, requester_id, manage_channel)
             n = len(lobby.seats)
             if not MIN_SEATS <= n <= MAX_SEATS:
-                raise NotEnoughPlayers(Message("a game needs {min} to {max} players, not {value}",
-                                               min=MIN_SEATS, max=MAX_SEATS, value=n))
+                raise NotEnoughPlayers(
+                    Message(
+                        "a game needs {min} to {max} players, not {value}",
+                        min=MIN_SEATS,
+                        max=MAX_SEATS,
+                        value=n,
+                    )
+                )
             ch = self._channels[channel_id]
             now = self.clock.now()
             series = SeriesRecord(
-                id=None, channel_id=channel_id, guild_id=lobby.guild_id, host_id=lobby.host_id,
-                host_name=lobby.host_name, options=lobby.options, rules=lobby.rules.to_dict(),
-                profile=_profile(lobby.rules), seats=list(lobby.seats), losses=[0] * n,
+                id=None,
+                channel_id=channel_id,
+                guild_id=lobby.guild_id,
+                host_id=lobby.host_id,
+                host_name=lobby.host_name,
+                options=lobby.options,
+                rules=lobby.rules.to_dict(),
+                profile=_profile(lobby.rules),
+                seats=list(lobby.seats),
+                losses=[0] * n,
                 created_at=now,
             )
             seed = self._seed_source()
@@ -470,8 +542,7 @@ class GameService:
         self._after_change(ch, view)
         return view
 
-    async def stop(self, channel_id: int, requester_id: int,
-                   manage_channel: bool = False) -> None:
+    async def stop(self, channel_id: int, requester_id: int, manage_channel: bool = False) -> None:
         """End the lobby, the game or the series of this channel (host or Manage Channel).
         An unfinished game records no loss (it is stored as aborted)."""
         async with self._lock(channel_id):
@@ -487,8 +558,9 @@ class GameService:
                 ch.lobby = None
                 closed = lobby_view(lobby, "closed")
                 self._emit(lambda p: p.lobby_changed(closed))
-                self._notice(channel_id, "stopped", Message("the lobby was closed"),
-                             user_id=requester_id)
+                self._notice(
+                    channel_id, "stopped", Message("the lobby was closed"), user_id=requester_id
+                )
                 return
             series = ch.series
             assert series is not None and series.id is not None
@@ -496,12 +568,16 @@ class GameService:
             view = await self._end_series_now(ch, now)
         if view is not None:
             self._emit(lambda p: p.table_changed(view))
-            self._notice(channel_id, "stopped",
-                         Message("the game was stopped: no loss is recorded"),
-                         user_id=requester_id)
+            self._notice(
+                channel_id,
+                "stopped",
+                Message("the game was stopped: no loss is recorded"),
+                user_id=requester_id,
+            )
         else:
-            self._notice(channel_id, "series_ended", Message("the series is over"),
-                         user_id=requester_id)
+            self._notice(
+                channel_id, "series_ended", Message("the series is over"), user_id=requester_id
+            )
 
     async def _end_series_now(self, ch: ChannelState, now: float) -> TableView | None:
         """Under the channel's lock: store a running game as aborted (no loss) and end the
@@ -512,9 +588,20 @@ class GameService:
         with self._storage_errors(g):
             if ch.playing and g is not None:
                 await self.storage.finish_game(
-                    FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
-                                 "aborted", None, g.game.history_text(), now),
-                    None, end_series_at=now, revision=g.revision)
+                    FinishedGame(
+                        g.game_id,
+                        series.id,
+                        series.guild_id,
+                        series.profile,
+                        "aborted",
+                        None,
+                        g.game.history_text(),
+                        now,
+                    ),
+                    None,
+                    end_series_at=now,
+                    revision=g.revision,
+                )
             else:
                 await self.storage.end_series(series.id, now)
         view: TableView | None = None
@@ -538,9 +625,14 @@ class GameService:
             view = await self._end_series_now(ch, self.clock.now())
         if view is not None:
             self._emit(lambda p: p.table_changed(view))
-        self._notice(channel_id, "stopped",
-                     Message("the game reached {n} moves without an end and was stopped: no "
-                             "loss is recorded", n=MAX_GAME_ACTIONS))
+        self._notice(
+            channel_id,
+            "stopped",
+            Message(
+                "the game reached {n} moves without an end and was stopped: no loss is recorded",
+                n=MAX_GAME_ACTIONS,
+            ),
+        )
 
     # ------------------------------------------------------------------ game
     async def act(
@@ -572,8 +664,9 @@ class GameService:
             game = g.game
             if game.to_act != seat:
                 reason = game.explain(act)
-                raise NotYourTurn(Message("it is not your turn") if reason is None
-                                  else reason, to_act=game.to_act)
+                raise NotYourTurn(
+                    Message("it is not your turn") if reason is None else reason, to_act=game.to_act
+                )
             timeouts = list(g.timeouts)
             timeouts[seat] = 0
             autopilot = list(g.autopilot)
@@ -582,8 +675,13 @@ class GameService:
             await self._apply(ch, g, act, None, timeouts, autopilot, t0)
             view = table_view(ch)
         if was_auto:
-            self._notice(channel_id, "autopilot_off", Message("{name} is back", name=Seat(seat)),
-                         user_id=user_id, players=_players(ch))
+            self._notice(
+                channel_id,
+                "autopilot_off",
+                Message("{name} is back", name=Seat(seat)),
+                user_id=user_id,
+                players=_players(ch),
+            )
         self._after_change(ch, view)
         return view
 
@@ -602,15 +700,19 @@ class GameService:
                 deadline = g.deadline
                 if g.game.to_act == seat:
                     deadline = self.clock.now() + ch.turn_timeout
-                await self._save_meta(g, deadline=deadline, timeouts=timeouts,
-                                      autopilot=autopilot)
+                await self._save_meta(g, deadline=deadline, timeouts=timeouts, autopilot=autopilot)
                 g.autopilot, g.timeouts, g.deadline = autopilot, timeouts, deadline
                 self._schedule(ch)
                 back = True
             view = hand_view(ch, g, seat)
         if back:
-            self._notice(channel_id, "autopilot_off", Message("{name} is back", name=Seat(seat)),
-                         user_id=user_id, players=_players(ch))
+            self._notice(
+                channel_id,
+                "autopilot_off",
+                Message("{name} is back", name=Seat(seat)),
+                user_id=user_id,
+                players=_players(ch),
+            )
             self._emit_table(ch)
         return view
 
@@ -646,8 +748,9 @@ class GameService:
         return [c for c, ch in self._channels.items() if ch.playing]
 
     # ------------------------------------------------------------------ series
-    async def rematch(self, channel_id: int, requester_id: int,
-                      manage_channel: bool = False) -> TableView:
+    async def rematch(
+        self, channel_id: int, requester_id: int, manage_channel: bool = False
+    ) -> TableView:
         """Deal the next game of the series with the same seats: the loser deals and the
         loser's left neighbour leads; after a draw the same dealer deals again and the dealer's
         left neighbour leads (RULES.md §4).  Open to the host and every seated human."""
@@ -670,8 +773,9 @@ class GameService:
         self._after_change(ch, view)
         return view
 
-    async def end_series(self, channel_id: int, requester_id: int,
-                         manage_channel: bool = False) -> SeriesView:
+    async def end_series(
+        self, channel_id: int, requester_id: int, manage_channel: bool = False
+    ) -> SeriesView:
         """Close the series after a game (host or any seated human); returns the final
         standings.  A running game must be stopped instead (:class:`AlreadyStarted`)."""
         async with self._lock(channel_id):
@@ -680,7 +784,8 @@ class GameService:
                 raise NoGame(Message("there is no series in this channel"))
             if ch.playing:
                 raise AlreadyStarted(
-                    Message("a game is running: finish it, or the host can stop it"))
+                    Message("a game is running: finish it, or the host can stop it")
+                )
             series = ch.series
             self._need_member(series, requester_id, manage_channel)
             assert series.id is not None
@@ -690,8 +795,9 @@ class GameService:
             view = series_view(series)
             ch.series = None
             ch.game = None
-        self._notice(channel_id, "series_ended", Message("the series is over"),
-                         user_id=requester_id)
+        self._notice(
+            channel_id, "series_ended", Message("the series is over"), user_id=requester_id
+        )
         return view
 
     async def series(self, channel_id: int) -> SeriesView:
@@ -709,13 +815,24 @@ class GameService:
         with self._storage_errors():
             name, rows = await self.storage.player_stats(guild_id, user_id, profile)
         return StatsView(
-            guild_id=guild_id, user_id=user_id, name=name, profile=profile,
-            games=sum(r.games for r in rows), losses=sum(r.losses for r in rows),
-            draws=sum(r.draws for r in rows), by_profile=tuple(rows),
+            guild_id=guild_id,
+            user_id=user_id,
+            name=name,
+            profile=profile,
+            games=sum(r.games for r in rows),
+            losses=sum(r.losses for r in rows),
+            draws=sum(r.draws for r in rows),
+            by_profile=tuple(rows),
         )
 
-    async def leaderboard(self, guild_id: int, profile: str | None = None, min_games: int = 1,
-                          page: int = 1, per_page: int = 10) -> LeaderboardPage:
+    async def leaderboard(
+        self,
+        guild_id: int,
+        profile: str | None = None,
+        min_games: int = 1,
+        page: int = 1,
+        per_page: int = 10,
+    ) -> LeaderboardPage:
         """The guild's players ranked by loss rate, fewest losses per game first, among those
         with at least ``min_games`` finished games (of ``profile`` if given).  ``page`` is
         1-based; a page past the end is empty."""
@@ -728,10 +845,12 @@ class GameService:
             raise BadOption(Message("per_page must be 1–50"))
         with self._storage_errors():
             total, rows = await self.storage.leaderboard(
-                guild_id, profile, min_games, per_page, (page - 1) * per_page)
+                guild_id, profile, min_games, per_page, (page - 1) * per_page
+            )
         pages = max(1, -(-total // per_page))
-        return LeaderboardPage(guild_id, profile, min_games, page, pages, per_page, total,
-                               tuple(rows))
+        return LeaderboardPage(
+            guild_id, profile, min_games, page, pages, per_page, total, tuple(rows)
+        )
 
     # ================================================================== internals
     def _lock(self, channel_id: int) -> asyncio.Lock:
@@ -754,8 +873,9 @@ class GameService:
             raise NoLobby()
         return ch.lobby
 
-    def _need_game(self, channel_id: int, *, allow_finished: bool = False
-                   ) -> tuple[ChannelState, GameState]:
+    def _need_game(
+        self, channel_id: int, *, allow_finished: bool = False
+    ) -> tuple[ChannelState, GameState]:
         ch = self._channels.get(channel_id)
         if ch is None or ch.game is None:
             if ch is not None and ch.lobby is not None:
@@ -809,21 +929,42 @@ class GameService:
         lobby.host_id, lobby.host_name = host
         return lobby_view(lobby, "open")
 
-    async def _begin_game(self, ch: ChannelState, series: SeriesRecord, rules: Rules,
-                          turn_timeout: int, deal: Deal, seed: int) -> None:
+    async def _begin_game(
+        self,
+        ch: ChannelState,
+        series: SeriesRecord,
+        rules: Rules,
+        turn_timeout: int,
+        deal: Deal,
+        seed: int,
+    ) -> None:
         """Create and store a game (and the series if new); on failure nothing changes."""
         game = Game(rules, deal)
         now = self.clock.now()
         n = game.n
-        g = GameState(game_id=0, game=game, seed=seed, started_at=now, timeouts=[0] * n,
-                  autopilot=[False] * n)
-        probe = ChannelState(ch.channel_id, ch.guild_id, series=series, rules=rules,
-                         turn_timeout=turn_timeout, game=g)
+        g = GameState(
+            game_id=0, game=game, seed=seed, started_at=now, timeouts=[0] * n, autopilot=[False] * n
+        )
+        probe = ChannelState(
+            ch.channel_id,
+            ch.guild_id,
+            series=series,
+            rules=rules,
+            turn_timeout=turn_timeout,
+            game=g,
+        )
         deadline = now + turn_timeout if self._human_waited(probe, g) else None
         new = NewGame(
-            channel_id=ch.channel_id, guild_id=series.guild_id, profile=series.profile,
-            rules=rules.to_dict(), seats=list(series.seats), seed=seed, deal=deal.to_dict(),
-            started_at=now, snapshot=g.snapshot_json(), meta=g.meta(deadline=deadline),
+            channel_id=ch.channel_id,
+            guild_id=series.guild_id,
+            profile=series.profile,
+            rules=rules.to_dict(),
+            seats=list(series.seats),
+            seed=seed,
+            deal=deal.to_dict(),
+            started_at=now,
+            snapshot=g.snapshot_json(),
+            meta=g.meta(deadline=deadline),
         )
         with self._storage_errors():
             series_id, game_id = await self.storage.start_game(series, new)
@@ -844,8 +985,16 @@ class GameService:
             return False
         return ch.series.seats[seat].ai_level is None and not g.autopilot[seat]
 
-    async def _apply(self, ch: ChannelState, g: GameState, action: Action, auto: AutoKind,
-                     timeouts: list[int], autopilot: list[bool], t0: float) -> None:
+    async def _apply(
+        self,
+        ch: ChannelState,
+        g: GameState,
+        action: Action,
+        auto: AutoKind,
+        timeouts: list[int],
+        autopilot: list[bool],
+        t0: float,
+    ) -> None:
         """Under the channel lock: apply ``action`` to a copy, store it, then commit to memory
         and re-arm the turn.  Raises :class:`IllegalMove` / :class:`StorageFailure` with
         nothing changed."""
@@ -867,8 +1016,9 @@ class GameService:
         new_series: SeriesRecord | None = None
         with self._storage_errors(g):
             if game.finished:
-                new_series = dataclasses.replace(series, losses=list(series.losses),
-                                                 seats=list(series.seats))
+                new_series = dataclasses.replace(
+                    series, losses=list(series.losses), seats=list(series.seats)
+                )
                 new_series.games += 1
                 new_series.last_dealer = game.deal.dealer
                 new_series.last_loser = game.loser
@@ -878,19 +1028,35 @@ class GameService:
                     new_series.losses[game.loser] += 1
                 players = [
                     PlayerResult(i, s.user_id, s.name, game.loser == i, game.draw)
-                    for i, s in enumerate(series.seats) if s.user_id is not None
+                    for i, s in enumerate(series.seats)
+                    if s.user_id is not None
                 ]
                 await self.storage.finish_game(
-                    FinishedGame(g.game_id, series.id, series.guild_id, series.profile,
-                                 "draw" if game.draw else "loss", game.loser,
-                                 game.history_text(), now, players),
-                    new_series, revision=g.revision)
+                    FinishedGame(
+                        g.game_id,
+                        series.id,
+                        series.guild_id,
+                        series.profile,
+                        "draw" if game.draw else "loss",
+                        game.loser,
+                        game.history_text(),
+                        now,
+                        players,
+                    ),
+                    new_series,
+                    revision=g.revision,
+                )
             else:
                 g.revision = await self.storage.save_live(
-                    g.game_id, g.snapshot_json(game),
-                    g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot,
-                           recent=recent),
-                    game.version, now, revision=g.revision)
+                    g.game_id,
+                    g.snapshot_json(game),
+                    g.meta(
+                        deadline=deadline, timeouts=timeouts, autopilot=autopilot, recent=recent
+                    ),
+                    game.version,
+                    now,
+                    revision=g.revision,
+                )
         if self._latency_sink is not None:
             self._latency_sink(time.perf_counter() - t0)
         g.game = game
@@ -904,13 +1070,18 @@ class GameService:
         if not game.finished and game.version >= MAX_GAME_ACTIONS:
             self._spawn(self._stop_endless_game(ch.channel_id, g.game_id))
 
-    async def _save_meta(self, g: GameState, *, deadline: float | None, timeouts: list[int],
-                         autopilot: list[bool]) -> None:
+    async def _save_meta(
+        self, g: GameState, *, deadline: float | None, timeouts: list[int], autopilot: list[bool]
+    ) -> None:
         with self._storage_errors(g):
             g.revision = await self.storage.save_live(
-                g.game_id, g.snapshot_json(),
+                g.game_id,
+                g.snapshot_json(),
                 g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot),
-                g.game.version, self.clock.now(), revision=g.revision)
+                g.game.version,
+                self.clock.now(),
+                revision=g.revision,
+            )
 
     @contextlib.contextmanager
     def _storage_errors(self, g: GameState | None = None) -> Iterator[None]:
@@ -935,8 +1106,11 @@ class GameService:
             if ch.game is g:
                 ch.game = ch.series = ch.lobby = None
                 del self._channels[channel_id]
-                log.warning("game %d of channel %d is served by another process now: dropped "
-                            "here", g.game_id, channel_id)
+                log.warning(
+                    "game %d of channel %d is served by another process now: dropped here",
+                    g.game_id,
+                    channel_id,
+                )
 
     # ------------------------------------------------------------------ drivers
     def _disarm(self, g: GameState) -> None:
@@ -960,7 +1134,8 @@ class GameService:
                 g.deadline = self.clock.now() + ch.turn_timeout
             channel_id, game_id = ch.channel_id, g.game_id
             g.timer = self.clock.call_at(
-                g.deadline, lambda: self._on_timeout(channel_id, game_id, version))
+                g.deadline, lambda: self._on_timeout(channel_id, game_id, version)
+            )
         else:
             self._spawn(self._ai_turn(ch.channel_id, g.game_id, version, seat))
 
@@ -986,19 +1161,30 @@ class GameService:
             try:
                 await self._apply(ch, g, action, "timeout", timeouts, autopilot, t0)
             except ServiceError:
-                log.exception("timeout action failed in channel %d: retrying in %s s",
-                              channel_id, RETRY_DELAY)
+                log.exception(
+                    "timeout action failed in channel %d: retrying in %s s", channel_id, RETRY_DELAY
+                )
                 self._retry_later(ch, g, version)
                 return
-            notices.append(("timeout",
-                            Message("{name} ran out of time: {action}", name=Seat(seat),
-                                    action=action_message(action.kind, tuple(action.cards))),
-                            seat_info.user_id))
+            notices.append(
+                (
+                    "timeout",
+                    Message(
+                        "{name} ran out of time: {action}",
+                        name=Seat(seat),
+                        action=action_message(action.kind, tuple(action.cards)),
+                    ),
+                    seat_info.user_id,
+                )
+            )
             if autopilot[seat] and timeouts[seat] == TIMEOUTS_TO_AUTOPILOT:
-                notices.append(("autopilot_on",
-                                Message("{name} is on autopilot until they come back",
-                                        name=Seat(seat)),
-                                seat_info.user_id))
+                notices.append(
+                    (
+                        "autopilot_on",
+                        Message("{name} is on autopilot until they come back", name=Seat(seat)),
+                        seat_info.user_id,
+                    )
+                )
             view = table_view(ch)
         for kind, message, uid in notices:
             self._notice(channel_id, kind, message, user_id=uid, players=_players(ch))
@@ -1014,9 +1200,14 @@ class GameService:
         g = ch.game
 
         def current() -> bool:
-            return (ch.game is g and ch.playing and g.game.version == version
-                    and g.game.to_act == seat and ch.series is not None
-                    and (ch.series.seats[seat].ai_level is not None or g.autopilot[seat]))
+            return (
+                ch.game is g
+                and ch.playing
+                and g.game.version == version
+                and g.game.to_act == seat
+                and ch.series is not None
+                and (ch.series.seats[seat].ai_level is not None or g.autopilot[seat])
+            )
 
         level = ch.series.seats[seat].ai_level or self.autopilot_level
         action: Action | None = None
@@ -1028,19 +1219,20 @@ class GameService:
                 try:
                     agent = make_agent(level, seed=(g.seed * 31 + seat) & 0x7FFFFFFF)
                 except ValueError:
-                    log.error("AI level %r is not available: using %r", level,
-                              self.autopilot_level)
+                    log.error("AI level %r is not available: using %r", level, self.autopilot_level)
                     agent = make_agent(self.autopilot_level, seed=seat)
                 g.agents[seat] = agent
             try:
                 # A published Game is never mutated (actions apply to a clone), so the
                 # observation can be built off the loop too.
                 text = await asyncio.get_running_loop().run_in_executor(
-                    self._executor, _decide, agent, g.game, seat)
+                    self._executor, _decide, agent, g.game, seat
+                )
                 action = parse_action(text)
             except Exception:
-                log.exception("AI %s failed in channel %d: playing the timeout default",
-                              level, channel_id)
+                log.exception(
+                    "AI %s failed in channel %d: playing the timeout default", level, channel_id
+                )
         if self.ai_delay > 0:
             task = asyncio.current_task()
             if task is not None:
@@ -1063,11 +1255,11 @@ class GameService:
                     action = timeout_action(g.game)
                 auto: AutoKind = "autopilot" if ch.series.seats[seat].ai_level is None else None
                 try:
-                    await self._apply(ch, g, action, auto, list(g.timeouts), list(g.autopilot),
-                                      t0)
+                    await self._apply(ch, g, action, auto, list(g.timeouts), list(g.autopilot), t0)
                 except ServiceError:
-                    log.exception("AI move failed in channel %d: retrying in %s s", channel_id,
-                                  RETRY_DELAY)
+                    log.exception(
+                        "AI move failed in channel %d: retrying in %s s", channel_id, RETRY_DELAY
+                    )
                     self._retry_later(ch, g, version)
                     return
                 if self._presenters:
@@ -1119,10 +1311,16 @@ class GameService:
         except Exception:
             log.exception("presenter %r failed", p)
 
-    def _notice(self, channel_id: int, kind: NoticeKind, message: Message, *,
-                user_id: int | None = None, players: tuple[Player, ...] = ()) -> None:
-        self._emit(lambda p: p.notice(channel_id, kind, message, user_id=user_id,
-                                      players=players))
+    def _notice(
+        self,
+        channel_id: int,
+        kind: NoticeKind,
+        message: Message,
+        *,
+        user_id: int | None = None,
+        players: tuple[Player, ...] = (),
+    ) -> None:
+        self._emit(lambda p: p.notice(channel_id, kind, message, user_id=user_id, players=players))
 
     def _emit_table(self, ch: ChannelState) -> None:
         if self._presenters and ch.game is not None:
@@ -1153,8 +1351,14 @@ class GameService:
             log.exception("last game %d of series %s does not replay", s.last_game_id, s.id)
             return None
         n = game.n
-        return GameState(rec.game_id, game, seed=int(rec.deal.get("seed") or 0), started_at=0.0,
-                     timeouts=[0] * n, autopilot=[False] * n)
+        return GameState(
+            rec.game_id,
+            game,
+            seed=int(rec.deal.get("seed") or 0),
+            started_at=0.0,
+            timeouts=[0] * n,
+            autopilot=[False] * n,
+        )
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -1175,8 +1379,9 @@ def _first_level(levels: Iterable[str]) -> str:
     raise RuntimeError("the rules engine provides no AI level")
 
 
-def _restored_deadline(meta: Mapping[str, Any], now: float, turn_timeout: int,
-                       grace: float) -> float:
+def _restored_deadline(
+    meta: Mapping[str, Any], now: float, turn_timeout: int, grace: float
+) -> float:
     """The deadline of a human's turn restored at ``now``: the time that was left (stored
     ``remaining`` after a graceful stop, else until the stored deadline), never more than one
     turn (a clock set back must not stretch it), and at least ``grace`` (at most a turn) when
@@ -1209,23 +1414,42 @@ def _options(options: LobbyOptions | Mapping[str, Any] | None) -> LobbyOptions:
     elif isinstance(options, Mapping):
         unknown = set(options) - _OPTION_KEYS
         if unknown:
-            raise BadOption(Message("unknown option(s): {value}",
-                                    value=", ".join(sorted(map(str, unknown)))))
+            raise BadOption(
+                Message("unknown option(s): {value}", value=", ".join(sorted(map(str, unknown))))
+            )
         opts = LobbyOptions(**{k: v for k, v in options.items() if v is not None})
     else:
         raise BadOption(Message("options must be LobbyOptions or a mapping"))
     if not isinstance(opts.rules, str) or opts.rules.strip().lower() not in PROFILES:
-        raise BadOption(Message("unknown rules {value}: choose {choices}", value=repr(opts.rules),
-                                choices=", ".join(PROFILES)))
+        raise BadOption(
+            Message(
+                "unknown rules {value}: choose {choices}",
+                value=repr(opts.rules),
+                choices=", ".join(PROFILES),
+            )
+        )
     t = opts.turn_timeout
-    if t is not None and (not isinstance(t, int) or isinstance(t, bool)
-                          or not MIN_TIMEOUT <= t <= MAX_TIMEOUT):
-        raise BadOption(Message("turn_timeout must be {min}–{max} seconds, not {value}",
-                                min=MIN_TIMEOUT, max=MAX_TIMEOUT, value=repr(t)))
+    if t is not None and (
+        not isinstance(t, int) or isinstance(t, bool) or not MIN_TIMEOUT <= t <= MAX_TIMEOUT
+    ):
+        raise BadOption(
+            Message(
+                "turn_timeout must be {min}–{max} seconds, not {value}",
+                min=MIN_TIMEOUT,
+                max=MAX_TIMEOUT,
+                value=repr(t),
+            )
+        )
     n = opts.seats
     if not isinstance(n, int) or isinstance(n, bool) or not MIN_SEATS <= n <= MAX_SEATS:
-        raise BadOption(Message("seats must be {min}–{max}, not {value}", min=MIN_SEATS,
-                                max=MAX_SEATS, value=repr(n)))
+        raise BadOption(
+            Message(
+                "seats must be {min}–{max}, not {value}",
+                min=MIN_SEATS,
+                max=MAX_SEATS,
+                value=repr(n),
+            )
+        )
     return dataclasses.replace(opts, rules=opts.rules.strip().lower())
 
 
@@ -1238,14 +1462,19 @@ def _rules_of(opts: LobbyOptions) -> Rules:
     if opts.first_round_limit is not None:
         spec["first_round_limit"] = opts.first_round_limit
     if opts.throw_in is not None and opts.throw_in not in ("neighbours", "all"):
-        raise BadOption(Message("throw_in must be neighbours or all, not {value}",
-                                value=repr(opts.throw_in)))
+        raise BadOption(
+            Message("throw_in must be neighbours or all, not {value}", value=repr(opts.throw_in))
+        )
     if opts.first_round_limit is not None and opts.first_round_limit not in (5, 6):
-        raise BadOption(Message("first_round_limit must be 5 or 6, not {value}",
-                                value=repr(opts.first_round_limit)))
+        raise BadOption(
+            Message(
+                "first_round_limit must be 5 or 6, not {value}", value=repr(opts.first_round_limit)
+            )
+        )
     if opts.transfer is not None and not isinstance(opts.transfer, bool):
-        raise BadOption(Message("transfer must be true or false, not {value}",
-                                value=repr(opts.transfer)))
+        raise BadOption(
+            Message("transfer must be true or false, not {value}", value=repr(opts.transfer))
+        )
     try:
         return Rules.from_spec(spec)
     except DurakError as exc:
@@ -1262,8 +1491,13 @@ def _profile_filter(profile: str | None) -> str | None:
         return None
     p = str(profile).strip().lower()
     if p not in PROFILES and p != "custom":
-        raise BadOption(Message("unknown profile {value}: choose {choices} or custom",
-                                value=repr(profile), choices=", ".join(PROFILES)))
+        raise BadOption(
+            Message(
+                "unknown profile {value}: choose {choices} or custom",
+                value=repr(profile),
+                choices=", ".join(PROFILES),
+            )
+        )
     return p
 
 
@@ -1278,11 +1512,20 @@ def _parse(action: str | Action, seat: int) -> Action:
         try:
             act = parse_action(text)
         except DurakError as exc:
-            raise BadAction(Message("{text} is not an action: try 'attack 8♥', 'defend 8♥ 9♥', "
-                                    "'take' or 'pass'", text=repr(typed))) from exc
+            raise BadAction(
+                Message(
+                    "{text} is not an action: try 'attack 8♥', 'defend 8♥ 9♥', 'take' or 'pass'",
+                    text=repr(typed),
+                )
+            ) from exc
     if act.seat != seat:
-        raise BadAction(Message("that action is for {seat}; you sit at {other}",
-                                seat=Seat(act.seat), other=Seat(seat)))
+        raise BadAction(
+            Message(
+                "that action is for {seat}; you sit at {other}",
+                seat=Seat(act.seat),
+                other=Seat(seat),
+            )
+        )
     if act.kind not in ActionKind:  # pragma: no cover - Action validates its kind
         raise BadAction()
     return act

@@ -28,11 +28,19 @@ class LobbyState:
     seats: list[LobbySeat]
     created_at: float
 
-    def record(self, seats: list[LobbySeat] | None = None, host: tuple[int, str] | None = None
-               ) -> LobbyRecord:
+    def record(
+        self, seats: list[LobbySeat] | None = None, host: tuple[int, str] | None = None
+    ) -> LobbyRecord:
         host_id, host_name = host or (self.host_id, self.host_name)
-        return LobbyRecord(self.channel_id, self.guild_id, host_id, host_name, self.options,
-                           list(self.seats if seats is None else seats), self.created_at)
+        return LobbyRecord(
+            self.channel_id,
+            self.guild_id,
+            host_id,
+            host_name,
+            self.options,
+            list(self.seats if seats is None else seats),
+            self.created_at,
+        )
 
 
 @dataclass(slots=True)
@@ -60,9 +68,15 @@ class GameState:
             separators=(",", ":"),
         )
 
-    def meta(self, *, remaining: float | None = None, deadline: float | None = None,
-             timeouts: list[int] | None = None, autopilot: list[bool] | None = None,
-             recent: tuple[ActionRecord, ...] | None = None) -> str:
+    def meta(
+        self,
+        *,
+        remaining: float | None = None,
+        deadline: float | None = None,
+        timeouts: list[int] | None = None,
+        autopilot: list[bool] | None = None,
+        recent: tuple[ActionRecord, ...] | None = None,
+    ) -> str:
         """The JSON of the live row's ``meta`` column (timer state and table history)."""
         recent = self.recent if recent is None else recent
         return json.dumps(
@@ -73,8 +87,9 @@ class GameState:
                 "remaining": remaining,
                 "timeouts": self.timeouts if timeouts is None else timeouts,
                 "autopilot": self.autopilot if autopilot is None else autopilot,
-                "recent": [[r.seat, r.kind.value, [str(c) for c in r.cards], r.auto]
-                           for r in recent],
+                "recent": [
+                    [r.seat, r.kind.value, [str(c) for c in r.cards], r.auto] for r in recent
+                ],
             },
             ensure_ascii=False,
         )

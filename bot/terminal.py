@@ -74,8 +74,7 @@ class _LineReader:
         self.lines: asyncio.Queue[_Line] = asyncio.Queue()
         self._stdin = stdin
         self._loop = loop
-        self._thread = threading.Thread(target=self._run, name="durak-terminal-input",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, name="durak-terminal-input", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
@@ -152,8 +151,15 @@ class _Printer(NullPresenter):
         self.key = key
         self.changed.set()
 
-    async def notice(self, channel_id: int, kind: NoticeKind, message: Message, *,
-                     user_id: int | None = None, players: tuple[Player, ...] = ()) -> None:
+    async def notice(
+        self,
+        channel_id: int,
+        kind: NoticeKind,
+        message: Message,
+        *,
+        user_id: int | None = None,
+        players: tuple[Player, ...] = (),
+    ) -> None:
         if kind in ("timeout", "autopilot_on", "autopilot_off"):
             self.say(f"* {render_message(message, [p.name for p in players])}")
 
@@ -193,10 +199,14 @@ def _action_from(text: str, seat: int) -> Action:
         kind = ActionKind(kind_text.lower())
     except ValueError:
         if kind_text.isdigit():
-            raise ValueError(f"{text!r} is not an action: type the number of an action "
-                             "alone, or its text, like 'attack 8♥'") from None
-        raise ValueError(f"unknown action {kind_text!r}: use attack, defend, transfer, take "
-                         "or pass, or the number of an action") from None
+            raise ValueError(
+                f"{text!r} is not an action: type the number of an action "
+                "alone, or its text, like 'attack 8♥'"
+            ) from None
+        raise ValueError(
+            f"unknown action {kind_text!r}: use attack, defend, transfer, take "
+            "or pass, or the number of an action"
+        ) from None
     try:
         return Action(seat, kind, tuple(parse_card(c) for c in card_texts))
     except DurakError as exc:
@@ -225,24 +235,33 @@ async def play(
     printer = _Printer(stdout)
     seeds = iter(range(seed, seed + 1_000_000)) if seed is not None else None
     service = GameService(
-        SqliteStorage(db_path), presenters=[printer], ai_delay=ai_delay,
-        turn_timeout=turn_timeout, seed_source=(lambda: next(seeds)) if seeds else None,
+        SqliteStorage(db_path),
+        presenters=[printer],
+        ai_delay=ai_delay,
+        turn_timeout=turn_timeout,
+        seed_source=(lambda: next(seeds)) if seeds else None,
     )
     reader = _LineReader(stdin, asyncio.get_running_loop())
     try:
         await service.restore()
         try:
-            await service.open_lobby(CHANNEL, GUILD, USER, "Player",
-                                     LobbyOptions(rules=rules, seats=players,
-                                                  turn_timeout=turn_timeout))
+            await service.open_lobby(
+                CHANNEL,
+                GUILD,
+                USER,
+                "Player",
+                LobbyOptions(rules=rules, seats=players, turn_timeout=turn_timeout),
+            )
             for _ in range(players - 1):
                 await service.add_ai(CHANNEL, USER, level)
         except ServiceError as exc:
             printer.say(f"error: {render_message(exc.message, printer.names)}")
             return 2
         view = await service.start(CHANNEL, USER)
-        printer.say(f"Durak ({view.rules.name}) against {players - 1} {level} AI, "
-                    f"{turn_timeout} s per turn. {HELP}")
+        printer.say(
+            f"Durak ({view.rules.name}) against {players - 1} {level} AI, "
+            f"{turn_timeout} s per turn. {HELP}"
+        )
         reader.start()
         return await _session(service, printer, reader)
     except asyncio.CancelledError:
@@ -302,8 +321,9 @@ async def _session(service: GameService, printer: _Printer, reader: _LineReader)
             printer.say("> ")
 
 
-async def _answer(service: GameService, printer: _Printer, reader: _LineReader,
-                  screen: _Screen) -> str | None:
+async def _answer(
+    service: GameService, printer: _Printer, reader: _LineReader, screen: _Screen
+) -> str | None:
     """The answer typed at the rematch question (``None``: quit or end of input)."""
     while True:
         line = await reader.lines.get()
@@ -322,8 +342,10 @@ async def _answer(service: GameService, printer: _Printer, reader: _LineReader,
 
 
 def _stale(text: str) -> str:
-    return (f"! {text!r} was typed before the position above was shown: nothing was played. "
-            "Choose again.")
+    return (
+        f"! {text!r} was typed before the position above was shown: nothing was played. "
+        "Choose again."
+    )
 
 
 async def _show_on_request(service: GameService, printer: _Printer, text: str) -> bool:
@@ -346,8 +368,11 @@ async def _apply(service: GameService, printer: _Printer, text: str, screen: _Sc
     if text.isdigit():
         index = int(text) - 1
         if not 0 <= index < len(screen.legal):
-            printer.say(f"! choose 1–{len(screen.legal)}" if screen.legal
-                        else "! you have no action to choose now")
+            printer.say(
+                f"! choose 1–{len(screen.legal)}"
+                if screen.legal
+                else "! you have no action to choose now"
+            )
             return "refused"
         action = screen.legal[index].text
     else:
@@ -360,8 +385,10 @@ async def _apply(service: GameService, printer: _Printer, text: str, screen: _Sc
         printer.changed.clear()
         await service.act(CHANNEL, USER, action, screen.version, game_id=screen.game_id)
     except StaleAction:
-        printer.say(f"! the table changed before {text!r} was played: nothing was played. "
-                    "Here is the current position.")
+        printer.say(
+            f"! the table changed before {text!r} was played: nothing was played. "
+            "Here is the current position."
+        )
         return "stale"
     except ServiceError as exc:
         printer.say(f"! {render_message(exc.message, printer.names)}")

@@ -79,8 +79,13 @@ def fill(template: str, params: dict[str, str]) -> str:
         return out
 
 
-def render_message(message: Message, names: Sequence[str] = (), *,
-                   translations: Translations = ENGLISH, card_text: CardText = str) -> str:
+def render_message(
+    message: Message,
+    names: Sequence[str] = (),
+    *,
+    translations: Translations = ENGLISH,
+    card_text: CardText = str,
+) -> str:
     """``message`` as text: its key translated by ``translations``, each parameter rendered by
     its type: a ``Seat`` as ``names[seat]`` (the caller's display name for that seat), a card
     or cards with ``card_text``, an ``ActionKind`` as its translated name, a nested ``Message``
@@ -93,8 +98,9 @@ def render_message(message: Message, names: Sequence[str] = (), *,
         if isinstance(value, Seat):
             if 0 <= value.index < len(names):
                 return names[value.index]
-            return render_message(Message("player {number}", number=value.index + 1),
-                                  translations=translations)
+            return render_message(
+                Message("player {number}", number=value.index + 1), translations=translations
+            )
         if isinstance(value, ActionKind):
             return translations.gettext(_VERBS[value])
         if isinstance(value, Card):
@@ -114,9 +120,7 @@ def render_message(message: Message, names: Sequence[str] = (), *,
 
 
 def render_lobby(view: LobbyView) -> str:
-    seats = ", ".join(
-        f"{s.name}" + (f" [{s.ai_level}]" if s.ai_level else "") for s in view.seats
-    )
+    seats = ", ".join(f"{s.name}" + (f" [{s.ai_level}]" if s.ai_level else "") for s in view.seats)
     return (
         f"Lobby ({view.status}) — {view.rules.name}, {view.turn_timeout}s per turn, "
         f"host {view.host_name}\n  seats {len(view.seats)}/{view.max_seats}: {seats}"
@@ -131,10 +135,13 @@ def render_series(view: SeriesView) -> str:
 
 def render_table(view: TableView, *, now: float | None = None) -> str:
     lines = []
-    trump = f"trump {view.trump}" + (f" ({view.trump_card} under the stock)"
-                                     if view.trump_card else "")
-    lines.append(f"— {view.rules.name}, round {view.round}: {trump}, stock {view.stock}, "
-                 f"discard {view.discard} —")
+    trump = f"trump {view.trump}" + (
+        f" ({view.trump_card} under the stock)" if view.trump_card else ""
+    )
+    lines.append(
+        f"— {view.rules.name}, round {view.round}: {trump}, stock {view.stock}, "
+        f"discard {view.discard} —"
+    )
     for s in view.seats:
         marks: list[str] = []
         if s.role is not None:
@@ -146,8 +153,9 @@ def render_table(view: TableView, *, now: float | None = None) -> str:
         mark = f" ({', '.join(marks)})" if marks else ""
         lines.append(f"  {s.seat}: {s.name}: {s.cards} card(s){mark}")
     if view.pairs:
-        pairs = "  ".join(f"{p.attack}/{p.defence}" if p.defence else f"{p.attack}/—"
-                          for p in view.pairs)
+        pairs = "  ".join(
+            f"{p.attack}/{p.defence}" if p.defence else f"{p.attack}/—" for p in view.pairs
+        )
         lines.append(f"  table: {pairs}" + ("  [take declared]" if view.taking else ""))
     if view.deadline is not None:
         left = view.deadline - (time.time() if now is None else now)

@@ -35,7 +35,10 @@ MIN_SEATS, MAX_SEATS = 2, 6
 
 #: What the table waits for in each phase (a finished game waits for nothing).
 _WAITING: Mapping[Phase, WaitingFor | None] = {
-    Phase.LEAD: "lead", Phase.DEFEND: "defend", Phase.ADD: "add", Phase.TAKING: "add",
+    Phase.LEAD: "lead",
+    Phase.DEFEND: "defend",
+    Phase.ADD: "add",
+    Phase.TAKING: "add",
     Phase.OVER: None,
 }
 
@@ -47,10 +50,16 @@ def _role(name: str | None) -> Role | None:
 def lobby_view(lobby: LobbyState, status: LobbyStatus) -> LobbyView:
     """The lobby as its message shows it."""
     return LobbyView(
-        channel_id=lobby.channel_id, guild_id=lobby.guild_id, host_id=lobby.host_id,
-        host_name=lobby.host_name, status=status, rules=lobby.rules,
-        profile=lobby.options.rules, turn_timeout=lobby.turn_timeout,
-        max_seats=lobby.options.seats, seats=tuple(lobby.seats),
+        channel_id=lobby.channel_id,
+        guild_id=lobby.guild_id,
+        host_id=lobby.host_id,
+        host_name=lobby.host_name,
+        status=status,
+        rules=lobby.rules,
+        profile=lobby.options.rules,
+        turn_timeout=lobby.turn_timeout,
+        max_seats=lobby.options.seats,
+        seats=tuple(lobby.seats),
         can_start=status == "open" and MIN_SEATS <= len(lobby.seats) <= lobby.options.seats,
     )
 
@@ -59,8 +68,12 @@ def series_view(s: SeriesRecord) -> SeriesView:
     """The loss counts of a series."""
     assert s.id is not None
     return SeriesView(
-        channel_id=s.channel_id, series_id=s.id, rules=Rules.from_spec(s.rules),
-        games=s.games, draws=s.draws, active=s.active,
+        channel_id=s.channel_id,
+        series_id=s.id,
+        rules=Rules.from_spec(s.rules),
+        games=s.games,
+        draws=s.draws,
+        active=s.active,
         standings=tuple(
             SeriesEntry(i, seat.user_id, seat.name, seat.ai_level, s.losses[i])
             for i, seat in enumerate(s.seats)
@@ -81,29 +94,54 @@ def table_view(ch: ChannelState) -> TableView:
     for i, s in enumerate(series.seats):
         is_out = bool(out >> i & 1)
         role = None if g.aborted and not is_out else _role(game.role(i))
-        seats.append(SeatView(
-            seat=i, name=s.name, user_id=s.user_id, ai_level=s.ai_level,
-            cards=game.hands[i].bit_count(), role=role, out=is_out,
-            to_act=game.to_act == i and not fin, autopilot=g.autopilot[i],
-            losses=series.losses[i],
-        ))
+        seats.append(
+            SeatView(
+                seat=i,
+                name=s.name,
+                user_id=s.user_id,
+                ai_level=s.ai_level,
+                cards=game.hands[i].bit_count(),
+                role=role,
+                out=is_out,
+                to_act=game.to_act == i and not fin,
+                autopilot=g.autopilot[i],
+                losses=series.losses[i],
+            )
+        )
     to_act = None if fin else game.to_act
     waiting: WaitingFor | None = None if to_act is None else _WAITING[game.phase]
     return TableView(
-        channel_id=ch.channel_id, guild_id=series.guild_id, game_id=g.game_id,
-        series_id=series.id, version=game.version, rules=game.rules,
+        channel_id=ch.channel_id,
+        guild_id=series.guild_id,
+        game_id=g.game_id,
+        series_id=series.id,
+        version=game.version,
+        rules=game.rules,
         trump=SUIT_SYMBOLS[game.trump],
         trump_card=ALL_CARDS[game.stock[0]] if game.stock else None,
         shown=tuple(ALL_CARDS[c] for c in game.deal.shown),
-        stock=len(game.stock), discard=game.discard.bit_count(), round=game.round,
-        limit=None if fin else game.limit, taking=False if fin else game.taking,
-        pairs=() if fin else tuple(
+        stock=len(game.stock),
+        discard=game.discard.bit_count(),
+        round=game.round,
+        limit=None if fin else game.limit,
+        taking=False if fin else game.taking,
+        pairs=()
+        if fin
+        else tuple(
             TablePair(ALL_CARDS[a], ALL_CARDS[d] if d >= 0 else None)
-            for a, d in zip(game.table_attacks, game.table_defences, strict=True)),
-        seats=tuple(seats), to_act=to_act,
-        deadline=None if fin else g.deadline, turn_timeout=ch.turn_timeout,
-        recent=g.recent, finished=game.finished, loser=game.loser, draw=game.draw,
-        dealer=game.deal.dealer, series=series_view(series), waiting_for=waiting,
+            for a, d in zip(game.table_attacks, game.table_defences, strict=True)
+        ),
+        seats=tuple(seats),
+        to_act=to_act,
+        deadline=None if fin else g.deadline,
+        turn_timeout=ch.turn_timeout,
+        recent=g.recent,
+        finished=game.finished,
+        loser=game.loser,
+        draw=game.draw,
+        dealer=game.deal.dealer,
+        series=series_view(series),
+        waiting_for=waiting,
         aborted=g.aborted,
     )
 
@@ -130,10 +168,18 @@ def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:
     s = ch.series.seats[seat]
     assert s.user_id is not None
     return HandView(
-        channel_id=ch.channel_id, game_id=g.game_id, user_id=s.user_id, seat=seat,
-        name=s.name, version=game.version,
+        channel_id=ch.channel_id,
+        game_id=g.game_id,
+        user_id=s.user_id,
+        seat=seat,
+        name=s.name,
+        version=game.version,
         cards=tuple(HandCard(c, c.suit == trump, hints[c]) for c in cards),
-        legal=legal, your_turn=your_turn, role=role, trump=SUIT_SYMBOLS[trump],
-        deadline=g.deadline if your_turn else None, autopilot=g.autopilot[seat],
+        legal=legal,
+        your_turn=your_turn,
+        role=role,
+        trump=SUIT_SYMBOLS[trump],
+        deadline=g.deadline if your_turn else None,
+        autopilot=g.autopilot[seat],
         finished=not playing,
     )

@@ -44,7 +44,6 @@ __all__ = [
 ]
 
 
-
 class Role(StrEnum):
     """A seat's part in the round (``None`` where a seat has no part).
 
@@ -80,6 +79,8 @@ def action_message(kind: ActionKind, cards: tuple[Card, ...]) -> Message:
     if kind is ActionKind.PASS:
         return Message("pass")
     return Message("defend {cards}", cards=cards)
+
+
 LobbyStatus = Literal["open", "started", "closed"]
 #: Why an action was played by the service rather than pressed by its player.
 AutoKind = Literal["timeout", "autopilot"] | None
@@ -180,8 +181,12 @@ class ActionRecord:
         """The action with its player, e.g. ``{name} covers {attack} with {card}``."""
         player = Seat(self.seat)
         if self.kind is ActionKind.DEFEND and len(self.cards) == 2:
-            return Message("{name} covers {attack} with {card}", name=player,
-                           attack=self.cards[0], card=self.cards[1])
+            return Message(
+                "{name} covers {attack} with {card}",
+                name=player,
+                attack=self.cards[0],
+                card=self.cards[1],
+            )
         if self.kind is ActionKind.ATTACK:
             return Message("{name} attacks with {cards}", name=player, cards=self.cards)
         if self.kind is ActionKind.TRANSFER:

@@ -30,8 +30,10 @@ log = logging.getLogger(__name__)
 
 #: The scopes ``@bot sync`` accepts ("guild" is an alias of "here").
 SCOPES = ("global", "here", "guild", "clear")
-USAGE = "usage: `sync` (every server), `sync here` (this server), `sync clear` (remove this " \
-        "server's copy)"
+USAGE = (
+    "usage: `sync` (every server), `sync here` (this server), `sync clear` (remove this "
+    "server's copy)"
+)
 
 
 def refusal(scope: str, in_guild: bool) -> str | None:
@@ -51,8 +53,7 @@ class AdminCog(commands.Cog):
 
     @commands.command(name="sync", hidden=True)
     @commands.is_owner()
-    async def sync(self, ctx: commands.Context[Any], scope: str = "global",
-                   *extra: str) -> None:
+    async def sync(self, ctx: commands.Context[Any], scope: str = "global", *extra: str) -> None:
         """Publish the slash commands: globally, to this server, or clear this server's copy."""
         tree = self.bot.tree
         scope = scope.lower()

@@ -33,16 +33,19 @@ COG_NAME = "Durak"
 class ComponentHandler(Protocol):
     """What the components need from the cog."""
 
-    async def on_game_component(self, interaction: discord.Interaction[Any],
-                                button: GameButton) -> None:
+    async def on_game_component(
+        self, interaction: discord.Interaction[Any], button: GameButton
+    ) -> None:
         """Handle a press on a game button or select."""
 
-    async def on_lobby_component(self, interaction: discord.Interaction[Any],
-                                 button: LobbyButton) -> None:
+    async def on_lobby_component(
+        self, interaction: discord.Interaction[Any], button: LobbyButton
+    ) -> None:
         """Handle a press on a lobby button or the Add AI select."""
 
-    async def run_component(self, interaction: discord.Interaction[Any],
-                            work: Awaitable[None]) -> None:
+    async def run_component(
+        self, interaction: discord.Interaction[Any], work: Awaitable[None]
+    ) -> None:
         """Run a handler; answer a refusal or failure privately."""
 
 
@@ -54,8 +57,12 @@ def _handler(interaction: discord.Interaction[Any]) -> ComponentHandler | None:
 
 async def _unavailable(interaction: discord.Interaction[Any]) -> None:
     """The cog is not loaded (shutting down or reloading): say so privately."""
-    t = catalog(pick_locale(str(interaction.locale.value),
-                            interaction.guild_locale.value if interaction.guild_locale else None))
+    t = catalog(
+        pick_locale(
+            str(interaction.locale.value),
+            interaction.guild_locale.value if interaction.guild_locale else None,
+        )
+    )
     reply = render.render_error(ServiceError.default_message, t)
     with contextlib.suppress(discord.HTTPException):
         await interaction.response.send_message(ephemeral=True, **message_kwargs(reply))
@@ -69,12 +76,11 @@ class GameComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=GAME_
         self.button = button
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]
-                             ) -> GameComponent:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> GameComponent:
         """The component of a pressed custom id."""
-        return cls(item, GameButton(int(match["game_id"]), int(match["version"]),
-                                    match["action"]))
+        return cls(item, GameButton(int(match["game_id"]), int(match["version"]), match["action"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Route the press to the cog."""
@@ -82,8 +88,9 @@ class GameComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=GAME_
         if handler is None:
             await _unavailable(interaction)
             return
-        await handler.run_component(interaction,
-                                    handler.on_game_component(interaction, self.button))
+        await handler.run_component(
+            interaction, handler.on_game_component(interaction, self.button)
+        )
 
 
 class LobbyComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=LOBBY_TEMPLATE):
@@ -94,9 +101,9 @@ class LobbyComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=LOBB
         self.button = button
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]
-                             ) -> LobbyComponent:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> LobbyComponent:
         """The component of a pressed custom id."""
         return cls(item, LobbyButton(int(match["channel_id"]), match["action"]))
 
@@ -106,5 +113,6 @@ class LobbyComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=LOBB
         if handler is None:
             await _unavailable(interaction)
             return
-        await handler.run_component(interaction,
-                                    handler.on_lobby_component(interaction, self.button))
+        await handler.run_component(
+            interaction, handler.on_lobby_component(interaction, self.button)
+        )

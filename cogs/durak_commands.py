@@ -57,8 +57,9 @@ THROW_IN = ("neighbours", "all")
 
 
 #: The signature of ``CommandTree.on_error``.
-ErrorHandler = Callable[[discord.Interaction[Any], app_commands.AppCommandError],
-                        Coroutine[Any, Any, None]]
+ErrorHandler = Callable[
+    [discord.Interaction[Any], app_commands.AppCommandError], Coroutine[Any, Any, None]
+]
 
 
 def _T(text: str) -> locale_str:
@@ -73,8 +74,7 @@ def _choices(names: tuple[str, ...]) -> list[Choice[str]]:
 class DurakCog(commands.Cog, name=COG_NAME):
     """The ``/durak`` commands and the handlers of every button."""
 
-    durak = app_commands.Group(name=_T("durak"), description=_T(COMMANDS["durak"]),
-                               guild_only=True)
+    durak = app_commands.Group(name=_T("durak"), description=_T(COMMANDS["durak"]), guild_only=True)
 
     def __init__(self, bot: commands.Bot, service: GameService) -> None:
         self.bot = bot
@@ -97,8 +97,11 @@ class DurakCog(commands.Cog, name=COG_NAME):
         """The catalogue of the language of the interaction's user (else its server's)."""
         self.presenter.remember_guild_locale(interaction.guild_id, interaction.guild_locale)
         guild_locale = interaction.guild_locale
-        return catalog(pick_locale(str(interaction.locale.value),
-                                   str(guild_locale.value) if guild_locale else None))
+        return catalog(
+            pick_locale(
+                str(interaction.locale.value), str(guild_locale.value) if guild_locale else None
+            )
+        )
 
     @staticmethod
     def manage(interaction: discord.Interaction[Any]) -> bool:
@@ -113,8 +116,9 @@ class DurakCog(commands.Cog, name=COG_NAME):
         message = interaction.message
         return message is not None and bool(message.flags.ephemeral)
 
-    async def private(self, interaction: discord.Interaction[Any],
-                      message: render.Reply | str) -> None:
+    async def private(
+        self, interaction: discord.Interaction[Any], message: render.Reply | str
+    ) -> None:
         """Answer ``interaction`` with a message only its user sees."""
         kwargs = message_kwargs(message)
         try:
@@ -165,13 +169,15 @@ class DurakCog(commands.Cog, name=COG_NAME):
         log.error("interaction %s failed", interaction.id, exc_info=error)
         return ServiceError.default_message
 
-    async def on_tree_error(self, interaction: discord.Interaction[Any],
-                            error: app_commands.AppCommandError) -> None:
+    async def on_tree_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
         """The tree's one error hook: every refusal of a slash command, privately."""
         await self.refuse(interaction, self.error_message(interaction, error))
 
-    async def run_component(self, interaction: discord.Interaction[Any],
-                            work: Awaitable[None]) -> None:
+    async def run_component(
+        self, interaction: discord.Interaction[Any], work: Awaitable[None]
+    ) -> None:
         """Run a component handler; a refusal or failure is answered privately."""
         try:
             await work
@@ -192,18 +198,25 @@ class DurakCog(commands.Cog, name=COG_NAME):
         return True
 
     # -- hands -------------------------------------------------------------
-    async def open_hand(self, interaction: discord.Interaction[Any], *, page: int | None = None,
-                        selected: str | None = None) -> HandView:
+    async def open_hand(
+        self,
+        interaction: discord.Interaction[Any],
+        *,
+        page: int | None = None,
+        selected: str | None = None,
+    ) -> HandView:
         """Fetch the caller's hand and render it through ``interaction`` (acknowledged, with a
         private original response)."""
         assert interaction.channel_id is not None
         view = await self.service.hand(interaction.channel_id, interaction.user.id)
-        await self.presenter.show_hand(interaction, view, self.cat(interaction), page=page,
-                                       selected=selected)
+        await self.presenter.show_hand(
+            interaction, view, self.cat(interaction), page=page, selected=selected
+        )
         return view
 
-    async def on_game_component(self, interaction: discord.Interaction[Any],
-                                button: GameButton) -> None:
+    async def on_game_component(
+        self, interaction: discord.Interaction[Any], button: GameButton
+    ) -> None:
         channel_id = interaction.channel_id
         assert channel_id is not None
         verb = button.verb
@@ -218,11 +231,13 @@ class DurakCog(commands.Cog, name=COG_NAME):
             if table.game_id != button.game_id:
                 raise StaleAction()
             if verb == "rematch":
-                await self.service.rematch(channel_id, user_id, manage_channel=self.manage(
-                    interaction))
+                await self.service.rematch(
+                    channel_id, user_id, manage_channel=self.manage(interaction)
+                )
             else:
-                await self.service.end_series(channel_id, user_id,
-                                              manage_channel=self.manage(interaction))
+                await self.service.end_series(
+                    channel_id, user_id, manage_channel=self.manage(interaction)
+                )
             return
         # everything else belongs to a hand: answer on that (private) message
         if self._source_is_private(interaction):
@@ -240,14 +255,16 @@ class DurakCog(commands.Cog, name=COG_NAME):
         elif verb == "why":
             await self._why(interaction, button)
 
-    async def _act(self, interaction: discord.Interaction[Any], channel_id: int,
-                   button: GameButton) -> None:
+    async def _act(
+        self, interaction: discord.Interaction[Any], channel_id: int, button: GameButton
+    ) -> None:
         user_id = interaction.user.id
         st = self.presenter.hand_state(channel_id, user_id, self.cat(interaction))
         st.interaction = interaction  # the pushed hand after this move lands on this press
         try:
-            await self.service.act(channel_id, user_id, button.action, button.version,
-                                   game_id=button.game_id)
+            await self.service.act(
+                channel_id, user_id, button.action, button.version, game_id=button.game_id
+            )
         except ServiceError as exc:
             message = exc.message
             if isinstance(exc, StaleAction):
@@ -260,8 +277,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
                 await self.open_hand(interaction)  # bring the current hand back
             return
 
-    async def _card_gone(self, channel_id: int, user_id: int, button: GameButton
-                         ) -> Card | None:
+    async def _card_gone(self, channel_id: int, user_id: int, button: GameButton) -> Card | None:
         """A card of the refused (stale) action that the player no longer holds, if any."""
         current = await self.service.hand(channel_id, user_id)
         if current.game_id != button.game_id:
@@ -291,8 +307,9 @@ class DurakCog(commands.Cog, name=COG_NAME):
         # a card that became playable meanwhile: the refreshed hand is the answer
 
     # -- lobby components --------------------------------------------------
-    async def on_lobby_component(self, interaction: discord.Interaction[Any],
-                                 button: LobbyButton) -> None:
+    async def on_lobby_component(
+        self, interaction: discord.Interaction[Any], button: LobbyButton
+    ) -> None:
         await self.defer_update(interaction)
         channel_id = interaction.channel_id
         assert channel_id is not None
@@ -302,8 +319,9 @@ class DurakCog(commands.Cog, name=COG_NAME):
             self.presenter.adopt_lobby_message(channel_id, interaction.message.id)
         await self._lobby_action(interaction, button.action)
 
-    async def _lobby_action(self, interaction: discord.Interaction[Any], action: str,
-                            level: str | None = None) -> None:
+    async def _lobby_action(
+        self, interaction: discord.Interaction[Any], action: str, level: str | None = None
+    ) -> None:
         svc = self.service
         channel_id = interaction.channel_id
         assert channel_id is not None
@@ -325,13 +343,22 @@ class DurakCog(commands.Cog, name=COG_NAME):
 
     # -- slash commands ----------------------------------------------------
     @durak.command(name=_T("new"), description=_T(COMMANDS["new"]))
-    @app_commands.rename(rules=_T("rules"), transfer=_T("transfer"), throw_in=_T("throw_in"),
-                         first_round_limit=_T("first_round_limit"),
-                         turn_timeout=_T("turn_timeout"), seats=_T("seats"))
-    @app_commands.describe(rules=_T(OPTIONS["rules"]), transfer=_T(OPTIONS["transfer"]),
-                           throw_in=_T(OPTIONS["throw_in"]),
-                           first_round_limit=_T(OPTIONS["first_round_limit"]),
-                           turn_timeout=_T(OPTIONS["turn_timeout"]), seats=_T(OPTIONS["seats"]))
+    @app_commands.rename(
+        rules=_T("rules"),
+        transfer=_T("transfer"),
+        throw_in=_T("throw_in"),
+        first_round_limit=_T("first_round_limit"),
+        turn_timeout=_T("turn_timeout"),
+        seats=_T("seats"),
+    )
+    @app_commands.describe(
+        rules=_T(OPTIONS["rules"]),
+        transfer=_T(OPTIONS["transfer"]),
+        throw_in=_T(OPTIONS["throw_in"]),
+        first_round_limit=_T(OPTIONS["first_round_limit"]),
+        turn_timeout=_T(OPTIONS["turn_timeout"]),
+        seats=_T(OPTIONS["seats"]),
+    )
     @app_commands.choices(  # type: ignore[misc]  # str and int choices
         rules=_choices(RULE_PROFILES),
         throw_in=_choices(THROW_IN),
@@ -349,11 +376,21 @@ class DurakCog(commands.Cog, name=COG_NAME):
     ) -> None:
         await self.defer_private(interaction)
         assert interaction.channel_id is not None and interaction.guild_id is not None
-        options = LobbyOptions(rules=rules, transfer=transfer, throw_in=throw_in,
-                               first_round_limit=first_round_limit, turn_timeout=turn_timeout,
-                               seats=seats)
-        await self.service.open_lobby(interaction.channel_id, interaction.guild_id,
-                                      interaction.user.id, self.name(interaction), options)
+        options = LobbyOptions(
+            rules=rules,
+            transfer=transfer,
+            throw_in=throw_in,
+            first_round_limit=first_round_limit,
+            turn_timeout=turn_timeout,
+            seats=seats,
+        )
+        await self.service.open_lobby(
+            interaction.channel_id,
+            interaction.guild_id,
+            interaction.user.id,
+            self.name(interaction),
+            options,
+        )
         await self.done(interaction)
 
     @durak.command(name=_T("join"), description=_T(COMMANDS["join"]))
@@ -406,8 +443,9 @@ class DurakCog(commands.Cog, name=COG_NAME):
     @app_commands.rename(profile=_T("profile"))
     @app_commands.describe(profile=_T(OPTIONS["profile"]))
     @app_commands.choices(profile=_choices(RULE_PROFILES))
-    async def rules(self, interaction: discord.Interaction[Any],
-                    profile: str | None = None) -> None:
+    async def rules(
+        self, interaction: discord.Interaction[Any], profile: str | None = None
+    ) -> None:
         await self.defer_private(interaction)
         assert interaction.channel_id is not None
         t = self.cat(interaction)
@@ -447,9 +485,12 @@ class DurakCog(commands.Cog, name=COG_NAME):
     @app_commands.rename(user=_T("user"), profile=_T("profile"))
     @app_commands.describe(user=_T(OPTIONS["user"]), profile=_T(OPTIONS["profile"]))
     @app_commands.choices(profile=_choices(RULE_PROFILES))
-    async def stats(self, interaction: discord.Interaction[Any],
-                    user: discord.User | discord.Member | None = None,
-                    profile: str | None = None) -> None:
+    async def stats(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | discord.Member | None = None,
+        profile: str | None = None,
+    ) -> None:
         await self.defer_private(interaction)
         assert interaction.guild_id is not None
         who = user or interaction.user
@@ -458,13 +499,17 @@ class DurakCog(commands.Cog, name=COG_NAME):
 
     @durak.command(name=_T("leaderboard"), description=_T(COMMANDS["leaderboard"]))
     @app_commands.rename(profile=_T("profile"), min_games=_T("min_games"), page=_T("page"))
-    @app_commands.describe(profile=_T(OPTIONS["profile"]), min_games=_T(OPTIONS["min_games"]),
-                           page=_T(OPTIONS["page"]))
+    @app_commands.describe(
+        profile=_T(OPTIONS["profile"]), min_games=_T(OPTIONS["min_games"]), page=_T(OPTIONS["page"])
+    )
     @app_commands.choices(profile=_choices(RULE_PROFILES))
-    async def leaderboard(self, interaction: discord.Interaction[Any],
-                          profile: str | None = None,
-                          min_games: app_commands.Range[int, 1, 10_000] = 1,
-                          page: app_commands.Range[int, 1, 10_000] = 1) -> None:
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[Any],
+        profile: str | None = None,
+        min_games: app_commands.Range[int, 1, 10_000] = 1,
+        page: app_commands.Range[int, 1, 10_000] = 1,
+    ) -> None:
         await self.defer_private(interaction)
         assert interaction.guild_id is not None
         view = await self.service.leaderboard(interaction.guild_id, profile, min_games, page)

@@ -55,6 +55,7 @@ SUPPORTED = ("en", "es", "fr")
 DOMAIN = "durak"
 LOCALEDIR = Path(__file__).with_name("locales")
 
+
 def NC_(context: str, text: str) -> str:
     """Mark ``text`` for extraction with a message ``context`` (for command strings, translated
     later by :class:`DurakTranslator`); returns ``text``."""
@@ -172,8 +173,9 @@ class Catalog:
         return fill(self.ngettext(singular, plural, n), {k: str(v) for k, v in params.items()})
 
     # messages ------------------------------------------------------------
-    def render(self, message: Message, names: Sequence[str] = (), *,
-               card_text: CardText = str) -> str:
+    def render(
+        self, message: Message, names: Sequence[str] = (), *, card_text: CardText = str
+    ) -> str:
         """``message`` in this language (see :func:`bot.text.render_message`): a ``Seat`` is
         ``names[seat]``, cards are written with ``card_text``."""
         return render_message(message, names, translations=self._t, card_text=card_text)
@@ -185,8 +187,9 @@ def catalog(locale: str | None) -> Catalog:
     return _load(_language(locale) or "en")
 
 
-def render(message: Message, locale: str | None, names: Sequence[str] = (), *,
-           card_text: CardText = str) -> str:
+def render(
+    message: Message, locale: str | None, names: Sequence[str] = (), *, card_text: CardText = str
+) -> str:
     """``message`` translated into ``locale`` (see :meth:`Catalog.render`)."""
     return catalog(locale).render(message, names, card_text=card_text)
 
@@ -206,11 +209,13 @@ def _load(lang: str) -> Catalog:
 
 # ------------------------------------------------------------------------------ commands
 _NAME_CONTEXT = "cmd-name"
-_NAME_LOCATIONS = frozenset({
-    app_commands.TranslationContextLocation.command_name,
-    app_commands.TranslationContextLocation.group_name,
-    app_commands.TranslationContextLocation.parameter_name,
-})
+_NAME_LOCATIONS = frozenset(
+    {
+        app_commands.TranslationContextLocation.command_name,
+        app_commands.TranslationContextLocation.group_name,
+        app_commands.TranslationContextLocation.parameter_name,
+    }
+)
 _TEXT_CONTEXT = "cmd"
 
 
@@ -255,8 +260,12 @@ class DurakTranslator(app_commands.Translator):
             return None
         return text
 
-    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
-                        context: app_commands.TranslationContextTypes) -> str | None:
+    async def translate(
+        self,
+        string: app_commands.locale_str,
+        locale: discord.Locale,
+        context: app_commands.TranslationContextTypes,
+    ) -> str | None:
         """``string`` in ``locale``, or ``None`` to keep the English."""
         language = discord_language(locale)
         if language is None:

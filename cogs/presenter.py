@@ -52,8 +52,9 @@ def _item(component: render.Button | render.Select) -> discord.ui.Item[discord.u
             custom_id=component.custom_id,
             placeholder=component.placeholder or None,
             options=[
-                discord.SelectOption(label=o.label, value=o.value,
-                                     description=o.description or None)
+                discord.SelectOption(
+                    label=o.label, value=o.value, description=o.description or None
+                )
                 for o in component.options
             ],
             row=component.row,
@@ -204,8 +205,9 @@ class DiscordPresenter:
         return catalog(pick_locale(None, locale))
 
     def _channel(self, channel_id: int, guild_id: int | None) -> discord.PartialMessageable:
-        return self.bot.get_partial_messageable(channel_id, guild_id=guild_id,
-                                                type=discord.ChannelType.text)
+        return self.bot.get_partial_messageable(
+            channel_id, guild_id=guild_id, type=discord.ChannelType.text
+        )
 
     async def _ready(self) -> None:
         """Public posts wait for the gateway (restored games are announced from setup_hook,
@@ -248,7 +250,8 @@ class DiscordPresenter:
                     return
                 try:
                     await channel.get_partial_message(st.message_id).edit(
-                        **message_kwargs(message, edit=True))
+                        **message_kwargs(message, edit=True)
+                    )
                     st.last = message
                     return
                 except discord.NotFound:
@@ -273,8 +276,10 @@ class DiscordPresenter:
     async def table_changed(self, view: TableView) -> None:
         st = self._table_state(view.channel_id, view.guild_id)
         current = st.view
-        if current is not None and (view.game_id, view.version) < (current.game_id,
-                                                                    current.version):
+        if current is not None and (view.game_id, view.version) < (
+            current.game_id,
+            current.version,
+        ):
             return  # an older view overtaken by a newer one
         st.view = view
         await self._ready()
@@ -284,8 +289,7 @@ class DiscordPresenter:
     async def repost_table(self, view: TableView) -> None:
         """``/durak table``: post the table again at the bottom of the channel."""
         st = self._table_state(view.channel_id, view.guild_id)
-        if st.view is None or (view.game_id, view.version) >= (st.view.game_id,
-                                                                st.view.version):
+        if st.view is None or (view.game_id, view.version) >= (st.view.game_id, st.view.version):
             st.view = view
         st.repost = True
         assert st.runner is not None
@@ -312,7 +316,8 @@ class DiscordPresenter:
                 return
             try:
                 await channel.get_partial_message(st.message_id).edit(  # type: ignore[arg-type]
-                    **message_kwargs(message, edit=True))
+                    **message_kwargs(message, edit=True)
+                )
                 st.last = message
                 st.finished = over
                 return
@@ -351,8 +356,15 @@ class DiscordPresenter:
             await self._channel(channel_id, st.guild_id).get_partial_message(mid).edit(view=None)
 
     # -- notices -----------------------------------------------------------
-    async def notice(self, channel_id: int, kind: NoticeKind, message: Message, *,
-                     user_id: int | None = None, players: tuple[Player, ...] = ()) -> None:
+    async def notice(
+        self,
+        channel_id: int,
+        kind: NoticeKind,
+        message: Message,
+        *,
+        user_id: int | None = None,
+        players: tuple[Player, ...] = (),
+    ) -> None:
         """Post a public notice in the channel's server language."""
         await self._ready()
         st = self._tables.get(channel_id)
@@ -376,8 +388,7 @@ class DiscordPresenter:
         for key in [k for k in self._hands if k[0] == channel_id]:
             del self._hands[key]
 
-    def hand_state(self, channel_id: int, user_id: int, cat: Catalog | None = None
-                   ) -> _HandState:
+    def hand_state(self, channel_id: int, user_id: int, cat: Catalog | None = None) -> _HandState:
         key = (channel_id, user_id)
         st = self._hands.get(key)
         if st is None:
@@ -410,8 +421,15 @@ class DiscordPresenter:
         assert st.runner is not None
         await st.runner.kick()
 
-    async def show_hand(self, interaction: discord.Interaction[Any], view: HandView, cat: Catalog,
-                        *, page: int | None = None, selected: str | None = None) -> None:
+    async def show_hand(
+        self,
+        interaction: discord.Interaction[Any],
+        view: HandView,
+        cat: Catalog,
+        *,
+        page: int | None = None,
+        selected: str | None = None,
+    ) -> None:
         """Make ``interaction`` (already acknowledged, its original response private to the
         hand's owner) the owner's latest, and render ``view`` through it, at ``page`` (None:
         the page shown last) with ``selected`` card's actions (None: the whole hand)."""
@@ -434,8 +452,12 @@ class DiscordPresenter:
         # (only the state version in its buttons would change; "why" and paging do not need
         # it, and every press fetches the current hand anyway).
         sig = _hand_signature(view, st.page, st.selected)
-        if st.last is not None and st.last[0] == interaction.id and st.last[1] == sig \
-                and not view.your_turn:
+        if (
+            st.last is not None
+            and st.last[0] == interaction.id
+            and st.last[1] == sig
+            and not view.your_turn
+        ):
             return
         message = render.render_hand(view, st.cat, page=st.page, selected=st.selected)
         try:
@@ -443,8 +465,12 @@ class DiscordPresenter:
         except discord.HTTPException as exc:
             if not _gone(exc):
                 raise
-            log.debug("hand of user %d: interaction gone (%s %s), dropped", st.user_id,
-                      exc.status, exc.code)
+            log.debug(
+                "hand of user %d: interaction gone (%s %s), dropped",
+                st.user_id,
+                exc.status,
+                exc.code,
+            )
             if st.interaction is interaction:
                 st.interaction = None
                 st.last = None
@@ -454,6 +480,15 @@ class DiscordPresenter:
 
 def _hand_signature(view: HandView, page: int, selected: str | None) -> Hashable:
     """What a hand shows, apart from the state version carried by its buttons."""
-    return (view.game_id, tuple((c.text, c.reason is None) for c in view.cards),
-            view.legal, view.your_turn, view.role, view.autopilot, view.finished,
-            view.deadline, page, selected)
+    return (
+        view.game_id,
+        tuple((c.text, c.reason is None) for c in view.cards),
+        view.legal,
+        view.your_turn,
+        view.role,
+        view.autopilot,
+        view.finished,
+        view.deadline,
+        page,
+        selected,
+    )

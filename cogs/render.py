@@ -303,8 +303,13 @@ def render_lobby(view: LobbyView, t: Catalog) -> Reply:
         components += [
             Button(lobby_id(ch, "join"), t.gettext("Join"), "success", disabled=full, row=0),
             Button(lobby_id(ch, "leave"), t.gettext("Leave"), "secondary", row=0),
-            Button(lobby_id(ch, "start"), t.gettext("Start"), "primary",
-                   disabled=not view.can_start, row=0),
+            Button(
+                lobby_id(ch, "start"),
+                t.gettext("Start"),
+                "primary",
+                disabled=not view.can_start,
+                row=0,
+            ),
             Button(lobby_id(ch, "stop"), t.gettext("Stop"), "danger", row=0),
         ]
         if not full:
@@ -397,25 +402,36 @@ def render_table(view: TableView, t: Catalog) -> Reply:
             )
     if view.trump_card:
         lines.append(
-            t.fill("Trump: **{suit}** — {card} lies under the stock",
-                     suit=suit_md(view.trump), card=card_md(view.trump_card))
+            t.fill(
+                "Trump: **{suit}** — {card} lies under the stock",
+                suit=suit_md(view.trump),
+                card=card_md(view.trump_card),
+            )
         )
     else:
         lines.append(t.fill("Trump: **{suit}**", suit=suit_md(view.trump)))
     lines.append(
-        t.fill("Stock: {stock} · Discard: {discard} · Round {round}",
-                 stock=view.stock, discard=view.discard, round=view.round)
+        t.fill(
+            "Stock: {stock} · Discard: {discard} · Round {round}",
+            stock=view.stock,
+            discard=view.discard,
+            round=view.round,
+        )
     )
     if view.shown and view.round <= 1 and not finished:
         lines.append(t.fill("Shown at the deal: {cards}", cards=_cards_md(view.shown)))
     if not finished:
         lines.append("")
         if view.pairs:
-            header = (t.fill("**On the table** (limit {limit}):", limit=view.limit)
-                      if view.limit is not None else t.gettext("**On the table:**"))
+            header = (
+                t.fill("**On the table** (limit {limit}):", limit=view.limit)
+                if view.limit is not None
+                else t.gettext("**On the table:**")
+            )
             lines.append(header)
             pair_texts = [
-                f"{card_md(p.attack)} ⟵ {card_md(p.defence)}" if p.defence
+                f"{card_md(p.attack)} ⟵ {card_md(p.defence)}"
+                if p.defence
                 else f"{card_md(p.attack)} ⟵ ❔"
                 for p in view.pairs
             ]
@@ -424,8 +440,11 @@ def render_table(view: TableView, t: Catalog) -> Reply:
             lines.append(t.gettext("*The table is empty.*"))
         defender = next((s.seat for s in seats if s.role is Role.DEFENDER), None)
         if view.taking and defender is not None:
-            lines.append(t.fill("📥 **{name}** takes: the attackers may still add cards",
-                                name=names[defender]))
+            lines.append(
+                t.fill(
+                    "📥 **{name}** takes: the attackers may still add cards", name=names[defender]
+                )
+            )
         if view.to_act is not None:
             name = _seat_name(names, view.to_act, t)
             if view.waiting_for == "defend":
@@ -440,9 +459,12 @@ def render_table(view: TableView, t: Catalog) -> Reply:
                 turn += " — " + t.fill("time runs out {when}", when=_when(view.deadline))
             lines.append(turn)
     fields = [
-        _field(t.gettext("Players"),
-               _clip_lines([_seat_line(s, names[s.seat], t, finished) for s in seats],
-                           FIELD_VALUE_MAX))
+        _field(
+            t.gettext("Players"),
+            _clip_lines(
+                [_seat_line(s, names[s.seat], t, finished) for s in seats], FIELD_VALUE_MAX
+            ),
+        )
     ]
     if view.recent:
         bold = _bold(names)
@@ -450,23 +472,29 @@ def render_table(view: TableView, t: Catalog) -> Reply:
         fields.append(_field(t.gettext("Last moves"), _clip_lines(recent, FIELD_VALUE_MAX)))
     if finished and view.series is not None and not view.aborted:
         fields.append(_field(*_standings(view.series, t)))
-    title = (t.fill("Durak — {rules} · game over", rules=rules_title(view.rules, t)) if finished
-             else t.fill("Durak — {rules}", rules=rules_title(view.rules, t)))
+    title = (
+        t.fill("Durak — {rules} · game over", rules=rules_title(view.rules, t))
+        if finished
+        else t.fill("Durak — {rules}", rules=rules_title(view.rules, t))
+    )
     color = GREY if view.aborted else (RED if view.finished else GREEN)
     embed = _embed(
-        title, "\n".join(lines), color=color, fields=fields,
+        title,
+        "\n".join(lines),
+        color=color,
+        fields=fields,
         footer=t.fill("Game {game} · move {version}", game=view.game_id, version=view.version),
     )
     components: list[Button | Select] = []
     gid, ver = view.game_id, view.version
     if not finished:
-        components.append(Button(game_id(gid, ver, "hand"), t.gettext("Show my hand"),
-                                 "primary", emoji="🃏"))
+        components.append(
+            Button(game_id(gid, ver, "hand"), t.gettext("Show my hand"), "primary", emoji="🃏")
+        )
     elif not view.aborted and (view.series is None or view.series.active):
         components += [
             Button(game_id(gid, ver, "rematch"), t.gettext("Rematch"), "success", emoji="🔁"),
-            Button(game_id(gid, ver, "endseries"), t.gettext("End series"), "danger",
-                   emoji="🏁"),
+            Button(game_id(gid, ver, "endseries"), t.gettext("End series"), "danger", emoji="🏁"),
         ]
     return Reply(embeds=(embed,), components=tuple(components))
 
@@ -479,8 +507,12 @@ def _standings(series: SeriesView, t: Catalog) -> tuple[str, str]:
     in_seat_order = sorted(series.standings, key=lambda e: e.seat)
     names = dict(zip((e.seat for e in in_seat_order), seat_names(in_seat_order, t), strict=True))
     for e in sorted(series.standings, key=lambda e: (e.losses, e.seat)):
-        line = f"**{names[e.seat]}**" + (" 🤖" if e.ai_level else "") + " — " + t.nfill(
-            "{count} loss", "{count} losses", e.losses)
+        line = (
+            f"**{names[e.seat]}**"
+            + (" 🤖" if e.ai_level else "")
+            + " — "
+            + t.nfill("{count} loss", "{count} losses", e.losses)
+        )
         if series.last_loser is not None and e.seat == series.last_loser:
             line += " · " + t.gettext("durak of the last game")
         lines.append(line)
@@ -512,8 +544,7 @@ def action_label(action: ActionChoice, t: Catalog) -> str:
     if action.kind == "attack":
         label = t.fill("Attack {cards}", cards=cards)
     elif action.kind == "defend" and len(action.cards) == 2:
-        label = t.fill("Cover {attack} with {card}", attack=action.cards[0],
-                       card=action.cards[1])
+        label = t.fill("Cover {attack} with {card}", attack=action.cards[0], card=action.cards[1])
     elif action.kind == "transfer":
         label = t.fill("Transfer {cards}", cards=cards)
     elif action.kind == "take":
@@ -526,7 +557,10 @@ def action_label(action: ActionChoice, t: Catalog) -> str:
 
 
 _ACTION_STYLE: dict[str, Style] = {
-    "attack": "primary", "defend": "success", "transfer": "primary", "take": "danger",
+    "attack": "primary",
+    "defend": "success",
+    "transfer": "primary",
+    "take": "danger",
     "pass": "success",
 }
 _ACTION_EMOJI = {"take": "📥", "pass": "✅", "transfer": "↪️"}
@@ -536,9 +570,7 @@ def _card_style(card: Card) -> Style:
     return "danger" if _is_red(card) else "primary"
 
 
-def render_hand(
-    view: HandView, t: Catalog, *, page: int = 0, selected: str | None = None
-) -> Reply:
+def render_hand(view: HandView, t: Catalog, *, page: int = 0, selected: str | None = None) -> Reply:
     """The private hand: one button per card (the action itself when the card has exactly
     one, ``pick`` when it has several, ``why`` when it cannot be played), Take / Pass /
     Transfer and paging on the last row.  ``selected``: show that card's actions and Back."""
@@ -560,9 +592,13 @@ def render_hand(
         return True
 
     if selected is not None:
-        for i, action in enumerate(by_card[selected][: CARDS_PER_PAGE]):
-            add(action.text, action_label(action, t), _ACTION_STYLE.get(action.kind, "primary"),
-                i // _ROW)
+        for i, action in enumerate(by_card[selected][:CARDS_PER_PAGE]):
+            add(
+                action.text,
+                action_label(action, t),
+                _ACTION_STYLE.get(action.kind, "primary"),
+                i // _ROW,
+            )
     else:
         shown = view.cards[page * CARDS_PER_PAGE : (page + 1) * CARDS_PER_PAGE]
         for i, card in enumerate(shown):
@@ -583,8 +619,14 @@ def render_hand(
         last.append((f"page {page - 1}", t.fill("Page {page}", page=page), "secondary", "◀️"))
     for action in view.legal:
         if action.kind in ("take", "pass"):
-            last.append((action.text, action_label(action, t), _ACTION_STYLE[action.kind],
-                         _ACTION_EMOJI[action.kind]))
+            last.append(
+                (
+                    action.text,
+                    action_label(action, t),
+                    _ACTION_STYLE[action.kind],
+                    _ACTION_EMOJI[action.kind],
+                )
+            )
     nxt: tuple[str, str, Style, str | None] | None = None
     if selected is None and page < pages - 1:
         nxt = (f"page {page + 1}", t.fill("Page {page}", page=page + 2), "secondary", "▶️")
@@ -646,8 +688,9 @@ def _hand_embed(
     lines.append(trump + (" · " + t.gettext(role) if role else ""))
     lines.append("")
     if selected is not None:
-        lines.append(t.fill("Choose what to do with **{card}**:",
-                            card=card_md(parse_card(selected))))
+        lines.append(
+            t.fill("Choose what to do with **{card}**:", card=card_md(parse_card(selected)))
+        )
         lines.append("")
     lines.extend(_hand_lines(view.cards, by_card, t))
     footer_parts = []
@@ -656,8 +699,12 @@ def _hand_embed(
     if any(c.text not in by_card for c in view.cards) and not view.finished:
         footer_parts.append(t.gettext("Grey cards cannot be played now: press one to see why."))
     title = t.nfill("Your hand: {count} card", "Your hand: {count} cards", len(view.cards))
-    return _embed(title, "\n".join(lines), color=BLURPLE if view.your_turn else GREY,
-                  footer=" · ".join(footer_parts) or None)
+    return _embed(
+        title,
+        "\n".join(lines),
+        color=BLURPLE if view.your_turn else GREY,
+        footer=" · ".join(footer_parts) or None,
+    )
 
 
 def _hand_lines(
@@ -672,8 +719,7 @@ def _hand_lines(
         groups.setdefault(card.text[-1], []).append(card)
     lines = []
     for suit, group in groups.items():
-        texts = [f"**{card_md(c.card)}**" if c.text in by_card else card_md(c.card)
-                 for c in group]
+        texts = [f"**{card_md(c.card)}**" if c.text in by_card else card_md(c.card) for c in group]
         head = suit_md(suit)
         if group[0].trump:
             head += " " + t.gettext("(trumps)")
@@ -684,8 +730,11 @@ def _hand_lines(
 def render_why(card: Card, reason: Message, t: Catalog, names: Sequence[str] = ()) -> Reply:
     """The private answer to a greyed card: ``reason`` is the engine's; ``names`` name its
     ``Seat`` parameters."""
-    text = t.fill("{card} cannot be played now: {reason}", card=card_md(card),
-                  reason=t.render(reason, names, card_text=card_md))
+    text = t.fill(
+        "{card} cannot be played now: {reason}",
+        card=card_md(card),
+        reason=t.render(reason, names, card_text=card_md),
+    )
     return Reply(content=_clip("🚫 " + text, CONTENT_MAX))
 
 
@@ -696,8 +745,9 @@ def render_series(view: SeriesView, t: Catalog) -> Reply:
     lines = [t.fill("Rules: **{rules}**", rules=rules_title(view.rules, t))]
     if not view.active:
         lines.append(t.gettext("This series is over."))
-    embed = _embed(t.gettext("Durak series"), "\n".join(lines), color=GOLD,
-                   fields=[_field(name, value)])
+    embed = _embed(
+        t.gettext("Durak series"), "\n".join(lines), color=GOLD, fields=[_field(name, value)]
+    )
     return Reply(embeds=(embed,))
 
 
@@ -712,19 +762,26 @@ def render_stats(view: StatsView, t: Catalog) -> Reply:
     if not view.games:
         desc = t.fill("{name} has not finished a game here yet.", name=name)
         return Reply(embeds=(_embed(title, desc, color=GOLD),))
-    desc = "\n".join([
-        t.nfill("{count} game", "{count} games", view.games) + " · "
-        + t.nfill("{count} loss", "{count} losses", view.losses) + " · "
-        + t.nfill("{count} draw", "{count} draws", view.draws),
-        t.fill("Loss rate: **{rate}**", rate=_percent(view.loss_rate)),
-    ])
+    desc = "\n".join(
+        [
+            t.nfill("{count} game", "{count} games", view.games)
+            + " · "
+            + t.nfill("{count} loss", "{count} losses", view.losses)
+            + " · "
+            + t.nfill("{count} draw", "{count} draws", view.draws),
+            t.fill("Loss rate: **{rate}**", rate=_percent(view.loss_rate)),
+        ]
+    )
     if view.profile:
         desc = t.fill("Rules: **{rules}**", rules=view.profile) + "\n" + desc
     lines = [
         f"**{_esc(p.profile)}** — "
-        + t.nfill("{count} game", "{count} games", p.games) + " · "
-        + t.nfill("{count} loss", "{count} losses", p.losses) + " · "
-        + t.nfill("{count} draw", "{count} draws", p.draws) + " · "
+        + t.nfill("{count} game", "{count} games", p.games)
+        + " · "
+        + t.nfill("{count} loss", "{count} losses", p.losses)
+        + " · "
+        + t.nfill("{count} draw", "{count} draws", p.draws)
+        + " · "
         + _percent(p.loss_rate)
         for p in view.by_profile
     ]
@@ -734,20 +791,28 @@ def render_stats(view: StatsView, t: Catalog) -> Reply:
 
 def render_leaderboard(view: LeaderboardPage, t: Catalog) -> Reply:
     """``/durak leaderboard``: a page of the server's players, fewest losses per game first."""
-    title = (t.fill("Durak leaderboard — {rules}", rules=view.profile) if view.profile
-             else t.gettext("Durak leaderboard"))
+    title = (
+        t.fill("Durak leaderboard — {rules}", rules=view.profile)
+        if view.profile
+        else t.gettext("Durak leaderboard")
+    )
     lines = [
         f"`{r.rank:>3}` **{_esc(r.name)}** — "
-        + t.fill("{rate} losses", rate=_percent(r.loss_rate)) + " · "
+        + t.fill("{rate} losses", rate=_percent(r.loss_rate))
+        + " · "
         + t.fill("{losses}/{games}", losses=r.losses, games=r.games)
         + (" · " + t.nfill("{count} draw", "{count} draws", r.draws) if r.draws else "")
         for r in view.rows
     ]
     if not lines:
         lines = [t.fill("Nobody has finished {count} games yet.", count=view.min_games)]
-    footer = (t.fill("Page {page}/{pages}", page=view.page, pages=view.pages) + " · "
-              + t.nfill("{count} player", "{count} players", view.total_players) + " · "
-              + t.nfill("at least {count} game", "at least {count} games", view.min_games))
+    footer = (
+        t.fill("Page {page}/{pages}", page=view.page, pages=view.pages)
+        + " · "
+        + t.nfill("{count} player", "{count} players", view.total_players)
+        + " · "
+        + t.nfill("at least {count} game", "at least {count} games", view.min_games)
+    )
     return Reply(embeds=(_embed(title, "\n".join(lines), color=GOLD, footer=footer),))
 
 
@@ -768,18 +833,30 @@ def render_rules(profile: str | None, rules: dict[str, Any] | None, t: Catalog) 
     """``/durak rules``: the essentials of RULES.md and the options of ``profile`` (or of
     ``rules``, the active table's options); with neither, the three profiles."""
     essentials = [
-        t.gettext("36 cards, 6 to ace. Everyone gets 6; the next card turned up is trump and "
-                  "lies under the stock."),
-        t.gettext("A card is beaten by a higher card of its suit, or by any trump; a trump "
-                  "only by a higher trump."),
-        t.gettext("The leader attacks the next player with one card or several of one rank. "
-                  "The defender covers every attack or takes all the cards."),
-        t.gettext("Others may add cards of ranks already on the table, never more attacks than "
-                  "the defender held cards (and at most 6)."),
-        t.gettext("After the round, everyone draws back up to 6, the leader first. Beaten "
-                  "cards go to the discard pile."),
-        t.gettext("When the stock is empty, players without cards are out. The last player "
-                  "holding cards is the durak (the fool)."),
+        t.gettext(
+            "36 cards, 6 to ace. Everyone gets 6; the next card turned up is trump and "
+            "lies under the stock."
+        ),
+        t.gettext(
+            "A card is beaten by a higher card of its suit, or by any trump; a trump "
+            "only by a higher trump."
+        ),
+        t.gettext(
+            "The leader attacks the next player with one card or several of one rank. "
+            "The defender covers every attack or takes all the cards."
+        ),
+        t.gettext(
+            "Others may add cards of ranks already on the table, never more attacks than "
+            "the defender held cards (and at most 6)."
+        ),
+        t.gettext(
+            "After the round, everyone draws back up to 6, the leader first. Beaten "
+            "cards go to the discard pile."
+        ),
+        t.gettext(
+            "When the stock is empty, players without cards are out. The last player "
+            "holding cards is the durak (the fool)."
+        ),
     ]
     name = profile.strip().lower() if profile else None
     options = dict(rules) if rules else None
@@ -792,28 +869,42 @@ def render_rules(profile: str | None, rules: dict[str, Any] | None, t: Catalog) 
             t.gettext("Throw-in: every player but the defender adds cards, the attacker first.")
             if throw_in == "all"
             else t.gettext("Throw-in: only the defender's two neighbours add cards."),
-            t.fill("First round: at most {limit} attacks",
-                     limit=int(options.get("first_round_limit", 6))),
+            t.fill(
+                "First round: at most {limit} attacks",
+                limit=int(options.get("first_round_limit", 6)),
+            ),
         ]
         if options.get("transfer"):
-            detail.append(t.gettext(
-                "Transfer: before covering anything, the defender may play cards of the "
-                "attacked rank; the next player then defends everything, if their hand is "
-                "big enough."))
+            detail.append(
+                t.gettext(
+                    "Transfer: before covering anything, the defender may play cards of the "
+                    "attacked rank; the next player then defends everything, if their hand is "
+                    "big enough."
+                )
+            )
         else:
             detail.append(t.gettext("No transfers"))
         title = t.fill("Rules — {rules}", rules=name or t.gettext("this table"))
         fields.append(_field(t.gettext("Options"), "\n".join(f"• {line}" for line in detail)))
     else:
         title = t.gettext("Durak rules")
-        fields.append(_field(t.gettext("Profiles"),
-                             "\n".join(f"• {t.gettext(b)}" for b in _PROFILE_BLURB.values())))
-    fields.append(_field(t.gettext("Turns"), t.gettext(
-        "Every turn has a time limit: then the defender takes, an attacker passes, a leader "
-        "plays the lowest card. After two timeouts in a row the AI plays for you until you "
-        "press a button again.")))
-    embed = _embed(title, "\n".join(f"• {line}" for line in essentials), color=GREEN,
-                   fields=fields)
+        fields.append(
+            _field(
+                t.gettext("Profiles"),
+                "\n".join(f"• {t.gettext(b)}" for b in _PROFILE_BLURB.values()),
+            )
+        )
+    fields.append(
+        _field(
+            t.gettext("Turns"),
+            t.gettext(
+                "Every turn has a time limit: then the defender takes, an attacker passes, a "
+                "leader plays the lowest card. After two timeouts in a row the AI plays for you "
+                "until you press a button again."
+            ),
+        )
+    )
+    embed = _embed(title, "\n".join(f"• {line}" for line in essentials), color=GREEN, fields=fields)
     return Reply(embeds=(embed,))
 
 
@@ -826,8 +917,13 @@ def render_error(message: Message, t: Catalog, names: Sequence[str] = ()) -> Rep
 
 
 _NOTICE_EMOJI = {
-    "timeout": "⏰", "autopilot_on": "🤖", "autopilot_off": "👋", "stopped": "🛑",
-    "series_ended": "🏁", "restored": "🔄", "error": "⚠️",
+    "timeout": "⏰",
+    "autopilot_on": "🤖",
+    "autopilot_off": "👋",
+    "stopped": "🛑",
+    "series_ended": "🏁",
+    "restored": "🔄",
+    "error": "⚠️",
 }
 
 

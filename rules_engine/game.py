@@ -301,8 +301,20 @@ class Game:
         """
         n = len(hands)
         if validate:
-            _check_position(rules, hands, trump, leader, stock, discard, table, attacker,
-                            taking, passed, out, round)
+            _check_position(
+                rules,
+                hands,
+                trump,
+                leader,
+                stock,
+                discard,
+                table,
+                attacker,
+                taking,
+                passed,
+                out,
+                round,
+            )
         g = cls.__new__(cls)
         g.rules = rules
         g._deal = None
@@ -1150,8 +1162,12 @@ def _check_position(
         active = n if stock else sum(1 for hand in hands if hand)
     if active < 2:
         raise InvalidPositionError("at least two seats must be in the game")
-    out_mask = out if out is not None else 0 if stock else sum(
-        1 << s for s, hand in enumerate(hands) if not hand
+    out_mask = (
+        out
+        if out is not None
+        else 0
+        if stock
+        else sum(1 << s for s, hand in enumerate(hands) if not hand)
     )
     named: tuple[tuple[str, int | None], ...] = (("leader", leader), ("attacker", attacker))
     for name, who in named:
@@ -1175,8 +1191,7 @@ def _check_position(
             )
     if attacker is not None and attacker != leader and not rules.transfer:
         raise InvalidPositionError(
-            f"attacker {attacker} differs from leader {leader}, but these rules have no "
-            "transfers"
+            f"attacker {attacker} differs from leader {leader}, but these rules have no transfers"
         )
     if taking and all(d is not None for _, d in table) and table:
         raise InvalidPositionError("a take is declared but every attack is covered")

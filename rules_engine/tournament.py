@@ -169,7 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1, help="first deal seed")
     parser.add_argument(
-        "--budget", type=float, default=None,
+        "--budget",
+        type=float,
+        default=None,
         help="hard per-move limit (s) of expert seats (default 0.9; they normally think 0.3)",
     )
     args = parser.parse_args(argv)

@@ -73,15 +73,22 @@ class Storage(ABC):
         :data:`bot.storage.records.FIRST_REVISION`).  Returns ``(series_id, game_id)``."""
 
     @abstractmethod
-    async def save_live(self, game_id: int, snapshot: str, meta: str, version: int,
-                        now: float, *, revision: int) -> int:
+    async def save_live(
+        self, game_id: int, snapshot: str, meta: str, version: int, now: float, *, revision: int
+    ) -> int:
         """Store a live game's state after an action (or a timer/autopilot change), if its
         row is still at ``revision``.  Returns the row's new revision; raises
         :class:`GameMoved` (nothing written) if the row moved on or is gone."""
 
     @abstractmethod
-    async def finish_game(self, game: FinishedGame, series: SeriesRecord | None,
-                          end_series_at: float | None = None, *, revision: int) -> None:
+    async def finish_game(
+        self,
+        game: FinishedGame,
+        series: SeriesRecord | None,
+        end_series_at: float | None = None,
+        *,
+        revision: int,
+    ) -> None:
         """One transaction, fenced like :meth:`save_live`: drop the live row, record the
         result (or the abort), the per-player rows and the series' new counts (``series``
         given); optionally end the series.  :class:`GameMoved` if the row is not at
@@ -106,12 +113,13 @@ class Storage(ABC):
         """A stored game's rules, deal, actions and result."""
 
     @abstractmethod
-    async def player_stats(self, guild_id: int, user_id: int, profile: str | None
-                           ) -> tuple[str | None, list[ProfileStats]]:
+    async def player_stats(
+        self, guild_id: int, user_id: int, profile: str | None
+    ) -> tuple[str | None, list[ProfileStats]]:
         """The player's latest name and per-profile totals (restricted to ``profile``)."""
 
     @abstractmethod
-    async def leaderboard(self, guild_id: int, profile: str | None, min_games: int,
-                          limit: int, offset: int) -> tuple[int, list[LeaderboardRow]]:
+    async def leaderboard(
+        self, guild_id: int, profile: str | None, min_games: int, limit: int, offset: int
+    ) -> tuple[int, list[LeaderboardRow]]:
         """``(number of ranked players, rows of the page)``; rows' ``rank`` is absolute."""
-

@@ -43,15 +43,24 @@ log = logging.getLogger(__name__)
 
 #: Key of the advisory lock that serialises migrations across processes ("durak" in ASCII).
 _MIGRATION_LOCK = 0x647572616B
-_Q = {name: sql.numbered(value) for name, value in vars(sql).items()
-      if name.isupper() and isinstance(value, str)}
+_Q = {
+    name: sql.numbered(value)
+    for name, value in vars(sql).items()
+    if name.isupper() and isinstance(value, str)
+}
 
 
 class PostgresStorage(Storage):
     """``dsn``: a ``postgresql://`` URL (asyncpg's forms, e.g. ``?host=/socket/dir``)."""
 
-    def __init__(self, dsn: str, *, min_connections: int = 1, max_connections: int = 10,
-                 migrations: tuple[Migration, ...] = POSTGRES_MIGRATIONS) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        min_connections: int = 1,
+        max_connections: int = 10,
+        migrations: tuple[Migration, ...] = POSTGRES_MIGRATIONS,
+    ) -> None:
         check_numbering(migrations)
         self.dsn = dsn
         self.target = redact_url(dsn)
@@ -73,8 +82,7 @@ class PostgresStorage(Storage):
         try:
             pool = await asyncpg.create_pool(self.dsn, min_size=self._min, max_size=self._max)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            raise DatabaseUnavailable(
-                f"database {self.target} cannot be reached: {exc}") from exc
+            raise DatabaseUnavailable(f"database {self.target} cannot be reached: {exc}") from exc
         self._pool = pool
         try:
             await self._migrate()
@@ -84,11 +92,10 @@ class PostgresStorage(Storage):
             await pool.close()
             if isinstance(exc, asyncpg.ReadOnlySQLTransactionError):
                 raise DatabaseUnavailable(
-                    f"database {self.target} is read-only ({exc}): the bot must be able to "
-                    "write it") from exc
+                    f"database {self.target} is read-only ({exc}): the bot must be able to write it"
+                ) from exc
             if isinstance(exc, asyncpg.InsufficientPrivilegeError):
-                raise DatabaseUnavailable(
-                    f"database {self.target} refuses writes ({exc})") from exc
+                raise DatabaseUnavailable(f"database {self.target} refuses writes ({exc})") from exc
             raise
 
     async def close(self) -> None:
@@ -118,26 +125,36 @@ class PostgresStorage(Storage):
             try:
                 await con.execute(
                     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
-                    "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
-                current = await con.fetchval(
-                    "SELECT COALESCE(MAX(version), 0) FROM schema_version")
+                    "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+                )
+                current = await con.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version")
                 for migration in self._migrations:
                     if migration.number <= current:
                         continue
                     async with con.transaction():
                         for statement in migration.statements:
                             await con.execute(statement)
-                        await con.execute("INSERT INTO schema_version (version) VALUES ($1)",
-                                          migration.number)
-                    log.info("database %s migrated to schema version %d (%s)", self.target,
-                             migration.number, migration.why)
+                        await con.execute(
+                            "INSERT INTO schema_version (version) VALUES ($1)", migration.number
+                        )
+                    log.info(
+                        "database %s migrated to schema version %d (%s)",
+                        self.target,
+                        migration.number,
+                        migration.why,
+                    )
             finally:
                 await con.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
 
     # -------------------------------------------------------------- lobbies
     async def save_lobby(self, lobby: LobbyRecord) -> None:
-        await self.pool.execute(_Q["LOBBY_UPSERT"], lobby.channel_id, lobby.guild_id,
-                                lobby_json(lobby), lobby.created_at)
+        await self.pool.execute(
+            _Q["LOBBY_UPSERT"],
+            lobby.channel_id,
+            lobby.guild_id,
+            lobby_json(lobby),
+            lobby.created_at,
+        )
 
     async def delete_lobby(self, channel_id: int) -> None:
         await self.pool.execute(_Q["LOBBY_DELETE"], channel_id)
@@ -152,55 +169,109 @@ class PostgresStorage(Storage):
                     "INSERT INTO series (guild_id, channel_id, host_id, host_name, profile, "
                     "rules, options, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
                     "RETURNING id",
-                    series.guild_id, series.channel_id, series.host_id, series.host_name,
-                    series.profile, json.dumps(series.rules), options_json(series.options),
+                    series.guild_id,
+                    series.channel_id,
+                    series.host_id,
+                    series.host_name,
+                    series.profile,
+                    json.dumps(series.rules),
+                    options_json(series.options),
                     series.created_at,
                 )
                 await con.executemany(
                     _Q["SERIES_PLAYER_INSERT"],
-                    [(series_id, seat, s.user_id, s.name, s.ai_level)
-                     for seat, s in enumerate(series.seats)],
+                    [
+                        (series_id, seat, s.user_id, s.name, s.ai_level)
+                        for seat, s in enumerate(series.seats)
+                    ],
                 )
             game_id = await con.fetchval(
                 "INSERT INTO games (series_id, guild_id, channel_id, profile, rules, seats, seed, "
                 "deal, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
-                series_id, game.guild_id, game.channel_id, game.profile, json.dumps(game.rules),
-                seats_json(game.seats), game.seed, json.dumps(game.deal, ensure_ascii=False),
+                series_id,
+                game.guild_id,
+                game.channel_id,
+                game.profile,
+                json.dumps(game.rules),
+                seats_json(game.seats),
+                game.seed,
+                json.dumps(game.deal, ensure_ascii=False),
                 game.started_at,
             )
             await con.execute(_Q["SERIES_LAST_GAME"], game_id, series_id)
-            await con.execute(_Q["LIVE_INSERT"], game_id, game.channel_id, series_id,
-                              game.snapshot, game.meta, game.started_at, FIRST_REVISION)
+            await con.execute(
+                _Q["LIVE_INSERT"],
+                game_id,
+                game.channel_id,
+                series_id,
+                game.snapshot,
+                game.meta,
+                game.started_at,
+                FIRST_REVISION,
+            )
         return int(series_id), int(game_id)
 
-    async def save_live(self, game_id: int, snapshot: str, meta: str, version: int,
-                        now: float, *, revision: int) -> int:
-        status = await self.pool.execute(_Q["LIVE_SAVE"], snapshot, meta, version, now,
-                                         game_id, revision)
+    async def save_live(
+        self, game_id: int, snapshot: str, meta: str, version: int, now: float, *, revision: int
+    ) -> int:
+        status = await self.pool.execute(
+            _Q["LIVE_SAVE"], snapshot, meta, version, now, game_id, revision
+        )
         if status != "UPDATE 1":
             raise GameMoved(game_id=game_id, revision=revision)
         return revision + 1
 
-    async def finish_game(self, game: FinishedGame, series: SeriesRecord | None,
-                          end_series_at: float | None = None, *, revision: int) -> None:
+    async def finish_game(
+        self,
+        game: FinishedGame,
+        series: SeriesRecord | None,
+        end_series_at: float | None = None,
+        *,
+        revision: int,
+    ) -> None:
         async with self.pool.acquire() as con, con.transaction():
             status = await con.execute(_Q["LIVE_DELETE_FENCED"], game.game_id, revision)
             if status != "DELETE 1":
                 raise GameMoved(game_id=game.game_id, revision=revision)
-            await con.execute(_Q["GAME_FINISH"], json.dumps(game.actions, ensure_ascii=False),
-                              game.result, game.loser_seat, game.ended_at, game.game_id)
+            await con.execute(
+                _Q["GAME_FINISH"],
+                json.dumps(game.actions, ensure_ascii=False),
+                game.result,
+                game.loser_seat,
+                game.ended_at,
+                game.game_id,
+            )
             if game.players:
-                await con.executemany(_Q["GAME_PLAYER_INSERT"], [
-                    (game.game_id, p.seat, game.guild_id, p.user_id, game.profile, p.name,
-                     int(p.lost), int(p.draw), game.ended_at)
-                    for p in game.players
-                ])
+                await con.executemany(
+                    _Q["GAME_PLAYER_INSERT"],
+                    [
+                        (
+                            game.game_id,
+                            p.seat,
+                            game.guild_id,
+                            p.user_id,
+                            game.profile,
+                            p.name,
+                            int(p.lost),
+                            int(p.draw),
+                            game.ended_at,
+                        )
+                        for p in game.players
+                    ],
+                )
             if series is not None and series.id is not None:
-                await con.execute(_Q["SERIES_COUNTS"], series.games, series.draws,
-                                  series.last_dealer, series.last_loser, series.id)
-                await con.executemany(_Q["SERIES_PLAYER_LOSSES"],
-                                      [(n, series.id, seat)
-                                       for seat, n in enumerate(series.losses)])
+                await con.execute(
+                    _Q["SERIES_COUNTS"],
+                    series.games,
+                    series.draws,
+                    series.last_dealer,
+                    series.last_loser,
+                    series.id,
+                )
+                await con.executemany(
+                    _Q["SERIES_PLAYER_LOSSES"],
+                    [(n, series.id, seat) for seat, n in enumerate(series.losses)],
+                )
             if end_series_at is not None:
                 await con.execute(_Q["SERIES_END"], end_series_at, game.series_id)
 
@@ -211,18 +282,24 @@ class PostgresStorage(Storage):
         async with self.pool.acquire() as con, con.transaction():
             orphans = await con.fetch(_Q["ORPHAN_LIVE"] + " FOR UPDATE OF l")
             for game_id, snapshot in orphans:
-                await con.execute(_Q["ORPHAN_ABORT"], actions_of_snapshot(snapshot), ended_at,
-                                  game_id)
+                await con.execute(
+                    _Q["ORPHAN_ABORT"], actions_of_snapshot(snapshot), ended_at, game_id
+                )
                 await con.execute(_Q["ORPHAN_DELETE"], game_id)
         return [int(r[0]) for r in orphans]
 
     # -------------------------------------------------------------- recovery
     async def load_state(self, include_guild: GuildFilter | None = None) -> StoredState:
         keep = include_guild or every_guild
-        async with self.pool.acquire() as con, con.transaction(isolation="repeatable_read",
-                                                                 readonly=True):
-            lobbies = [lobby_from_json(r[0], r[1], r[2])
-                       for r in await con.fetch(_Q["LOAD_LOBBIES"]) if keep(r[1])]
+        async with (
+            self.pool.acquire() as con,
+            con.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            lobbies = [
+                lobby_from_json(r[0], r[1], r[2])
+                for r in await con.fetch(_Q["LOAD_LOBBIES"])
+                if keep(r[1])
+            ]
             series: dict[int, SeriesRecord] = {}
             for row in await con.fetch(_Q["LOAD_SERIES"]):
                 if keep(row[2]):
@@ -232,21 +309,25 @@ class PostgresStorage(Storage):
                 if rec is not None:
                     rec.seats.append(LobbySeat(user_id, name, level))
                     rec.losses.append(losses)
-            live = [LiveRecord(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5],
-                               r[6], r[7])
-                    for r in await con.fetch(_Q["LOAD_LIVE"]) if keep(r[6])]
+            live = [
+                LiveRecord(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5], r[6], r[7])
+                for r in await con.fetch(_Q["LOAD_LIVE"])
+                if keep(r[6])
+            ]
         return StoredState(lobbies, list(series.values()), live)
 
     async def load_game(self, game_id: int) -> GameRecord | None:
         row = await self.pool.fetchrow(_Q["LOAD_GAME"], game_id)
         if row is None:
             return None
-        return GameRecord(game_id, json.loads(row[0]), json.loads(row[1]),
-                          json.loads(row[2] or "[]"), row[3])
+        return GameRecord(
+            game_id, json.loads(row[0]), json.loads(row[1]), json.loads(row[2] or "[]"), row[3]
+        )
 
     # -------------------------------------------------------------- stats
-    async def player_stats(self, guild_id: int, user_id: int, profile: str | None
-                           ) -> tuple[str | None, list[ProfileStats]]:
+    async def player_stats(
+        self, guild_id: int, user_id: int, profile: str | None
+    ) -> tuple[str | None, list[ProfileStats]]:
         async with self.pool.acquire() as con:
             if profile is None:
                 fetched = await con.fetch(_Q["STATS_ALL"], guild_id, user_id)
@@ -256,15 +337,18 @@ class PostgresStorage(Storage):
         rows = [ProfileStats(p, g, lo or 0, dr or 0) for p, g, lo, dr in fetched]
         return name, rows
 
-    async def leaderboard(self, guild_id: int, profile: str | None, min_games: int,
-                          limit: int, offset: int) -> tuple[int, list[LeaderboardRow]]:
+    async def leaderboard(
+        self, guild_id: int, profile: str | None, min_games: int, limit: int, offset: int
+    ) -> tuple[int, list[LeaderboardRow]]:
         args: tuple[Any, ...]
         if profile is None:
             count_key, query_key, args = "COUNT_ALL", "BOARD_ALL", (guild_id,)
         else:
             count_key, query_key, args = "COUNT_PROFILE", "BOARD_PROFILE", (guild_id, profile)
-        async with self.pool.acquire() as con, con.transaction(isolation="repeatable_read",
-                                                                 readonly=True):
+        async with (
+            self.pool.acquire() as con,
+            con.transaction(isolation="repeatable_read", readonly=True),
+        ):
             total = await con.fetchval(_Q[count_key], *args, min_games)
             fetched = await con.fetch(_Q[query_key], *args, min_games, limit, offset)
         return int(total or 0), [

@@ -212,10 +212,22 @@ def lobby_from_json(channel_id: int, guild_id: int, data: str) -> LobbyRecord:
 def series_from_row(row: Sequence[Any]) -> SeriesRecord:
     """A :class:`SeriesRecord` (without seats) from a row of ``sql.LOAD_SERIES``."""
     return SeriesRecord(
-        id=row[0], channel_id=row[1], guild_id=row[2], host_id=row[3], host_name=row[4],
-        options=options_from_json(row[5]), rules=json.loads(row[6]), profile=row[7],
-        seats=[], losses=[], games=row[8], draws=row[9], last_dealer=row[10],
-        last_loser=row[11], last_game_id=row[12], created_at=row[13],
+        id=row[0],
+        channel_id=row[1],
+        guild_id=row[2],
+        host_id=row[3],
+        host_name=row[4],
+        options=options_from_json(row[5]),
+        rules=json.loads(row[6]),
+        profile=row[7],
+        seats=[],
+        losses=[],
+        games=row[8],
+        draws=row[9],
+        last_dealer=row[10],
+        last_loser=row[11],
+        last_game_id=row[12],
+        created_at=row[13],
     )
 
 

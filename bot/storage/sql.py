@@ -28,9 +28,7 @@ LIVE_SAVE = (
 )
 #: The fenced end of a live game: params (game_id, held revision).
 LIVE_DELETE_FENCED = "DELETE FROM live_games WHERE game_id = ? AND revision = ?"
-GAME_FINISH = (
-    "UPDATE games SET actions = ?, result = ?, loser_seat = ?, ended_at = ? WHERE id = ?"
-)
+GAME_FINISH = "UPDATE games SET actions = ?, result = ?, loser_seat = ?, ended_at = ? WHERE id = ?"
 GAME_PLAYER_INSERT = (
     "INSERT INTO game_players (game_id, seat, guild_id, user_id, profile, name, lost, draw, "
     "ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"

@@ -57,8 +57,13 @@ class SqliteStorage(Storage):
     _COUNT_ALL = sql.COUNT_ALL
     _COUNT_PROFILE = sql.COUNT_PROFILE
 
-    def __init__(self, path: str | Path, *, synchronous: str = "NORMAL",
-                 migrations: tuple[Migration, ...] = SQLITE_MIGRATIONS) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        synchronous: str = "NORMAL",
+        migrations: tuple[Migration, ...] = SQLITE_MIGRATIONS,
+    ) -> None:
         self.path = str(path)
         self.target = self.path
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
@@ -109,8 +114,8 @@ class SqliteStorage(Storage):
             self._release_file()
             if isinstance(exc, sqlite3.OperationalError) and _is_read_only(exc):
                 raise DatabaseUnavailable(
-                    f"database {self.path} is read-only ({exc}): the bot must be able to write "
-                    "it") from exc
+                    f"database {self.path} is read-only ({exc}): the bot must be able to write it"
+                ) from exc
             raise
 
     def _hold_file(self) -> None:
@@ -121,10 +126,12 @@ class SqliteStorage(Storage):
         except OSError as exc:
             raise DatabaseUnavailable(
                 f"database {self.path}: cannot create its directory {parent} "
-                f"({exc.strerror or exc})") from exc
+                f"({exc.strerror or exc})"
+            ) from exc
         if not os.access(parent, os.W_OK | os.X_OK):
             raise DatabaseUnavailable(
-                f"database {self.path}: its directory {parent} is not writable")
+                f"database {self.path}: its directory {parent} is not writable"
+            )
         try:
             handle = open(self.lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - held open
         except PermissionError:
@@ -133,12 +140,12 @@ class SqliteStorage(Storage):
                 handle = open(self.lock_path, encoding="utf-8")  # noqa: SIM115 - held open
             except OSError as exc:
                 raise DatabaseUnavailable(
-                    f"database {self.path}: cannot open {self.lock_path} "
-                    f"({exc.strerror or exc})") from exc
+                    f"database {self.path}: cannot open {self.lock_path} ({exc.strerror or exc})"
+                ) from exc
         except OSError as exc:
             raise DatabaseUnavailable(
-                f"database {self.path}: cannot create {self.lock_path} "
-                f"({exc.strerror or exc})") from exc
+                f"database {self.path}: cannot create {self.lock_path} ({exc.strerror or exc})"
+            ) from exc
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -148,7 +155,8 @@ class SqliteStorage(Storage):
             raise DatabaseUnavailable(
                 f"database {self.path} is in use by another durak-bot process (pid {holder}): "
                 "SQLite serves one process; stop the other one, or use PostgreSQL "
-                "(DATABASE_URL=postgresql://…) for several") from None
+                "(DATABASE_URL=postgresql://…) for several"
+            ) from None
         if handle.writable():
             handle.seek(0)
             handle.truncate()
@@ -169,7 +177,8 @@ class SqliteStorage(Storage):
             await self.db.execute("BEGIN IMMEDIATE")
             try:
                 await self.db.execute(
-                    "INSERT INTO schema_version (version, applied_at) VALUES (-1, 'probe')")
+                    "INSERT INTO schema_version (version, applied_at) VALUES (-1, 'probe')"
+                )
             finally:
                 await self.db.execute("ROLLBACK")
 
@@ -201,14 +210,19 @@ class SqliteStorage(Storage):
                 try:
                     for statement in migration.statements:
                         await db.execute(statement)
-                    await db.execute("INSERT INTO schema_version (version) VALUES (?)",
-                                     (migration.number,))
+                    await db.execute(
+                        "INSERT INTO schema_version (version) VALUES (?)", (migration.number,)
+                    )
                     await db.execute("COMMIT")
                 except BaseException:
                     await db.execute("ROLLBACK")
                     raise
-            log.info("database %s migrated to schema version %d (%s)", self.path,
-                     migration.number, migration.why)
+            log.info(
+                "database %s migrated to schema version %d (%s)",
+                self.path,
+                migration.number,
+                migration.why,
+            )
 
     # -------------------------------------------------------------- transactions
     async def _write(self, statement: str, params: Sequence[Any]) -> None:
@@ -228,8 +242,10 @@ class SqliteStorage(Storage):
 
     # -------------------------------------------------------------- lobbies
     async def save_lobby(self, lobby: LobbyRecord) -> None:
-        await self._write(sql.LOBBY_UPSERT,
-                          (lobby.channel_id, lobby.guild_id, lobby_json(lobby), lobby.created_at))
+        await self._write(
+            sql.LOBBY_UPSERT,
+            (lobby.channel_id, lobby.guild_id, lobby_json(lobby), lobby.created_at),
+        )
 
     async def delete_lobby(self, channel_id: int) -> None:
         await self._write(sql.LOBBY_DELETE, (channel_id,))
@@ -243,33 +259,61 @@ class SqliteStorage(Storage):
                 cur = await db.execute(
                     "INSERT INTO series (guild_id, channel_id, host_id, host_name, profile, "
                     "rules, options, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (series.guild_id, series.channel_id, series.host_id, series.host_name,
-                     series.profile, json.dumps(series.rules), options_json(series.options),
-                     series.created_at),
+                    (
+                        series.guild_id,
+                        series.channel_id,
+                        series.host_id,
+                        series.host_name,
+                        series.profile,
+                        json.dumps(series.rules),
+                        options_json(series.options),
+                        series.created_at,
+                    ),
                 )
                 series_id = cur.lastrowid
                 assert series_id is not None
                 await db.executemany(
                     sql.SERIES_PLAYER_INSERT,
-                    [(series_id, seat, s.user_id, s.name, s.ai_level)
-                     for seat, s in enumerate(series.seats)],
+                    [
+                        (series_id, seat, s.user_id, s.name, s.ai_level)
+                        for seat, s in enumerate(series.seats)
+                    ],
                 )
             cur = await db.execute(
                 "INSERT INTO games (series_id, guild_id, channel_id, profile, rules, seats, seed, "
                 "deal, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (series_id, game.guild_id, game.channel_id, game.profile,
-                 json.dumps(game.rules), seats_json(game.seats), game.seed,
-                 json.dumps(game.deal, ensure_ascii=False), game.started_at),
+                (
+                    series_id,
+                    game.guild_id,
+                    game.channel_id,
+                    game.profile,
+                    json.dumps(game.rules),
+                    seats_json(game.seats),
+                    game.seed,
+                    json.dumps(game.deal, ensure_ascii=False),
+                    game.started_at,
+                ),
             )
             game_id = cur.lastrowid
             assert game_id is not None
             await db.execute(sql.SERIES_LAST_GAME, (game_id, series_id))
-            await db.execute(sql.LIVE_INSERT, (game_id, game.channel_id, series_id, game.snapshot,
-                                               game.meta, game.started_at, FIRST_REVISION))
+            await db.execute(
+                sql.LIVE_INSERT,
+                (
+                    game_id,
+                    game.channel_id,
+                    series_id,
+                    game.snapshot,
+                    game.meta,
+                    game.started_at,
+                    FIRST_REVISION,
+                ),
+            )
         return series_id, game_id
 
-    async def save_live(self, game_id: int, snapshot: str, meta: str, version: int,
-                        now: float, *, revision: int) -> int:
+    async def save_live(
+        self, game_id: int, snapshot: str, meta: str, version: int, now: float, *, revision: int
+    ) -> int:
         """Group commit: saves arriving while a flush runs are written together in the next
         transaction.  Returns once this save is committed; raises if it was refused (fenced
         out: :class:`GameMoved`) or its transaction failed."""
@@ -309,27 +353,55 @@ class SqliteStorage(Storage):
                 else:
                     fut.set_result(new_revision)
 
-    async def finish_game(self, game: FinishedGame, series: SeriesRecord | None,
-                          end_series_at: float | None = None, *, revision: int) -> None:
+    async def finish_game(
+        self,
+        game: FinishedGame,
+        series: SeriesRecord | None,
+        end_series_at: float | None = None,
+        *,
+        revision: int,
+    ) -> None:
         async with self._txn() as db:
             cur = await db.execute(sql.LIVE_DELETE_FENCED, (game.game_id, revision))
             if cur.rowcount != 1:
                 raise GameMoved(game_id=game.game_id, revision=revision)
-            await db.execute(sql.GAME_FINISH, (json.dumps(game.actions, ensure_ascii=False),
-                                               game.result, game.loser_seat, game.ended_at,
-                                               game.game_id))
+            await db.execute(
+                sql.GAME_FINISH,
+                (
+                    json.dumps(game.actions, ensure_ascii=False),
+                    game.result,
+                    game.loser_seat,
+                    game.ended_at,
+                    game.game_id,
+                ),
+            )
             if game.players:
-                await db.executemany(sql.GAME_PLAYER_INSERT, [
-                    (game.game_id, p.seat, game.guild_id, p.user_id, game.profile, p.name,
-                     int(p.lost), int(p.draw), game.ended_at)
-                    for p in game.players
-                ])
+                await db.executemany(
+                    sql.GAME_PLAYER_INSERT,
+                    [
+                        (
+                            game.game_id,
+                            p.seat,
+                            game.guild_id,
+                            p.user_id,
+                            game.profile,
+                            p.name,
+                            int(p.lost),
+                            int(p.draw),
+                            game.ended_at,
+                        )
+                        for p in game.players
+                    ],
+                )
             if series is not None and series.id is not None:
-                await db.execute(sql.SERIES_COUNTS, (series.games, series.draws,
-                                                     series.last_dealer, series.last_loser,
-                                                     series.id))
-                await db.executemany(sql.SERIES_PLAYER_LOSSES,
-                                     [(n, series.id, seat) for seat, n in enumerate(series.losses)])
+                await db.execute(
+                    sql.SERIES_COUNTS,
+                    (series.games, series.draws, series.last_dealer, series.last_loser, series.id),
+                )
+                await db.executemany(
+                    sql.SERIES_PLAYER_LOSSES,
+                    [(n, series.id, seat) for seat, n in enumerate(series.losses)],
+                )
             if end_series_at is not None:
                 await db.execute(sql.SERIES_END, (end_series_at, game.series_id))
 
@@ -341,8 +413,9 @@ class SqliteStorage(Storage):
             async with db.execute(sql.ORPHAN_LIVE) as cur:
                 orphans = list(await cur.fetchall())
             for game_id, snapshot in orphans:
-                await db.execute(sql.ORPHAN_ABORT,
-                                 (actions_of_snapshot(snapshot), ended_at, game_id))
+                await db.execute(
+                    sql.ORPHAN_ABORT, (actions_of_snapshot(snapshot), ended_at, game_id)
+                )
                 await db.execute(sql.ORPHAN_DELETE, (game_id,))
         return [int(game_id) for game_id, _ in orphans]
 
@@ -352,8 +425,7 @@ class SqliteStorage(Storage):
         async with self._lock:  # no reading inside another's transaction
             db = self.db
             async with db.execute(sql.LOAD_LOBBIES) as cur:
-                lobbies = [lobby_from_json(c, g, d) for c, g, d in await cur.fetchall()
-                           if keep(g)]
+                lobbies = [lobby_from_json(c, g, d) for c, g, d in await cur.fetchall() if keep(g)]
             series: dict[int, SeriesRecord] = {}
             async with db.execute(sql.LOAD_SERIES) as cur:
                 for row in await cur.fetchall():
@@ -366,10 +438,13 @@ class SqliteStorage(Storage):
                         rec.seats.append(LobbySeat(user_id, name, level))
                         rec.losses.append(losses)
             async with db.execute(sql.LOAD_LIVE) as cur:
-                live = [LiveRecord(gid, ch, sid, json.loads(snap), json.loads(meta), version,
-                                   guild, rev)
-                        for gid, ch, sid, snap, meta, version, guild, rev in await cur.fetchall()
-                        if keep(guild)]
+                live = [
+                    LiveRecord(
+                        gid, ch, sid, json.loads(snap), json.loads(meta), version, guild, rev
+                    )
+                    for gid, ch, sid, snap, meta, version, guild, rev in await cur.fetchall()
+                    if keep(guild)
+                ]
             return StoredState(lobbies, list(series.values()), live)
 
     async def load_game(self, game_id: int) -> GameRecord | None:
@@ -377,12 +452,14 @@ class SqliteStorage(Storage):
             row = await cur.fetchone()
         if row is None:
             return None
-        return GameRecord(game_id, json.loads(row[0]), json.loads(row[1]),
-                          json.loads(row[2] or "[]"), row[3])
+        return GameRecord(
+            game_id, json.loads(row[0]), json.loads(row[1]), json.loads(row[2] or "[]"), row[3]
+        )
 
     # -------------------------------------------------------------- stats
-    async def player_stats(self, guild_id: int, user_id: int, profile: str | None
-                           ) -> tuple[str | None, list[ProfileStats]]:
+    async def player_stats(
+        self, guild_id: int, user_id: int, profile: str | None
+    ) -> tuple[str | None, list[ProfileStats]]:
         params: tuple[Any, ...]
         if profile is None:
             query, params = sql.STATS_ALL, (guild_id, user_id)
@@ -396,8 +473,9 @@ class SqliteStorage(Storage):
         rows = [ProfileStats(p, g, lo or 0, dr or 0) for p, g, lo, dr in fetched]
         return (row[0] if row else None), rows
 
-    async def leaderboard(self, guild_id: int, profile: str | None, min_games: int,
-                          limit: int, offset: int) -> tuple[int, list[LeaderboardRow]]:
+    async def leaderboard(
+        self, guild_id: int, profile: str | None, min_games: int, limit: int, offset: int
+    ) -> tuple[int, list[LeaderboardRow]]:
         count_params: tuple[Any, ...]
         params: tuple[Any, ...]
         if profile is None:
@@ -412,11 +490,12 @@ class SqliteStorage(Storage):
             async with self.db.execute(query, params) as cur:
                 fetched = await cur.fetchall()
         total = int(row[0]) if row else 0
-        return total, [LeaderboardRow(offset + i + 1, uid, name, games, losses, draws, rate)
-                       for i, (uid, games, losses, draws, rate, name) in enumerate(fetched)]
+        return total, [
+            LeaderboardRow(offset + i + 1, uid, name, games, losses, draws, rate)
+            for i, (uid, games, losses, draws, rate, name) in enumerate(fetched)
+        ]
 
 
 def _is_read_only(exc: sqlite3.OperationalError) -> bool:
     text = str(exc).lower()
     return "readonly" in text or "read-only" in text or "unable to open" in text
-

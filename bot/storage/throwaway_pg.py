@@ -85,17 +85,50 @@ def _with_system_binaries(pgdata: Path) -> ThrowawayPostgres:
         for parent in pgdata.parents:  # let nobody reach its data directory
             parent.chmod(parent.stat().st_mode | 0o011)
         prefix = ["runuser", "-u", "nobody", "--"]
-    subprocess.run([*prefix, str(bin_dir / "initdb"), "-D", str(pgdata), "-U", "postgres",
-                    "--auth=trust", "--encoding=UTF8", "--no-sync"],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            *prefix,
+            str(bin_dir / "initdb"),
+            "-D",
+            str(pgdata),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--no-sync",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     options = f"-c listen_addresses='' -k {pgdata} -c fsync=off"
-    subprocess.run([*prefix, str(bin_dir / "pg_ctl"), "-D", str(pgdata), "-w", "-t", "60",
-                    "-o", options, "-l", str(pgdata / "log"), "start"],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            *prefix,
+            str(bin_dir / "pg_ctl"),
+            "-D",
+            str(pgdata),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            options,
+            "-l",
+            str(pgdata / "log"),
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
     def stop() -> None:
-        subprocess.run([*prefix, str(bin_dir / "pg_ctl"), "-D", str(pgdata), "-m", "fast",
-                        "-w", "stop"], check=False, capture_output=True, timeout=60)
+        subprocess.run(
+            [*prefix, str(bin_dir / "pg_ctl"), "-D", str(pgdata), "-m", "fast", "-w", "stop"],
+            check=False,
+            capture_output=True,
+            timeout=60,
+        )
 
     return ThrowawayPostgres(pgdata, str(bin_dir / "pg_ctl"), stop)
 

@@ -13,8 +13,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 from bot.storage.base import DatabaseUnavailable, Storage
 
-__all__ = ["DEFAULT_DATABASE_URL", "DatabaseTarget", "create_storage", "parse_database_url",
-           "redact_url", "sqlite_url", "storage_problem"]
+__all__ = [
+    "DEFAULT_DATABASE_URL",
+    "DatabaseTarget",
+    "create_storage",
+    "parse_database_url",
+    "redact_url",
+    "sqlite_url",
+    "storage_problem",
+]
 
 DEFAULT_DATABASE_URL = "sqlite:///durak.sqlite3"
 
@@ -45,14 +52,16 @@ def parse_database_url(url: str) -> DatabaseTarget:
     """Read a ``DATABASE_URL``; ``ValueError`` with a one-line reason if it is not one."""
     text = url.strip()
     if text.startswith("sqlite:///"):
-        path = text[len("sqlite:///"):]
+        path = text[len("sqlite:///") :]
         if not path:
             raise ValueError("a sqlite URL needs a file path: sqlite:///durak.sqlite3")
         return DatabaseTarget("sqlite", path)
     if text.startswith("sqlite:"):
-        raise ValueError("a sqlite URL has three slashes before a relative path "
-                         "(sqlite:///durak.sqlite3) and four before an absolute one "
-                         "(sqlite:////var/lib/durak/durak.sqlite3)")
+        raise ValueError(
+            "a sqlite URL has three slashes before a relative path "
+            "(sqlite:///durak.sqlite3) and four before an absolute one "
+            "(sqlite:////var/lib/durak/durak.sqlite3)"
+        )
     if text.startswith(("postgresql://", "postgres://")):
         return DatabaseTarget("postgresql", text)
     scheme = text.split(":", 1)[0] if ":" in text else text

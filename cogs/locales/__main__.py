@@ -33,8 +33,14 @@ SOURCES = ("bot", "cogs", "rules_engine")
 #: The extraction markers: a message's key (``Message``), a key kept in a table (``N_``), a
 #: command string with its context (``NC_``), and the catalogue calls of the Discord renderer.
 KEYWORDS = (
-    "Message", "N_", "NC_:1c,2", "gettext", "ngettext:1,2", "pgettext:1c,2",
-    "fill", "nfill:1,2",
+    "Message",
+    "N_",
+    "NC_:1c,2",
+    "gettext",
+    "ngettext:1,2",
+    "pgettext:1c,2",
+    "fill",
+    "nfill:1,2",
 )
 
 
@@ -53,16 +59,37 @@ def extract(template: Path) -> int:
     """``pybabel extract`` every message of the source into ``template``."""
     keywords = [arg for keyword in KEYWORDS for arg in ("-k", keyword)]
     return pybabel(
-        "extract", "-F", str(MAPPING), "--no-default-keywords", *keywords, "--no-location",
-        "--sort-output", "--project", "durak-bot", "--msgid-bugs-address", "",
-        "-o", str(template), *(str(ROOT / source) for source in SOURCES),
+        "extract",
+        "-F",
+        str(MAPPING),
+        "--no-default-keywords",
+        *keywords,
+        "--no-location",
+        "--sort-output",
+        "--project",
+        "durak-bot",
+        "--msgid-bugs-address",
+        "",
+        "-o",
+        str(template),
+        *(str(ROOT / source) for source in SOURCES),
     )
 
 
 def _update_args(template: Path) -> list[str]:
-    return ["update", "-i", str(template), "-d", str(LOCALES), "-D", DOMAIN,
-            "--no-fuzzy-matching", "--ignore-obsolete", "--ignore-pot-creation-date",
-            "--no-wrap"]
+    return [
+        "update",
+        "-i",
+        str(template),
+        "-d",
+        str(LOCALES),
+        "-D",
+        DOMAIN,
+        "--no-fuzzy-matching",
+        "--ignore-obsolete",
+        "--ignore-pot-creation-date",
+        "--no-wrap",
+    ]
 
 
 def incomplete(po: Path) -> list[str]:
@@ -89,8 +116,10 @@ def build() -> int:
     for lang in LANGUAGES:
         missing = incomplete(LOCALES / lang / "LC_MESSAGES" / f"{DOMAIN}.po")
         if missing:
-            print(f"{lang}: {len(missing)} messages to translate, e.g. {missing[0]!r}",
-                  file=sys.stderr)
+            print(
+                f"{lang}: {len(missing)} messages to translate, e.g. {missing[0]!r}",
+                file=sys.stderr,
+            )
     return status
 
 
@@ -108,10 +137,10 @@ def check() -> int:
             mo = Path(tmp) / f"{lang}.mo"
             missing = incomplete(po)
             if missing:
-                problems.append(f"{po}: {len(missing)} untranslated or fuzzy, e.g. "
-                                f"{missing[0]!r}")
-            if pybabel("compile", "-i", str(po), "-o", str(mo), "-l", lang, "--statistics",
-                       quiet=False):
+                problems.append(f"{po}: {len(missing)} untranslated or fuzzy, e.g. {missing[0]!r}")
+            if pybabel(
+                "compile", "-i", str(po), "-o", str(mo), "-l", lang, "--statistics", quiet=False
+            ):
                 problems.append(f"{po} does not compile")
             elif not filecmp.cmp(mo, po.with_suffix(".mo"), shallow=False):
                 problems.append(f"{po.with_suffix('.mo')} is not the compiled {po.name}")
@@ -125,8 +154,11 @@ def check() -> int:
 def main(argv: list[str] | None = None) -> int:
     """The command line."""
     parser = argparse.ArgumentParser(prog="python -m cogs.locales", description=__doc__)
-    parser.add_argument("--check", action="store_true",
-                        help="change nothing; fail unless the catalogues are up to date")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; fail unless the catalogues are up to date",
+    )
     args = parser.parse_args(argv)
     return check() if args.check else build()
 

@@ -57,9 +57,7 @@ class Counting:
         self.unseen = FULL_DECK_MASK & ~seen
         ok = tracker.ok
         self.lacks = [x & self.unseen for x in tracker.lacks] if ok else [0] * view.n
-        self.lacks_stale = (
-            [x & self.unseen for x in tracker.lacks_stale] if ok else [0] * view.n
-        )
+        self.lacks_stale = [x & self.unseen for x in tracker.lacks_stale] if ok else [0] * view.n
         may = []
         for s in range(view.n):
             if s == view.seat:
@@ -90,7 +88,11 @@ def perfect_hands(view: View, counting: Counting) -> tuple[list[int], list[int]]
 
 
 def solve_exact(
-    view: View, game: Game, stock: list[int], preferred: int, node_cap: int,
+    view: View,
+    game: Game,
+    stock: list[int],
+    preferred: int,
+    node_cap: int,
     deadline: float | None = None,
 ) -> int | None:
     """A best move of the two-player position ``game`` (``preferred`` when it is as good),
@@ -119,8 +121,12 @@ class CounterAgent(Agent):
     level = "counter"
 
     def __init__(
-        self, seed: int | None = None, node_cap: int = 20_000, params: Params | None = None,
-        time_cap_s: float = 0.05, **options: Any,
+        self,
+        seed: int | None = None,
+        node_cap: int = 20_000,
+        params: Params | None = None,
+        time_cap_s: float = 0.05,
+        **options: Any,
     ) -> None:
         super().__init__(seed)
         self.node_cap = node_cap

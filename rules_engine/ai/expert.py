@@ -57,9 +57,7 @@ _EXTEND_SHARE = 0.4
 _ENDGAME_TT_MAX = 100_000
 
 
-def sample_deal(
-    view: View, counting: Counting, rng: Any
-) -> tuple[list[int], list[int]] | None:
+def sample_deal(view: View, counting: Counting, rng: Any) -> tuple[list[int], list[int]] | None:
     """Hands and stock (drawing order) for the unseen cards, drawn at random: each opponent
     gets its known cards plus unseen ones, cards it showed it lacks being less likely."""
     hidden = list(iter_bits(counting.unseen))
@@ -243,7 +241,11 @@ class ExpertAgent(Agent):
             game = build_game(view, hands, stock)
             code = casual_code(game, view.legal, self.params, counting.knowledge)
             exact = solve_exact(
-                view, game, stock, code, self.exact_node_cap,
+                view,
+                game,
+                stock,
+                code,
+                self.exact_node_cap,
                 None if self.iterations is not None else deadline,
             )
             if exact is not None:
@@ -376,7 +378,8 @@ class ExpertAgent(Agent):
         check = 0
         while not g.finished:
             if (
-                len(g.stock) <= solve_stock and g.active_players == 2
+                len(g.stock) <= solve_stock
+                and g.active_players == 2
                 and (len(g.stock) or self._small(g))
             ):
                 v = self._solve(g, me, deadline)
@@ -411,7 +414,10 @@ class ExpertAgent(Agent):
         timed = self.iterations is None
         if stock:
             solver = Solver(
-                g.trump, g.rules.transfer, stock, node_cap=self.node_cap,
+                g.trump,
+                g.rules.transfer,
+                stock,
+                node_cap=self.node_cap,
                 deadline=deadline if timed else None,
             )
         else:

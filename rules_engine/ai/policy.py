@@ -84,8 +84,9 @@ class Knowledge:
         self.may = may
 
 
-def defence_plan(hand: int, attacks: Sequence[int], beaters: Sequence[int], trump: int
-                 ) -> list[tuple[int, int]] | None:
+def defence_plan(
+    hand: int, attacks: Sequence[int], beaters: Sequence[int], trump: int
+) -> list[tuple[int, int]] | None:
     """Cheapest beater for each attack, hardest attack first; ``None`` if one cannot be beaten."""
     val = VALUE[trump]
     plan: list[tuple[int, int]] = []
@@ -224,9 +225,7 @@ def _lead(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge |
     return low << 3
 
 
-def _hardest_lead(
-    g: Game, hand: int, legal: Sequence[int], know: Knowledge | None, d: int
-) -> int:
+def _hardest_lead(g: Game, hand: int, legal: Sequence[int], know: Knowledge | None, d: int) -> int:
     """A single card the defender is least able to beat (highest value as a fallback)."""
     trump = g.trump
     val = VALUE[trump]

@@ -79,8 +79,13 @@ class Solver:
     """Perfect-information two-player solver for one trump, rule set and stock order."""
 
     def __init__(
-        self, trump: int, transfer: bool, stock: list[int] | tuple[int, ...] = (),
-        node_cap: int = 200_000, deadline: float | None = None, max_depth: int = 600,
+        self,
+        trump: int,
+        transfer: bool,
+        stock: list[int] | tuple[int, ...] = (),
+        node_cap: int = 200_000,
+        deadline: float | None = None,
+        max_depth: int = 600,
     ) -> None:
         self.beaters = beaters_table(trump)
         self.trump = trump
@@ -166,8 +171,18 @@ class Solver:
         return out
 
     def _normalize(
-        self, h0: int, h1: int, k: int, leader: int, d: int, A: int, D: int, U: int,
-        taking: bool, limit: int, cap: int,
+        self,
+        h0: int,
+        h1: int,
+        k: int,
+        leader: int,
+        d: int,
+        A: int,
+        D: int,
+        U: int,
+        taking: bool,
+        limit: int,
+        cap: int,
     ) -> State | int:
         if U and not taking:
             return (h0, h1, k, leader, d, A, D, U, taking, limit, cap)
@@ -269,7 +284,7 @@ class Solver:
             if alpha >= beta:
                 break
         path.discard(s)
-        lo, hi = (entry if entry is not None else (-1, 1))
+        lo, hi = entry if entry is not None else (-1, 1)
         if best <= a0:
             hi = min(hi, best)
         elif best >= b0:

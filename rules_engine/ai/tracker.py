@@ -193,9 +193,15 @@ class Tracker:
         history = self.view.history
         for i, (seat, code) in enumerate(history):
             kind = code & 7
-            defender_acts = Phase.of(
-                finished=False, attacks=self._n_att, uncovered=self._uncovered, taking=self.taking
-            ) is Phase.DEFEND
+            defender_acts = (
+                Phase.of(
+                    finished=False,
+                    attacks=self._n_att,
+                    uncovered=self._uncovered,
+                    taking=self.taking,
+                )
+                is Phase.DEFEND
+            )
             if kind == ATTACK and not defender_acts:
                 mask = code >> 3
                 cont = self._is_addition(seat, mask)

@@ -111,7 +111,8 @@ class View:
         known = obs.get("known")
         self.known_given = isinstance(known, list) and len(known) == self.n
         self.known: list[int] = (
-            [card_mask(k) for k in known] if isinstance(known, list) and self.known_given
+            [card_mask(k) for k in known]
+            if isinstance(known, list) and self.known_given
             else [0] * self.n
         )
         self.history: list[tuple[int, int]] = [parse_code(t) for t in obs.get("history") or []]

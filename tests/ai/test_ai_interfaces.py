@@ -55,7 +55,10 @@ def test_agent_protocol_subprocess() -> None:
     stdin = json.dumps({"observation": obs}, ensure_ascii=False) + "\n" + '{"quit": true}\n'
     proc = subprocess.run(
         [sys.executable, "-m", "rules_engine.agent", "counter", "--seed", "3"],
-        input=stdin.encode(), capture_output=True, timeout=60, check=True,
+        input=stdin.encode(),
+        capture_output=True,
+        timeout=60,
+        check=True,
     )
     reply = json.loads(proc.stdout.decode().splitlines()[0])
     assert reply["action"] in obs["legal"]

@@ -47,8 +47,12 @@ def test_solver_moves_match_the_engine() -> None:
                 assert child == expected
             else:
                 assert not g.finished
-                assert state_from_game(g, 0, 1, list(reversed(game.stock))[-len(g.stock):]
-                                       if g.stock else []) [:2] == child[:2]
+                assert (
+                    state_from_game(
+                        g, 0, 1, list(reversed(game.stock))[-len(g.stock) :] if g.stock else []
+                    )[:2]
+                    == child[:2]
+                )
                 assert child[3:] == state_from_game(g, 0, 1, [])[3:]
 
 

@@ -43,10 +43,16 @@ def names(n: int, long: bool = False) -> list[str]:
 
 def series_view(n: int, long: bool = False, games: int = 3, active: bool = True) -> SeriesView:
     return SeriesView(
-        channel_id=10, series_id=5, rules=PROFILES["podkidnoy"], games=games, draws=1,
+        channel_id=10,
+        series_id=5,
+        rules=PROFILES["podkidnoy"],
+        games=games,
+        draws=1,
         active=active,
-        standings=tuple(SeriesEntry(i, 100 + i, nm, "expert" if i == n - 1 else None, i * 7)
-                        for i, nm in enumerate(names(n, long))),
+        standings=tuple(
+            SeriesEntry(i, 100 + i, nm, "expert" if i == n - 1 else None, i * 7)
+            for i, nm in enumerate(names(n, long))
+        ),
         last_loser=n - 1,
     )
 
@@ -55,30 +61,60 @@ def _recent(game: Game) -> tuple[ActionRecord, ...]:
     return tuple(ActionRecord(a.seat, a.kind, tuple(a.cards)) for a in game.log()[-6:])
 
 
-def _channel(game: Game, *, long: bool, game_id: int, humans_only: bool,
-             recent: tuple[ActionRecord, ...] | None) -> ChannelState:
+def _channel(
+    game: Game,
+    *,
+    long: bool,
+    game_id: int,
+    humans_only: bool,
+    recent: tuple[ActionRecord, ...] | None,
+) -> ChannelState:
     """The service's state for ``game``: every third seat an AI (unless ``humans_only``),
     seat 2 on autopilot, a human's turn timing out at ``NOW + 60``."""
     n = game.n
-    seats = [LobbySeat(100 + i, name, None) if humans_only or i % 3
-             else LobbySeat(None, name, "counter")
-             for i, name in enumerate(names(n, long))]
+    seats = [
+        LobbySeat(100 + i, name, None) if humans_only or i % 3 else LobbySeat(None, name, "counter")
+        for i, name in enumerate(names(n, long))
+    ]
     series = SeriesRecord(
-        id=5, channel_id=10, guild_id=1, host_id=101, host_name="Host", options=LobbyOptions(),
-        rules=game.rules.to_dict(), profile=game.rules.profile or "custom", seats=seats,
-        losses=list(range(n)), games=3, draws=1, last_loser=n - 1,
+        id=5,
+        channel_id=10,
+        guild_id=1,
+        host_id=101,
+        host_name="Host",
+        options=LobbyOptions(),
+        rules=game.rules.to_dict(),
+        profile=game.rules.profile or "custom",
+        seats=seats,
+        losses=list(range(n)),
+        games=3,
+        draws=1,
+        last_loser=n - 1,
     )
-    state = GameState(game_id, game, seed=0, started_at=0.0, deadline=NOW + 60,
-                      timeouts=[0] * n, autopilot=[i == 2 for i in range(n)],
-                      recent=_recent(game) if recent is None else recent)
+    state = GameState(
+        game_id,
+        game,
+        seed=0,
+        started_at=0.0,
+        deadline=NOW + 60,
+        timeouts=[0] * n,
+        autopilot=[i == 2 for i in range(n)],
+        recent=_recent(game) if recent is None else recent,
+    )
     return ChannelState(10, 1, series=series, rules=game.rules, turn_timeout=60, game=state)
 
 
-def table_view(game: Game, *, long: bool = False, game_id: int = 42,
-               recent: tuple[ActionRecord, ...] | None = None) -> TableView:
+def table_view(
+    game: Game,
+    *,
+    long: bool = False,
+    game_id: int = 42,
+    recent: tuple[ActionRecord, ...] | None = None,
+) -> TableView:
     """The table the service shows for ``game`` (built by the service's own builder)."""
     return view_builders.table_view(
-        _channel(game, long=long, game_id=game_id, humans_only=False, recent=recent))
+        _channel(game, long=long, game_id=game_id, humans_only=False, recent=recent)
+    )
 
 
 def hand_view(game: Game, seat: int, *, game_id: int = 42) -> HandView:
@@ -101,8 +137,9 @@ def played_games(count: int, seed: int = 0):
         yield game, step
         while not game.finished and step < 400:
             actions = list(game.legal_actions())
-            multi = [a for a in actions if a.kind.value in ("transfer", "attack")
-                     and len(a.cards) > 1]
+            multi = [
+                a for a in actions if a.kind.value in ("transfer", "attack") and len(a.cards) > 1
+            ]
             take = [a for a in actions if a.kind.value == "take"]
             r = rng.random()
             if multi and r < 0.5:
@@ -133,7 +170,8 @@ def big_hand(n_cards: int, *, your_turn: bool = True, seed: int = 1) -> HandView
         for c in hand:
             a_rank, a_suit = attack[:-1], attack[-1]
             beats = (c[-1] == a_suit and RANKS.index(c[:-1]) > RANKS.index(a_rank)) or (
-                c[-1] == trump and a_suit != trump)
+                c[-1] == trump and a_suit != trump
+            )
             if beats:
                 legal.append(ActionChoice(ActionKind.DEFEND, (parse_card(attack), parse_card(c))))
         same = [c for c in hand if c[:-1] == attack[:-1]]
@@ -141,20 +179,34 @@ def big_hand(n_cards: int, *, your_turn: bool = True, seed: int = 1) -> HandView
             for combo in _combos(same, k):
                 legal.append(ActionChoice(ActionKind.TRANSFER, tuple(map(parse_card, combo))))
         legal.append(ActionChoice(ActionKind.TAKE, ()))
-    playable = {str(c) for a in legal
-                for c in (a.cards[1:] if a.kind == "defend" else a.cards)}
+    playable = {str(c) for a in legal for c in (a.cards[1:] if a.kind == "defend" else a.cards)}
     cards = tuple(
-        HandCard(parse_card(c), c[-1] == trump,
-                 None if c in playable else Message("{card} does not beat {attack}",
-                                                    card=parse_card(c),
-                                                    attack=parse_card(attack)))
+        HandCard(
+            parse_card(c),
+            c[-1] == trump,
+            None
+            if c in playable
+            else Message(
+                "{card} does not beat {attack}", card=parse_card(c), attack=parse_card(attack)
+            ),
+        )
         for c in hand
     )
     return HandView(
-        channel_id=10, game_id=123456789012345678, user_id=99, seat=1, name=LONG,
-        version=987654, cards=cards, legal=tuple(legal), your_turn=your_turn,
-        role=Role.DEFENDER, trump=trump, deadline=time.time() + 60 if your_turn else None,
-        autopilot=False, finished=False,
+        channel_id=10,
+        game_id=123456789012345678,
+        user_id=99,
+        seat=1,
+        name=LONG,
+        version=987654,
+        cards=cards,
+        legal=tuple(legal),
+        your_turn=your_turn,
+        role=Role.DEFENDER,
+        trump=trump,
+        deadline=time.time() + 60 if your_turn else None,
+        autopilot=False,
+        finished=False,
     )
 
 
@@ -174,42 +226,76 @@ def attack_hand() -> HandView:
     for c in ("9♠", "Q♥"):
         legal.append(ActionChoice(ActionKind.ATTACK, (parse_card(c),)))
     return HandView(
-        channel_id=10, game_id=7, user_id=99, seat=0, name="A", version=0,
+        channel_id=10,
+        game_id=7,
+        user_id=99,
+        seat=0,
+        name="A",
+        version=0,
         cards=tuple(HandCard(parse_card(c), c[-1] == "♣", None) for c in hand),
-        legal=tuple(legal), your_turn=True, role=Role.LEADER, trump="♣", deadline=NOW,
-        autopilot=False, finished=False,
+        legal=tuple(legal),
+        your_turn=True,
+        role=Role.LEADER,
+        trump="♣",
+        deadline=NOW,
+        autopilot=False,
+        finished=False,
     )
 
 
-def lobby_view(n_seats: int, *, status: str = "open", long: bool = False,
-               max_seats: int = 6) -> LobbyView:
+def lobby_view(
+    n_seats: int, *, status: str = "open", long: bool = False, max_seats: int = 6
+) -> LobbyView:
     seats = tuple(
         LobbySeat(None if i % 2 else 100 + i, nm, "expert" if i % 2 else None)
         for i, nm in enumerate(names(n_seats, long))
     )
     return LobbyView(
-        channel_id=123456789012345678, guild_id=1, host_id=100,
-        host_name=LONG if long else "Host", status=status,  # type: ignore[arg-type]
-        rules=(Rules(throw_in="all", first_round_limit=5, transfer=True) if long
-               else PROFILES["podkidnoy"]),
-        profile="podkidnoy", turn_timeout=60, max_seats=max_seats, seats=seats,
+        channel_id=123456789012345678,
+        guild_id=1,
+        host_id=100,
+        host_name=LONG if long else "Host",
+        status=status,  # type: ignore[arg-type]
+        rules=(
+            Rules(throw_in="all", first_round_limit=5, transfer=True)
+            if long
+            else PROFILES["podkidnoy"]
+        ),
+        profile="podkidnoy",
+        turn_timeout=60,
+        max_seats=max_seats,
+        seats=seats,
         can_start=2 <= n_seats <= max_seats and status == "open",
     )
 
 
 def stats_view(n_profiles: int = 3, long: bool = False, games: int = 12) -> StatsView:
     return StatsView(
-        guild_id=1, user_id=100, name=LONG if long else "Alice", profile=None, games=games,
-        losses=games // 3, draws=1,
-        by_profile=tuple(ProfileStats(f"profile{i}" + ("x" * 50 if long else ""), 4, 1, 0)
-                         for i in range(n_profiles)),
+        guild_id=1,
+        user_id=100,
+        name=LONG if long else "Alice",
+        profile=None,
+        games=games,
+        losses=games // 3,
+        draws=1,
+        by_profile=tuple(
+            ProfileStats(f"profile{i}" + ("x" * 50 if long else ""), 4, 1, 0)
+            for i in range(n_profiles)
+        ),
     )
 
 
 def leaderboard(rows: int, long: bool = False) -> LeaderboardPage:
     return LeaderboardPage(
-        guild_id=1, profile="perevodnoy", min_games=3, page=2, pages=9, per_page=rows,
+        guild_id=1,
+        profile="perevodnoy",
+        min_games=3,
+        page=2,
+        pages=9,
+        per_page=rows,
         total_players=rows * 9,
-        rows=tuple(LeaderboardRow(10 + i, 100 + i, (LONG if long else f"P{i}"), 50 + i, i, 2,
-                                  i / (50 + i)) for i in range(rows)),
+        rows=tuple(
+            LeaderboardRow(10 + i, 100 + i, (LONG if long else f"P{i}"), 50 + i, i, 2, i / (50 + i))
+            for i in range(rows)
+        ),
     )

@@ -71,8 +71,7 @@ def message_text(msg: Reply) -> str:
     """Everything a user can read in the message."""
     parts = [msg.content or ""]
     for e in msg.embeds:
-        parts += [e.get("title", ""), e.get("description", ""),
-                  e.get("footer", {}).get("text", "")]
+        parts += [e.get("title", ""), e.get("description", ""), e.get("footer", {}).get("text", "")]
         for f in e.get("fields", ()):
             parts += [f["name"], f["value"]]
     for c in msg.components:
@@ -96,13 +95,23 @@ def to_discord(msg: Reply) -> None:
     for c in msg.components:
         if isinstance(c, Button):
             item: discord.ui.Item = discord.ui.Button(  # type: ignore[type-arg]
-                custom_id=c.custom_id, label=c.label, style=getattr(discord.ButtonStyle, c.style),
-                emoji=c.emoji, row=c.row, disabled=c.disabled)
+                custom_id=c.custom_id,
+                label=c.label,
+                style=getattr(discord.ButtonStyle, c.style),
+                emoji=c.emoji,
+                row=c.row,
+                disabled=c.disabled,
+            )
         else:
             item = discord.ui.Select(
-                custom_id=c.custom_id, placeholder=c.placeholder, row=c.row,
-                options=[discord.SelectOption(label=o.label, value=o.value,
-                                              description=o.description) for o in c.options])
+                custom_id=c.custom_id,
+                placeholder=c.placeholder,
+                row=c.row,
+                options=[
+                    discord.SelectOption(label=o.label, value=o.value, description=o.description)
+                    for o in c.options
+                ],
+            )
         view.add_item(item)  # raises ValueError when a row or the view is full
     payload = view.to_components()
     assert len(payload) <= 5

@@ -20,9 +20,25 @@ from cogs.custom_ids import (
 )
 
 ACTIONS = [
-    "attack 8♥", "attack 8♥ 8♠", "attack 10♠ 10♥ 10♦ 10♣", "defend 8♥ 9♥", "defend 10♦ A♣",
-    "transfer 9♦", "transfer 9♦ 9♣ 9♥", "take", "pass", "pick 10♦", "pick 6♠", "why Q♥",
-    "why 10♣", "page 0", "page 1", "page 12", "hand", "rematch", "endseries",
+    "attack 8♥",
+    "attack 8♥ 8♠",
+    "attack 10♠ 10♥ 10♦ 10♣",
+    "defend 8♥ 9♥",
+    "defend 10♦ A♣",
+    "transfer 9♦",
+    "transfer 9♦ 9♣ 9♥",
+    "take",
+    "pass",
+    "pick 10♦",
+    "pick 6♠",
+    "why Q♥",
+    "why 10♣",
+    "page 0",
+    "page 1",
+    "page 12",
+    "hand",
+    "rematch",
+    "endseries",
 ]
 BIG = 2**63 - 1  # Discord snowflakes fit in 64 bits
 
@@ -71,11 +87,27 @@ def test_button_helpers() -> None:
 @pytest.mark.parametrize(
     "bad",
     [
-        "", "durak", "durak:1:2:", "durak:1:2:fly", "durak:1:2:attack", "durak:1:2:attack 1♥",
-        "durak:1:2:attack 8H", "durak:1:2:defend 8♥", "durak:1:2:take 8♥", "durak:x:2:take",
-        "durak:1:-2:take", "durak:01:2:take", "durak:1:2:take ", " durak:1:2:take",
-        "durak:1:2:page -1", "durak:1:2:page x", "durak:1:2:why", "durak:1:2:pick 8♥ 9♥",
-        "durak:lobby:1:join", "other:1:2:take", "durak:1:2:3:take",
+        "",
+        "durak",
+        "durak:1:2:",
+        "durak:1:2:fly",
+        "durak:1:2:attack",
+        "durak:1:2:attack 1♥",
+        "durak:1:2:attack 8H",
+        "durak:1:2:defend 8♥",
+        "durak:1:2:take 8♥",
+        "durak:x:2:take",
+        "durak:1:-2:take",
+        "durak:01:2:take",
+        "durak:1:2:take ",
+        " durak:1:2:take",
+        "durak:1:2:page -1",
+        "durak:1:2:page x",
+        "durak:1:2:why",
+        "durak:1:2:pick 8♥ 9♥",
+        "durak:lobby:1:join",
+        "other:1:2:take",
+        "durak:1:2:3:take",
     ],
 )
 def test_parse_game_rejects(bad: str) -> None:
@@ -85,8 +117,15 @@ def test_parse_game_rejects(bad: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", ["durak:lobby:1:dance", "durak:lobby::join", "durak:lobby:-1:join",
-            "durak:lobby:1:join:x", "durak:1:2:take", "durak:lobby:1:Join"],
+    "bad",
+    [
+        "durak:lobby:1:dance",
+        "durak:lobby::join",
+        "durak:lobby:-1:join",
+        "durak:lobby:1:join:x",
+        "durak:1:2:take",
+        "durak:lobby:1:Join",
+    ],
 )
 def test_parse_lobby_rejects(bad: str) -> None:
     with pytest.raises(ValueError):

@@ -51,10 +51,19 @@ def _messages(lang: str):
 @pytest.mark.parametrize(
     ("user", "guild", "expected"),
     [
-        ("es-ES", None, "es"), ("es-419", "fr", "es"), ("fr", "es-ES", "fr"),
-        ("en-US", "fr", "en"), ("en-GB", "es-ES", "en"), ("de", "fr", "fr"),
-        ("de", "ja", "en"), (None, "es-419", "es"), (None, None, "en"), ("", "", "en"),
-        ("pt-BR", None, "en"), ("FR", None, "fr"), ("es_ES", None, "es"),
+        ("es-ES", None, "es"),
+        ("es-419", "fr", "es"),
+        ("fr", "es-ES", "fr"),
+        ("en-US", "fr", "en"),
+        ("en-GB", "es-ES", "en"),
+        ("de", "fr", "fr"),
+        ("de", "ja", "en"),
+        (None, "es-419", "es"),
+        (None, None, "en"),
+        ("", "", "en"),
+        ("pt-BR", None, "en"),
+        ("FR", None, "fr"),
+        ("es_ES", None, "es"),
         (discord.Locale.latin_american_spanish, None, "es"),
         (discord.Locale.french, discord.Locale.spain_spanish, "fr"),
         (discord.Locale.german, discord.Locale.spain_spanish, "es"),
@@ -147,18 +156,24 @@ def test_render_by_parameter_type() -> None:
     record = ActionRecord(1, ActionKind.DEFEND, (eight, nine), None)
     assert render(record.message, "en", names) == "**Bob** covers 8♥ with 9♥"
     assert render(record.message, "es", names) == "**Bob** cubre 8♥ con 9♥"
-    assert render(record.message, "fr", names, card_text=lambda c: f"[{c}]") \
+    assert (
+        render(record.message, "fr", names, card_text=lambda c: f"[{c}]")
         == "**Bob** couvre [8♥] avec [9♥]"
-    nested = Message("{name} ran out of time: {action}", name=Seat(0),
-                     action=action_message(ActionKind.TAKE, ()))
+    )
+    nested = Message(
+        "{name} ran out of time: {action}", name=Seat(0), action=action_message(ActionKind.TAKE, ())
+    )
     assert render(nested, "es", names) == "a **Ana** se le acabó el tiempo: recoger"
-    verb = Message("only the defender, {defender}, can {action}", defender=Seat(1),
-                   action=ActionKind.TAKE)
+    verb = Message(
+        "only the defender, {defender}, can {action}", defender=Seat(1), action=ActionKind.TAKE
+    )
     assert render(verb, "fr", names) == "seul le défenseur, **Bob**, peut ramasser"
     # a seat without a name is still named, in the reader's language
     assert render(Message("{name} is back", name=Seat(2)), "es") == "jugador 3 ha vuelto"
-    assert render(Message("the lobby is full ({seats} seats)", seats=4), "fr") \
+    assert (
+        render(Message("the lobby is full ({seats} seats)", seats=4), "fr")
         == "la salle est complète (4 places)"
+    )
     # a key the catalogue does not know stays English, with its parameters
     assert render(Message("brand new {thing}", thing=Seat(0)), "fr", ["X"]) == "brand new X"
 
@@ -171,14 +186,17 @@ def _reasons_of_real_games(limit: int = 3000) -> list[Message]:
         game = Game(rules, deal_from_seed(players=2 + i % 5, seed=i))
         while not game.finished and len(out) < limit:
             for seat in range(game.n):
-                out += [r for r in card_hints(game, seat).values()
-                        if r is not None]
+                out += [r for r in card_hints(game, seat).values() if r is not None]
                 # random actions by anyone, mostly illegal
                 card = ALL_CARDS[rng.randrange(36)]
                 other = ALL_CARDS[rng.randrange(36)]
-                for action in (Action.attack(seat, card), Action.defend(seat, other, card),
-                               Action.transfer(seat, card), Action.take(seat),
-                               Action.pass_(seat)):
+                for action in (
+                    Action.attack(seat, card),
+                    Action.defend(seat, other, card),
+                    Action.transfer(seat, card),
+                    Action.take(seat),
+                    Action.pass_(seat),
+                ):
                     r = game.explain(action)
                     if r is not None:
                         out.append(r)
@@ -201,8 +219,11 @@ def test_engine_reasons_of_real_games_are_translated() -> None:
 
 
 def _error_classes() -> list[type[errors.ServiceError]]:
-    return [c for _, c in inspect.getmembers(errors, inspect.isclass)
-            if issubclass(c, errors.ServiceError)]
+    return [
+        c
+        for _, c in inspect.getmembers(errors, inspect.isclass)
+        if issubclass(c, errors.ServiceError)
+    ]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -225,8 +246,11 @@ def test_catalog_render_matches_module_render() -> None:
 
 
 # ------------------------------------------------------------------------------ commands
-LOCALES = [discord.Locale.spain_spanish, discord.Locale.latin_american_spanish,
-           discord.Locale.french]
+LOCALES = [
+    discord.Locale.spain_spanish,
+    discord.Locale.latin_american_spanish,
+    discord.Locale.french,
+]
 NAME_RE = re.compile(r"^[-_\w]{1,32}$")
 
 
@@ -240,9 +264,13 @@ def test_translator_names_follow_discord_rules() -> None:
     for locale in LOCALES:
         translated = {}
         for name in names:
-            where = (TranslationContextLocation.group_name if name == "durak"
-                     else TranslationContextLocation.command_name if name in COMMANDS
-                     else TranslationContextLocation.parameter_name)
+            where = (
+                TranslationContextLocation.group_name
+                if name == "durak"
+                else TranslationContextLocation.command_name
+                if name in COMMANDS
+                else TranslationContextLocation.parameter_name
+            )
             text = _translate(name, locale, where) or name  # None: the same as in English
             assert valid_command_name(text) and NAME_RE.match(text) and text == text.lower()
             assert " " not in text and 1 <= len(text) <= 32
@@ -250,10 +278,15 @@ def test_translator_names_follow_discord_rules() -> None:
         # subcommand names stay distinct within the group, option names within a command
         subs = [translated[n] for n in COMMANDS if n != "durak"]
         assert len(subs) == len(set(subs))
-    assert _translate("hand", discord.Locale.french, TranslationContextLocation.command_name) \
-        == "main"
-    assert _translate("leaderboard", discord.Locale.spain_spanish,
-                      TranslationContextLocation.command_name) == "clasificación"
+    assert (
+        _translate("hand", discord.Locale.french, TranslationContextLocation.command_name) == "main"
+    )
+    assert (
+        _translate(
+            "leaderboard", discord.Locale.spain_spanish, TranslationContextLocation.command_name
+        )
+        == "clasificación"
+    )
 
 
 def test_translator_descriptions_and_choices() -> None:
@@ -267,10 +300,17 @@ def test_translator_descriptions_and_choices() -> None:
             assert 1 <= len(out) <= 100
     for english in (discord.Locale.american_english, discord.Locale.british_english):
         assert _translate("hand", english, TranslationContextLocation.command_name) is None
-    assert _translate("hand", discord.Locale.german,
-                      TranslationContextLocation.command_name) is None
-    assert _translate("not a known string", discord.Locale.french,
-                      TranslationContextLocation.command_description) is None
+    assert (
+        _translate("hand", discord.Locale.german, TranslationContextLocation.command_name) is None
+    )
+    assert (
+        _translate(
+            "not a known string",
+            discord.Locale.french,
+            TranslationContextLocation.command_description,
+        )
+        is None
+    )
     assert _translate("5", discord.Locale.french, TranslationContextLocation.choice_name) is None
 
 

@@ -52,8 +52,9 @@ CATS = [catalog(lang) for lang in SUPPORTED]
 @functools.cache
 def _states() -> tuple:
     """Snapshots along random playthroughs (every profile, 2–6 players), incl. game over."""
-    return tuple(game.clone() for game, step in played_games(24, seed=7)
-                 if step % 8 == 0 or game.finished)
+    return tuple(
+        game.clone() for game, step in played_games(24, seed=7) if step % 8 == 0 or game.finished
+    )
 
 
 def _sample_states():
@@ -102,13 +103,18 @@ def test_table_six_long_names_and_long_history() -> None:
     recent = tuple(
         ActionRecord(i % 6, ActionKind(kind), tuple(map(parse_card, cards)), auto)
         for i, (kind, cards, auto) in enumerate(
-            itertools.islice(itertools.cycle([
-                ("attack", ("10♠", "10♥", "10♦", "10♣"), None),
-                ("defend", ("10♠", "Q♠"), "timeout"),
-                ("transfer", ("9♦", "9♣", "9♥"), "autopilot"),
-                ("take", (), "timeout"),
-                ("pass", (), None),
-            ]), 60)
+            itertools.islice(
+                itertools.cycle(
+                    [
+                        ("attack", ("10♠", "10♥", "10♦", "10♣"), None),
+                        ("defend", ("10♠", "Q♠"), "timeout"),
+                        ("transfer", ("9♦", "9♣", "9♥"), "autopilot"),
+                        ("take", (), "timeout"),
+                        ("pass", (), None),
+                    ]
+                ),
+                60,
+            )
         )
     )
     view = table_view(game, long=True, recent=recent)
@@ -171,7 +177,8 @@ def _check_hand(view: HandView, t) -> None:
     whys: set[str] = set()
     shown_cards: set[str] = set()
     allowed = {c.text for c in view.cards} | {
-        str(a.cards[0]) for a in view.legal if a.kind == "defend"}
+        str(a.cards[0]) for a in view.legal if a.kind == "defend"
+    }
     for page in range(pages):
         msg = render_hand(view, t, page=page)
         check_message(msg)
@@ -206,8 +213,9 @@ def _check_hand(view: HandView, t) -> None:
     # every card of the hand has a button on some page
     assert shown_cards == {c.text for c in view.cards}
     # greyed cards explain themselves
-    playable = {str(c) for a in view.legal
-                for c in (a.cards[1:] if a.kind == "defend" else a.cards)}
+    playable = {
+        str(c) for a in view.legal for c in (a.cards[1:] if a.kind == "defend" else a.cards)
+    }
     assert whys == {c.text for c in view.cards} - playable
     for c in view.cards:
         if c.reason is not None and c.text not in playable:
@@ -222,8 +230,11 @@ def _check_hand(view: HandView, t) -> None:
         acts = _actions(msg)
         assert any(a.startswith("page ") for a in acts), "a Back button"
         via_pick |= acts
-        mine = {a.text for a in view.legal if parse_card(card) in
-                (a.cards[1:] if a.kind == "defend" else a.cards)}
+        mine = {
+            a.text
+            for a in view.legal
+            if parse_card(card) in (a.cards[1:] if a.kind == "defend" else a.cards)
+        }
         assert mine <= acts
     reachable = direct | via_pick
     missing = {a.text for a in view.legal} - reachable
@@ -275,8 +286,11 @@ def test_defend_choice_and_transfer_shortcuts() -> None:
     last = [c for c in msg.components if c.row == 4]
     assert last[0].label == "Take"
     for card in [c.text for c in view.cards]:
-        acts = [a for a in view.legal if parse_card(card) in
-                (a.cards[1:] if a.kind == "defend" else a.cards)]
+        acts = [
+            a
+            for a in view.legal
+            if parse_card(card) in (a.cards[1:] if a.kind == "defend" else a.cards)
+        ]
         if len(acts) > 1:
             sel = render_hand(view, en, selected=card)
             labels = [c.label for c in sel.components]
@@ -317,8 +331,12 @@ def test_hand_never_shows_other_cards_and_marks_turn() -> None:
 
 def test_why_answer() -> None:
     seven, nine = parse_card("7♠"), parse_card("9♠")
-    r = Message("{card} does not beat {attack}: it must be a higher {suit}",
-                card=seven, attack=nine, suit="♠")
+    r = Message(
+        "{card} does not beat {attack}: it must be a higher {suit}",
+        card=seven,
+        attack=nine,
+        suit="♠",
+    )
     msg = render_why(seven, r, catalog("es"))
     check_message(msg)
     assert "7♠ no cubre 9♠" in msg.content
@@ -342,34 +360,54 @@ def test_lobbies(status: str) -> None:
                 continue
             acts = {parse_lobby_id(c.custom_id).action for c in msg.components}
             assert {"join", "leave", "start", "stop"} <= acts
-            start = next(c for c in msg.components
-                         if parse_lobby_id(c.custom_id).action == "start")
+            start = next(c for c in msg.components if parse_lobby_id(c.custom_id).action == "start")
             assert start.disabled == (not view.can_start)
             selects = [c for c in msg.components if isinstance(c, Select)]
             if n < max_seats:
                 assert [o.value for o in selects[0].options] == [
-                    "beginner", "casual", "counter", "expert"]
+                    "beginner",
+                    "casual",
+                    "counter",
+                    "expert",
+                ]
                 assert parse_lobby_id(selects[0].custom_id).action == "addai"
             else:
                 assert not selects
 
 
 def test_ai_seats_are_named_by_level_in_the_readers_language() -> None:
-    seats = [Player("Ana"), Player("Casual AI", "casual"), Player("Expert AI", "expert"),
-             Player("Casual AI 2", "casual"), Player("*Bob*")]
+    seats = [
+        Player("Ana"),
+        Player("Casual AI", "casual"),
+        Player("Expert AI", "expert"),
+        Player("Casual AI 2", "casual"),
+        Player("*Bob*"),
+    ]
     assert seat_names(seats, catalog("en")) == [
-        "Ana", "Casual AI", "Expert AI", "Casual AI 2", "\\*Bob\\*"]
+        "Ana",
+        "Casual AI",
+        "Expert AI",
+        "Casual AI 2",
+        "\\*Bob\\*",
+    ]
     assert seat_names(seats, catalog("es"))[1:4] == [
-        "IA Aficionado", "IA Experto", "IA Aficionado 2"]
+        "IA Aficionado",
+        "IA Experto",
+        "IA Aficionado 2",
+    ]
     ran_out = Message("{name} passes", name=Seat(3))
-    assert render_notice("timeout", ran_out, catalog("fr"), seat_names(seats, catalog("fr"))) \
+    assert (
+        render_notice("timeout", ran_out, catalog("fr"), seat_names(seats, catalog("fr")))
         == "⏰ IA Amateur 2 passe"
+    )
 
 
 def test_rules_are_named_in_the_readers_language() -> None:
     custom = lobby_view(3, long=True)  # custom options
-    assert render_lobby(custom, catalog("fr")).embeds[0]["title"] \
+    assert (
+        render_lobby(custom, catalog("fr")).embeds[0]["title"]
         == "Salle de Durak — règles personnalisées"
+    )
     assert render_lobby(custom, catalog("en")).embeds[0]["title"] == "Durak lobby — custom rules"
     assert render_lobby(lobby_view(3), catalog("es")).embeds[0]["title"].endswith("podkidnoy")
 
@@ -399,8 +437,9 @@ def test_series_stats_leaderboard() -> None:
     assert "Page 2/9" in text and "défaites" in text
 
 
-@pytest.mark.parametrize("profile", [None, "podkidnoy", "perevodnoy", "classic", "Classic",
-                                     "nonsense"])
+@pytest.mark.parametrize(
+    "profile", [None, "podkidnoy", "perevodnoy", "classic", "Classic", "nonsense"]
+)
 def test_rules(profile: str | None) -> None:
     for t in CATS:
         msg = render_rules(profile, None, t)
@@ -420,9 +459,11 @@ def test_errors_and_notices() -> None:
         check_message(render_error(long_name, t, ["x" * 5000]))
         assert len(render_notice("timeout", long_name, t, ["y" * 5000])) <= 2000
     assert render_error(NotYourTurn.default_message, catalog("es")).content == "⚠️ No es tu turno"
-    ran_out = Message("{name} ran out of time: {action}", name=Seat(1),
-                      action=action_message(ActionKind.DEFEND,
-                                            (parse_card("8♥"), parse_card("9♥"))))
+    ran_out = Message(
+        "{name} ran out of time: {action}",
+        name=Seat(1),
+        action=action_message(ActionKind.DEFEND, (parse_card("8♥"), parse_card("9♥"))),
+    )
     es = render_notice("timeout", ran_out, catalog("es"), ["Bob", "Ana"])
     assert es == "⏰ A Ana se le acabó el tiempo: cubrir 8♥\ufe0f con 9♥\ufe0f"
     on = Message("{name} is on autopilot until they come back", name=Seat(0))

@@ -34,8 +34,9 @@ CARD_RE = re.compile(r"(?:10|[6-9JQKA])[♠♥♦♣]")
 GAME_ACTIONS = ("attack", "defend", "transfer", "take", "pass")
 
 
-async def poll(cond: Callable[[], Any], timeout: float = 10.0, what: str = "condition",
-               interval: float = 0.005) -> Any:
+async def poll(
+    cond: Callable[[], Any], timeout: float = 10.0, what: str = "condition", interval: float = 0.005
+) -> Any:
     """Await ``cond()`` (sync or async) until it is truthy; return its value."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -52,8 +53,13 @@ async def poll(cond: Callable[[], Any], timeout: float = 10.0, what: str = "cond
 
 #: How a hand's title begins, in every language.
 HAND_TITLES = tuple(
-    {catalog(lang).ngettext("Your hand: {count} card", "Your hand: {count} cards", n)
-     .split("{count}")[0] for lang in SUPPORTED for n in (1, 2)}
+    {
+        catalog(lang)
+        .ngettext("Your hand: {count} card", "Your hand: {count} cards", n)
+        .split("{count}")[0]
+        for lang in SUPPORTED
+        for n in (1, 2)
+    }
 )
 
 
@@ -99,8 +105,12 @@ class Harness:
 
     @property
     def settings(self) -> Settings:
-        return Settings(database_path=str(self.db), dev_guild_id=self.fake.guild_id,
-                        turn_timeout=self.turn_timeout, ai_delay=0.0)
+        return Settings(
+            database_path=str(self.db),
+            dev_guild_id=self.fake.guild_id,
+            turn_timeout=self.turn_timeout,
+            ai_delay=0.0,
+        )
 
     def _next_seed(self) -> int:
         try:
@@ -109,8 +119,9 @@ class Harness:
             return 12345
 
     async def start(self) -> Any:
-        self.bot = create_bot(self.settings, clock=self.clock, seed_source=self._next_seed,
-                              guild_ready_timeout=0.05)
+        self.bot = create_bot(
+            self.settings, clock=self.clock, seed_source=self._next_seed, guild_ready_timeout=0.05
+        )
         await self.fake.start_bot(self.bot)
         return self.bot
 
@@ -131,9 +142,13 @@ class Harness:
     def _handlers() -> list[asyncio.Task[Any]]:
         """discord.py's tasks running slash commands and dynamic-item callbacks."""
         return [
-            t for t in asyncio.all_tasks()
-            if not t.done() and (t.get_name() == "CommandTree-invoker"
-                                 or t.get_name().startswith("discord-ui-dynamic-item-"))
+            t
+            for t in asyncio.all_tasks()
+            if not t.done()
+            and (
+                t.get_name() == "CommandTree-invoker"
+                or t.get_name().startswith("discord-ui-dynamic-item-")
+            )
         ]
 
     async def idle(self) -> None:
@@ -182,8 +197,9 @@ class Harness:
         assert rec.ephemeral and rec.original_message is not None
         return await poll(self.lobby_message, what="the lobby message")
 
-    async def lobby_press(self, user: SimUser, action: str,
-                          values: list[str] | None = None) -> InteractionRecord:
+    async def lobby_press(
+        self, user: SimUser, action: str, values: list[str] | None = None
+    ) -> InteractionRecord:
         lobby = await poll(self.lobby_message, what="the lobby message")
         custom_id = f"durak:lobby:{self.channel}:{action}"
         if values is None:
@@ -195,8 +211,9 @@ class Harness:
         await self.idle()
         return rec
 
-    async def start_game(self, host: SimUser, *, join: Iterable[SimUser] = (),
-                         ai: Iterable[str] = (), **options: Any) -> StoredMessage:
+    async def start_game(
+        self, host: SimUser, *, join: Iterable[SimUser] = (), ai: Iterable[str] = (), **options: Any
+    ) -> StoredMessage:
         await self.open_lobby(host, **options)
         for u in join:
             await self.lobby_press(u, "join")
@@ -264,24 +281,29 @@ class Harness:
             if msg is None:
                 return None
             offered = buttons(msg)
-            if offered and all(b.version == view.version for b in offered if b.verb != "hand") \
-                    and any(b.is_game_action or b.verb == "pick" for b in offered):
+            if (
+                offered
+                and all(b.version == view.version for b in offered if b.verb != "hand")
+                and any(b.is_game_action or b.verb == "pick" for b in offered)
+            ):
                 return player, msg
             return None
 
         found = await poll(ready, timeout, "a human's turn with current buttons")
         return None if found == "over" else found
 
-    async def press(self, user: SimUser, message: StoredMessage, button: GameButton
-                    ) -> InteractionRecord:
+    async def press(
+        self, user: SimUser, message: StoredMessage, button: GameButton
+    ) -> InteractionRecord:
         custom_id = f"durak:{button.game_id}:{button.version}:{button.action}"
         rec = await user.press(message, custom_id)
         cb = await rec.wait_response()
         assert cb.accepted and cb.latency < 3.0, rec.describe()
         return rec
 
-    async def play(self, choose: Callable[[Player, list[GameButton], Any], GameButton],
-                   max_moves: int = 2000) -> int:
+    async def play(
+        self, choose: Callable[[Player, list[GameButton], Any], GameButton], max_moves: int = 2000
+    ) -> int:
         """Play until the game is over, every human move by pressing a button of the hand.
         Returns the number of presses."""
         presses = 0
@@ -298,8 +320,9 @@ class Harness:
             assert rec.response_type == 6, rec.describe()  # an update of the private hand
             presses += 1
             if choice.verb == "pick":
-                await poll(lambda m=msg, n=edits: len(m.history) > n,
-                           what="the actions of the picked card")
+                await poll(
+                    lambda m=msg, n=edits: len(m.history) > n, what="the actions of the picked card"
+                )
                 continue
             player.moves += 1
             await poll(lambda v=view.version: self._moved(v), what="the move to apply")
@@ -328,12 +351,19 @@ class Harness:
         )
 
     def finished_game(self, game_id: int) -> dict[str, Any]:
-        (row,) = self.query("SELECT rules, deal, actions, result, loser_seat, seats FROM games "
-                            "WHERE id = ?", game_id)
+        (row,) = self.query(
+            "SELECT rules, deal, actions, result, loser_seat, seats FROM games WHERE id = ?",
+            game_id,
+        )
         rules, deal, actions, result, loser, seats = row
-        return {"rules": json.loads(rules), "deal": json.loads(deal),
-                "actions": json.loads(actions or "[]"), "result": result, "loser": loser,
-                "seats": json.loads(seats)}
+        return {
+            "rules": json.loads(rules),
+            "deal": json.loads(deal),
+            "actions": json.loads(actions or "[]"),
+            "result": result,
+            "loser": loser,
+            "seats": json.loads(seats),
+        }
 
 
 def replay_steps(record: dict[str, Any]) -> Iterator[tuple[Game, str]]:

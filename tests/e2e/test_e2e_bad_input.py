@@ -58,8 +58,9 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
     await h.lobby_press(bob, "join")
     lobby = h.lobby_message()
     assert lobby is not None
-    assert next(c for c in fake.find_components(lobby)
-                if c.custom_id == f"durak:lobby:{ch}:join").disabled  # full: Join greyed
+    assert next(
+        c for c in fake.find_components(lobby) if c.custom_id == f"durak:lobby:{ch}:join"
+    ).disabled  # full: Join greyed
 
     before = snapshot(h)
     full = await refused(h, await h.slash(carol, "join"), before)  # lobby full
@@ -81,8 +82,10 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
     for rec in (
         await h.slash(carol, "new"),  # one game per channel
         await h.slash(carol, "join"),  # the game already runs
-        await carol.press(table, next(f"durak:{b.game_id}:{b.version}:hand"
-                                      for b in buttons(table) if b.verb == "hand")),
+        await carol.press(
+            table,
+            next(f"durak:{b.game_id}:{b.version}:hand" for b in buttons(table) if b.verb == "hand"),
+        ),
         await h.slash(carol, "hand"),  # not seated
         await h.slash(bob, "stop"),  # not the host
     ):
@@ -106,8 +109,7 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
         greyed = [b for b in offered if b.verb == "why"]
         if direct and greyed:
             break
-        choice = policy(player, [b for b in offered if b.is_game_action or b.verb == "pick"],
-                        None)
+        choice = policy(player, [b for b in offered if b.is_game_action or b.verb == "pick"], None)
         await h.press(player.user, msg, choice)
         await h.idle()
     user = player.user
@@ -142,11 +144,13 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
     card = played.argument.split()[-1] if played.verb == "defend" else played.argument.split()[0]
     assert card in gone and "not in your hand" in gone
     # stale button from an earlier state: another button of the other old copy
-    other_button = next(b for b in buttons(old2)
-                        if b.action != played.action and b.verb in ("attack", "defend",
-                                                                   "transfer", "take",
-                                                                   "pass", "pick")
-                        and (b.argument is None or card not in b.argument))
+    other_button = next(
+        b
+        for b in buttons(old2)
+        if b.action != played.action
+        and b.verb in ("attack", "defend", "transfer", "take", "pass", "pick")
+        and (b.argument is None or card not in b.argument)
+    )
     stale = await refused(h, await h.press(user, old2, other_button), before)
     assert "changed" in stale
 
@@ -157,13 +161,13 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
     twin = await h.show_hand(player.user)
     move = next(b for b in buttons(msg) if b.is_game_action)
     version = (await h.table_view()).version
-    recs = await asyncio.gather(h.press(player.user, msg, move),
-                                h.press(player.user, twin, move))
+    recs = await asyncio.gather(h.press(player.user, msg, move), h.press(player.user, twin, move))
     await h.idle()
     refusals = [r for r in recs if r.followups]
     assert len(refusals) == 1, [[m.text() for m in r.followups] for r in recs]
     (live,) = h.query("SELECT snapshot FROM live_games")
     import json
+
     actions = json.loads(live[0])["actions"]
     assert actions[version] == f"{h.service.seat_of(ch, player.user.id)} {move.action}"
 

@@ -11,8 +11,9 @@ from .fakediscord import FakeDiscord
 pytestmark = pytest.mark.e2e
 
 
-async def test_complete_game_two_users_and_a_beginner_ai(fake_discord: FakeDiscord,
-                                                         tmp_path) -> None:
+async def test_complete_game_two_users_and_a_beginner_ai(
+    fake_discord: FakeDiscord, tmp_path
+) -> None:
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[7])
     alice, bob = h.user("alice"), h.user("bob")
@@ -34,15 +35,19 @@ async def test_complete_game_two_users_and_a_beginner_ai(fake_discord: FakeDisco
         picks = [b for b in buttons(msg) if b.verb == "pick"]
         if picks:
             break
-        await h.press(player.user, msg, policy(player, [
-            b for b in buttons(msg) if b.is_game_action or b.verb == "pick"], None))
+        await h.press(
+            player.user,
+            msg,
+            policy(player, [b for b in buttons(msg) if b.is_game_action or b.verb == "pick"], None),
+        )
     rec = await h.press(player.user, msg, picks[0])
     await h.idle()
     assert rec.response_type == 6 and not rec.followups
     selected = buttons(msg)
     card = picks[0].argument
-    assert all(card in (b.argument or "") for b in selected if b.verb in ("attack", "defend",
-                                                                           "transfer"))
+    assert all(
+        card in (b.argument or "") for b in selected if b.verb in ("attack", "defend", "transfer")
+    )
     back = next(b for b in selected if b.verb == "page")
     await h.press(player.user, msg, back)
     await h.idle()
@@ -68,10 +73,16 @@ async def test_complete_game_two_users_and_a_beginner_ai(fake_discord: FakeDisco
     assert any(i.endswith(":rematch") for i in ids) and any(i.endswith(":endseries") for i in ids)
 
     # the public table was edited with the bot token, at most once per action
-    tables = {m.id for m in fake.messages(h.channel, include_deleted=True)
-              if any("Game " in str(e.get("footer", {})) for e in m.embeds)}
-    edits = [r for r in fake.requests_to(r"^/channels/\d+/messages/\d+$", "PATCH")
-             if int(r.path.rsplit("/", 1)[1]) in tables]
+    tables = {
+        m.id
+        for m in fake.messages(h.channel, include_deleted=True)
+        if any("Game " in str(e.get("footer", {})) for e in m.embeds)
+    }
+    edits = [
+        r
+        for r in fake.requests_to(r"^/channels/\d+/messages/\d+$", "PATCH")
+        if int(r.path.rsplit("/", 1)[1]) in tables
+    ]
     assert 0 < len(edits) <= view.version
     assert not fake.requests_to(r"^/webhooks/.*/messages/\d+$", "PATCH")  # never by token
 
@@ -104,6 +115,8 @@ async def test_complete_game_two_users_and_a_beginner_ai(fake_discord: FakeDisco
     assert nxt.game_id != view.game_id and not nxt.finished
     assert nxt.dealer == view.loser or view.loser is None
     assert final.components == [] and h.table_message() is not final
-    (games,) = h.query("SELECT COUNT(*) FROM games WHERE series_id = "
-                       "(SELECT id FROM series WHERE status = 'active')")
+    (games,) = h.query(
+        "SELECT COUNT(*) FROM games WHERE series_id = "
+        "(SELECT id FROM series WHERE status = 'active')"
+    )
     assert games == (2,)

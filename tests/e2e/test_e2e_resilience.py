@@ -24,8 +24,9 @@ async def play_moves(h: Harness, count: int) -> None:
         await h.idle()
 
 
-async def test_restart_mid_game_resumes_and_old_buttons_work(fake_discord: FakeDiscord,
-                                                             tmp_path) -> None:
+async def test_restart_mid_game_resumes_and_old_buttons_work(
+    fake_discord: FakeDiscord, tmp_path
+) -> None:
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[9])
     alice, bob = h.user("alice"), h.user("bob")
@@ -48,12 +49,19 @@ async def test_restart_mid_game_resumes_and_old_buttons_work(fake_discord: FakeD
     view = await h.table_view()
     assert (view.game_id, view.version) == (before.game_id, before.version)
     # the table is posted again (with a notice), the first process's messages are left as is
-    new_table = await poll(lambda: next((m for m in reversed(fake.messages(h.channel))
-                                         if m.visible_to is None and m.id not in old_tables
-                                         and m.embeds), None), what="the re-posted table")
+    new_table = await poll(
+        lambda: next(
+            (
+                m
+                for m in reversed(fake.messages(h.channel))
+                if m.visible_to is None and m.id not in old_tables and m.embeds
+            ),
+            None,
+        ),
+        what="the re-posted table",
+    )
     assert f"move {view.version}" in new_table.text()
-    assert any("restarted" in m.content for m in fake.messages(h.channel)
-               if m.id not in old_tables)
+    assert any("restarted" in m.content for m in fake.messages(h.channel) if m.id not in old_tables)
 
     # a button of the old process's hand message still works
     move = next(b for b in buttons(msg) if b.is_game_action)
@@ -75,8 +83,9 @@ async def test_restart_mid_game_resumes_and_old_buttons_work(fake_discord: FakeD
     assert h.query("SELECT games FROM series") == [(1,)]
 
 
-async def test_expired_token_rate_limit_and_dropped_gateway(fake_discord: FakeDiscord,
-                                                           tmp_path) -> None:
+async def test_expired_token_rate_limit_and_dropped_gateway(
+    fake_discord: FakeDiscord, tmp_path
+) -> None:
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[13])
     alice, bob = h.user("alice"), h.user("bob")
@@ -129,8 +138,9 @@ async def test_expired_token_rate_limit_and_dropped_gateway(fake_discord: FakeDi
     assert (await h.table_view()).finished
 
 
-async def test_turn_timeout_plays_the_default_and_shows_it(fake_discord: FakeDiscord,
-                                                           tmp_path) -> None:
+async def test_turn_timeout_plays_the_default_and_shows_it(
+    fake_discord: FakeDiscord, tmp_path
+) -> None:
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[17])
     alice, bob = h.user("alice"), h.user("bob")
@@ -154,8 +164,9 @@ async def test_turn_timeout_plays_the_default_and_shows_it(fake_discord: FakeDis
     assert after.version == view.version + 1
     assert after.recent[-1].auto == "timeout" and after.recent[-1].seat == view.to_act
     assert "(time ran out)" in h.last_table().text()
-    assert any("ran out of time" in m.content for m in fake.messages(h.channel)
-               if m.visible_to is None)
+    assert any(
+        "ran out of time" in m.content for m in fake.messages(h.channel) if m.visible_to is None
+    )
     # the player's hand followed
     hand = h.hand_message(player.user)
     assert hand is not None and all(b.version == after.version for b in buttons(hand))

@@ -43,8 +43,11 @@ LOG_RECORD = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (DEBUG|INFO) ")
 
 
 def _bot_env(tmp_path: Path, token: str | None, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DISCORD_TOKEN", "DEV_GUILD_ID", "LOG_LEVEL")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISCORD_TOKEN", "DEV_GUILD_ID", "LOG_LEVEL")
+    }
     env["DATABASE_PATH"] = str(tmp_path / "durak.sqlite3")
     env["PYTHONPATH"] = str(ROOT)
     if token is not None:
@@ -56,8 +59,15 @@ def _bot_env(tmp_path: Path, token: str | None, **extra: str) -> dict[str, str]:
 async def _run_bot_at(rest_base: str, env: dict[str, str], cwd: Path) -> tuple[int, str]:
     """Run the entry point in a subprocess without blocking this loop (the fake serves it)."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", RUN_BOT_AT, rest_base, cwd=cwd, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        sys.executable,
+        "-c",
+        RUN_BOT_AT,
+        rest_base,
+        cwd=cwd,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     _out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode is not None
     return proc.returncode, err.decode()
@@ -68,17 +78,26 @@ def _problem_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.strip() and not LOG_RECORD.match(line)]
 
 
-@pytest.mark.parametrize("token, hint", [
-    (None, "is not set"),
-    ("not-a-token-but-long-enough", "does not look like a bot token"),
-    ("Bot " + VALID_LOOKING_TOKEN, "remove the 'Bot ' prefix"),
-    ("Bot a.b.c", "remove the 'Bot ' prefix"),
-])
-def test_missing_or_malformed_token_is_one_clear_line(tmp_path: Path, token: str | None,
-                                                      hint: str) -> None:
-    proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path,
-                          env=_bot_env(tmp_path, token), capture_output=True, text=True,
-                          timeout=60)
+@pytest.mark.parametrize(
+    "token, hint",
+    [
+        (None, "is not set"),
+        ("not-a-token-but-long-enough", "does not look like a bot token"),
+        ("Bot " + VALID_LOOKING_TOKEN, "remove the 'Bot ' prefix"),
+        ("Bot a.b.c", "remove the 'Bot ' prefix"),
+    ],
+)
+def test_missing_or_malformed_token_is_one_clear_line(
+    tmp_path: Path, token: str | None, hint: str
+) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        cwd=tmp_path,
+        env=_bot_env(tmp_path, token),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr
@@ -87,9 +106,15 @@ def test_missing_or_malformed_token_is_one_clear_line(tmp_path: Path, token: str
 
 @pytest.mark.parametrize("token", ["Bot a.b.c", "short", None])
 def test_terminal_mode_needs_no_valid_token(tmp_path: Path, token: str | None) -> None:
-    proc = subprocess.run([sys.executable, "-m", "bot", "play", "--seed", "1", "--ai-delay", "0"],
-                          cwd=tmp_path, env=_bot_env(tmp_path, token), input="q\n",
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--seed", "1", "--ai-delay", "0"],
+        cwd=tmp_path,
+        env=_bot_env(tmp_path, token),
+        input="q\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Game stopped." in proc.stdout
     assert proc.stderr == ""
@@ -104,7 +129,8 @@ async def test_no_network_at_first_start_is_one_line(tmp_path: Path) -> None:
         started = time.monotonic()
         code, err = await _run_bot_at(base, _bot_env(tmp_path, VALID_LOOKING_TOKEN), tmp_path)
         quiet_code, quiet_err = await _run_bot_at(
-            base, _bot_env(tmp_path, VALID_LOOKING_TOKEN, LOG_LEVEL="WARNING"), tmp_path)
+            base, _bot_env(tmp_path, VALID_LOOKING_TOKEN, LOG_LEVEL="WARNING"), tmp_path
+        )
     assert time.monotonic() - started < 30  # gives up at once, no retry loop at first start
     assert code == quiet_code == 1
     assert "Traceback" not in err
@@ -123,15 +149,18 @@ class _FailingBot:
         raise self.error
 
 
-@pytest.mark.parametrize("error", [
-    socket.gaierror(-2, "Name or service not known"),
-    ConnectionRefusedError(111, "Connection refused"),
-    discord.GatewayNotFound(),
-    TimeoutError(),
-])
-def test_only_network_errors_read_as_no_network(monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str],
-                                                error: BaseException) -> None:
+@pytest.mark.parametrize(
+    "error",
+    [
+        socket.gaierror(-2, "Name or service not known"),
+        ConnectionRefusedError(111, "Connection refused"),
+        discord.GatewayNotFound(),
+        TimeoutError(),
+    ],
+)
+def test_only_network_errors_read_as_no_network(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], error: BaseException
+) -> None:
     monkeypatch.setattr(discord_app, "create_bot", lambda settings: _FailingBot(error))
     assert discord_app.run(Settings(discord_token=VALID_LOOKING_TOKEN)) == 1
     err = capsys.readouterr().err
@@ -145,11 +174,13 @@ def test_a_local_os_error_is_not_blamed_on_the_network(monkeypatch: pytest.Monke
         discord_app.run(Settings(discord_token=VALID_LOOKING_TOKEN))
 
 
-async def test_a_token_discord_rejects_is_one_clear_line(fake_discord: FakeDiscord,
-                                                         tmp_path: Path) -> None:
+async def test_a_token_discord_rejects_is_one_clear_line(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
     # the fake answers 401 to any token but its own
-    code, err = await _run_bot_at(fake_discord.rest_url,
-                                  _bot_env(tmp_path, VALID_LOOKING_TOKEN), tmp_path)
+    code, err = await _run_bot_at(
+        fake_discord.rest_url, _bot_env(tmp_path, VALID_LOOKING_TOKEN), tmp_path
+    )
     assert code == 2
     assert "Traceback" not in err and "voice" not in err.lower()
     lines = _problem_lines(err)
@@ -164,7 +195,8 @@ def test_the_bot_asks_only_for_the_intents_it_needs(tmp_path: Path) -> None:
 
 
 async def test_a_connection_lost_after_start_is_retried_with_backoff(
-        fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Once running, a dropped gateway whose reconnects fail (no network for a while) is retried
     with discord.py's capped exponential backoff, and the bot resumes; it never exits."""
     fake = fake_discord
@@ -173,8 +205,9 @@ async def test_a_connection_lost_after_start_is_retried_with_backoff(
     real_from_client = DiscordWebSocket.from_client.__func__  # type: ignore[attr-defined]
     outage = {"failures_left": 3}
 
-    async def unreachable_for_a_while(cls: type[DiscordWebSocket], client: discord.Client,
-                                      **params: Any) -> DiscordWebSocket:
+    async def unreachable_for_a_while(
+        cls: type[DiscordWebSocket], client: discord.Client, **params: Any
+    ) -> DiscordWebSocket:
         if outage["failures_left"]:
             outage["failures_left"] -= 1
             raise OSError(errno.ENETUNREACH, "Network is unreachable")
@@ -192,15 +225,19 @@ async def test_a_connection_lost_after_start_is_retried_with_backoff(
     await fake.drop_gateway(timeout=15)  # waits for the RESUME after the outage
     assert outage["failures_left"] == 0
     assert [exp for exp, _ in delays] == [1, 2, 3]  # growing: up to 2, 4, 8 seconds
-    assert all(0 <= delay <= 2 ** exp for exp, delay in delays)
+    assert all(0 <= delay <= 2**exp for exp, delay in delays)
     assert ExponentialBackoff()._max == 10  # capped: never more than 2**10 s between tries
     assert h.bot.is_ready() and not h.bot.is_closed()
 
 
 async def test_sharded_bot_plays(fake_discord: FakeDiscord, tmp_path: Path) -> None:
     fake = fake_discord
-    settings = Settings(database_path=str(tmp_path / "durak.sqlite3"),
-                        dev_guild_id=fake.guild_id, shard_count=1, ai_delay=0.0)
+    settings = Settings(
+        database_path=str(tmp_path / "durak.sqlite3"),
+        dev_guild_id=fake.guild_id,
+        shard_count=1,
+        ai_delay=0.0,
+    )
     bot = create_bot(settings, guild_ready_timeout=0.05)
     assert isinstance(bot, ShardedDurakBot) and isinstance(bot, commands.AutoShardedBot)
     assert bot.shard_count == 1
@@ -208,8 +245,9 @@ async def test_sharded_bot_plays(fake_discord: FakeDiscord, tmp_path: Path) -> N
     alice = fake.add_user("alice")
     rec = await alice.slash(fake.channel_id, "durak", subcommand="new", options={"seats": 2})
     assert (await rec.wait_response()).accepted
-    lobby = await fake.wait_for_message(fake.channel_id,
-                                        lambda m: any("lobby" in c for c in m.custom_ids))
+    lobby = await fake.wait_for_message(
+        fake.channel_id, lambda m: any("lobby" in c for c in m.custom_ids)
+    )
     assert lobby.visible_to is None
     assert [e.name for e in fake.gateway_log if e.direction == "recv" and e.op == 2]
     await fake.settle()
@@ -244,14 +282,32 @@ async def test_languages_user_then_server(fake_discord: FakeDiscord, tmp_path: P
 
 
 def _owner_message(fake: FakeDiscord, content: str) -> dict[str, object]:
-    owner = {"id": str(fake.owner_id), "username": "owner", "discriminator": "0",
-             "avatar": None, "global_name": "Owner", "public_flags": 0}
+    owner = {
+        "id": str(fake.owner_id),
+        "username": "owner",
+        "discriminator": "0",
+        "avatar": None,
+        "global_name": "Owner",
+        "public_flags": 0,
+    }
     return {
-        "id": str(int(time.time() * 1000) << 22), "channel_id": str(fake.channel_id),
-        "guild_id": str(fake.guild_id), "author": owner, "content": content,
-        "timestamp": "2025-01-01T00:00:00+00:00", "edited_timestamp": None, "tts": False,
-        "mention_everyone": False, "mentions": [], "mention_roles": [], "attachments": [],
-        "embeds": [], "components": [], "pinned": False, "type": 0, "flags": 0,
+        "id": str(int(time.time() * 1000) << 22),
+        "channel_id": str(fake.channel_id),
+        "guild_id": str(fake.guild_id),
+        "author": owner,
+        "content": content,
+        "timestamp": "2025-01-01T00:00:00+00:00",
+        "edited_timestamp": None,
+        "tts": False,
+        "mention_everyone": False,
+        "mentions": [],
+        "mention_roles": [],
+        "attachments": [],
+        "embeds": [],
+        "components": [],
+        "pinned": False,
+        "type": 0,
+        "flags": 0,
     }
 
 
@@ -261,8 +317,9 @@ async def test_owner_sync_command(fake_discord: FakeDiscord, tmp_path: Path) -> 
     await h.start()
     assert all(c.get("guild_id") for c in fake.commands)  # never a global sync on start
     await fake.dispatch("MESSAGE_CREATE", _owner_message(fake, f"<@{fake.bot_user_id}> sync"))
-    await fake.wait_until(lambda: any(not c.get("guild_id") for c in fake.commands), 5,
-                          "a global sync")
+    await fake.wait_until(
+        lambda: any(not c.get("guild_id") for c in fake.commands), 5, "a global sync"
+    )
     reply = await fake.wait_for_message(fake.channel_id, lambda m: "Synced" in m.content)
     assert reply.visible_to is None
     assert any(c["name"] == "durak" and not c.get("guild_id") for c in fake.commands)
@@ -270,15 +327,17 @@ async def test_owner_sync_command(fake_discord: FakeDiscord, tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("words", ["sync heer", "sync here please"])
-async def test_owner_sync_with_an_unknown_scope_is_refused(fake_discord: FakeDiscord,
-                                                           tmp_path: Path, words: str) -> None:
+async def test_owner_sync_with_an_unknown_scope_is_refused(
+    fake_discord: FakeDiscord, tmp_path: Path, words: str
+) -> None:
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3")
     await h.start()
     before = [dict(c) for c in fake.commands]
     await fake.dispatch("MESSAGE_CREATE", _owner_message(fake, f"<@{fake.bot_user_id}> {words}"))
-    reply = await fake.wait_for_message(fake.channel_id,
-                                        lambda m: "Unknown sync scope" in m.content)
+    reply = await fake.wait_for_message(
+        fake.channel_id, lambda m: "Unknown sync scope" in m.content
+    )
     assert "nothing was synced" in reply.content and "sync clear" in reply.content
     await fake.settle()
     assert [dict(c) for c in fake.commands] == before  # no global sync, no guild sync

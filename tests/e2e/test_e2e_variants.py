@@ -40,8 +40,11 @@ async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -
     # End series: the standings are final and the game-over buttons go away
     final = h.table_message()
     assert final is not None
-    end = next(c.custom_id for c in fake_discord.find_components(final)
-               if c.custom_id.endswith(":endseries"))
+    end = next(
+        c.custom_id
+        for c in fake_discord.find_components(final)
+        if c.custom_id.endswith(":endseries")
+    )
     rec = await bob.press(final, end)
     assert (await rec.wait_response()).type == 6
     await h.idle()
@@ -51,13 +54,15 @@ async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -
     assert h.service.state(h.channel) == "none"
 
 
-async def test_five_player_classic_with_a_non_neighbour_throw_in(fake_discord: FakeDiscord,
-                                                                 tmp_path) -> None:
+async def test_five_player_classic_with_a_non_neighbour_throw_in(
+    fake_discord: FakeDiscord, tmp_path
+) -> None:
     h = Harness(fake_discord, tmp_path / "durak.sqlite3", seeds=[11])
     alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol")
     await h.start()
-    await h.start_game(alice, join=[bob, carol], ai=["beginner", "beginner"], rules="classic",
-                       seats=5)
+    await h.start_game(
+        alice, join=[bob, carol], ai=["beginner", "beginner"], rules="classic", seats=5
+    )
     for user in (alice, bob, carol):
         await h.show_hand(user)
     await h.play(prefer("defend", "attack", "pick", "pass", "take"))

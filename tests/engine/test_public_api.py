@@ -103,7 +103,7 @@ def violations(root: Path = ROOT) -> list[str]:
 
 def test_the_checker_sees_reads_writes_imports_and_string_access() -> None:
     assert {"_uncovered", "_passed", "_legal", "_set_attackers", "_rule_to_act"} <= GAME_PRIVATE
-    source = '''
+    source = """
 from rules_engine.game import _NEXT_ACTIVE, Game
 def f(g):
     g._legal = None
@@ -114,7 +114,7 @@ class Tracker:
 class Sneaky(Game):
     def m(self):
         return self._uncovered
-'''
+"""
     found = private_uses(source)
     assert [what for _, what in found] == [
         "import _NEXT_ACTIVE",

@@ -37,8 +37,15 @@ class Recorder(NullPresenter):
     async def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
         self.events.append(("hand", (channel_id, user_id, view)))
 
-    async def notice(self, channel_id: int, kind: NoticeKind, message: Message, *,
-                     user_id: int | None = None, players: tuple[Player, ...] = ()) -> None:
+    async def notice(
+        self,
+        channel_id: int,
+        kind: NoticeKind,
+        message: Message,
+        *,
+        user_id: int | None = None,
+        players: tuple[Player, ...] = (),
+    ) -> None:
         self.events.append(("notice", (channel_id, kind, message, user_id, players)))
 
     async def game_over(self, view: TableView) -> None:
@@ -47,8 +54,7 @@ class Recorder(NullPresenter):
     def of(self, kind: str) -> list[Any]:
         return [e for k, e in self.events if k == kind]
 
-    def notices(self, kind: str
-                ) -> list[tuple[int, str, Message, int | None, tuple[Player, ...]]]:
+    def notices(self, kind: str) -> list[tuple[int, str, Message, int | None, tuple[Player, ...]]]:
         return [n for n in self.of("notice") if n[1] == kind]
 
 
@@ -75,8 +81,12 @@ async def make_service(clock: ManualClock, db_path: Path) -> AsyncIterator[Servi
         seeds = itertools.count(seed)
         kw.setdefault("ai_delay", 0.0)
         kw.setdefault("turn_timeout", 60)
-        svc = GameService(SqliteStorage(path or db_path), clock=kw.pop("clock", clock),
-                          seed_source=lambda: next(seeds), **kw)
+        svc = GameService(
+            SqliteStorage(path or db_path),
+            clock=kw.pop("clock", clock),
+            seed_source=lambda: next(seeds),
+            **kw,
+        )
         await svc.restore()
         made.append(svc)
         return svc
@@ -123,8 +133,9 @@ async def play_out(svc: GameService, channel: int = CH, limit: int = 2000) -> Ta
     raise AssertionError("the game did not end")
 
 
-async def open_table(svc: GameService, *humans: int, ais: tuple[str, ...] = (),
-                     channel: int = CH, **options: Any) -> TableView:
+async def open_table(
+    svc: GameService, *humans: int, ais: tuple[str, ...] = (), channel: int = CH, **options: Any
+) -> TableView:
     """Open a lobby hosted by the first human, seat the others and the AIs, and start."""
     host, *others = humans
     await svc.open_lobby(channel, GUILD, host, f"user{host}", options or None)

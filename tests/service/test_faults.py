@@ -42,15 +42,21 @@ def held_by_another_process(db_path: Path) -> Iterator[subprocess.Popen[str]]:
         "    await st.close()\n"
         "asyncio.run(main())\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     yield proc
     proc.communicate("", timeout=30)
 
 
 async def test_a_second_process_on_the_sqlite_file_is_refused(
-        db_path: Path, held_by_another_process: subprocess.Popen[str]) -> None:
+    db_path: Path, held_by_another_process: subprocess.Popen[str]
+) -> None:
     second = SqliteStorage(db_path)
     with pytest.raises(Exception, match="in use by another durak-bot process") as info:
         await second.open()
@@ -63,12 +69,22 @@ async def test_a_second_process_on_the_sqlite_file_is_refused(
 
 
 def test_bot_start_on_a_held_file_is_one_clear_line(
-        tmp_path: Path, db_path: Path, held_by_another_process: subprocess.Popen[str]) -> None:
+    tmp_path: Path, db_path: Path, held_by_another_process: subprocess.Popen[str]
+) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DEV_GUILD_ID", "DATABASE_URL")}
-    env.update(DATABASE_PATH=str(db_path), PYTHONPATH=str(ROOT),
-               DISCORD_TOKEN="AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC")
-    proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60)
+    env.update(
+        DATABASE_PATH=str(db_path),
+        PYTHONPATH=str(ROOT),
+        DISCORD_TOKEN="AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
     assert "in use by another durak-bot process" in lines[0] and str(db_path) in lines[0]
@@ -91,7 +107,9 @@ async def test_an_orphan_live_row_no_longer_blocks_its_channel(make_service, db_
     assert table.version == 0
     con = sqlite3.connect(db_path)
     assert con.execute("SELECT result FROM games ORDER BY id").fetchall() == [
-        ("aborted",), ("live",)]
+        ("aborted",),
+        ("live",),
+    ]
     con.close()
 
 
@@ -123,8 +141,9 @@ async def test_a_clock_set_back_does_not_stretch_the_turn(make_service, clock, d
     assert after.version == 4 and after.recent[-1].auto == "timeout"
 
 
-async def test_a_crash_loop_after_a_graceful_stop_still_times_out(make_service, clock,
-                                                                  db_path) -> None:
+async def test_a_crash_loop_after_a_graceful_stop_still_times_out(
+    make_service, clock, db_path
+) -> None:
     a = await make_service()
     await open_table(a, ALICE, BOB)
     await play_some(a, 3)

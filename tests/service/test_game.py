@@ -99,8 +99,9 @@ async def test_two_presses_at_once_apply_once(make_service):
     leader = USERS[table.to_act]
     hand = await svc.hand(CH, leader)
     a, b = hand.legal[0].text, hand.legal[-1].text
-    results = await asyncio.gather(svc.act(CH, leader, a, 0), svc.act(CH, leader, b, 0),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        svc.act(CH, leader, a, 0), svc.act(CH, leader, b, 0), return_exceptions=True
+    )
     ok = [r for r in results if isinstance(r, TableView)]
     stale = [r for r in results if isinstance(r, StaleAction)]
     assert len(ok) == 1 and len(stale) == 1
@@ -117,8 +118,7 @@ async def test_every_bad_input_is_typed_and_changes_nothing(make_service, db_pat
     hand_cards = [c.text for c in (await svc.hand(CH, leader)).cards]
     # two cards of different ranks
     mixed = next((a, b) for a in hand_cards for b in hand_cards if a[:-1] != b[:-1])
-    missing = next(c for c in ("6♠", "7♠", "8♠", "9♠", "10♠", "J♠", "Q♠")
-                   if c not in hand_cards)
+    missing = next(c for c in ("6♠", "7♠", "8♠", "9♠", "10♠", "J♠", "Q♠") if c not in hand_cards)
 
     before_table = await svc.table(CH)
     before_hands = (await svc.hand(CH, leader), await svc.hand(CH, other))
@@ -157,8 +157,11 @@ async def test_every_bad_input_is_typed_and_changes_nothing(make_service, db_pat
     assert bad.value.message["text"] == "'dance'"  # what the player typed, without a seat
     with pytest.raises(BadAction) as bad:
         await svc.act(CH, leader, f"{1 - leader_seat} take", 0)
-    assert bad.value.message == Message("that action is for {seat}; you sit at {other}",
-                                        seat=Seat(1 - leader_seat), other=Seat(leader_seat))
+    assert bad.value.message == Message(
+        "that action is for {seat}; you sit at {other}",
+        seat=Seat(1 - leader_seat),
+        other=Seat(leader_seat),
+    )
 
     assert await svc.table(CH) == before_table
     assert (await svc.hand(CH, leader), await svc.hand(CH, other)) == before_hands
@@ -200,8 +203,7 @@ async def test_whole_game_of_ai_seats_records_the_loss(make_service, recorder, d
     if table.draw:
         assert series.draws == 1 and all(e.losses == 0 for e in series.standings)
     else:
-        assert [e.losses for e in series.standings] == [
-            int(i == table.loser) for i in range(3)]
+        assert [e.losses for e in series.standings] == [int(i == table.loser) for i in range(3)]
     await settle(svc)
     over = recorder.of("over")
     assert len(over) == 1 and over[0].series == series
@@ -211,11 +213,11 @@ async def test_whole_game_of_ai_seats_records_the_loss(make_service, recorder, d
 
     con = sqlite3.connect(db_path)
     result, loser_seat, actions = con.execute(
-        "SELECT result, loser_seat, actions FROM games").fetchone()
+        "SELECT result, loser_seat, actions FROM games"
+    ).fetchone()
     assert result == ("draw" if table.draw else "loss") and loser_seat == table.loser
     assert len(json.loads(actions)) == table.version
-    losses = [r[0] for r in con.execute(
-        "SELECT losses FROM series_players ORDER BY seat")]
+    losses = [r[0] for r in con.execute("SELECT losses FROM series_players ORDER BY seat")]
     assert losses == [e.losses for e in series.standings]
     assert con.execute("SELECT COUNT(*) FROM live_games").fetchone() == (0,)
     assert con.execute("SELECT COUNT(*) FROM game_players").fetchone() == (0,)  # AIs only
@@ -227,8 +229,9 @@ async def test_human_game_to_the_end_records_player_results(make_service, db_pat
     await open_table(svc, ALICE, BOB, ais=("beginner",))
     table = await play_out(svc)
     con = sqlite3.connect(db_path)
-    rows = con.execute("SELECT seat, user_id, lost, draw, profile FROM game_players "
-                       "ORDER BY seat").fetchall()
+    rows = con.execute(
+        "SELECT seat, user_id, lost, draw, profile FROM game_players ORDER BY seat"
+    ).fetchall()
     con.close()
     assert [(r[0], r[1]) for r in rows] == [(0, ALICE), (1, BOB)]
     assert [r[2] for r in rows] == [int(table.loser == s) for s in (0, 1)]
@@ -293,7 +296,8 @@ async def test_a_game_without_end_is_stopped_at_the_action_cap(
     assert stopped and stopped[-1][2]["n"] == 7
     con = sqlite3.connect(db_path)
     result, loser_seat, actions = con.execute(
-        "SELECT result, loser_seat, actions FROM games").fetchone()
+        "SELECT result, loser_seat, actions FROM games"
+    ).fetchone()
     assert result == "aborted" and loser_seat is None and len(json.loads(actions)) == 7
     assert con.execute("SELECT COUNT(*) FROM live_games").fetchone() == (0,)
     assert [r[0] for r in con.execute("SELECT losses FROM series_players")] == [0, 0]

@@ -25,8 +25,9 @@ from .conftest import ALICE, BOB, CAROL, CH, DAVE, GUILD, db_dump, settle
 
 async def test_full_lobby_flow(make_service, recorder, db_path):
     svc = await make_service(presenters=[recorder])
-    view = await svc.open_lobby(CH, GUILD, ALICE, "Alice", {"rules": "perevodnoy", "seats": 4,
-                                                          "turn_timeout": 30})
+    view = await svc.open_lobby(
+        CH, GUILD, ALICE, "Alice", {"rules": "perevodnoy", "seats": 4, "turn_timeout": 30}
+    )
     assert view.status == "open" and view.host_id == ALICE
     assert [s.user_id for s in view.seats] == [ALICE]
     assert view.rules.profile == "perevodnoy" and view.rules.transfer
@@ -157,8 +158,7 @@ async def test_bad_options_are_refused(make_service, db_path, options):
 
 async def test_rule_overrides_make_a_custom_profile(make_service):
     svc = await make_service()
-    view = await svc.open_lobby(CH, GUILD, ALICE, "Alice",
-                                {"rules": "classic", "transfer": True})
+    view = await svc.open_lobby(CH, GUILD, ALICE, "Alice", {"rules": "classic", "transfer": True})
     assert view.rules.transfer and view.rules.first_round_limit == 5
     assert view.rules.profile is None and view.profile == "classic"
 

@@ -48,26 +48,46 @@ async def test_hands_go_to_their_owners_only(make_service):
 
 def test_settings_defaults_and_dotenv(tmp_path):
     env_file = tmp_path / ".env"
-    env_file.write_text("DATABASE_PATH=/tmp/x.sqlite3\nTURN_TIMEOUT=90\nAI_DELAY=0.5\n"
-                        "LOG_LEVEL=debug\nDEV_GUILD_ID=123\n")
+    env_file.write_text(
+        "DATABASE_PATH=/tmp/x.sqlite3\nTURN_TIMEOUT=90\nAI_DELAY=0.5\n"
+        "LOG_LEVEL=debug\nDEV_GUILD_ID=123\n"
+    )
     s = Settings.from_env({}, dotenv_path=env_file)
     assert (s.database_path, s.turn_timeout, s.ai_delay, s.log_level, s.dev_guild_id) == (
-        "/tmp/x.sqlite3", 90, 0.5, "DEBUG", 123)
+        "/tmp/x.sqlite3",
+        90,
+        0.5,
+        "DEBUG",
+        123,
+    )
     # the process environment wins over .env
     s = Settings.from_env({"TURN_TIMEOUT": "30"}, dotenv_path=env_file)
     assert s.turn_timeout == 30
     s = Settings.from_env({}, dotenv_path=None)
     assert (s.database_path, s.turn_timeout, s.ai_delay, s.discord_token, s.shard_count) == (
-        "durak.sqlite3", 60, 1.0, None, None)
+        "durak.sqlite3",
+        60,
+        1.0,
+        None,
+        None,
+    )
     token = "x" * 30
     assert token not in repr(Settings.from_env({"DISCORD_TOKEN": token}, dotenv_path=None))
 
 
 def test_settings_report_every_problem(tmp_path):
     with pytest.raises(ConfigError) as info:
-        Settings.from_env({"TURN_TIMEOUT": "5", "AI_DELAY": "soon", "LOG_LEVEL": "LOUD",
-                           "DEV_GUILD_ID": "abc", "SHARD_COUNT": "0",
-                           "DISCORD_TOKEN": "short"}, dotenv_path=None)
+        Settings.from_env(
+            {
+                "TURN_TIMEOUT": "5",
+                "AI_DELAY": "soon",
+                "LOG_LEVEL": "LOUD",
+                "DEV_GUILD_ID": "abc",
+                "SHARD_COUNT": "0",
+                "DISCORD_TOKEN": "short",
+            },
+            dotenv_path=None,
+        )
     problems = info.value.problems
     assert len(problems) == 5
     text = str(info.value)
@@ -77,14 +97,20 @@ def test_settings_report_every_problem(tmp_path):
     assert len(text.splitlines()) == 6  # a header and one line per problem
 
 
-@pytest.mark.parametrize("token, expected", [
-    (None, "is not set"),
-    ("", "is not set"),
-    ("Bot AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC", "remove the 'Bot ' prefix"),
-    ("short", "does not look like a bot token"),
-    ("AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCC CCCCCCCCCCCCCCCCCCCCCCC", "does not look like"),
-    ("AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC", None),
-])
+@pytest.mark.parametrize(
+    "token, expected",
+    [
+        (None, "is not set"),
+        ("", "is not set"),
+        (
+            "Bot AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC",
+            "remove the 'Bot ' prefix",
+        ),
+        ("short", "does not look like a bot token"),
+        ("AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCC CCCCCCCCCCCCCCCCCCCCCCC", "does not look like"),
+        ("AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC", None),
+    ],
+)
 def test_token_is_judged_in_one_place(token, expected):
     problem = token_problem(token)
     if expected is None:

@@ -56,8 +56,7 @@ async def test_graceful_restart_resumes_identical_game_with_time_left(make_servi
     assert b._channels[CH].game.game.state_dict() == state
     for user, hand in zip((ALICE, BOB), hands, strict=True):
         again = await b.hand(CH, user)
-        assert dataclasses.replace(again, deadline=None) == dataclasses.replace(
-            hand, deadline=None)
+        assert dataclasses.replace(again, deadline=None) == dataclasses.replace(hand, deadline=None)
 
     await clock.advance(39.9)
     assert (await b.table(CH)).version == before.version

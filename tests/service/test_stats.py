@@ -12,12 +12,18 @@ from bot.storage import SqliteStorage
 G, OTHER_GUILD = 10, 11
 # (guild, user, name, profile, lost, draw) per finished game, in time order
 GAMES = (
-    [(G, 1, "Ann", "podkidnoy", 1, 0), (G, 1, "Ann", "podkidnoy", 0, 1),
-     (G, 1, "Ann", "podkidnoy", 0, 0), (G, 1, "Ann", "perevodnoy", 1, 0),
-     (G, 1, "Ann", "perevodnoy", 1, 0), (G, 1, "Anna", "podkidnoy", 0, 0)]
+    [
+        (G, 1, "Ann", "podkidnoy", 1, 0),
+        (G, 1, "Ann", "podkidnoy", 0, 1),
+        (G, 1, "Ann", "podkidnoy", 0, 0),
+        (G, 1, "Ann", "perevodnoy", 1, 0),
+        (G, 1, "Ann", "perevodnoy", 1, 0),
+        (G, 1, "Anna", "podkidnoy", 0, 0),
+    ]
     + [(G, 2, "Ben", "podkidnoy", 0, 0)] * 3
     + [(G, 3, "Cid", "podkidnoy", 1, 0)]
-    + [(G, 4, "Dee", "classic", 1, 0)] + [(G, 4, "Dee", "classic", 0, 0)] * 4
+    + [(G, 4, "Dee", "classic", 1, 0)]
+    + [(G, 4, "Dee", "classic", 0, 0)] * 4
     + [(G, 5, "Eve", "podkidnoy", 0, 0)] * 6
     + [(OTHER_GUILD, 1, "Ann", "podkidnoy", 1, 0)] * 10
 )
@@ -30,17 +36,21 @@ async def stats_service(make_service, db_path):
     with con:
         con.execute(
             "INSERT INTO series (id, guild_id, channel_id, host_id, host_name, profile, rules, "
-            "options, created_at) VALUES (1, ?, 1, 1, 'Ann', 'podkidnoy', '{}', '{}', 0)", (G,))
+            "options, created_at) VALUES (1, ?, 1, 1, 'Ann', 'podkidnoy', '{}', '{}', 0)",
+            (G,),
+        )
         for i, (guild, user, name, profile, lost, draw) in enumerate(GAMES, 1):
             con.execute(
                 "INSERT INTO games (id, series_id, guild_id, channel_id, profile, rules, seats, "
                 "seed, deal, actions, result, started_at, ended_at) "
                 "VALUES (?, 1, ?, 1, ?, '{}', '[]', 0, '{}', '[]', ?, ?, ?)",
-                (i, guild, profile, "draw" if draw else "loss", i, i + 0.5))
+                (i, guild, profile, "draw" if draw else "loss", i, i + 0.5),
+            )
             con.execute(
                 "INSERT INTO game_players (game_id, seat, guild_id, user_id, profile, name, "
                 "lost, draw, ended_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?, ?)",
-                (i, guild, user, profile, name, lost, draw, i + 0.5))
+                (i, guild, user, profile, name, lost, draw, i + 0.5),
+            )
     con.close()
     return svc
 
@@ -110,8 +120,11 @@ async def test_aggregates_use_indexes(stats_service, db_path):
         (SqliteStorage._BOARD_ALL, (G, 1, 10, 0)),
         (SqliteStorage._BOARD_PROFILE, (G, "podkidnoy", 1, 10, 0)),
         (SqliteStorage._COUNT_PROFILE, (G, "podkidnoy", 1)),
-        ("SELECT profile, COUNT(*), SUM(lost), SUM(draw) FROM game_players "
-         "WHERE guild_id = ? AND user_id = ? GROUP BY profile", (G, 1)),
+        (
+            "SELECT profile, COUNT(*), SUM(lost), SUM(draw) FROM game_players "
+            "WHERE guild_id = ? AND user_id = ? GROUP BY profile",
+            (G, 1),
+        ),
     ):
         plan = " | ".join(row[-1] for row in con.execute(f"EXPLAIN QUERY PLAN {sql}", params))
         plans.append(plan)

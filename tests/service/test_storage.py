@@ -14,8 +14,9 @@ from bot.errors import StorageFailure
 from .conftest import ALICE, BOB, CH, db_dump, open_table
 
 
-async def test_a_failed_save_changes_nothing_and_is_reported(make_service, db_path, monkeypatch,
-                                                              caplog):
+async def test_a_failed_save_changes_nothing_and_is_reported(
+    make_service, db_path, monkeypatch, caplog
+):
     svc = await make_service()
     table = await open_table(svc, ALICE, BOB)
     user = ALICE if table.to_act == 0 else BOB

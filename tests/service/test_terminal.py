@@ -75,8 +75,9 @@ def _play(console: Console, *args: str) -> int:
     return cli.main(["play", *args], stdin=console, stdout=console)  # type: ignore[arg-type]
 
 
-def test_a_line_typed_ahead_is_refused_as_stale(monkeypatch: pytest.MonkeyPatch,
-                                                tmp_path: Path) -> None:
+def test_a_line_typed_ahead_is_refused_as_stale(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.chdir(tmp_path)
     # "1⏎1⏎" at the first prompt, then quit at the next one after the refusal
     console = Console([["1", "1"], ["q"]])
@@ -84,12 +85,12 @@ def test_a_line_typed_ahead_is_refused_as_stale(monkeypatch: pytest.MonkeyPatch,
     assert _play(console, "--seed", "1", "--ai-delay", "0.3") == 0
     out = console.text
     first_prompt = out.index("\n> \n")
-    refusal = out.index("! '1' was typed before the position above was shown: nothing was "
-                        "played. Choose again.")
+    refusal = out.index(
+        "! '1' was typed before the position above was shown: nothing was played. Choose again."
+    )
     second_hand = out.index("Your hand", first_prompt)
     assert first_prompt < second_hand < refusal  # refused at the second position
-    moves_after_first_prompt = re.findall(r"^  Player attacks with (.+)$", out[first_prompt:],
-                                          re.M)
+    moves_after_first_prompt = re.findall(r"^  Player attacks with (.+)$", out[first_prompt:], re.M)
     assert moves_after_first_prompt == ["6♠"]  # the first "1" only
     assert out.rstrip().endswith("Game stopped.")
 
@@ -116,8 +117,9 @@ def test_unknown_action_quotes_only_what_was_typed() -> None:
 def test_cards_in_parentheses_are_explained() -> None:
     console = Console([["1"]] * 40 + [["q"]])
     assert _play(console, "--seed", "2", "--ai-delay", "0") == 0
-    hands = re.findall(r"^Your hand \(trump .\): (.*)\n((?:   ?\d+\..*\n)*)(.*)$", console.text,
-                       re.M)
+    hands = re.findall(
+        r"^Your hand \(trump .\): (.*)\n((?:   ?\d+\..*\n)*)(.*)$", console.text, re.M
+    )
     assert hands
     explained = [after == LEGEND for _cards, _actions, after in hands]
     with_parentheses = ["(" in cards for cards, _actions, _after in hands]
@@ -138,13 +140,15 @@ def test_the_turn_time_reads_per_turn_until_a_second_has_passed() -> None:
     assert " s left" not in console.text
 
 
-def test_terminal_mode_plays_a_game_through_its_input(monkeypatch: pytest.MonkeyPatch,
-                                                      tmp_path: Path) -> None:
+def test_terminal_mode_plays_a_game_through_its_input(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.chdir(tmp_path)
     # always choose the first action; after the game: "1" is no to the rematch question
     console = Console([["h"], ["t"], ["zzz"], ["99"]] + [["1"]] * 300)
-    code = _play(console, "--players", "3", "--rules", "perevodnoy", "--seed", "3",
-                 "--ai-delay", "0")
+    code = _play(
+        console, "--players", "3", "--rules", "perevodnoy", "--seed", "3", "--ai-delay", "0"
+    )
     out = console.text
     assert code == 0
     assert "Durak (perevodnoy) against 2 beginner AI" in out
@@ -159,8 +163,10 @@ def test_terminal_mode_plays_a_game_through_its_input(monkeypatch: pytest.Monkey
 def test_end_of_input_stops_the_game(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
     stdout = io.StringIO()
-    assert cli.main(["play", "--seed", "1", "--ai-delay", "0"], stdin=io.StringIO(""),
-                    stdout=stdout) == 0
+    assert (
+        cli.main(["play", "--seed", "1", "--ai-delay", "0"], stdin=io.StringIO(""), stdout=stdout)
+        == 0
+    )
     assert stdout.getvalue().rstrip().endswith("Game stopped.")
     assert cli.main(["play", "--players", "9"], stdin=io.StringIO(""), stdout=stdout) == 2
 
@@ -184,9 +190,14 @@ def _read_until(proc: subprocess.Popen[bytes], marker: bytes, timeout: float) ->
 def _start_play(tmp_path: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.Popen([sys.executable, "-m", "bot", "play", "--seed", "1", "--ai-delay",
-                             "0"], cwd=tmp_path, env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot", "play", "--seed", "1", "--ai-delay", "0"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def test_ctrl_c_exits_at_once_without_a_traceback(tmp_path: Path) -> None:

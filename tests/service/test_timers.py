@@ -37,8 +37,12 @@ async def test_leader_timeout_plays_lowest_non_trump_then_defender_takes(make_se
     table = await tick(svc, 0.1)
     assert table.version == 1
     last = table.recent[-1]
-    assert (last.seat, last.kind, last.text, last.auto) == (leader, "attack",
-                                                            f"attack {expected}", "timeout")
+    assert (last.seat, last.kind, last.text, last.auto) == (
+        leader,
+        "attack",
+        f"attack {expected}",
+        "timeout",
+    )
     assert table.deadline == start + 120  # the defender's turn, absolute time
     assert [n[3] for n in recorder.notices("timeout")] == [USERS[leader]]
 

@@ -133,22 +133,35 @@ async def storage(backend: Backend) -> AsyncIterator[Storage]:
 GUILD = 10
 
 
-def series_record(channel_id: int = 100, guild_id: int = GUILD, seats: int = 2
-                  ) -> SeriesRecord:
+def series_record(channel_id: int = 100, guild_id: int = GUILD, seats: int = 2) -> SeriesRecord:
     """A new two-human series (``id`` None: :meth:`Storage.start_game` creates it)."""
     people = [LobbySeat(1000 + i, f"user{i}") for i in range(seats)]
     return SeriesRecord(
-        id=None, channel_id=channel_id, guild_id=guild_id, host_id=1000, host_name="user0",
-        options=LobbyOptions(), rules={"profile": "podkidnoy"}, profile="podkidnoy",
-        seats=people, losses=[0] * seats, created_at=1.0,
+        id=None,
+        channel_id=channel_id,
+        guild_id=guild_id,
+        host_id=1000,
+        host_name="user0",
+        options=LobbyOptions(),
+        rules={"profile": "podkidnoy"},
+        profile="podkidnoy",
+        seats=people,
+        losses=[0] * seats,
+        created_at=1.0,
     )
 
 
 def new_game(series: SeriesRecord, *, seed: int = 7, started_at: float = 2.0) -> NewGame:
     """A game of ``series`` with a recognisable snapshot and meta."""
     return NewGame(
-        channel_id=series.channel_id, guild_id=series.guild_id, profile=series.profile,
-        rules=series.rules, seats=list(series.seats), seed=seed, deal={"seed": seed},
-        started_at=started_at, snapshot=json.dumps({"actions": []}),
+        channel_id=series.channel_id,
+        guild_id=series.guild_id,
+        profile=series.profile,
+        rules=series.rules,
+        seats=list(series.seats),
+        seed=seed,
+        deal={"seed": seed},
+        started_at=started_at,
+        snapshot=json.dumps({"actions": []}),
         meta=json.dumps({"seed": seed}),
     )

@@ -64,8 +64,15 @@ async def test_a_failed_migration_changes_nothing(backend: Backend) -> None:
 
 # ------------------------------------------------------------------------------ lobbies, games
 async def test_lobbies_round_trip(storage: Storage) -> None:
-    lobby = LobbyRecord(100, GUILD, 1, "Алиса", LobbyOptions(rules="perevodnoy", seats=3),
-                        [LobbySeat(1, "Алиса"), LobbySeat(None, "Casual AI", "casual")], 5.0)
+    lobby = LobbyRecord(
+        100,
+        GUILD,
+        1,
+        "Алиса",
+        LobbyOptions(rules="perevodnoy", seats=3),
+        [LobbySeat(1, "Алиса"), LobbySeat(None, "Casual AI", "casual")],
+        5.0,
+    )
     await storage.save_lobby(lobby)
     await storage.save_lobby(dataclasses.replace(lobby, host_name="Alice"))  # replaces
     state = await storage.load_state()
@@ -85,7 +92,11 @@ async def test_start_game_creates_series_game_and_live_row(storage: Storage) -> 
     assert [s.name for s in loaded.seats] == ["user0", "user1"] and loaded.losses == [0, 0]
     (live,) = state.live
     assert (live.game_id, live.channel_id, live.series_id, live.guild_id) == (
-        game_id, 100, series_id, GUILD)
+        game_id,
+        100,
+        series_id,
+        GUILD,
+    )
     assert live.revision == FIRST_REVISION and live.version == 0
     assert live.snapshot == {"actions": []} and live.meta == {"seed": 7}
     record = await storage.load_game(game_id)
@@ -111,21 +122,18 @@ async def _one_live_game(storage: Storage, channel_id: int = 100) -> tuple[int, 
 
 async def test_save_live_bumps_the_revision_it_is_given(storage: Storage) -> None:
     _, game_id = await _one_live_game(storage)
-    revision = await storage.save_live(game_id, '{"v": 1}', "{}", 1, 3.0,
-                                       revision=FIRST_REVISION)
+    revision = await storage.save_live(game_id, '{"v": 1}', "{}", 1, 3.0, revision=FIRST_REVISION)
     assert revision == FIRST_REVISION + 1
     revision = await storage.save_live(game_id, '{"v": 2}', "{}", 2, 4.0, revision=revision)
     (live,) = (await storage.load_state()).live
     assert (live.revision, live.version, live.snapshot) == (revision, 2, {"v": 2})
 
 
-async def test_a_write_on_an_old_revision_is_refused_and_changes_nothing(
-        storage: Storage) -> None:
+async def test_a_write_on_an_old_revision_is_refused_and_changes_nothing(storage: Storage) -> None:
     _, game_id = await _one_live_game(storage)
     await storage.save_live(game_id, '{"winner": true}', "{}", 1, 3.0, revision=FIRST_REVISION)
     with pytest.raises(GameMoved) as info:
-        await storage.save_live(game_id, '{"stale": true}', "{}", 1, 3.5,
-                                revision=FIRST_REVISION)
+        await storage.save_live(game_id, '{"stale": true}', "{}", 1, 3.5, revision=FIRST_REVISION)
     assert isinstance(info.value, StorageFailure) and info.value.code == "game_moved"
     assert "another bot process" in str(info.value.message)
     (live,) = (await storage.load_state()).live
@@ -135,9 +143,14 @@ async def test_a_write_on_an_old_revision_is_refused_and_changes_nothing(
 async def test_concurrent_writers_of_one_revision_exactly_one_wins(storage: Storage) -> None:
     _, game_id = await _one_live_game(storage)
     results = await asyncio.gather(
-        *(storage.save_live(game_id, json.dumps({"writer": i}), "{}", 1, 3.0,
-                            revision=FIRST_REVISION) for i in range(5)),
-        return_exceptions=True)
+        *(
+            storage.save_live(
+                game_id, json.dumps({"writer": i}), "{}", 1, 3.0, revision=FIRST_REVISION
+            )
+            for i in range(5)
+        ),
+        return_exceptions=True,
+    )
     winners = [i for i, r in enumerate(results) if r == FIRST_REVISION + 1]
     assert len(winners) == 1
     assert all(isinstance(r, GameMoved) for i, r in enumerate(results) if i != winners[0])
@@ -161,12 +174,17 @@ async def test_fencing_holds_across_two_storages(backend: Backend) -> None:
             (seen,) = (await second.load_state()).live
             await first.save_live(game_id, '{"first": 1}', "{}", 1, 3.0, revision=seen.revision)
             with pytest.raises(GameMoved):
-                await second.save_live(game_id, '{"second": 1}', "{}", 1, 3.0,
-                                       revision=seen.revision)
+                await second.save_live(
+                    game_id, '{"second": 1}', "{}", 1, 3.0, revision=seen.revision
+                )
             with pytest.raises(GameMoved):
                 await second.finish_game(
-                    FinishedGame(game_id, seen.series_id, GUILD, "podkidnoy", "aborted", None,
-                                 [], 4.0), None, revision=seen.revision)
+                    FinishedGame(
+                        game_id, seen.series_id, GUILD, "podkidnoy", "aborted", None, [], 4.0
+                    ),
+                    None,
+                    revision=seen.revision,
+                )
             (live,) = (await second.load_state()).live
             assert live.snapshot == {"first": 1}
         finally:
@@ -181,9 +199,17 @@ async def test_finish_is_fenced_and_counts_once(storage: Storage, backend: Backe
     series.id = series_id
     revision = await storage.save_live(game_id, "{}", "{}", 1, 3.0, revision=FIRST_REVISION)
     done = dataclasses.replace(series, games=1, losses=[0, 1], last_dealer=0, last_loser=1)
-    finished = FinishedGame(game_id, series_id, GUILD, "podkidnoy", "loss", 1, ["0 attack 6♠"],
-                            9.0, [PlayerResult(0, 1000, "user0", False, False),
-                                  PlayerResult(1, 1001, "user1", True, False)])
+    finished = FinishedGame(
+        game_id,
+        series_id,
+        GUILD,
+        "podkidnoy",
+        "loss",
+        1,
+        ["0 attack 6♠"],
+        9.0,
+        [PlayerResult(0, 1000, "user0", False, False), PlayerResult(1, 1001, "user1", True, False)],
+    )
     with pytest.raises(GameMoved):
         await storage.finish_game(finished, done, revision=FIRST_REVISION)
     assert await backend.sql("SELECT COUNT(*) FROM game_players") == [(0,)]
@@ -199,7 +225,8 @@ async def test_finish_is_fenced_and_counts_once(storage: Storage, backend: Backe
 
 # ------------------------------------------------------------------------------ recovery
 async def test_orphan_live_rows_are_aborted_and_free_their_channel(
-        storage: Storage, backend: Backend) -> None:
+    storage: Storage, backend: Backend
+) -> None:
     orphan_series, orphan = await _one_live_game(storage, channel_id=100)
     _, kept = await _one_live_game(storage, channel_id=200)
     await backend.sql("UPDATE series SET status = 'ended' WHERE id = ?", orphan_series)
@@ -226,35 +253,56 @@ async def test_load_state_keeps_only_the_guilds_asked_for(storage: Storage) -> N
 
 
 # ------------------------------------------------------------------------------ stats
-async def _finish(storage: Storage, channel: int, guild: int, loser: int | None,
-                  profile: str = "podkidnoy", names: tuple[str, str] = ("a", "b"),
-                  ended_at: float = 9.0) -> None:
+async def _finish(
+    storage: Storage,
+    channel: int,
+    guild: int,
+    loser: int | None,
+    profile: str = "podkidnoy",
+    names: tuple[str, str] = ("a", "b"),
+    ended_at: float = 9.0,
+) -> None:
     series = series_record(channel_id=channel, guild_id=guild)
     series.profile = profile
     series_id, game_id = await storage.start_game(series, new_game(series))
     players = [PlayerResult(i, 1000 + i, names[i], loser == i, loser is None) for i in (0, 1)]
     await storage.finish_game(
-        FinishedGame(game_id, series_id, guild, profile, "draw" if loser is None else "loss",
-                     loser, [], ended_at, players),
-        None, end_series_at=ended_at, revision=FIRST_REVISION)
+        FinishedGame(
+            game_id,
+            series_id,
+            guild,
+            profile,
+            "draw" if loser is None else "loss",
+            loser,
+            [],
+            ended_at,
+            players,
+        ),
+        None,
+        end_series_at=ended_at,
+        revision=FIRST_REVISION,
+    )
 
 
 async def test_stats_and_leaderboard_are_per_guild(storage: Storage) -> None:
     await _finish(storage, 100, 1, loser=1)
-    await _finish(storage, 100, 1, loser=1, profile="perevodnoy", names=("a", "bee"),
-                  ended_at=10.0)
+    await _finish(storage, 100, 1, loser=1, profile="perevodnoy", names=("a", "bee"), ended_at=10.0)
     await _finish(storage, 100, 1, loser=None)
     await _finish(storage, 200, 2, loser=0)
     name, rows = await storage.player_stats(1, 1001, None)
     assert name == "bee"  # the latest name
     assert [(r.profile, r.games, r.losses, r.draws) for r in rows] == [
-        ("perevodnoy", 1, 1, 0), ("podkidnoy", 2, 1, 1)]
+        ("perevodnoy", 1, 1, 0),
+        ("podkidnoy", 2, 1, 1),
+    ]
     _, rows = await storage.player_stats(1, 1001, "perevodnoy")
     assert [(r.profile, r.games) for r in rows] == [("perevodnoy", 1)]
     total, board = await storage.leaderboard(1, None, 1, 10, 0)
     assert total == 2
     assert [(r.rank, r.user_id, r.name, r.games, r.losses, r.draws) for r in board] == [
-        (1, 1000, "a", 3, 0, 1), (2, 1001, "bee", 3, 2, 1)]
+        (1, 1000, "a", 3, 0, 1),
+        (2, 1001, "bee", 3, 2, 1),
+    ]
     assert board[1].loss_rate == pytest.approx(2 / 3)
     total, board = await storage.leaderboard(1, None, 1, 1, 1)  # page 2 of size 1
     assert total == 2 and [(r.rank, r.user_id) for r in board] == [(2, 1001)]

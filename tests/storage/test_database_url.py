@@ -23,13 +23,20 @@ from bot.storage.url import redact_url
 from .conftest import Backend
 
 
-@pytest.mark.parametrize(("url", "backend", "location"), [
-    ("sqlite:///durak.sqlite3", "sqlite", "durak.sqlite3"),
-    ("sqlite:///data/durak.sqlite3", "sqlite", "data/durak.sqlite3"),
-    ("sqlite:////var/lib/durak/durak.sqlite3", "sqlite", "/var/lib/durak/durak.sqlite3"),
-    ("postgresql://durak:pw@db:5432/durak", "postgresql", "postgresql://durak:pw@db:5432/durak"),
-    ("postgres://durak@db/durak", "postgresql", "postgres://durak@db/durak"),
-])
+@pytest.mark.parametrize(
+    ("url", "backend", "location"),
+    [
+        ("sqlite:///durak.sqlite3", "sqlite", "durak.sqlite3"),
+        ("sqlite:///data/durak.sqlite3", "sqlite", "data/durak.sqlite3"),
+        ("sqlite:////var/lib/durak/durak.sqlite3", "sqlite", "/var/lib/durak/durak.sqlite3"),
+        (
+            "postgresql://durak:pw@db:5432/durak",
+            "postgresql",
+            "postgresql://durak:pw@db:5432/durak",
+        ),
+        ("postgres://durak@db/durak", "postgresql", "postgres://durak@db/durak"),
+    ],
+)
 def test_database_url_forms(url: str, backend: str, location: str) -> None:
     target = parse_database_url(url)
     assert (target.backend, target.location) == (backend, location)
@@ -50,8 +57,9 @@ def test_database_url_wins_and_database_path_still_works(tmp_path: Path) -> None
     env_file.write_text("DATABASE_PATH=/srv/old.sqlite3\n")  # an existing .env file
     settings = Settings.from_env({}, dotenv_path=env_file)
     assert settings.storage_url == "sqlite:////srv/old.sqlite3"
-    settings = Settings.from_env({"DATABASE_URL": "postgresql://u:secret@h/db"},
-                                 dotenv_path=env_file)
+    settings = Settings.from_env(
+        {"DATABASE_URL": "postgresql://u:secret@h/db"}, dotenv_path=env_file
+    )
     assert settings.storage_url == "postgresql://u:secret@h/db"
     assert "secret" not in repr(settings)
     settings = Settings.from_env({"DATABASE_URL": "sqlite:///new.sqlite3"}, dotenv_path=env_file)

@@ -32,8 +32,9 @@ async def make_service(request: pytest.FixtureRequest) -> AsyncIterator[MakeServ
     seeds = itertools.count(1)
 
     async def factory(ai_delay: float = 0.0) -> GameService:
-        svc = GameService(backend.storage(), clock=clock, ai_delay=ai_delay,
-                          seed_source=lambda: next(seeds))
+        svc = GameService(
+            backend.storage(), clock=clock, ai_delay=ai_delay, seed_source=lambda: next(seeds)
+        )
         await svc.restore()
         made.append(svc)
         return svc
@@ -55,12 +56,14 @@ async def _press(svc: GameService) -> None:
 
 async def _live_row(backend: Backend) -> tuple[int, int, str]:
     ((version, revision, snapshot),) = await backend.sql(
-        "SELECT version, revision, snapshot FROM live_games")
+        "SELECT version, revision, snapshot FROM live_games"
+    )
     return version, revision, snapshot
 
 
 async def test_a_lost_write_drops_the_game_and_never_overwrites(
-        backend: Backend, make_service: MakeService) -> None:
+    backend: Backend, make_service: MakeService
+) -> None:
     svc = await make_service()
     await open_table(svc, ALICE, BOB)
     await _press(svc)
@@ -81,8 +84,7 @@ async def test_a_lost_write_drops_the_game_and_never_overwrites(
     assert await _live_row(backend) == before
 
 
-async def test_a_lost_finish_counts_nothing(backend: Backend, make_service: MakeService
-                                            ) -> None:
+async def test_a_lost_finish_counts_nothing(backend: Backend, make_service: MakeService) -> None:
     svc = await make_service()
     await open_table(svc, ALICE, BOB)
     await backend.sql("UPDATE live_games SET revision = revision + 1")
@@ -93,8 +95,9 @@ async def test_a_lost_finish_counts_nothing(backend: Backend, make_service: Make
     assert await backend.sql("SELECT status FROM series") == [("active",)]
 
 
-async def test_two_processes_race_on_one_game(postgres_backend: Backend,
-                                              make_service: MakeService) -> None:
+async def test_two_processes_race_on_one_game(
+    postgres_backend: Backend, make_service: MakeService
+) -> None:
     """PostgreSQL only: SQLite refuses a second process (tests/service/test_faults.py)."""
     backend = postgres_backend
     a = await make_service()
@@ -132,8 +135,9 @@ async def test_two_processes_race_on_one_game(postgres_backend: Backend,
         assert (await server.stats(GUILD, ALICE)).games == 1
 
 
-async def test_the_process_that_restores_last_owns_the_game(postgres_backend: Backend,
-                                                            make_service: MakeService) -> None:
+async def test_the_process_that_restores_last_owns_the_game(
+    postgres_backend: Backend, make_service: MakeService
+) -> None:
     """A rolling restart: the new process claims the games it restores, so the old one's
     next write (here an AI move) is fenced out and the game goes on in the new process."""
     backend = postgres_backend

@@ -24,8 +24,10 @@ def _restore_dump(path: Path) -> None:
 def _schema(path: Path) -> list[tuple[str, str]]:
     con = sqlite3.connect(path)
     try:
-        rows = con.execute("SELECT name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
-                           "AND sql IS NOT NULL ORDER BY name").fetchall()
+        rows = con.execute(
+            "SELECT name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
+            "AND sql IS NOT NULL ORDER BY name"
+        ).fetchall()
     finally:
         con.close()
     return [(name, " ".join(sql.split())) for name, sql in rows]
@@ -45,15 +47,18 @@ async def test_an_old_database_is_migrated_with_nothing_lost(tmp_path: Path) -> 
     path = tmp_path / "durak.sqlite3"
     _restore_dump(path)
     con = sqlite3.connect(path)
-    before = {table: con.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
-              for table in ("series", "series_players", "games", "game_players", "lobbies")}
+    before = {
+        table: con.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+        for table in ("series", "series_players", "games", "game_players", "lobbies")
+    }
     (old_live,) = con.execute("SELECT * FROM live_games").fetchall()
     con.close()
 
     clock = ManualClock()
     seeds = itertools.count(50)
-    svc = GameService(SqliteStorage(path), clock=clock, ai_delay=0.0,
-                      seed_source=lambda: next(seeds))
+    svc = GameService(
+        SqliteStorage(path), clock=clock, ai_delay=0.0, seed_source=lambda: next(seeds)
+    )
     assert await svc.restore() == 1
     assert await svc.storage.schema_version() == len(SQLITE_MIGRATIONS)
     assert svc.state(100) == "finished" and svc.state(200) == "playing"
@@ -71,10 +76,10 @@ async def test_an_old_database_is_migrated_with_nothing_lost(tmp_path: Path) -> 
     await svc.close()
 
     con = sqlite3.connect(path)
-    after = {table: con.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
-             for table in before}
-    (live,) = con.execute("SELECT game_id, channel_id, series_id, version, revision "
-                          "FROM live_games").fetchall()
+    after = {table: con.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall() for table in before}
+    (live,) = con.execute(
+        "SELECT game_id, channel_id, series_id, version, revision FROM live_games"
+    ).fetchall()
     con.close()
     assert after == before
     assert live[:3] == old_live[:3] and live[3] == 6 and live[4] >= 1
