@@ -233,6 +233,7 @@ class _Channel:
 class _Worker:
     index: int
     process: BaseProcess | None = None
+    pid: int | None = None  # kept apart: the admin thread may close ``process`` early
     conn: Connection | None = None
     ready: bool = False
     starting: bool = False
@@ -302,7 +303,7 @@ class AIPool:
 
     def worker_pids(self) -> list[int | None]:
         """The process id of each worker slot (``None`` while none runs).  For tests."""
-        return [w.process.pid if w.process is not None else None for w in self._workers]
+        return [w.pid for w in self._workers]
 
     async def start(self, *, wait: bool = False, timeout: float = START_TIMEOUT_S) -> None:
         """Start the workers (idempotent); with ``wait``, until every live slot is ready."""
@@ -387,8 +388,12 @@ class AIPool:
             if w.current is not None and not w.current.future.done():
                 w.current.future.set_exception(exc)
             proc, conn = w.process, w.conn
+            busy = w.current is not None
             self._detach(w)  # no reader any more: the exits below are expected
-            if conn is not None:
+            if busy and proc is not None:
+                with contextlib.suppress(Exception):
+                    proc.kill()  # no point waiting for a move nobody will play
+            elif conn is not None:
                 with contextlib.suppress(OSError, ValueError):
                     conn.send(("stop",))
             if proc is not None:
@@ -536,7 +541,7 @@ class AIPool:
         if self._closed:
             await self._loop.run_in_executor(self._admin, self._stop_process, proc, conn)
             return
-        worker.process, worker.conn, worker.starting = proc, conn, False
+        worker.process, worker.pid, worker.conn, worker.starting = proc, proc.pid, conn, False
         self._loop.add_reader(conn.fileno(), self._readable, worker, conn)
         worker.timer = self._loop.call_later(START_TIMEOUT_S, self._start_timeout, worker, proc)
 
@@ -597,7 +602,7 @@ class AIPool:
         """Kill and replace ``worker``; its move (if any) gets the casual fallback."""
         assert self._loop is not None
         was_ready = worker.ready
-        proc, conn = worker.process, worker.conn
+        proc, conn, pid = worker.process, worker.conn, worker.pid
         req = worker.current
         if req is not None:
             self._done(worker, req)
@@ -611,8 +616,7 @@ class AIPool:
         for key in worker.keys:
             self._bound.pop(key, None)
         worker.keys.clear()
-        log.warning("AI worker %d (pid %s) replaced: %s", worker.index,
-                    proc.pid if proc is not None else "?", reason)
+        log.warning("AI worker %d (pid %s) replaced: %s", worker.index, pid, reason)
         if req is not None:
             self._fallback_move(req, f"its worker failed: {reason}")
         if self._closed:
@@ -641,6 +645,7 @@ class AIPool:
             with contextlib.suppress(Exception):
                 self._loop.remove_reader(worker.conn.fileno())
         worker.process = None
+        worker.pid = None
         worker.conn = None
         worker.ready = False
         worker.current = None
