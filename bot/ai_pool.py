@@ -20,12 +20,15 @@ worker on its first move (the worker holding the fewest agents) and stays there 
 :meth:`AIPool.forget` or until that worker dies; then the agent is created again, in whichever
 worker takes its next move, as after a restart of the bot.
 
-**Fairness.**  Each channel has a FIFO queue and at most one move in flight.  Channels are
-served by start-time fair queuing on the worker time they used: a channel's virtual start is
-``max(V, its previous finish)`` (``V`` is the start of the latest dispatched move) and its
-finish is start + measured seconds; among waiting channels the smallest start + expected cost
-(a running mean per level) goes first.  So a casual move in a human's game waits for the
-moves in flight, not for the backlog of twenty expert tables, and no channel starves.
+**Fairness.**  Each channel has a FIFO queue and at most one move in flight.  A free worker
+takes the head move of the waiting channel with the least recent worker time plus the
+expected time of that move: worker seconds decay with a half-life of ``USAGE_HALF_LIFE_S``;
+the expected time is a running mean per level, so that among tables that have not played yet
+the cheap move goes first; ties go to the one waiting longest.  So a casual move in a human's
+game waits only for the moves in flight, not for the backlog of twenty expert tables (which
+keep their usage high); a served channel's usage grows by what it used while the waiting
+ones' decays, so no channel starves.  (Fair queuing by virtual time was tried first: with
+many tables starting together a newcomer still waited one move per table.)
 
 **Failures.**  A worker that dies (killed, crashed) or runs past the move's hard limit plus
 ``margin_s`` is killed and replaced; an agent that raises is dropped (the worker stays).  In
@@ -63,6 +66,7 @@ __all__ = [
     "DEFAULT_HARD_LIMITS",
     "FALLBACK_LEVEL",
     "MAX_AI_ONLY_TABLES_PER_SERVER",
+    "USAGE_HALF_LIFE_S",
     "AIPool",
     "AIPoolClosed",
     "ai_only_table_refusal",
@@ -90,9 +94,12 @@ DEFAULT_MARGIN_S = 0.5
 START_TIMEOUT_S = 60.0
 #: Failed starts in a row after which a worker slot is given up.
 MAX_START_FAILURES = 3
-#: Expected seconds per move before a level has been measured (fair-queuing tie-break).
+#: Half-life (seconds) of a channel's recent worker usage, which orders the waiting channels.
+USAGE_HALF_LIFE_S = 60.0
+#: Expected seconds of a move per level until measured (then a running mean of the real ones).
 _EXPECTED_S: dict[str, float] = {"beginner": 0.001, "casual": 0.001, "counter": 0.01,
                                  "expert": 0.3}
+_EXPECTED_OTHER_S = 0.05
 
 GameKey = Hashable
 _Key = tuple[Hashable, int]  # (game_key, seat)
@@ -225,7 +232,6 @@ class _Channel:
     channel_id: int
     queue: deque[_Request] = field(default_factory=deque)
     busy: bool = False  # a move in flight (in a worker)
-    start: float = 0.0  # virtual start of the head move
     order: int = 0  # tie-break: when the head became ready
 
 
@@ -279,8 +285,7 @@ class AIPool:
         self._worker_init = worker_init
         self._workers = [_Worker(i) for i in range(count)]
         self._channels: dict[int, _Channel] = {}
-        self._finish: dict[int, float] = {}  # virtual finish of each channel's last move
-        self._vclock = 0.0
+        self._usage: dict[int, tuple[float, float]] = {}  # channel → (seconds, as of when)
         self._expected = dict(_EXPECTED_S)
         self._bound: dict[_Key, _Worker] = {}
         self._ids = itertools.count(1)
@@ -415,9 +420,20 @@ class AIPool:
 
     # ------------------------------------------------------------------ scheduling
     def _head_ready(self, ch: _Channel) -> None:
-        """The channel's head move may go now: give it its virtual start."""
-        ch.start = max(self._vclock, self._finish.get(ch.channel_id, 0.0))
+        """The channel's head move may go now: note when (the tie-break)."""
         ch.order = next(self._order)
+
+    def _used(self, channel_id: int, now: float) -> float:
+        """The channel's recent worker seconds, decayed to ``now``."""
+        seconds, at = self._usage.get(channel_id, (0.0, now))
+        return seconds * float(0.5 ** ((now - at) / USAGE_HALF_LIFE_S))
+
+    def _charge(self, channel_id: int, spent: float) -> None:
+        now = time.monotonic()
+        self._usage[channel_id] = (self._used(channel_id, now) + spent, now)
+        if len(self._usage) > 2 * len(self._channels) + 256:  # forget the long-idle ones
+            self._usage = {c: u for c, u in self._usage.items()
+                           if c in self._channels or self._used(c, now) > 1e-3}
 
     def _pump(self) -> None:
         """Dispatch waiting moves to idle workers, fairest first."""
@@ -430,8 +446,11 @@ class AIPool:
         if not idle:
             return
         waiting = [ch for ch in self._channels.values() if ch.queue and not ch.busy]
-        waiting.sort(key=lambda c: (c.start + self._expected.get(c.queue[0].level, 0.05),
-                                    c.order))
+        now = time.monotonic()
+        expected = self._expected
+        waiting.sort(key=lambda c: (
+            self._used(c.channel_id, now) + expected.get(c.queue[0].level, _EXPECTED_OTHER_S),
+            c.order))
         for ch in waiting:
             req = ch.queue[0]
             worker = self._bound.get(req.key)
@@ -449,7 +468,6 @@ class AIPool:
     def _dispatch(self, ch: _Channel, worker: _Worker, req: _Request) -> bool:
         """Send ``req`` to ``worker``; ``False`` if the worker turned out dead."""
         assert worker.conn is not None and self._loop is not None
-        self._vclock = max(self._vclock, ch.start)
         try:
             worker.conn.send(("decide", req.request_id, req.key, req.level, req.seed,
                               dict(req.obs)))
@@ -458,7 +476,6 @@ class AIPool:
             self._worker_failed(worker, f"its pipe failed ({exc})")
             return False
         except Exception as exc:  # e.g. an observation that does not pickle
-            self._finish[ch.channel_id] = ch.start
             self._fallback_move(req, f"the observation could not be sent ({exc!r})")
             self._after_move(ch)
             return True
@@ -480,7 +497,7 @@ class AIPool:
         ch = self._channels.get(req.channel_id)
         if ch is not None:
             ch.busy = False
-            self._finish[ch.channel_id] = ch.start + spent
+            self._charge(ch.channel_id, spent)
             self._after_move(ch)
         return spent
 
@@ -489,9 +506,6 @@ class AIPool:
             self._head_ready(ch)
         elif not ch.busy:
             del self._channels[ch.channel_id]
-            if len(self._finish) > 4 * len(self._channels) + 256:
-                v = self._vclock  # finishes at or below V are clamped to V anyway
-                self._finish = {c: f for c, f in self._finish.items() if f > v}
 
     def _withdraw(self, req: _Request) -> None:
         """A cancelled :meth:`decide`: drop the move if it has not gone to a worker."""

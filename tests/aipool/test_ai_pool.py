@@ -331,3 +331,30 @@ def test_worker_count_and_hard_limits(monkeypatch: pytest.MonkeyPatch) -> None:
         AIPool(0)
     with pytest.raises(ValueError):
         AIPool(1, start_method="fork")
+
+
+async def test_busy_cheap_channels_do_not_starve_an_expensive_one(
+    make_pool: PoolFactory,
+) -> None:
+    """Four channels keep a cheap move always waiting; an expensive one still gets its turn."""
+    pool = await make_pool(1)
+    game = positions(1, seed=15)[0]
+    obs = obs_of(game)
+    done = 0
+
+    async def chatty(channel: int) -> None:
+        nonlocal done
+        for _ in range(5000):
+            await pool.decide(channel, f"chatty{channel}", game.to_act or 0, "casual", 1, obs)
+            done += 1
+
+    flood = [asyncio.ensure_future(chatty(c)) for c in range(1, 5)]
+    try:
+        await asyncio.sleep(0.1)
+        slow = obs_of(game, test_sleep_s=0.1)
+        await asyncio.wait_for(pool.decide(9, "slow", 0, "test-sleep", 1, slow), 5)
+        assert done < 4 * 5000  # served while the flood still went on
+    finally:
+        for t in flood:
+            t.cancel()
+        await asyncio.gather(*flood, return_exceptions=True)
