@@ -69,6 +69,7 @@ __all__ = [
     "USAGE_HALF_LIFE_S",
     "AIPool",
     "AIPoolClosed",
+    "ThreadAI",
     "ai_only_table_refusal",
     "default_workers",
     "hard_limit",
@@ -552,7 +553,9 @@ class AIPool:
             worker.starting = False
             self._start_failed(worker, "it could not be started")
             return
-        if self._closed:
+        if self._closed:  # it never served: no need to ask it politely
+            with contextlib.suppress(Exception):
+                proc.kill()
             await self._loop.run_in_executor(self._admin, self._stop_process, proc, conn)
             return
         worker.process, worker.pid, worker.conn, worker.starting = proc, proc.pid, conn, False
@@ -711,3 +714,68 @@ class AIPool:
                 req.future.set_result(done.result())
 
         fut.add_done_callback(settle)
+
+
+# ---------------------------------------------------------------------------------- threads
+class ThreadAI:
+    """The same interface as :class:`AIPool` on one thread of this process: no processes to
+    start, so service tests and the terminal stay fast.  Not for production: agents share the
+    GIL with the event loop, and a move past its hard limit cannot be stopped (its answer is
+    replaced by the casual move, but the thread stays busy).  Agents are kept per (game, seat)
+    as in the pool; an agent that raises is dropped and the casual move is played."""
+
+    def __init__(self, *, margin_s: float = DEFAULT_MARGIN_S) -> None:
+        self.margin_s = margin_s
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="durak-ai")
+        self._agents: dict[_Key, tuple[str, int, Any]] = {}
+        self._closed = False
+
+    def _choose(self, key: _Key, level: str, seed: int, obs: Mapping[str, Any]) -> str:
+        from rules_engine.ai import make_agent
+
+        held = self._agents.get(key)
+        try:
+            if held is None or held[0] != level or held[1] != seed:
+                held = (level, seed, make_agent(level, seed=seed))
+                self._agents[key] = held
+            text = held[2].choose(obs)
+            if not isinstance(text, str):
+                raise TypeError(f"the agent answered {type(text).__name__}, not str")
+            return text
+        except Exception:
+            self._agents.pop(key, None)
+            raise
+
+    async def decide(
+        self,
+        channel_id: int,
+        game_key: GameKey,
+        seat: int,
+        level: str,
+        seed: int,
+        observation: Mapping[str, Any],
+        hard_limit_s: float | None = None,
+    ) -> str:
+        """As :meth:`AIPool.decide`."""
+        if self._closed:
+            raise AIPoolClosed("the AI runner is closed")
+        loop = asyncio.get_running_loop()
+        limit = (hard_limit(level) if hard_limit_s is None else hard_limit_s) + self.margin_s
+        try:
+            return await asyncio.wait_for(
+                loop.run_in_executor(self._executor, self._choose, (game_key, seat), level,
+                                     seed, observation), limit)
+        except Exception as exc:  # including the timeout
+            log.warning("AI %s failed in channel %d (%r): playing the %s move", level,
+                        channel_id, exc, FALLBACK_LEVEL)
+            return await loop.run_in_executor(None, _casual_move, seed, observation)
+
+    def forget(self, game_key: GameKey) -> None:
+        """As :meth:`AIPool.forget`."""
+        for key in [k for k in self._agents if k[0] == game_key]:
+            self._agents.pop(key, None)
+
+    async def close(self) -> None:
+        """As :meth:`AIPool.close` (a move still thinking is left to finish on its own)."""
+        self._closed = True
+        self._executor.shutdown(wait=False, cancel_futures=True)

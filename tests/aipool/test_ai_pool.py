@@ -19,6 +19,7 @@ from bot.ai_pool import (
     MAX_AI_ONLY_TABLES_PER_SERVER,
     AIPool,
     AIPoolClosed,
+    ThreadAI,
     ai_only_table_refusal,
     default_workers,
     hard_limit,
@@ -358,3 +359,30 @@ async def test_busy_cheap_channels_do_not_starve_an_expensive_one(
         for t in flood:
             t.cancel()
         await asyncio.gather(*flood, return_exceptions=True)
+
+
+# ------------------------------------------------------------------------ thread runner
+async def test_thread_runner_has_the_same_interface() -> None:
+    from tests.aipool import helpers
+
+    helpers.register()  # test levels in this process too
+    runner = ThreadAI(margin_s=0.1)
+    game = positions(1, seed=16)[0]
+    obs = obs_of(game)
+    try:
+        assert (await runner.decide(1, "g", game.to_act or 0, "counter", 3, obs)) in \
+            game.legal_text()
+        assert await runner.decide(1, "g", 0, "test-pid", 3, obs) == f"pid {os.getpid()} moves 1"
+        assert await runner.decide(1, "g", 0, "test-pid", 3, obs) == f"pid {os.getpid()} moves 2"
+        runner.forget("g")
+        assert await runner.decide(1, "g", 0, "test-pid", 3, obs) == f"pid {os.getpid()} moves 1"
+        assert await runner.decide(1, "g", 0, "test-raise", 3, obs) == casual_move(obs, 3)
+        slow = obs_of(game, test_sleep_s=0.5)
+        t0 = time.monotonic()
+        assert await runner.decide(1, "g", 0, "test-sleep", 3, slow, 0.1) == \
+            casual_move(obs, 3)
+        assert time.monotonic() - t0 < 0.45
+    finally:
+        await runner.close()
+    with pytest.raises(AIPoolClosed):
+        await runner.decide(1, "g", 0, "casual", 3, obs)
