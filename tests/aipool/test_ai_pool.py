@@ -1,0 +1,400 @@
+"""The AI worker pool: legal decisions, kept agent state, failures, fairness, clean shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+
+from bot.ai_pool import (
+    AI_WORKERS_ENV,
+    MAX_AI_ONLY_TABLES_PER_SERVER,
+    AIPool,
+    AIPoolClosed,
+    ThreadAI,
+    ai_only_table_refusal,
+    default_workers,
+    hard_limit,
+)
+from rules_engine import PROFILES, Game, deal_from_seed, observation
+from rules_engine.ai import make_agent
+
+HELPERS = "tests.aipool.helpers:register"
+PoolFactory = Callable[..., Awaitable[AIPool]]
+
+
+def positions(count: int, seed: int) -> list[Game]:
+    """Unfinished positions reached by random play."""
+    rng = random.Random(seed)
+    games: list[Game] = []
+    while len(games) < count:
+        game = Game(PROFILES[rng.choice(sorted(PROFILES))],
+                    deal_from_seed(rng.randint(2, 4), rng.randrange(10**9)))
+        for _ in range(rng.randrange(60)):
+            if game.finished:
+                break
+            legal = game.legal_codes()
+            game.apply_code(legal[rng.randrange(len(legal))])
+        if not game.finished:
+            games.append(game)
+    return games
+
+
+def obs_of(game: Game, **extra: Any) -> dict[str, Any]:
+    assert game.to_act is not None
+    return {**observation(game, game.to_act), **extra}
+
+
+def casual_move(obs: dict[str, Any], seed: int) -> str:
+    return make_agent("casual", seed=seed).choose(obs)
+
+
+def alive(pid: int | None) -> bool:
+    """Whether process ``pid`` runs (a zombie does not count)."""
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc here
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_workers() -> Iterator[None]:
+    """Every test leaves no worker process behind (pools are closed even on failure)."""
+    yield
+    left = [p for p in multiprocessing.active_children() if p.name == "durak-ai-worker"]
+    for p in left:
+        p.kill()
+    assert not left, f"worker processes left running: {left}"
+
+
+class BoundedPool(AIPool):
+    """A pool whose decisions fail after 10 s instead of hanging the test run."""
+
+    async def decide(self, *args: Any, **kwargs: Any) -> str:
+        return await asyncio.wait_for(super().decide(*args, **kwargs), 10)
+
+
+@pytest.fixture
+async def make_pool() -> AsyncIterator[PoolFactory]:
+    pools: list[AIPool] = []
+
+    async def make(workers: int = 1, **kwargs: Any) -> AIPool:
+        kwargs.setdefault("worker_init", HELPERS)
+        pool = BoundedPool(workers, **kwargs)
+        pools.append(pool)
+        await pool.start(wait=True)
+        return pool
+
+    try:
+        yield make
+    finally:
+        for pool in pools:
+            await pool.close()
+
+
+# ------------------------------------------------------------------------ decisions
+async def test_decisions_are_legal_for_every_level(make_pool: PoolFactory) -> None:
+    pool = await make_pool(2)
+    games = positions(5, seed=11)
+    jobs = []
+    for i, game in enumerate(games):
+        for level in ("beginner", "casual", "counter"):
+            jobs.append((game, level, pool.decide(100 + i, f"g{i}", game.to_act or 0, level,
+                                                  i, obs_of(game))))
+    # two expert moves (each may think up to 0.9 s), in two channels at once
+    for i, game in enumerate(games[:2]):
+        jobs.append((game, "expert", pool.decide(200 + i, f"g{i}", game.to_act or 0,
+                                                 "expert", i, obs_of(game))))
+    texts = await asyncio.gather(*(job for _, _, job in jobs))
+    for (game, level, _), text in zip(jobs, texts, strict=True):
+        assert text in game.legal_text(), (level, text)
+
+
+async def test_agent_state_is_kept_per_game_seat_and_forgotten(make_pool: PoolFactory) -> None:
+    pool = await make_pool(2)
+    obs = obs_of(positions(1, seed=3)[0])
+    first = await pool.decide(1, "game-a", 0, "test-pid", 5, obs)
+    second = await pool.decide(1, "game-a", 0, "test-pid", 5, obs)
+    other_seat = await pool.decide(1, "game-a", 1, "test-pid", 5, obs)
+    pid = first.split()[1]
+    assert first == f"pid {pid} moves 1"
+    assert second == f"pid {pid} moves 2"  # the same agent, in the same worker
+    assert other_seat.endswith("moves 1")
+    pool.forget("game-a")
+    again = await pool.decide(1, "game-a", 0, "test-pid", 5, obs)
+    assert again.endswith("moves 1")  # a forgotten game starts with new agents
+    new_seed = await pool.decide(1, "game-a", 0, "test-pid", 6, obs)
+    assert new_seed.endswith("moves 1")  # another seed (or level) makes another agent
+
+
+# ------------------------------------------------------------------------ failures
+async def test_crashed_worker_is_replaced_and_the_move_is_casual(
+    make_pool: PoolFactory, caplog: pytest.LogCaptureFixture,
+) -> None:
+    pool = await make_pool(1)
+    game = positions(1, seed=5)[0]
+    obs = obs_of(game)
+    before = pool.worker_pids()[0]
+    with caplog.at_level(logging.WARNING, logger="bot.ai_pool"):
+        text = await pool.decide(4242, "g", game.to_act or 0, "test-crash", 9, obs)
+    assert text == casual_move(obs, 9)
+    assert any("4242" in r.getMessage() and "test-crash" in r.getMessage()
+               for r in caplog.records), caplog.text
+    # the dead worker is reaped and a new one serves the next move
+    after = await pool.decide(4242, "g", 0, "test-pid", 1, obs)
+    assert after.startswith("pid ") and int(after.split()[1]) != before
+    deadline = time.monotonic() + 5
+    while alive(before) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not alive(before)
+
+
+async def test_worker_killed_from_outside_is_replaced(make_pool: PoolFactory) -> None:
+    pool = await make_pool(1)
+    game = positions(1, seed=6)[0]
+    obs = obs_of(game, test_sleep_s=5.0)
+    task = asyncio.ensure_future(pool.decide(7, "g", game.to_act or 0, "test-sleep", 2, obs,
+                                             hard_limit_s=10.0))
+    await asyncio.sleep(0.2)
+    pid = pool.worker_pids()[0]
+    assert pid is not None
+    os.kill(pid, 9)
+    t0 = time.monotonic()
+    text = await asyncio.wait_for(task, 3)
+    assert time.monotonic() - t0 < 1.0  # noticed at once, not at the hard limit
+    assert text == casual_move(obs, 2)
+    assert (await pool.decide(7, "g", 0, "casual", 2, obs)) in game.legal_text()
+
+
+async def test_agent_exception_plays_casual_and_keeps_the_worker(
+    make_pool: PoolFactory, caplog: pytest.LogCaptureFixture,
+) -> None:
+    pool = await make_pool(1)
+    game = positions(1, seed=7)[0]
+    obs = obs_of(game)
+    pid = pool.worker_pids()[0]
+    with caplog.at_level(logging.WARNING, logger="bot.ai_pool"):
+        text = await pool.decide(31, "g", game.to_act or 0, "test-raise", 4, obs)
+    assert text == casual_move(obs, 4)
+    assert "RuntimeError: test agent failure" in caplog.text
+    assert pool.worker_pids()[0] == pid
+
+
+async def test_unknown_level_plays_casual(make_pool: PoolFactory) -> None:
+    pool = await make_pool(1)
+    game = positions(1, seed=8)[0]
+    obs = obs_of(game)
+    assert await pool.decide(1, "g", game.to_act or 0, "grandmaster", 4, obs) == \
+        casual_move(obs, 4)
+
+
+async def test_move_past_the_hard_limit_is_killed_and_casual(make_pool: PoolFactory) -> None:
+    pool = await make_pool(1, margin_s=0.2)
+    game = positions(1, seed=9)[0]
+    obs = obs_of(game, test_sleep_s=30.0)
+    pid = pool.worker_pids()[0]
+    t0 = time.monotonic()
+    text = await pool.decide(5, "g", game.to_act or 0, "test-sleep", 3, obs, hard_limit_s=0.3)
+    took = time.monotonic() - t0
+    assert text == casual_move(obs, 3)
+    assert 0.45 <= took < 0.5 + 0.5, took  # hard limit + margin, plus a little slack
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not alive(pid)
+    await pool.start(wait=True)
+    assert pool.worker_pids()[0] not in (None, pid)
+
+
+async def test_worker_that_cannot_start_is_given_up_and_casual_plays(
+    make_pool: PoolFactory, caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="bot.ai_pool"):
+        pool = await make_pool(1, worker_init="tests.aipool.helpers:no_such_function")
+        game = positions(1, seed=10)[0]
+        obs = obs_of(game)
+        assert await pool.decide(1, "g", game.to_act or 0, "expert", 1, obs) == \
+            casual_move(obs, 1)
+    assert "given up" in caplog.text
+
+
+# ------------------------------------------------------------------------ fairness
+async def test_a_channel_does_not_wait_behind_another_channels_backlog(
+    make_pool: PoolFactory,
+) -> None:
+    pool = await make_pool(1)
+    game = positions(1, seed=12)[0]
+    slow = obs_of(game, test_sleep_s=0.25)
+    backlog = [asyncio.ensure_future(pool.decide(1, "flood", 0, "test-sleep", i, slow))
+               for i in range(8)]  # 2 s of work in channel 1
+    await asyncio.sleep(0.05)  # the first of them is in the worker now
+    t0 = time.monotonic()
+    text = await pool.decide(2, "human", game.to_act or 0, "casual", 1, obs_of(game))
+    waited = time.monotonic() - t0
+    assert text in game.legal_text()
+    assert waited < 0.25 + 0.25, waited  # about one move, not the 2 s backlog
+    assert sum(t.done() for t in backlog) <= 2
+    for t in backlog:
+        t.cancel()
+
+
+async def test_cheap_move_goes_before_many_expensive_tables(make_pool: PoolFactory) -> None:
+    """The issue's fault: many AI-only tables each with a slow move queued (one per channel,
+    as the service plays them) must not make a casual seat wait for all of them."""
+    pool = await make_pool(1)
+    game = positions(1, seed=13)[0]
+    slow = obs_of(game, test_sleep_s=0.2)
+
+    async def table(channel: int) -> None:
+        for move in range(20):
+            await pool.decide(channel, f"ai{channel}", 0, "test-sleep", move, slow)
+
+    tables = [asyncio.ensure_future(table(c)) for c in range(10, 16)]  # 6 × 0.2 s a round
+    try:
+        await asyncio.sleep(0.5)  # every table has played or queued moves by now
+        waits = []
+        for _ in range(2):
+            t0 = time.monotonic()
+            await pool.decide(2, "human", game.to_act or 0, "casual", 1, obs_of(game))
+            waits.append(time.monotonic() - t0)
+            await asyncio.sleep(0.1)
+        # a FIFO would make it wait for the other 5–6 tables' moves (≥ 1 s)
+        assert max(waits) < 0.2 + 0.3, waits
+    finally:
+        for t in tables:
+            t.cancel()
+        await asyncio.gather(*tables, return_exceptions=True)
+
+
+# ------------------------------------------------------------------------ shutdown
+async def test_close_stops_every_worker_and_refuses_later_moves() -> None:
+    pool = AIPool(2, worker_init=HELPERS)
+    game = positions(1, seed=14)[0]
+    try:
+        await pool.start(wait=True)
+        pids = pool.worker_pids()
+        assert all(alive(p) for p in pids)
+        busy = asyncio.ensure_future(pool.decide(
+            1, "g", game.to_act or 0, "test-sleep", 1, obs_of(game, test_sleep_s=30.0),
+            hard_limit_s=60.0))
+        queued = asyncio.ensure_future(pool.decide(
+            1, "g", game.to_act or 0, "casual", 1, obs_of(game)))
+        await asyncio.sleep(0.1)
+    finally:
+        t0 = time.monotonic()
+        await pool.close()
+        took = time.monotonic() - t0
+    assert took < 2.0, took  # a busy worker is killed, not waited for
+    for fut in (busy, queued):
+        with pytest.raises(AIPoolClosed):
+            await fut
+    assert not [p for p in multiprocessing.active_children() if p.name == "durak-ai-worker"]
+    assert not any(alive(p) for p in pids)
+    with pytest.raises(AIPoolClosed):
+        await pool.decide(1, "g", 0, "casual", 1, obs_of(game))
+    await pool.close()  # twice is fine
+
+
+async def test_close_before_any_use_and_while_starting() -> None:
+    idle = AIPool(1)
+    await idle.close()
+    starting = AIPool(2, worker_init=HELPERS)
+    await starting.start()  # workers are being spawned
+    await starting.close()
+    assert not [p for p in multiprocessing.active_children() if p.name == "durak-ai-worker"]
+
+
+# ------------------------------------------------------------------------ helpers
+def test_ai_only_table_cap() -> None:
+    assert ai_only_table_refusal(0) is None
+    assert ai_only_table_refusal(MAX_AI_ONLY_TABLES_PER_SERVER - 1) is None
+    refusal = ai_only_table_refusal(MAX_AI_ONLY_TABLES_PER_SERVER)
+    assert refusal is not None and str(MAX_AI_ONLY_TABLES_PER_SERVER) in refusal
+    assert ai_only_table_refusal(5, cap=6) is None
+
+
+def test_worker_count_and_hard_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(AI_WORKERS_ENV, raising=False)
+    assert default_workers() == max(1, (os.cpu_count() or 2) - 1)
+    monkeypatch.setenv(AI_WORKERS_ENV, "3")
+    assert default_workers() == 3
+    for bad in ("0", "many"):
+        monkeypatch.setenv(AI_WORKERS_ENV, bad)
+        with pytest.raises(ValueError, match=AI_WORKERS_ENV):
+            default_workers()
+    assert hard_limit("expert") == make_agent("expert").budget_s  # type: ignore[attr-defined]
+    assert hard_limit("casual") > 0
+    with pytest.raises(ValueError):
+        AIPool(0)
+    with pytest.raises(ValueError):
+        AIPool(1, start_method="fork")
+
+
+async def test_busy_cheap_channels_do_not_starve_an_expensive_one(
+    make_pool: PoolFactory,
+) -> None:
+    """Four channels keep a cheap move always waiting; an expensive one still gets its turn."""
+    pool = await make_pool(1)
+    game = positions(1, seed=15)[0]
+    obs = obs_of(game)
+    done = 0
+
+    async def chatty(channel: int) -> None:
+        nonlocal done
+        for _ in range(5000):
+            await pool.decide(channel, f"chatty{channel}", game.to_act or 0, "casual", 1, obs)
+            done += 1
+
+    flood = [asyncio.ensure_future(chatty(c)) for c in range(1, 5)]
+    try:
+        await asyncio.sleep(0.1)
+        slow = obs_of(game, test_sleep_s=0.1)
+        await asyncio.wait_for(pool.decide(9, "slow", 0, "test-sleep", 1, slow), 5)
+        assert done < 4 * 5000  # served while the flood still went on
+    finally:
+        for t in flood:
+            t.cancel()
+        await asyncio.gather(*flood, return_exceptions=True)
+
+
+# ------------------------------------------------------------------------ thread runner
+async def test_thread_runner_has_the_same_interface() -> None:
+    from tests.aipool import helpers
+
+    helpers.register()  # test levels in this process too
+    runner = ThreadAI(margin_s=0.1)
+    game = positions(1, seed=16)[0]
+    obs = obs_of(game)
+    try:
+        assert (await runner.decide(1, "g", game.to_act or 0, "counter", 3, obs)) in \
+            game.legal_text()
+        assert await runner.decide(1, "g", 0, "test-pid", 3, obs) == f"pid {os.getpid()} moves 1"
+        assert await runner.decide(1, "g", 0, "test-pid", 3, obs) == f"pid {os.getpid()} moves 2"
+        runner.forget("g")
+        assert await runner.decide(1, "g", 0, "test-pid", 3, obs) == f"pid {os.getpid()} moves 1"
+        assert await runner.decide(1, "g", 0, "test-raise", 3, obs) == casual_move(obs, 3)
+        slow = obs_of(game, test_sleep_s=0.5)
+        t0 = time.monotonic()
+        assert await runner.decide(1, "g", 0, "test-sleep", 3, slow, 0.1) == \
+            casual_move(obs, 3)
+        assert time.monotonic() - t0 < 0.45
+    finally:
+        await runner.close()
+    with pytest.raises(AIPoolClosed):
+        await runner.decide(1, "g", 0, "casual", 3, obs)
