@@ -86,7 +86,10 @@ MAX_AI_ONLY_TABLES_PER_SERVER = 2
 #: Hard per-move limits (seconds) of the levels, as the agents are made by ``make_agent``
 #: with default options (expert: ``budget_s`` 0.9).  Other levels get :data:`OTHER_HARD_LIMIT`.
 DEFAULT_HARD_LIMITS: dict[str, float] = {
-    "beginner": 1.0, "casual": 1.0, "counter": 1.0, "expert": 0.9,
+    "beginner": 1.0,
+    "casual": 1.0,
+    "counter": 1.0,
+    "expert": 0.9,
 }
 OTHER_HARD_LIMIT = 1.0
 #: Added to a move's hard limit before its worker is killed: pickling, pipes, a busy machine.
@@ -98,8 +101,7 @@ MAX_START_FAILURES = 3
 #: Half-life (seconds) of a channel's recent worker usage, which orders the waiting channels.
 USAGE_HALF_LIFE_S = 60.0
 #: Expected seconds of a move per level until measured (then a running mean of the real ones).
-_EXPECTED_S: dict[str, float] = {"beginner": 0.001, "casual": 0.001, "counter": 0.01,
-                                 "expert": 0.3}
+_EXPECTED_S: dict[str, float] = {"beginner": 0.001, "casual": 0.001, "counter": 0.01, "expert": 0.3}
 _EXPECTED_OTHER_S = 0.05
 
 GameKey = Hashable
@@ -134,8 +136,10 @@ def ai_only_table_refusal(running: int, cap: int = MAX_AI_ONLY_TABLES_PER_SERVER
     refusal to show the host."""
     if running < cap:
         return None
-    return (f"this server already runs {running} tables with only AI players (at most {cap}): "
-            "stop one, or take a seat yourself")
+    return (
+        f"this server already runs {running} tables with only AI players (at most {cap}): "
+        "stop one, or take a seat yourself"
+    )
 
 
 # ---------------------------------------------------------------------------------- worker
@@ -281,8 +285,10 @@ class AIPool:
             raise ValueError("margin_s must be >= 0")
         self.margin_s = margin_s
         self._ctx: SpawnContext | ForkServerContext = (
-            multiprocessing.get_context("spawn") if start_method == "spawn"
-            else multiprocessing.get_context("forkserver"))
+            multiprocessing.get_context("spawn")
+            if start_method == "spawn"
+            else multiprocessing.get_context("forkserver")
+        )
         self._worker_init = worker_init
         self._workers = [_Worker(i) for i in range(count)]
         self._channels: dict[int, _Channel] = {}
@@ -296,8 +302,7 @@ class AIPool:
         self._closed = False
         self._background: set[asyncio.Future[Any]] = set()
         self._admin = ThreadPoolExecutor(max_workers=1, thread_name_prefix="durak-ai-admin")
-        self._fallback = ThreadPoolExecutor(max_workers=1,
-                                            thread_name_prefix="durak-ai-fallback")
+        self._fallback = ThreadPoolExecutor(max_workers=1, thread_name_prefix="durak-ai-fallback")
         self._processes: set[BaseProcess] = set()
         self._finalizer = weakref.finalize(self, _kill_all, self._processes)
 
@@ -348,8 +353,16 @@ class AIPool:
         self._ensure_started()
         loop = asyncio.get_running_loop()
         limit = hard_limit(level) if hard_limit_s is None else hard_limit_s
-        req = _Request(channel_id, (game_key, seat), level, seed, observation, limit,
-                       loop.create_future(), next(self._ids))
+        req = _Request(
+            channel_id,
+            (game_key, seat),
+            level,
+            seed,
+            observation,
+            limit,
+            loop.create_future(),
+            next(self._ids),
+        )
         ch = self._channels.get(channel_id)
         if ch is None:
             ch = self._channels[channel_id] = _Channel(channel_id)
@@ -433,8 +446,11 @@ class AIPool:
         now = time.monotonic()
         self._usage[channel_id] = (self._used(channel_id, now) + spent, now)
         if len(self._usage) > 2 * len(self._channels) + 256:  # forget the long-idle ones
-            self._usage = {c: u for c, u in self._usage.items()
-                           if c in self._channels or self._used(c, now) > 1e-3}
+            self._usage = {
+                c: u
+                for c, u in self._usage.items()
+                if c in self._channels or self._used(c, now) > 1e-3
+            }
 
     def _pump(self) -> None:
         """Dispatch waiting moves to idle workers, fairest first."""
@@ -449,9 +465,12 @@ class AIPool:
         waiting = [ch for ch in self._channels.values() if ch.queue and not ch.busy]
         now = time.monotonic()
         expected = self._expected
-        waiting.sort(key=lambda c: (
-            self._used(c.channel_id, now) + expected.get(c.queue[0].level, _EXPECTED_OTHER_S),
-            c.order))
+        waiting.sort(
+            key=lambda c: (
+                self._used(c.channel_id, now) + expected.get(c.queue[0].level, _EXPECTED_OTHER_S),
+                c.order,
+            )
+        )
         for ch in waiting:
             req = ch.queue[0]
             worker = self._bound.get(req.key)
@@ -470,8 +489,9 @@ class AIPool:
         """Send ``req`` to ``worker``; ``False`` if the worker turned out dead."""
         assert worker.conn is not None and self._loop is not None
         try:
-            worker.conn.send(("decide", req.request_id, req.key, req.level, req.seed,
-                              dict(req.obs)))
+            worker.conn.send(
+                ("decide", req.request_id, req.key, req.level, req.seed, dict(req.obs))
+            )
         except (OSError, ValueError) as exc:  # the worker's pipe is gone
             ch.queue.appendleft(req)
             self._worker_failed(worker, f"its pipe failed ({exc})")
@@ -485,8 +505,9 @@ class AIPool:
         worker.current = req
         self._bound[req.key] = worker
         worker.keys.add(req.key)
-        worker.timer = self._loop.call_later(req.limit_s + self.margin_s, self._overtime,
-                                             worker, req)
+        worker.timer = self._loop.call_later(
+            req.limit_s + self.margin_s, self._overtime, worker, req
+        )
         return True
 
     def _done(self, worker: _Worker, req: _Request) -> float:
@@ -564,8 +585,12 @@ class AIPool:
 
     def _spawn(self) -> tuple[BaseProcess, Connection]:
         parent, child = self._ctx.Pipe(duplex=True)
-        proc = self._ctx.Process(target=_worker_main, args=(child, self._worker_init),
-                                 name="durak-ai-worker", daemon=True)
+        proc = self._ctx.Process(
+            target=_worker_main,
+            args=(child, self._worker_init),
+            name="durak-ai-worker",
+            daemon=True,
+        )
         try:
             proc.start()
         finally:
@@ -608,8 +633,8 @@ class AIPool:
     def _overtime(self, worker: _Worker, req: _Request) -> None:
         if worker.current is req:
             self._worker_failed(
-                worker, f"it ran past the hard limit of {req.limit_s:.2f} s "
-                        f"+ {self.margin_s:.2f} s")
+                worker, f"it ran past the hard limit of {req.limit_s:.2f} s + {self.margin_s:.2f} s"
+            )
 
     def _start_timeout(self, worker: _Worker, proc: BaseProcess) -> None:
         if worker.process is proc and not worker.ready:
@@ -649,8 +674,12 @@ class AIPool:
         worker.start_failures += 1
         if worker.start_failures >= MAX_START_FAILURES:
             worker.given_up = True
-            log.error("AI worker %d failed to start %d times (%s): given up", worker.index,
-                      worker.start_failures, reason)
+            log.error(
+                "AI worker %d failed to start %d times (%s): given up",
+                worker.index,
+                worker.start_failures,
+                reason,
+            )
             self._pump()
         elif not self._closed:
             self._launch(worker)
@@ -690,8 +719,13 @@ class AIPool:
     # ------------------------------------------------------------------ fallback
     def _fallback_move(self, req: _Request, reason: str) -> None:
         """Answer ``req`` with the casual move, computed in the fallback thread."""
-        log.warning("AI %s failed in channel %d (%s): playing the %s move", req.level,
-                    req.channel_id, reason, FALLBACK_LEVEL)
+        log.warning(
+            "AI %s failed in channel %d (%s): playing the %s move",
+            req.level,
+            req.channel_id,
+            reason,
+            FALLBACK_LEVEL,
+        )
         if req.future.done() or self._closed:
             return
         assert self._loop is not None
@@ -707,8 +741,12 @@ class AIPool:
             if done.cancelled():
                 req.future.set_exception(AIPoolClosed("the AI pool is closed"))
             elif (exc := done.exception()) is not None:
-                log.error("the %s fallback failed too in channel %d: %r", FALLBACK_LEVEL,
-                          req.channel_id, exc)
+                log.error(
+                    "the %s fallback failed too in channel %d: %r",
+                    FALLBACK_LEVEL,
+                    req.channel_id,
+                    exc,
+                )
                 req.future.set_exception(exc)
             else:
                 req.future.set_result(done.result())
@@ -763,11 +801,19 @@ class ThreadAI:
         limit = (hard_limit(level) if hard_limit_s is None else hard_limit_s) + self.margin_s
         try:
             return await asyncio.wait_for(
-                loop.run_in_executor(self._executor, self._choose, (game_key, seat), level,
-                                     seed, observation), limit)
+                loop.run_in_executor(
+                    self._executor, self._choose, (game_key, seat), level, seed, observation
+                ),
+                limit,
+            )
         except Exception as exc:  # including the timeout
-            log.warning("AI %s failed in channel %d (%r): playing the %s move", level,
-                        channel_id, exc, FALLBACK_LEVEL)
+            log.warning(
+                "AI %s failed in channel %d (%r): playing the %s move",
+                level,
+                channel_id,
+                exc,
+                FALLBACK_LEVEL,
+            )
             return await loop.run_in_executor(None, _casual_move, seed, observation)
 
     def forget(self, game_key: GameKey) -> None:

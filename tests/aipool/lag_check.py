@@ -42,8 +42,9 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run(mode: str, games: int, seconds: float, workers: int | None,
-              ai_delay: float) -> dict[str, Any]:
+async def run(
+    mode: str, games: int, seconds: float, workers: int | None, ai_delay: float
+) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     stop = loop.time() + seconds
     lags: list[float] = []
@@ -80,8 +81,15 @@ async def run(mode: str, games: int, seconds: float, workers: int | None,
                 agent_seed = (seed * 31 + seat) & 0x7FFFFFFF
                 t0 = time.perf_counter()
                 if pool is not None:
-                    text = await pool.decide(index, game_key, seat, level, agent_seed,
-                                             observation(game, seat), hard_limit(level))
+                    text = await pool.decide(
+                        index,
+                        game_key,
+                        seat,
+                        level,
+                        agent_seed,
+                        observation(game, seat),
+                        hard_limit(level),
+                    )
                 else:
                     agent = agents.get(seat)
                     if agent is None:
@@ -120,8 +128,12 @@ async def run(mode: str, games: int, seconds: float, workers: int | None,
             threads.shutdown(wait=True)
     elapsed = time.perf_counter() - t_start
     return {
-        "mode": mode, "games": games, "workers": pool.size if pool else AI_THREADS,
-        "ai_delay": ai_delay, "moves": moves, "moves_per_s": round(moves / elapsed, 1),
+        "mode": mode,
+        "games": games,
+        "workers": pool.size if pool else AI_THREADS,
+        "ai_delay": ai_delay,
+        "moves": moves,
+        "moves_per_s": round(moves / elapsed, 1),
         "decide_p50_ms": round(pct(decide_s, 0.5) * 1000, 1),
         "decide_p99_ms": round(pct(decide_s, 0.99) * 1000, 1),
         "casual_probe_p50_ms": round(pct(probe_s, 0.5) * 1000, 1),

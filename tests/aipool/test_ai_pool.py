@@ -35,8 +35,10 @@ def positions(count: int, seed: int) -> list[Game]:
     rng = random.Random(seed)
     games: list[Game] = []
     while len(games) < count:
-        game = Game(PROFILES[rng.choice(sorted(PROFILES))],
-                    deal_from_seed(rng.randint(2, 4), rng.randrange(10**9)))
+        game = Game(
+            PROFILES[rng.choice(sorted(PROFILES))],
+            deal_from_seed(rng.randint(2, 4), rng.randrange(10**9)),
+        )
         for _ in range(rng.randrange(60)):
             if game.finished:
                 break
@@ -115,12 +117,22 @@ async def test_decisions_are_legal_for_every_level(make_pool: PoolFactory) -> No
     jobs = []
     for i, game in enumerate(games):
         for level in ("beginner", "casual", "counter"):
-            jobs.append((game, level, pool.decide(100 + i, f"g{i}", game.to_act or 0, level,
-                                                  i, obs_of(game))))
+            jobs.append(
+                (
+                    game,
+                    level,
+                    pool.decide(100 + i, f"g{i}", game.to_act or 0, level, i, obs_of(game)),
+                )
+            )
     # two expert moves (each may think up to 0.9 s), in two channels at once
     for i, game in enumerate(games[:2]):
-        jobs.append((game, "expert", pool.decide(200 + i, f"g{i}", game.to_act or 0,
-                                                 "expert", i, obs_of(game))))
+        jobs.append(
+            (
+                game,
+                "expert",
+                pool.decide(200 + i, f"g{i}", game.to_act or 0, "expert", i, obs_of(game)),
+            )
+        )
     texts = await asyncio.gather(*(job for _, _, job in jobs))
     for (game, level, _), text in zip(jobs, texts, strict=True):
         assert text in game.legal_text(), (level, text)
@@ -145,7 +157,8 @@ async def test_agent_state_is_kept_per_game_seat_and_forgotten(make_pool: PoolFa
 
 # ------------------------------------------------------------------------ failures
 async def test_crashed_worker_is_replaced_and_the_move_is_casual(
-    make_pool: PoolFactory, caplog: pytest.LogCaptureFixture,
+    make_pool: PoolFactory,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     pool = await make_pool(1)
     game = positions(1, seed=5)[0]
@@ -154,8 +167,9 @@ async def test_crashed_worker_is_replaced_and_the_move_is_casual(
     with caplog.at_level(logging.WARNING, logger="bot.ai_pool"):
         text = await pool.decide(4242, "g", game.to_act or 0, "test-crash", 9, obs)
     assert text == casual_move(obs, 9)
-    assert any("4242" in r.getMessage() and "test-crash" in r.getMessage()
-               for r in caplog.records), caplog.text
+    assert any(
+        "4242" in r.getMessage() and "test-crash" in r.getMessage() for r in caplog.records
+    ), caplog.text
     # the dead worker is reaped and a new one serves the next move
     after = await pool.decide(4242, "g", 0, "test-pid", 1, obs)
     assert after.startswith("pid ") and int(after.split()[1]) != before
@@ -169,8 +183,9 @@ async def test_worker_killed_from_outside_is_replaced(make_pool: PoolFactory) ->
     pool = await make_pool(1)
     game = positions(1, seed=6)[0]
     obs = obs_of(game, test_sleep_s=5.0)
-    task = asyncio.ensure_future(pool.decide(7, "g", game.to_act or 0, "test-sleep", 2, obs,
-                                             hard_limit_s=10.0))
+    task = asyncio.ensure_future(
+        pool.decide(7, "g", game.to_act or 0, "test-sleep", 2, obs, hard_limit_s=10.0)
+    )
     await asyncio.sleep(0.2)
     pid = pool.worker_pids()[0]
     assert pid is not None
@@ -183,7 +198,8 @@ async def test_worker_killed_from_outside_is_replaced(make_pool: PoolFactory) ->
 
 
 async def test_agent_exception_plays_casual_and_keeps_the_worker(
-    make_pool: PoolFactory, caplog: pytest.LogCaptureFixture,
+    make_pool: PoolFactory,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     pool = await make_pool(1)
     game = positions(1, seed=7)[0]
@@ -200,8 +216,7 @@ async def test_unknown_level_plays_casual(make_pool: PoolFactory) -> None:
     pool = await make_pool(1)
     game = positions(1, seed=8)[0]
     obs = obs_of(game)
-    assert await pool.decide(1, "g", game.to_act or 0, "grandmaster", 4, obs) == \
-        casual_move(obs, 4)
+    assert await pool.decide(1, "g", game.to_act or 0, "grandmaster", 4, obs) == casual_move(obs, 4)
 
 
 async def test_move_past_the_hard_limit_is_killed_and_casual(make_pool: PoolFactory) -> None:
@@ -223,14 +238,14 @@ async def test_move_past_the_hard_limit_is_killed_and_casual(make_pool: PoolFact
 
 
 async def test_worker_that_cannot_start_is_given_up_and_casual_plays(
-    make_pool: PoolFactory, caplog: pytest.LogCaptureFixture,
+    make_pool: PoolFactory,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     with caplog.at_level(logging.ERROR, logger="bot.ai_pool"):
         pool = await make_pool(1, worker_init="tests.aipool.helpers:no_such_function")
         game = positions(1, seed=10)[0]
         obs = obs_of(game)
-        assert await pool.decide(1, "g", game.to_act or 0, "expert", 1, obs) == \
-            casual_move(obs, 1)
+        assert await pool.decide(1, "g", game.to_act or 0, "expert", 1, obs) == casual_move(obs, 1)
     assert "given up" in caplog.text
 
 
@@ -241,8 +256,9 @@ async def test_a_channel_does_not_wait_behind_another_channels_backlog(
     pool = await make_pool(1)
     game = positions(1, seed=12)[0]
     slow = obs_of(game, test_sleep_s=0.25)
-    backlog = [asyncio.ensure_future(pool.decide(1, "flood", 0, "test-sleep", i, slow))
-               for i in range(8)]  # 2 s of work in channel 1
+    backlog = [
+        asyncio.ensure_future(pool.decide(1, "flood", 0, "test-sleep", i, slow)) for i in range(8)
+    ]  # 2 s of work in channel 1
     await asyncio.sleep(0.05)  # the first of them is in the worker now
     t0 = time.monotonic()
     text = await pool.decide(2, "human", game.to_act or 0, "casual", 1, obs_of(game))
@@ -290,11 +306,20 @@ async def test_close_stops_every_worker_and_refuses_later_moves() -> None:
         await pool.start(wait=True)
         pids = pool.worker_pids()
         assert all(alive(p) for p in pids)
-        busy = asyncio.ensure_future(pool.decide(
-            1, "g", game.to_act or 0, "test-sleep", 1, obs_of(game, test_sleep_s=30.0),
-            hard_limit_s=60.0))
-        queued = asyncio.ensure_future(pool.decide(
-            1, "g", game.to_act or 0, "casual", 1, obs_of(game)))
+        busy = asyncio.ensure_future(
+            pool.decide(
+                1,
+                "g",
+                game.to_act or 0,
+                "test-sleep",
+                1,
+                obs_of(game, test_sleep_s=30.0),
+                hard_limit_s=60.0,
+            )
+        )
+        queued = asyncio.ensure_future(
+            pool.decide(1, "g", game.to_act or 0, "casual", 1, obs_of(game))
+        )
         await asyncio.sleep(0.1)
     finally:
         t0 = time.monotonic()
@@ -382,8 +407,9 @@ async def test_thread_runner_has_the_same_interface() -> None:
     game = positions(1, seed=16)[0]
     obs = obs_of(game)
     try:
-        assert (await runner.decide(1, "g", game.to_act or 0, "counter", 3, obs)) in \
-            game.legal_text()
+        assert (
+            await runner.decide(1, "g", game.to_act or 0, "counter", 3, obs)
+        ) in game.legal_text()
         assert await runner.decide(1, "g", 0, "test-pid", 3, obs) == f"pid {os.getpid()} moves 1"
         assert await runner.decide(1, "g", 0, "test-pid", 3, obs) == f"pid {os.getpid()} moves 2"
         runner.forget("g")
@@ -391,8 +417,7 @@ async def test_thread_runner_has_the_same_interface() -> None:
         assert await runner.decide(1, "g", 0, "test-raise", 3, obs) == casual_move(obs, 3)
         slow = obs_of(game, test_sleep_s=0.5)
         t0 = time.monotonic()
-        assert await runner.decide(1, "g", 0, "test-sleep", 3, slow, 0.1) == \
-            casual_move(obs, 3)
+        assert await runner.decide(1, "g", 0, "test-sleep", 3, slow, 0.1) == casual_move(obs, 3)
         assert time.monotonic() - t0 < 0.45
     finally:
         await runner.close()
