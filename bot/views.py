@@ -319,10 +319,14 @@ class HandView:
 
 @dataclass(frozen=True, slots=True)
 class ProfileStats:
+    """A player's totals under one rule profile; ``forfeits`` are among the ``losses`` once
+    the forfeited game has ended."""
+
     profile: str
     games: int
     losses: int
     draws: int
+    forfeits: int = 0
 
     @property
     def loss_rate(self) -> float:
@@ -341,6 +345,7 @@ class StatsView:
     losses: int
     draws: int
     by_profile: tuple[ProfileStats, ...] = field(default=())
+    forfeits: int = 0  # games left or kicked from (each also counted as a loss)
 
     @property
     def loss_rate(self) -> float:
