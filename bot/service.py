@@ -1146,8 +1146,8 @@ class GameService:
 
     # ------------------------------------------------------------------ stats
     async def stats(self, guild_id: int, user_id: int, profile: str | None = None) -> StatsView:
-        """A player's finished games in this guild: games, losses, draws, loss rate, per rule
-        profile (``profile`` restricts to one: a profile name or ``custom``)."""
+        """A player's finished games in this guild: games, losses, draws, forfeits, loss rate,
+        per rule profile (``profile`` restricts to one: a profile name or ``custom``)."""
         profile = _profile_filter(profile)
         with self._storage_errors():
             name, rows = await self.storage.player_stats(guild_id, user_id, profile)
@@ -1160,6 +1160,7 @@ class GameService:
             losses=sum(r.losses for r in rows),
             draws=sum(r.draws for r in rows),
             by_profile=tuple(rows),
+            forfeits=sum(r.forfeits for r in rows),
         )
 
     async def leaderboard(

@@ -1,0 +1,102 @@
+"""``/durak kick``: the host (lobby) or Manage Channel (lobby or game) frees a seat; in a game
+the kicked player forfeits and the ``casual`` AI plays the seat from then on."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.errors import BadOption, Forfeited, NoGame, NotHost, NotSeated
+from bot.views import LobbyView, TableView
+
+from .conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    CH,
+    DAVE,
+    GUILD,
+    Recorder,
+    ServiceFactory,
+    db_dump,
+    open_table,
+    play_out,
+    settle,
+)
+
+
+async def test_kick_in_a_lobby(
+    make_service: ServiceFactory, recorder: Recorder, db_path: Path
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
+    await svc.join(CH, BOB, "Bob")
+    await svc.join(CH, CAROL, "Carol")
+    before = db_dump(db_path)
+    for attempt, error in (
+        (svc.kick(CH, BOB, CAROL), NotHost),  # only the host (or Manage Channel)
+        (svc.kick(CH, ALICE, DAVE), NotSeated),
+        (svc.kick(CH, ALICE, ALICE), BadOption),  # your own seat: use leave
+    ):
+        with pytest.raises(error):
+            await attempt
+    assert db_dump(db_path) == before
+    view = await svc.kick(CH, ALICE, CAROL)
+    assert isinstance(view, LobbyView)
+    assert [s.user_id for s in view.seats] == [ALICE, BOB]
+    await settle(svc)
+    kicked = recorder.notices("kicked")[-1]
+    assert kicked[2].key == "{name} was removed from the lobby" and kicked[2]["name"] == "Carol"
+    await svc.join(CH, CAROL, "Carol")  # a kick from a lobby is no ban
+
+
+async def test_manage_channel_kicks_the_host_of_a_lobby_and_the_host_role_passes(
+    make_service: ServiceFactory, recorder: Recorder
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
+    await svc.add_ai(CH, ALICE, "casual")
+    await svc.join(CH, BOB, "Bob")
+    view = await svc.kick(CH, DAVE, ALICE, manage_channel=True)
+    assert isinstance(view, LobbyView) and view.host_id == BOB
+    await settle(svc)
+    assert recorder.notices("host")[-1][2]["name"] == "Bob"
+    view = await svc.kick(CH, DAVE, BOB, manage_channel=True)
+    assert view.status == "closed" and svc.state(CH) == "none"  # no human left
+
+
+async def test_kick_in_a_game_is_a_forfeit_and_the_ai_plays_on(
+    make_service: ServiceFactory, recorder: Recorder, db_path: Path
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await open_table(svc, ALICE, BOB, CAROL)
+    before = db_dump(db_path)
+    with pytest.raises(NotHost) as info:  # the host may not kick from a running game
+        await svc.kick(CH, ALICE, BOB)
+    assert "Manage Channel" in info.value.message.key
+    with pytest.raises(NotSeated):
+        await svc.kick(CH, DAVE, 999, manage_channel=True)
+    assert db_dump(db_path) == before
+    table = await svc.kick(CH, DAVE, BOB, manage_channel=True)
+    assert isinstance(table, TableView) and table.seats[1].forfeited
+    con = sqlite3.connect(db_path)
+    assert con.execute("SELECT user_id, seat, reason FROM forfeits").fetchall() == [
+        (BOB, 1, "kick")
+    ]
+    con.close()
+    await settle(svc)
+    notice = recorder.notices("forfeit")[-1]
+    assert notice[2].key == "{player} was removed from the game: a forfeit, and the AI plays on"
+    assert notice[2]["player"].index == 1
+    with pytest.raises(Forfeited):
+        await svc.kick(CH, DAVE, BOB, manage_channel=True)
+    with pytest.raises(Forfeited):
+        await svc.hand(CH, BOB)
+    table = await play_out(svc)
+    assert table.finished
+    stats = await svc.stats(GUILD, BOB)
+    assert (stats.games, stats.losses, stats.forfeits) == (1, 1, 1)
+    with pytest.raises(NoGame):  # nothing to kick from between games
+        await svc.kick(CH, DAVE, ALICE, manage_channel=True)
