@@ -788,23 +788,36 @@ class GameService:
         return view
 
     async def kick(
-        self, channel_id: int, requester_id: int, user_id: int, *, manage_channel: bool = False
+        self,
+        channel_id: int,
+        requester_id: int,
+        user_id: int | None = None,
+        *,
+        seat: int | None = None,
+        manage_channel: bool = False,
     ) -> LobbyView | TableView:
-        """``/durak kick``: free ``user_id``'s seat.  In a lobby: the host or a member with
-        Manage Channel (a kicked host hands the lobby on).  In a running game: Manage Channel
-        only; the kicked player forfeits (reason ``kick``) and the ``casual`` AI plays the
-        seat to the end.  Refusals: kicking oneself (:class:`BadOption`: use leave), a player
-        who has no seat (:class:`NotSeated`) or already left (:class:`Forfeited`),
-        :class:`NotHost`, :class:`NoGame`."""
+        """``/durak kick``: free the seat of ``user_id``, or the seat at index ``seat`` (0-based;
+        e.g. an AI seat of a lobby).  In a lobby: the host or a member with Manage Channel (a
+        kicked host hands the lobby on; a lobby left with no human closes).  In a running
+        game: Manage Channel only; the kicked player forfeits (reason ``kick``) and the
+        ``casual`` AI plays the seat to the end.  Refusals: not exactly one of ``user_id`` and
+        ``seat``, no such seat, kicking oneself (use leave), an AI seat of a running game
+        (:class:`BadOption`); a player who has no seat (:class:`NotSeated`) or already left
+        (:class:`Forfeited`); :class:`NotHost`; :class:`NoGame`."""
+        if (user_id is None) == (seat is None):
+            raise BadOption(Message("name the player (or the seat) to remove"))
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+            raise BadOption(Message("there is no seat {seat} at this table", seat=repr(seat)))
+        yourself = BadOption(Message("to give up your own seat, use /durak leave"))
         if user_id == requester_id:
-            raise BadOption(Message("to give up your own seat, use /durak leave"))
+            raise yourself
         async with self._lock(channel_id):
             ch = self._channels.get(channel_id)
             if ch is None or (ch.lobby is None and not ch.playing):
                 raise NoGame(Message("there is no lobby or running game in this channel"))
             if ch.lobby is None:
                 g = ch.game
-                assert g is not None
+                assert g is not None and ch.series is not None
                 if not manage_channel:
                     raise NotHost(
                         Message(
@@ -812,34 +825,56 @@ class GameService:
                             "running game"
                         )
                     )
-                seat = self.seat_of(channel_id, user_id)
-                if seat is None:
+                if seat is not None:
+                    if not 0 <= seat < len(ch.series.seats):
+                        raise BadOption(
+                            Message("there is no seat {seat} at this table", seat=str(seat + 1))
+                        )
+                    user_id = ch.series.seats[seat].user_id
+                    if user_id is None:
+                        raise BadOption(Message("an AI seat cannot be removed from a running game"))
+                    if user_id == requester_id:
+                        raise yourself
+                assert user_id is not None
+                index = self.seat_of(channel_id, user_id)
+                if index is None:
                     raise NotSeated(Message("that player has no seat at this table"))
-                if seat in g.forfeits:
+                if index in g.forfeits:
                     raise Forfeited(Message("that player has already left this game"))
                 players = _players(ch)
-                notices, stopped = await self._forfeit(ch, g, seat, user_id, "kick")
+                notices, stopped = await self._forfeit(ch, g, index, user_id, "kick")
                 table = stopped or table_view(ch)
                 kicked: LobbySeat | None = None
             else:
                 lobby = ch.lobby
                 self._need_host(lobby.host_id, requester_id, manage_channel)
-                kicked = next((s for s in lobby.seats if s.user_id == user_id), None)
-                if kicked is None:
-                    raise NotSeated(Message("that player has no seat at this table"))
+                if seat is not None:
+                    if not 0 <= seat < len(lobby.seats):
+                        raise BadOption(
+                            Message("there is no seat {seat} at this table", seat=str(seat + 1))
+                        )
+                    if lobby.seats[seat].user_id == requester_id:
+                        raise yourself
+                    index = seat
+                else:
+                    found = [i for i, s in enumerate(lobby.seats) if s.user_id == user_id]
+                    if not found:
+                        raise NotSeated(Message("that player has no seat at this table"))
+                    index = found[0]
+                kicked = lobby.seats[index]
                 host_before = lobby.host_id
-                seats = [s for s in lobby.seats if s.user_id != user_id]
+                seats = [s for i, s in enumerate(lobby.seats) if i != index]
                 view = await self._update_seats(lobby, seats)
         if kicked is None:
+            assert user_id is not None
             self._after_forfeit(ch, table, notices, players, user_id, stopped is not None)
             return table
         self._emit(lambda p: p.lobby_changed(view))
-        self._notice(
-            channel_id,
-            "kicked",
-            Message("{name} was removed from the lobby", name=kicked.name),
-            user_id=user_id,
-        )
+        if kicked.ai_level is None:
+            removed = Message("{name} was removed from the lobby", name=kicked.name)
+        else:
+            removed = Message("an AI seat was removed from the lobby")
+        self._notice(channel_id, "kicked", removed, user_id=kicked.user_id)
         self._host_notice(channel_id, view, host_before)
         return view
 

@@ -439,17 +439,22 @@ class DurakCog(commands.Cog, name=COG_NAME):
         await self.done(interaction)
 
     @durak.command(name=_T("kick"), description=_T(COMMANDS["kick"]))
-    @app_commands.rename(user=_T("user"))
-    @app_commands.describe(user=_T(KICK_USER))
+    @app_commands.rename(user=_T("user"), seat=_T("seat"))
+    @app_commands.describe(user=_T(KICK_USER), seat=_T(OPTIONS["seat"]))
     async def kick(
-        self, interaction: discord.Interaction[Any], user: discord.User | discord.Member
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | discord.Member | None = None,
+        seat: app_commands.Range[int, 1, 6] | None = None,
     ) -> None:
+        """Free a player's seat (``user``), or a seat by its number (``seat``: an AI seat)."""
         await self.defer_private(interaction)
         assert interaction.channel_id is not None
         await self.service.kick(
             interaction.channel_id,
             interaction.user.id,
-            user.id,
+            None if user is None else user.id,
+            seat=None if seat is None else seat - 1,
             manage_channel=self.manage(interaction),
         )
         await self.done(interaction)

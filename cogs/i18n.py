@@ -101,6 +101,7 @@ OPTIONS: dict[str, str] = {
     NC_("cmd-name", "user"): NC_("cmd", "The player (default: you)"),
     NC_("cmd-name", "min_games"): NC_("cmd", "Only players with at least this many games"),
     NC_("cmd-name", "page"): NC_("cmd", "Page number"),
+    NC_("cmd-name", "seat"): NC_("cmd", "A seat's number as the lobby shows it (e.g. an AI seat)"),
 }
 #: Choice names (values stay English) → English display name.
 CHOICES: dict[str, str] = {

@@ -100,3 +100,40 @@ async def test_kick_in_a_game_is_a_forfeit_and_the_ai_plays_on(
     assert (stats.games, stats.losses, stats.forfeits) == (1, 1, 1)
     with pytest.raises(NoGame):  # nothing to kick from between games
         await svc.kick(CH, DAVE, ALICE, manage_channel=True)
+
+
+async def test_kick_by_seat_removes_an_ai_seat_of_a_lobby_but_not_of_a_game(
+    make_service: ServiceFactory, recorder: Recorder, db_path: Path
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
+    await svc.add_ai(CH, ALICE, "casual")
+    await svc.add_ai(CH, ALICE, "expert")
+    await svc.join(CH, BOB, "Bob")
+    before = db_dump(db_path)
+    for attempt in (
+        svc.kick(CH, ALICE),  # neither a player nor a seat
+        svc.kick(CH, ALICE, BOB, seat=3),  # both
+        svc.kick(CH, ALICE, seat=7),  # no such seat
+        svc.kick(CH, ALICE, seat=0),  # your own seat: use leave
+    ):
+        with pytest.raises(BadOption):
+            await attempt
+    with pytest.raises(NotHost):
+        await svc.kick(CH, BOB, seat=1)
+    assert db_dump(db_path) == before
+    view = await svc.kick(CH, ALICE, seat=1)
+    assert isinstance(view, LobbyView)
+    assert [s.ai_level for s in view.seats] == [None, "expert", None]
+    await settle(svc)
+    assert recorder.notices("kicked")[-1][2].key == "an AI seat was removed from the lobby"
+    view = await svc.kick(CH, ALICE, seat=2)  # a human by seat number: same as by user
+    assert [s.user_id for s in view.seats] == [ALICE, None]
+
+    await svc.join(CH, BOB, "Bob")
+    await svc.start(CH, ALICE)
+    with pytest.raises(BadOption) as info:
+        await svc.kick(CH, DAVE, seat=1, manage_channel=True)
+    assert info.value.message.key == "an AI seat cannot be removed from a running game"
+    table = await svc.kick(CH, DAVE, seat=2, manage_channel=True)
+    assert isinstance(table, TableView) and table.seats[2].forfeited
