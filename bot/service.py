@@ -640,7 +640,7 @@ class GameService:
                 outcome = "stopped"
             else:
                 try:
-                    if g.vote is None:
+                    if g.vote is None or g.vote.expired(now):  # (its timer may not have run)
                         vote = StopVote.open(g.game_id, self._voters(ch, g), requester_id, now)
                         outcome = "vote_opened"
                     else:
