@@ -335,6 +335,9 @@ class GameService:
                 if g.timer is not None:
                     g.timer.cancel()
                     g.timer = None
+                if g.vote_timer is not None:  # an open stop vote does not outlive the process
+                    g.vote_timer.cancel()
+                    g.vote_timer = None
                 if ch.playing and g.deadline is not None:
                     remaining = max(0.0, g.deadline - now)
                     with contextlib.suppress(Exception):
