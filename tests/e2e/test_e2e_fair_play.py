@@ -18,7 +18,7 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
 ) -> None:
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[11])
-    alice, bob = h.user("alice"), h.user("bob")
+    alice, bob = h.user("alice"), h.user("bob", locale="fr")  # Bob reads French
     await h.start()
     table = await h.start_game(alice, join=[bob], seats=2)
     await h.show_hand(alice)
@@ -30,7 +30,8 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
     confirm = await rec.wait_original(predicate=lambda m: bool(m.custom_ids))
     await h.idle()
     assert confirm.flags & EPHEMERAL and confirm.visible_to == bob.id
-    assert "forfeit" in confirm.text() and "the AI plays your seat" in confirm.text()
+    assert "forfait" in confirm.text() and "l'IA joue ta place" in confirm.text()
+    assert "forfeit" not in confirm.text()  # no English reaches a French player
     (forfeit,) = buttons(confirm)
     assert forfeit.verb == "forfeit" and forfeit.game_id == leave.game_id
     assert h.query("SELECT COUNT(*) FROM forfeits") == [(0,)]
@@ -41,7 +42,7 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
     assert rec.response_type == 6
     await h.idle()
     assert h.query("SELECT user_id, seat, reason FROM forfeits") == [(bob.id, 1, "leave")]
-    assert "You left the game" in confirm.text() and not confirm.custom_ids
+    assert "Tu as quitté la partie" in confirm.text() and not confirm.custom_ids
     assert any("left the game: a forfeit" in m.text() for m in fake.messages(h.channel))
     live = await poll(h.table_message, what="the table")
     assert "Bob" in live.text() and "left: the AI plays" in live.text()
@@ -50,7 +51,7 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
     # Bob cannot come back: his hand is refused privately
     rec = await h.slash(bob, "hand")
     await h.answered(rec)
-    assert "you cannot rejoin it" in rec.original_message.text()
+    assert "tu ne peux pas y revenir" in rec.original_message.text()
 
     # Alice plays on against the AI to the end
     await h.play(prefer("defend", "attack", "pick", "pass", "take"))
