@@ -1128,7 +1128,9 @@ class GameService:
     ) -> TableView:
         """Deal the next game of the series with the same seats: the loser deals and the
         loser's left neighbour leads; after a draw the same dealer deals again and the dealer's
-        left neighbour leads (RULES.md §4).  Open to the host and every seated human."""
+        left neighbour leads (RULES.md §4).  Open to the host and every seated human.  A
+        player who forfeited the previous game starts this one on autopilot (the ``casual``
+        AI plays for them until they come back), so the others never wait on them."""
         async with self._lock(channel_id):
             ch = self._channels.get(channel_id)
             if ch is None or ch.series is None:
@@ -1143,8 +1145,19 @@ class GameService:
             dealer, _leader = next_dealer_and_leader(n, series.last_dealer, series.last_loser)
             seed = self._seed_source()
             deal = deal_from_seed(n, seed, dealer=dealer, first_of_series=False)
-            await self._begin_game(ch, series, ch.rules, ch.turn_timeout, deal, seed)
+            away = sorted(ch.game.forfeits) if ch.game is not None else []
+            await self._begin_game(
+                ch, series, ch.rules, ch.turn_timeout, deal, seed, autopilot=away
+            )
             view = table_view(ch)
+        for seat in away:
+            self._notice(
+                channel_id,
+                "autopilot_on",
+                Message("{name} is on autopilot until they come back", name=Seat(seat)),
+                user_id=series.seats[seat].user_id,
+                players=_players(ch),
+            )
         self._after_change(ch, view)
         return view
 
@@ -1314,13 +1327,22 @@ class GameService:
         turn_timeout: int,
         deal: Deal,
         seed: int,
+        *,
+        autopilot: Iterable[int] = (),
     ) -> None:
-        """Create and store a game (and the series if new); on failure nothing changes."""
+        """Create and store a game (and the series if new), the seats ``autopilot`` starting
+        on autopilot; on failure nothing changes."""
         game = Game(rules, deal)
         now = self.clock.now()
         n = game.n
+        away = set(autopilot)
         g = GameState(
-            game_id=0, game=game, seed=seed, started_at=now, timeouts=[0] * n, autopilot=[False] * n
+            game_id=0,
+            game=game,
+            seed=seed,
+            started_at=now,
+            timeouts=[0] * n,
+            autopilot=[i in away for i in range(n)],
         )
         probe = ChannelState(
             ch.channel_id,
@@ -1740,6 +1762,7 @@ class GameService:
             if rec is None or rec.result not in ("loss", "draw"):
                 return None
             game = replay(Rules.from_spec(rec.rules), Deal.from_dict(rec.deal), rec.actions)
+            forfeits = await self.storage.forfeits_of_game(rec.game_id)
         except Exception:
             log.exception("last game %d of series %s does not replay", s.last_game_id, s.id)
             return None
@@ -1751,6 +1774,7 @@ class GameService:
             started_at=0.0,
             timeouts=[0] * n,
             autopilot=[False] * n,
+            forfeits={f.seat: f for f in forfeits},
         )
 
 

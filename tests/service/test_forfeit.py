@@ -205,3 +205,22 @@ async def test_a_forfeit_survives_a_restart(make_service: ServiceFactory, db_pat
         await b.hand(CH, BOB)
     table = await play_out(b)
     assert table.finished and _losses(db_path)[1] == 1
+
+
+async def test_a_rematch_puts_the_forfeiter_on_autopilot_even_after_a_restart(
+    make_service: ServiceFactory, recorder: Recorder
+) -> None:
+    a = await make_service()
+    await open_table(a, ALICE, BOB, CAROL)
+    await a.forfeit(CH, CAROL)
+    await play_out(a)
+    await a.close()
+    b = await make_service(presenters=[recorder])  # restarted between the games
+    table = await b.rematch(CH, ALICE)
+    assert [s.autopilot for s in table.seats] == [False, False, True]
+    assert not any(s.forfeited for s in table.seats)  # a new game: no forfeit in it
+    await settle(b)
+    (notice,) = recorder.notices("autopilot_on")
+    assert notice[2]["name"].index == 2 and notice[3] == CAROL
+    hand = await b.hand(CH, CAROL)  # Carol may come back to the new game
+    assert not hand.autopilot
