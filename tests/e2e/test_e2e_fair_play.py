@@ -106,3 +106,42 @@ async def test_a_stop_vote_passes_when_both_players_press_stop(
     assert h.query("SELECT COUNT(*) FROM game_players") == [(0,)]
     assert "The game was stopped" in h.last_table().text()
     assert any("Every player agreed to stop" in m.text() for m in fake.messages(h.channel))
+
+
+async def test_kick_from_a_lobby_by_the_host_and_from_a_game_by_manage_channel(
+    fake_discord: FakeDiscord, tmp_path
+) -> None:
+    fake = fake_discord
+    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[5])
+    alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol")
+    mod = h.user("mod", manage_channels=True)
+    await h.start()
+    await h.open_lobby(alice, seats=4)
+    await h.lobby_press(bob, "join")
+    await h.lobby_press(carol, "join")
+    await h.lobby_press(alice, "addai", ["casual"])
+
+    # the host frees Carol's seat, then the AI seat by its number
+    rec = await h.slash(alice, "kick", user=carol)
+    await h.answered(rec)
+    rec = await h.slash(alice, "kick", seat=3)
+    await h.answered(rec)
+    lobby = await h.service.lobby(h.channel)
+    assert [s.user_id for s in lobby.seats] == [alice.id, bob.id]
+    assert any("Carol was removed from the lobby" in m.text() for m in fake.messages(h.channel))
+
+    await h.lobby_press(alice, "start")
+    await h.wait_table()
+    await h.show_hand(alice)
+    # in a running game the host may not kick: a private refusal, nothing recorded
+    rec = await h.slash(alice, "kick", user=bob)
+    await h.answered(rec)
+    assert "Manage Channel" in rec.original_message.text()
+    assert h.query("SELECT COUNT(*) FROM forfeits") == [(0,)]
+    # Manage Channel may: Bob forfeits and the AI plays his seat
+    rec = await h.slash(mod, "kick", user=bob)
+    await h.answered(rec)
+    assert h.query("SELECT user_id, reason FROM forfeits") == [(bob.id, "kick")]
+    assert any("Bob was removed from the game" in m.text() for m in fake.messages(h.channel))
+    await h.play(prefer("defend", "attack", "pick", "pass", "take"))
+    assert (await h.table_view()).finished
