@@ -89,11 +89,11 @@ async def _measure(
     gc.collect()
     idle_kb = rss_kb()
     for ch in range(1, games + 1):
-        await service.open_lobby(ch, GUILD, HOST, "host", LobbyOptions(rules=rules, seats=players))
-        for _ in range(players - 1):
+        await service.open_lobby(
+            ch, GUILD, HOST, "host", LobbyOptions(rules=rules, seats=players), seat_host=False
+        )
+        for _ in range(players):
             await service.add_ai(ch, HOST, "beginner")
-        await service.leave(ch, HOST)  # the host stays host of an AI-only lobby
-        await service.add_ai(ch, HOST, "beginner")
     t0 = time.perf_counter()
     for ch in range(1, games + 1):
         await service.start(ch, HOST, manage_channel=True)

@@ -19,6 +19,8 @@ __all__ = [
     "BadOption",
     "ChannelBusy",
     "ConfigError",
+    "ConfirmForfeit",
+    "Forfeited",
     "GameFinished",
     "GameMoved",
     "IllegalMove",
@@ -28,6 +30,7 @@ __all__ = [
     "NotEnoughPlayers",
     "NotHost",
     "NotSeated",
+    "NotVoter",
     "NotYourTurn",
     "ServiceError",
     "StaleAction",
@@ -106,6 +109,32 @@ class NotSeated(ServiceError):
 
     code = "not_seated"
     default_message = Message("you are not seated at this table")
+
+
+class Forfeited(ServiceError):
+    """The player forfeited this game (left or was kicked): the AI plays their seat to the
+    end and they cannot come back to it."""
+
+    code = "forfeited"
+    default_message = Message("you left this game (a forfeit): you cannot rejoin it")
+
+
+class ConfirmForfeit(ServiceError):
+    """``leave`` during a running game: leaving is a forfeit, so the player must confirm
+    (:meth:`GameService.forfeit`).  ``details['game_id']`` is the game to confirm for."""
+
+    code = "confirm_forfeit"
+    default_message = Message(
+        "the game is running: leaving now is a forfeit, counted as a loss, and the AI plays "
+        "your seat to the end"
+    )
+
+
+class NotVoter(ServiceError):
+    """A stop vote press (or the opening of one) by someone who does not vote in it."""
+
+    code = "not_voter"
+    default_message = Message("only the players seated at this game can vote to stop it")
 
 
 class NotEnoughPlayers(ServiceError):

@@ -21,9 +21,22 @@ __all__ = ["NoticeKind", "NullPresenter", "Presenter"]
 #: ``autopilot_on`` / ``autopilot_off``: a player went on or came back from autopilot;
 #: ``stopped``: the host stopped the lobby or game (an unfinished game records no loss);
 #: ``series_ended``: the series was closed; ``restored``: the game resumed after a restart;
+#: ``forfeit``: a player left a running game or was kicked from it (the AI plays on);
+#: ``kicked``: a player was removed from a lobby; ``host``: the host role passed on;
+#: ``stop_vote``: a stop vote opened, failed or lapsed (the game goes on);
 #: ``error``: something went wrong on the service side (logged too).
 NoticeKind = Literal[
-    "timeout", "autopilot_on", "autopilot_off", "stopped", "series_ended", "restored", "error"
+    "timeout",
+    "autopilot_on",
+    "autopilot_off",
+    "stopped",
+    "series_ended",
+    "restored",
+    "forfeit",
+    "kicked",
+    "host",
+    "stop_vote",
+    "error",
 ]
 
 

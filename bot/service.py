@@ -13,9 +13,13 @@ each request is validated against the current state and version under that lock,
 stored, and only then announced to the presenters; games in different channels never wait on
 each other.
 
-Permissions: host actions (add AI, remove a seat, start, stop) accept ``manage_channel=True``
-from the adapter as an override (Discord's "Manage Channel").  Rematch and End series are open
-to the host and every seated human.
+Permissions: host actions (add AI, remove a seat, kick from a lobby, start, close a lobby)
+accept ``manage_channel=True`` from the adapter as an override (Discord's "Manage Channel").
+Rematch and End series are open to the host and every seated human.  A running game is stopped
+only by a vote of every seated human who has not forfeited (60 s, :class:`bot.votes.StopVote`)
+or at once by a member with Manage Channel; a player leaving it, or kicked from it (Manage
+Channel), forfeits: recorded at once, counted as a loss, and the ``casual`` AI plays the seat
+to the end.
 
 Turns: a human to act has a ``deadline`` (absolute epoch seconds).  When it passes, the engine's
 default is played (defender takes, an adding attacker passes, a leader plays the lowest card,
@@ -43,6 +47,8 @@ from bot.errors import (
     BadAction,
     BadOption,
     ChannelBusy,
+    ConfirmForfeit,
+    Forfeited,
     GameFinished,
     GameMoved,
     IllegalMove,
@@ -52,6 +58,7 @@ from bot.errors import (
     NotEnoughPlayers,
     NotHost,
     NotSeated,
+    NotVoter,
     NotYourTurn,
     ServiceError,
     StaleAction,
@@ -83,6 +90,7 @@ from bot.views import (
     TableView,
     action_message,
 )
+from bot.votes import Forfeit, ForfeitReason, StopVote, VoteProblem
 from rules_engine import (
     PROFILES,
     Action,
@@ -279,6 +287,7 @@ class GameService:
                 for seat, kind, cards, auto in meta.get("recent") or []
             )
             ch.game = g
+            g.forfeits = {f.seat: f for f in await self.storage.forfeits_of_game(g.game_id)}
             if self._human_waited(ch, g):
                 g.deadline = _restored_deadline(meta, now, ch.turn_timeout, self.restore_grace)
             try:  # claim the game (a process that served it before is fenced out) and store
@@ -326,6 +335,9 @@ class GameService:
                 if g.timer is not None:
                     g.timer.cancel()
                     g.timer = None
+                if g.vote_timer is not None:  # an open stop vote does not outlive the process
+                    g.vote_timer.cancel()
+                    g.vote_timer = None
                 if ch.playing and g.deadline is not None:
                     remaining = max(0.0, g.deadline - now)
                     with contextlib.suppress(Exception):
@@ -362,8 +374,12 @@ class GameService:
         host_id: int,
         host_name: str,
         options: LobbyOptions | Mapping[str, Any] | None = None,
+        *,
+        seat_host: bool = True,
     ) -> LobbyView:
-        """Open a lobby in ``channel_id``; the host takes the first seat.
+        """Open a lobby in ``channel_id``; the host takes the first seat.  ``seat_host=False``
+        opens it with no seat taken, for tables of AI seats only (benchmarks, tests; the
+        Discord adapter always seats the host).
 
         ``options``: rules profile, rule overrides (``transfer``, ``throw_in``,
         ``first_round_limit``), ``turn_timeout`` (15–600 s), ``seats`` (2–6).  Raises
@@ -385,7 +401,7 @@ class GameService:
                 opts,
                 rules,
                 opts.turn_timeout or self.turn_timeout,
-                [LobbySeat(host_id, name)],
+                [LobbySeat(host_id, name)] if seat_host else [],
                 now,
             )
             ended = ch.series
@@ -414,6 +430,11 @@ class GameService:
         """Take a seat.  :class:`LobbyFull`, :class:`AlreadySeated`, :class:`AlreadyStarted`,
         :class:`NoLobby`."""
         async with self._lock(channel_id):
+            found = self._channels.get(channel_id)
+            if found is not None and found.playing and found.game is not None:
+                seat = self.seat_of(channel_id, user_id)
+                if seat is not None and seat in found.game.forfeits:
+                    raise Forfeited()
             lobby = self._need_lobby(channel_id)
             if any(s.user_id == user_id for s in lobby.seats):
                 raise AlreadySeated()
@@ -429,17 +450,34 @@ class GameService:
         return view
 
     async def leave(self, channel_id: int, user_id: int) -> LobbyView:
-        """Free the caller's seat.  A leaving host hands the lobby to the next seated human
-        (or stays host of an AI-only lobby); a lobby left with no seat at all closes
-        (``status='closed'``)."""
+        """Free the caller's lobby seat.  A leaving host hands the lobby to the next seated
+        human (seat order); a lobby left with no human closes (``status='closed'``).
+
+        During a running game, leaving is a forfeit that the player must confirm: a seated
+        player gets :class:`ConfirmForfeit` (``details['game_id']``), and the adapter then
+        calls :meth:`forfeit`; a player who already forfeited gets :class:`Forfeited`."""
         async with self._lock(channel_id):
+            ch = self._channels.get(channel_id)
+            if ch is not None and ch.playing and ch.game is not None:
+                g = ch.game
+                seat = self._seat_of(ch, user_id)
+                if seat in g.forfeits:
+                    raise Forfeited(Message("you have already left this game"))
+                raise ConfirmForfeit(game_id=g.game_id)
             lobby = self._need_lobby(channel_id)
             if not any(s.user_id == user_id for s in lobby.seats):
                 raise NotSeated(Message("you are not seated in this lobby"))
+            host_before = lobby.host_id
             seats = [s for s in lobby.seats if s.user_id != user_id]
             view = await self._update_seats(lobby, seats)
         self._emit(lambda p: p.lobby_changed(view))
+        self._host_notice(channel_id, view, host_before)
         return view
+
+    def _host_notice(self, channel_id: int, view: LobbyView, host_before: int) -> None:
+        """Announce a host hand-off (the lobby's host changed with its seats)."""
+        if view.status == "open" and view.host_id != host_before:
+            self._notice(channel_id, "host", Message("{name} is the host now", name=view.host_name))
 
     async def add_ai(
         self,
@@ -542,9 +580,29 @@ class GameService:
         self._after_change(ch, view)
         return view
 
-    async def stop(self, channel_id: int, requester_id: int, manage_channel: bool = False) -> None:
-        """End the lobby, the game or the series of this channel (host or Manage Channel).
-        An unfinished game records no loss (it is stored as aborted)."""
+    async def stop(
+        self,
+        channel_id: int,
+        requester_id: int,
+        manage_channel: bool = False,
+        *,
+        game_id: int | None = None,
+    ) -> str:
+        """``/durak stop`` and the Stop buttons.  Returns what happened:
+
+        - ``closed``: the lobby was closed (host or Manage Channel);
+        - ``ended``: a finished game's series was ended (host or Manage Channel);
+        - on a running game: ``stopped`` (Manage Channel forces it at once, or the last voter
+          agreed: the game is aborted, no result except forfeits already recorded);
+          ``vote_opened`` (the caller opened a stop vote; their yes counts) or ``voted`` (the
+          caller agreed to the open vote, which still waits for others).
+
+        Refusals: :class:`NotVoter` for someone who has no vote (not seated, forfeited, an
+        ex-host who left), :class:`StaleAction` when ``game_id`` (a button's game) is not the
+        running game, :class:`NotHost` for a lobby or finished series."""
+        notices: list[tuple[NoticeKind, Message]] = []
+        stopped: TableView | None = None
+        table: TableView | None = None
         async with self._lock(channel_id):
             ch = self._channels.get(channel_id)
             if ch is None or (ch.lobby is None and ch.series is None):
@@ -561,32 +619,340 @@ class GameService:
                 self._notice(
                     channel_id, "stopped", Message("the lobby was closed"), user_id=requester_id
                 )
-                return
+                return "closed"
             series = ch.series
             assert series is not None and series.id is not None
-            self._need_host(series.host_id, requester_id, manage_channel)
-            view = await self._end_series_now(ch, now)
-        if view is not None:
+            g = ch.game
+            if game_id is not None and (g is None or g.game_id != game_id):
+                raise StaleAction(game_id=None if g is None else g.game_id)
+            if not ch.playing or g is None:
+                self._need_host(series.host_id, requester_id, manage_channel)
+                await self._end_series_now(ch, now)
+                outcome = "ended"
+            elif manage_channel:
+                stopped = await self._end_series_now(ch, now)
+                notices.append(
+                    (
+                        "stopped",
+                        Message(
+                            "a member with Manage Channel stopped the game: no result is "
+                            "recorded, except forfeits"
+                        ),
+                    )
+                )
+                outcome = "stopped"
+            else:
+                try:
+                    if g.vote is None or g.vote.expired(now):  # (its timer may not have run)
+                        vote = StopVote.open(g.game_id, self._voters(ch, g), requester_id, now)
+                        outcome = "vote_opened"
+                    else:
+                        vote = g.vote.with_yes(requester_id, now)
+                        outcome = "voted"
+                except VoteProblem as exc:
+                    raise NotVoter(exc.message) from None
+                if vote.passed:
+                    stopped = await self._end_series_now(ch, now)
+                    notices.append(
+                        (
+                            "stopped",
+                            Message(
+                                "every player agreed to stop: the game was stopped, no result "
+                                "is recorded, except forfeits"
+                            ),
+                        )
+                    )
+                    outcome = "stopped"
+                else:
+                    self._set_vote(ch, g, vote)
+                    if outcome == "vote_opened":
+                        n, m = vote.tally
+                        notices.append(
+                            (
+                                "stop_vote",
+                                Message(
+                                    "{player} asks to stop the game: every player must press "
+                                    "Stop within {seconds} seconds (Stop? {yes}/{total})",
+                                    player=Seat(self._seat_of(ch, requester_id)),
+                                    seconds=int(vote.timeout_s),
+                                    yes=n,
+                                    total=m,
+                                ),
+                            )
+                        )
+                    table = table_view(ch)
+            players = _players_of(series)
+        if stopped is not None:
+            view = stopped
             self._emit(lambda p: p.table_changed(view))
-            self._notice(
-                channel_id,
-                "stopped",
-                Message("the game was stopped: no loss is recorded"),
-                user_id=requester_id,
-            )
-        else:
+        if table is not None:
+            shown = table
+            self._emit(lambda p: p.table_changed(shown))
+        for kind, message in notices:
+            self._notice(channel_id, kind, message, user_id=requester_id, players=players)
+        if outcome == "ended":
             self._notice(
                 channel_id, "series_ended", Message("the series is over"), user_id=requester_id
             )
+        return outcome
+
+    async def keep_playing(
+        self, channel_id: int, user_id: int, *, game_id: int | None = None
+    ) -> TableView:
+        """A voter says no to the open stop vote: the vote fails at once and the game goes
+        on.  :class:`NoGame` when no vote is open, :class:`NotVoter` for someone who has no
+        vote in it."""
+        async with self._lock(channel_id):
+            ch, g = self._need_game(channel_id)
+            if game_id is not None and game_id != g.game_id:
+                raise StaleAction(game_id=g.game_id)
+            vote = g.vote
+            if vote is None:
+                raise NoGame(Message("there is no stop vote open"))
+            if user_id not in vote.voters:
+                raise NotVoter()
+            seat = self._seat_of(ch, user_id)
+            self._set_vote(ch, g, None)
+            view = table_view(ch)
+        self._emit(lambda p: p.table_changed(view))
+        self._notice(
+            channel_id,
+            "stop_vote",
+            Message("{player} wants to play on: the stop vote failed", player=Seat(seat)),
+            user_id=user_id,
+            players=_players(ch),
+        )
+        return view
+
+    def _voters(self, ch: ChannelState, g: GameState) -> list[int]:
+        """Who votes on stopping ``g``: every seated human who has not forfeited."""
+        assert ch.series is not None
+        return [
+            s.user_id
+            for i, s in enumerate(ch.series.seats)
+            if s.user_id is not None and s.ai_level is None and i not in g.forfeits
+        ]
+
+    def _set_vote(self, ch: ChannelState, g: GameState, vote: StopVote | None) -> None:
+        """Under the lock: make ``vote`` the open stop vote (``None``: no vote), with a timer
+        that closes it when it lapses."""
+        same = vote is not None and g.vote is not None and vote.opened_at == g.vote.opened_at
+        if g.vote_timer is not None and not same:
+            g.vote_timer.cancel()
+            g.vote_timer = None
+        g.vote = vote
+        if vote is not None and g.vote_timer is None and not self._closed:
+            channel_id, game_id, opened_at = ch.channel_id, g.game_id, vote.opened_at
+            g.vote_timer = self.clock.call_at(
+                vote.deadline, lambda: self._vote_lapsed(channel_id, game_id, opened_at)
+            )
+
+    async def _vote_lapsed(self, channel_id: int, game_id: int, opened_at: float) -> None:
+        """The stop vote opened at ``opened_at`` ran out of time: closed, the game goes on."""
+        async with self._lock(channel_id):
+            ch = self._channels.get(channel_id)
+            g = ch.game if ch is not None else None
+            if ch is None or g is None or g.game_id != game_id or not ch.playing:
+                return
+            if g.vote is None or g.vote.opened_at != opened_at:
+                return
+            g.vote_timer = None
+            self._set_vote(ch, g, None)
+            view = table_view(ch)
+        self._emit(lambda p: p.table_changed(view))
+        self._notice(
+            channel_id,
+            "stop_vote",
+            Message("not every player agreed to stop in time: the game goes on"),
+            players=_players(ch),
+        )
+
+    # ------------------------------------------------------------------ forfeits and kicks
+    async def forfeit(
+        self, channel_id: int, user_id: int, *, game_id: int | None = None
+    ) -> TableView:
+        """The caller leaves the running game (after confirming :class:`ConfirmForfeit`): a
+        forfeit, recorded at once and counted as a loss whatever happens after; the
+        ``casual`` AI plays the seat to the end and the caller cannot come back to this game.
+        ``game_id``: the game the confirmation was for (:class:`StaleAction` if another one
+        runs now).  :class:`NotSeated`, :class:`Forfeited` (already left), :class:`NoGame`,
+        :class:`GameFinished`."""
+        async with self._lock(channel_id):
+            ch, g = self._need_game(channel_id)
+            if game_id is not None and game_id != g.game_id:
+                raise StaleAction(game_id=g.game_id)
+            seat = self._seat_of(ch, user_id)
+            if seat in g.forfeits:
+                raise Forfeited(Message("you have already left this game"))
+            players = _players(ch)
+            notices, stopped = await self._forfeit(ch, g, seat, user_id, "leave")
+            view = stopped or table_view(ch)
+        self._after_forfeit(ch, view, notices, players, user_id, stopped is not None)
+        return view
+
+    async def kick(
+        self,
+        channel_id: int,
+        requester_id: int,
+        user_id: int | None = None,
+        *,
+        seat: int | None = None,
+        manage_channel: bool = False,
+    ) -> LobbyView | TableView:
+        """``/durak kick``: free the seat of ``user_id``, or the seat at index ``seat`` (0-based;
+        e.g. an AI seat of a lobby).  In a lobby: the host or a member with Manage Channel (a
+        kicked host hands the lobby on; a lobby left with no human closes).  In a running
+        game: Manage Channel only; the kicked player forfeits (reason ``kick``) and the
+        ``casual`` AI plays the seat to the end.  Refusals: not exactly one of ``user_id`` and
+        ``seat``, no such seat, kicking oneself (use leave), an AI seat of a running game
+        (:class:`BadOption`); a player who has no seat (:class:`NotSeated`) or already left
+        (:class:`Forfeited`); :class:`NotHost`; :class:`NoGame`."""
+        if (user_id is None) == (seat is None):
+            raise BadOption(Message("name the player (or the seat) to remove"))
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+            raise BadOption(Message("there is no seat {seat} at this table", seat=repr(seat)))
+        yourself = BadOption(Message("to give up your own seat, use /durak leave"))
+        if user_id == requester_id:
+            raise yourself
+        async with self._lock(channel_id):
+            ch = self._channels.get(channel_id)
+            if ch is None or (ch.lobby is None and not ch.playing):
+                raise NoGame(Message("there is no lobby or running game in this channel"))
+            if ch.lobby is None:
+                g = ch.game
+                assert g is not None and ch.series is not None
+                if not manage_channel:
+                    raise NotHost(
+                        Message(
+                            "only a member with Manage Channel can remove a player from a "
+                            "running game"
+                        )
+                    )
+                if seat is not None:
+                    if not 0 <= seat < len(ch.series.seats):
+                        raise BadOption(
+                            Message("there is no seat {seat} at this table", seat=str(seat + 1))
+                        )
+                    user_id = ch.series.seats[seat].user_id
+                    if user_id is None:
+                        raise BadOption(Message("an AI seat cannot be removed from a running game"))
+                    if user_id == requester_id:
+                        raise yourself
+                assert user_id is not None
+                index = self.seat_of(channel_id, user_id)
+                if index is None:
+                    raise NotSeated(Message("that player has no seat at this table"))
+                if index in g.forfeits:
+                    raise Forfeited(Message("that player has already left this game"))
+                players = _players(ch)
+                notices, stopped = await self._forfeit(ch, g, index, user_id, "kick")
+                table = stopped or table_view(ch)
+                kicked: LobbySeat | None = None
+            else:
+                lobby = ch.lobby
+                self._need_host(lobby.host_id, requester_id, manage_channel)
+                if seat is not None:
+                    if not 0 <= seat < len(lobby.seats):
+                        raise BadOption(
+                            Message("there is no seat {seat} at this table", seat=str(seat + 1))
+                        )
+                    if lobby.seats[seat].user_id == requester_id:
+                        raise yourself
+                    index = seat
+                else:
+                    found = [i for i, s in enumerate(lobby.seats) if s.user_id == user_id]
+                    if not found:
+                        raise NotSeated(Message("that player has no seat at this table"))
+                    index = found[0]
+                kicked = lobby.seats[index]
+                host_before = lobby.host_id
+                seats = [s for i, s in enumerate(lobby.seats) if i != index]
+                view = await self._update_seats(lobby, seats)
+        if kicked is None:
+            assert user_id is not None
+            self._after_forfeit(ch, table, notices, players, user_id, stopped is not None)
+            return table
+        self._emit(lambda p: p.lobby_changed(view))
+        if kicked.ai_level is None:
+            removed = Message("{name} was removed from the lobby", name=kicked.name)
+        else:
+            removed = Message("an AI seat was removed from the lobby")
+        self._notice(channel_id, "kicked", removed, user_id=kicked.user_id)
+        self._host_notice(channel_id, view, host_before)
+        return view
+
+    async def _forfeit(
+        self, ch: ChannelState, g: GameState, seat: int, user_id: int, reason: ForfeitReason
+    ) -> tuple[list[tuple[NoticeKind, Message]], TableView | None]:
+        """Under the lock: record ``user_id``'s forfeit of ``seat`` (fenced, at once), hand
+        the seat to the AI and take the player out of an open stop vote (which may pass now).
+        Returns the notices to post and, if the vote passed, the stopped table."""
+        assert ch.series is not None
+        now = self.clock.now()
+        forfeit = Forfeit(g.game_id, user_id, seat, now, reason, move=g.game.version)
+        with self._storage_errors(g):
+            g.revision = await self.storage.record_forfeit(
+                forfeit, ch.series.guild_id, revision=g.revision
+            )
+        g.forfeits[seat] = forfeit
+        notices: list[tuple[NoticeKind, Message]] = [("forfeit", forfeit.message)]
+        if g.game.to_act == seat:
+            g.deadline = None
+        self._schedule(ch)
+        if g.vote is not None:
+            vote = g.vote.without_voter(user_id)
+            if vote is not None and vote.passed:
+                stopped = await self._end_series_now(ch, now)
+                notices.append(
+                    (
+                        "stopped",
+                        Message(
+                            "every player agreed to stop: the game was stopped, no result "
+                            "is recorded, except forfeits"
+                        ),
+                    )
+                )
+                return notices, stopped
+            self._set_vote(ch, g, vote)
+            if vote is None:
+                notices.append(
+                    ("stop_vote", Message("nobody is left to vote: the stop vote is closed"))
+                )
+        return notices, None
+
+    def _after_forfeit(
+        self,
+        ch: ChannelState,
+        view: TableView,
+        notices: list[tuple[NoticeKind, Message]],
+        players: tuple[Player, ...],
+        user_id: int,
+        stopped: bool,
+    ) -> None:
+        """Tell presenters about a forfeit: its notices, then the table (and hands)."""
+        for kind, message in notices:
+            self._notice(ch.channel_id, kind, message, user_id=user_id, players=players)
+        if stopped:
+            self._emit(lambda p: p.table_changed(view))
+        else:
+            self._after_change(ch, view)
 
     async def _end_series_now(self, ch: ChannelState, now: float) -> TableView | None:
-        """Under the channel's lock: store a running game as aborted (no loss) and end the
-        series.  Returns the final table view if a game was running."""
+        """Under the channel's lock: store a running game as aborted and end the series.
+        An aborted game records no result, except its forfeits: each forfeiter's loss counts
+        (in the series and in stats).  Returns the final table view if a game was running."""
         series = ch.series
         assert series is not None and series.id is not None
         g = ch.game
         with self._storage_errors(g):
             if ch.playing and g is not None:
+                counted: SeriesRecord | None = None
+                if g.forfeits:
+                    counted = dataclasses.replace(
+                        series, losses=list(series.losses), seats=list(series.seats)
+                    )
+                    for seat in g.forfeits:
+                        counted.losses[seat] += 1
                 await self.storage.finish_game(
                     FinishedGame(
                         g.game_id,
@@ -597,16 +963,21 @@ class GameService:
                         None,
                         g.game.history_text(),
                         now,
+                        _results(series, g, None, draw=False),
+                        forfeits=tuple(sorted(g.forfeits)),
                     ),
-                    None,
+                    counted,
                     end_series_at=now,
                     revision=g.revision,
                 )
+                if counted is not None:
+                    series.losses = counted.losses
             else:
                 await self.storage.end_series(series.id, now)
         view: TableView | None = None
         if ch.playing and g is not None:
             self._disarm(g)
+            self._set_vote(ch, g, None)
             g.aborted = True
             g.deadline = None
             view = table_view(ch)
@@ -656,6 +1027,8 @@ class GameService:
         async with self._lock(channel_id):
             ch, g = self._need_game(channel_id)
             seat = self._seat_of(ch, user_id)
+            if seat in g.forfeits:
+                raise Forfeited()
             act = _parse(action, seat)
             if (game_id is not None and game_id != g.game_id) or (
                 version is not None and version != g.game.version
@@ -691,6 +1064,8 @@ class GameService:
         async with self._lock(channel_id):
             ch, g = self._need_game(channel_id, allow_finished=True)
             seat = self._seat_of(ch, user_id)
+            if ch.playing and seat in g.forfeits:
+                raise Forfeited()
             back = False
             if ch.playing and g.autopilot[seat]:
                 autopilot = list(g.autopilot)
@@ -753,7 +1128,9 @@ class GameService:
     ) -> TableView:
         """Deal the next game of the series with the same seats: the loser deals and the
         loser's left neighbour leads; after a draw the same dealer deals again and the dealer's
-        left neighbour leads (RULES.md §4).  Open to the host and every seated human."""
+        left neighbour leads (RULES.md §4).  Open to the host and every seated human.  A
+        player who forfeited the previous game starts this one on autopilot (the ``casual``
+        AI plays for them until they come back), so the others never wait on them."""
         async with self._lock(channel_id):
             ch = self._channels.get(channel_id)
             if ch is None or ch.series is None:
@@ -768,8 +1145,19 @@ class GameService:
             dealer, _leader = next_dealer_and_leader(n, series.last_dealer, series.last_loser)
             seed = self._seed_source()
             deal = deal_from_seed(n, seed, dealer=dealer, first_of_series=False)
-            await self._begin_game(ch, series, ch.rules, ch.turn_timeout, deal, seed)
+            away = sorted(ch.game.forfeits) if ch.game is not None else []
+            await self._begin_game(
+                ch, series, ch.rules, ch.turn_timeout, deal, seed, autopilot=away
+            )
             view = table_view(ch)
+        for seat in away:
+            self._notice(
+                channel_id,
+                "autopilot_on",
+                Message("{name} is on autopilot until they come back", name=Seat(seat)),
+                user_id=series.seats[seat].user_id,
+                players=_players(ch),
+            )
         self._after_change(ch, view)
         return view
 
@@ -784,7 +1172,7 @@ class GameService:
                 raise NoGame(Message("there is no series in this channel"))
             if ch.playing:
                 raise AlreadyStarted(
-                    Message("a game is running: finish it, or the host can stop it")
+                    Message("a game is running: finish it, or vote to stop it with /durak stop")
                 )
             series = ch.series
             self._need_member(series, requester_id, manage_channel)
@@ -809,8 +1197,8 @@ class GameService:
 
     # ------------------------------------------------------------------ stats
     async def stats(self, guild_id: int, user_id: int, profile: str | None = None) -> StatsView:
-        """A player's finished games in this guild: games, losses, draws, loss rate, per rule
-        profile (``profile`` restricts to one: a profile name or ``custom``)."""
+        """A player's finished games in this guild: games, losses, draws, forfeits, loss rate,
+        per rule profile (``profile`` restricts to one: a profile name or ``custom``)."""
         profile = _profile_filter(profile)
         with self._storage_errors():
             name, rows = await self.storage.player_stats(guild_id, user_id, profile)
@@ -823,6 +1211,7 @@ class GameService:
             losses=sum(r.losses for r in rows),
             draws=sum(r.draws for r in rows),
             by_profile=tuple(rows),
+            forfeits=sum(r.forfeits for r in rows),
         )
 
     async def leaderboard(
@@ -911,9 +1300,10 @@ class GameService:
             await self.storage.save_lobby(rec)
 
     async def _update_seats(self, lobby: LobbyState, seats: list[LobbySeat]) -> LobbyView:
-        """Store new seats (handing over or closing the lobby as needed); returns its view."""
+        """Store new seats; returns the lobby's view.  If the host gave up their seat, the
+        next seated human (seat order) becomes host; a lobby left with no human closes."""
         ch = self._channels[lobby.channel_id]
-        if not seats:
+        if not any(s.user_id is not None for s in seats):
             with self._storage_errors():
                 await self.storage.delete_lobby(lobby.channel_id)
             ch.lobby = None
@@ -921,9 +1311,9 @@ class GameService:
             return lobby_view(lobby, "closed")
         host = (lobby.host_id, lobby.host_name)
         if not any(s.user_id == lobby.host_id for s in seats):
-            heir = next((s for s in seats if s.user_id is not None), None)
-            if heir is not None and heir.user_id is not None:
-                host = (heir.user_id, heir.name)
+            heir = next(s for s in seats if s.user_id is not None)
+            assert heir.user_id is not None
+            host = (heir.user_id, heir.name)
         await self._save_lobby(lobby.record(seats, host))
         lobby.seats = seats
         lobby.host_id, lobby.host_name = host
@@ -937,13 +1327,22 @@ class GameService:
         turn_timeout: int,
         deal: Deal,
         seed: int,
+        *,
+        autopilot: Iterable[int] = (),
     ) -> None:
-        """Create and store a game (and the series if new); on failure nothing changes."""
+        """Create and store a game (and the series if new), the seats ``autopilot`` starting
+        on autopilot; on failure nothing changes."""
         game = Game(rules, deal)
         now = self.clock.now()
         n = game.n
+        away = set(autopilot)
         g = GameState(
-            game_id=0, game=game, seed=seed, started_at=now, timeouts=[0] * n, autopilot=[False] * n
+            game_id=0,
+            game=game,
+            seed=seed,
+            started_at=now,
+            timeouts=[0] * n,
+            autopilot=[i in away for i in range(n)],
         )
         probe = ChannelState(
             ch.channel_id,
@@ -983,7 +1382,18 @@ class GameService:
         seat = g.game.to_act
         if seat is None or ch.series is None or g.aborted:
             return False
-        return ch.series.seats[seat].ai_level is None and not g.autopilot[seat]
+        return self._human_plays(ch, g, seat)
+
+    @staticmethod
+    def _human_plays(ch: ChannelState, g: GameState, seat: int) -> bool:
+        """Whether ``seat``'s player plays it now (not an AI seat, not on autopilot, not
+        forfeited)."""
+        assert ch.series is not None
+        return (
+            ch.series.seats[seat].ai_level is None
+            and not g.autopilot[seat]
+            and seat not in g.forfeits
+        )
 
     async def _apply(
         self,
@@ -1011,7 +1421,12 @@ class GameService:
         now = self.clock.now()
         deadline: float | None = None
         nxt = game.to_act
-        if nxt is not None and series.seats[nxt].ai_level is None and not autopilot[nxt]:
+        if (
+            nxt is not None
+            and series.seats[nxt].ai_level is None
+            and not autopilot[nxt]
+            and nxt not in g.forfeits
+        ):
             deadline = now + ch.turn_timeout
         new_series: SeriesRecord | None = None
         with self._storage_errors(g):
@@ -1026,11 +1441,9 @@ class GameService:
                     new_series.draws += 1
                 else:
                     new_series.losses[game.loser] += 1
-                players = [
-                    PlayerResult(i, s.user_id, s.name, game.loser == i, game.draw)
-                    for i, s in enumerate(series.seats)
-                    if s.user_id is not None
-                ]
+                for seat in g.forfeits:  # a forfeit is a loss; a forfeiting durak loses once
+                    if seat != game.loser:
+                        new_series.losses[seat] += 1
                 await self.storage.finish_game(
                     FinishedGame(
                         g.game_id,
@@ -1041,7 +1454,8 @@ class GameService:
                         game.loser,
                         game.history_text(),
                         now,
-                        players,
+                        _results(series, g, game.loser, draw=game.draw),
+                        forfeits=tuple(sorted(g.forfeits)),
                     ),
                     new_series,
                     revision=g.revision,
@@ -1066,6 +1480,7 @@ class GameService:
         g.autopilot = autopilot
         if new_series is not None:
             ch.series = new_series
+            self._set_vote(ch, g, None)
         self._schedule(ch)
         if not game.finished and game.version >= MAX_GAME_ACTIONS:
             self._spawn(self._stop_endless_game(ch.channel_id, g.game_id))
@@ -1206,7 +1621,7 @@ class GameService:
                 and g.game.version == version
                 and g.game.to_act == seat
                 and ch.series is not None
-                and (ch.series.seats[seat].ai_level is not None or g.autopilot[seat])
+                and not self._human_plays(ch, g, seat)
             )
 
         level = ch.series.seats[seat].ai_level or self.autopilot_level
@@ -1334,7 +1749,7 @@ class GameService:
         g = ch.game
         if g is not None and ch.series is not None and g.game_id == view.game_id:
             for seat, s in enumerate(ch.series.seats):
-                if s.user_id is not None:
+                if s.user_id is not None and seat not in g.forfeits:
                     self._emit_hand(ch.channel_id, s.user_id, hand_view(ch, g, seat))
         if view.finished:
             self._emit(lambda p: p.game_over(view))
@@ -1347,6 +1762,7 @@ class GameService:
             if rec is None or rec.result not in ("loss", "draw"):
                 return None
             game = replay(Rules.from_spec(rec.rules), Deal.from_dict(rec.deal), rec.actions)
+            forfeits = await self.storage.forfeits_of_game(rec.game_id)
         except Exception:
             log.exception("last game %d of series %s does not replay", s.last_game_id, s.id)
             return None
@@ -1358,6 +1774,7 @@ class GameService:
             started_at=0.0,
             timeouts=[0] * n,
             autopilot=[False] * n,
+            forfeits={f.seat: f for f in forfeits},
         )
 
 
@@ -1366,7 +1783,28 @@ def _players(ch: ChannelState) -> tuple[Player, ...]:
     """Who sits at each seat of the channel's series (to name ``Seat`` parameters)."""
     if ch.series is None:
         return ()
-    return tuple(Player(s.name, s.ai_level) for s in ch.series.seats)
+    return _players_of(ch.series)
+
+
+def _results(
+    series: SeriesRecord, g: GameState, loser: int | None, *, draw: bool
+) -> list[PlayerResult]:
+    """The per-player rows of a game that ended (``loser``/``draw``) or was aborted (no
+    loser, no draw): every human of a finished game, and every forfeiter, whose forfeit is a
+    loss whatever happened after (a forfeiting durak loses once)."""
+    aborted = loser is None and not draw
+    return [
+        PlayerResult(
+            i, s.user_id, s.name, loser == i or i in g.forfeits, draw and i not in g.forfeits
+        )
+        for i, s in enumerate(series.seats)
+        if s.user_id is not None and (not aborted or i in g.forfeits)
+    ]
+
+
+def _players_of(series: SeriesRecord) -> tuple[Player, ...]:
+    """Who sits at each seat of ``series``."""
+    return tuple(Player(s.name, s.ai_level) for s in series.seats)
 
 
 def _first_level(levels: Iterable[str]) -> str:

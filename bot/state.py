@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from bot.clock import Timer
 from bot.storage import LobbyRecord, SeriesRecord
 from bot.views import ActionRecord, LobbyOptions, LobbySeat
+from bot.votes import Forfeit, StopVote
 from rules_engine import Game, Rules, snapshot
 from rules_engine.ai.base import Agent
 
@@ -59,6 +60,11 @@ class GameState:
     timer: Timer | None = None
     aborted: bool = False
     revision: int = 0  # the live row's revision this process holds (storage fencing)
+    #: Forfeited seats (left or kicked): the ``casual`` AI plays them to the end.
+    forfeits: dict[int, Forfeit] = field(default_factory=dict)
+    #: The open stop vote, if any, and the timer that closes it when it lapses.
+    vote: StopVote | None = None
+    vote_timer: Timer | None = None
 
     def snapshot_json(self, game: Game | None = None) -> str:
         """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one)."""

@@ -106,6 +106,7 @@ def table_view(ch: ChannelState) -> TableView:
                 to_act=game.to_act == i and not fin,
                 autopilot=g.autopilot[i],
                 losses=series.losses[i],
+                forfeited=i in g.forfeits,
             )
         )
     to_act = None if fin else game.to_act
@@ -143,6 +144,8 @@ def table_view(ch: ChannelState) -> TableView:
         series=series_view(series),
         waiting_for=waiting,
         aborted=g.aborted,
+        stop_vote=None if fin or g.vote is None else g.vote.tally,
+        stop_vote_deadline=None if fin or g.vote is None else g.vote.deadline,
     )
 
 

@@ -160,6 +160,7 @@ class SeatView:
     to_act: bool
     autopilot: bool
     losses: int  # in the current series
+    forfeited: bool = False  # the player left or was kicked: the AI plays this seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +260,9 @@ class TableView:
     waiting_for: WaitingFor | None = None
     #: The game was stopped before its end (no loss recorded).
     aborted: bool = False
+    #: An open stop vote: ``(agreeing, voters)`` for "Stop? n/m", and when it lapses.
+    stop_vote: tuple[int, int] | None = None
+    stop_vote_deadline: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,10 +323,14 @@ class HandView:
 
 @dataclass(frozen=True, slots=True)
 class ProfileStats:
+    """A player's totals under one rule profile; ``forfeits`` are among the ``losses`` once
+    the forfeited game has ended."""
+
     profile: str
     games: int
     losses: int
     draws: int
+    forfeits: int = 0
 
     @property
     def loss_rate(self) -> float:
@@ -341,6 +349,7 @@ class StatsView:
     losses: int
     draws: int
     by_profile: tuple[ProfileStats, ...] = field(default=())
+    forfeits: int = 0  # games left or kicked from (each also counted as a loss)
 
     @property
     def loss_rate(self) -> float:

@@ -9,7 +9,11 @@ Game components: ``durak:<game_id>:<version>:<action>`` where ``action`` is
 - ``why <card>``: a card that cannot be played now (answer privately with its reason);
 - ``page <n>``: show page ``n`` (0-based) of a long hand; also the "Back" of a selected card;
 - ``hand``: Show my hand (``version`` 0 is allowed: the table's button works on any version);
-- ``rematch``, ``endseries``: game-over buttons.
+- ``rematch``, ``endseries``: game-over buttons;
+- ``stop``: the table's Stop button (opens a stop vote, or agrees to the open one);
+  ``keep``: Keep playing (a no to the open stop vote); ``leave``: the table's Leave button
+  (answers with a private confirmation); ``forfeit``: that confirmation's "Leave and
+  forfeit" button.  These four act on the game ``game_id`` whatever its version.
 
 Lobby components: ``durak:lobby:<channel_id>:<join|leave|addai|start|stop>`` (``addai`` is a
 string select whose option values are AI levels).
@@ -48,7 +52,7 @@ _CARDS = rf"{CARD_PATTERN}(?: {CARD_PATTERN})*"
 ACTION_PATTERN = (
     rf"(?:attack {_CARDS}|defend {CARD_PATTERN} {CARD_PATTERN}|transfer {_CARDS}|take|pass"
     rf"|pick {CARD_PATTERN}|why {CARD_PATTERN}|page (?:0|[1-9][0-9]{{0,3}})"
-    r"|hand|rematch|endseries)"
+    r"|hand|rematch|endseries|stop|keep|leave|forfeit)"
 )
 LOBBY_ACTIONS = ("join", "leave", "addai", "start", "stop")
 

@@ -34,13 +34,13 @@ from discord import app_commands
 from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
-from bot.errors import BadOption, NoGame, ServiceError, StaleAction
+from bot.errors import BadOption, ConfirmForfeit, NoGame, ServiceError, StaleAction
 from bot.service import GameService
 from bot.views import HandView, LobbyOptions
 from cogs import render
 from cogs.components import COG_NAME
 from cogs.custom_ids import GameButton, LobbyButton
-from cogs.i18n import CHOICES, COMMANDS, OPTIONS, Catalog, catalog, pick_locale
+from cogs.i18n import CHOICES, COMMANDS, KICK_USER, OPTIONS, Catalog, catalog, pick_locale
 from cogs.presenter import DiscordPresenter, message_kwargs
 from rules_engine import PROFILES, ActionKind, Rules, parse_action
 from rules_engine.cards import Card, parse_card
@@ -225,6 +225,27 @@ class DurakCog(commands.Cog, name=COG_NAME):
             await self.defer_private(interaction)
             await self.open_hand(interaction, page=0)
             return
+        if verb in ("stop", "keep"):  # the table's stop vote buttons
+            await self.defer_update(interaction)
+            if verb == "stop":
+                await self.service.stop(
+                    channel_id,
+                    user_id,
+                    manage_channel=self.manage(interaction),
+                    game_id=button.game_id,
+                )
+            else:
+                await self.service.keep_playing(channel_id, user_id, game_id=button.game_id)
+            return
+        if verb == "leave":  # the table's Leave button: confirm privately first
+            await self.defer_private(interaction)
+            await self.leave_or_confirm(interaction)
+            return
+        if verb == "forfeit":  # "Leave and forfeit" on that private confirmation
+            await self.defer_update(interaction)
+            await self.service.forfeit(channel_id, user_id, game_id=button.game_id)
+            await self.answer(interaction, render.render_forfeited(self.cat(interaction)))
+            return
         if verb in ("rematch", "endseries"):
             await self.defer_update(interaction)
             table = await self.service.table(channel_id)
@@ -402,7 +423,40 @@ class DurakCog(commands.Cog, name=COG_NAME):
     @durak.command(name=_T("leave"), description=_T(COMMANDS["leave"]))
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         await self.defer_private(interaction)
-        await self._lobby_action(interaction, "leave")
+        await self.leave_or_confirm(interaction)
+
+    async def leave_or_confirm(self, interaction: discord.Interaction[Any]) -> None:
+        """Free the caller's lobby seat (the lobby message is the answer), or, in a running
+        game, answer privately with the "Leave and forfeit" confirmation (the interaction is
+        deferred privately)."""
+        try:
+            await self._lobby_action(interaction, "leave")
+        except ConfirmForfeit as exc:
+            game = int(exc.details["game_id"])
+            reply = render.render_confirm_forfeit(game, exc.message, self.cat(interaction))
+            await self.answer(interaction, reply)
+            return
+        await self.done(interaction)
+
+    @durak.command(name=_T("kick"), description=_T(COMMANDS["kick"]))
+    @app_commands.rename(user=_T("user"), seat=_T("seat"))
+    @app_commands.describe(user=_T(KICK_USER), seat=_T(OPTIONS["seat"]))
+    async def kick(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | discord.Member | None = None,
+        seat: app_commands.Range[int, 1, 6] | None = None,
+    ) -> None:
+        """Free a player's seat (``user``), or a seat by its number (``seat``: an AI seat)."""
+        await self.defer_private(interaction)
+        assert interaction.channel_id is not None
+        await self.service.kick(
+            interaction.channel_id,
+            interaction.user.id,
+            None if user is None else user.id,
+            seat=None if seat is None else seat - 1,
+            manage_channel=self.manage(interaction),
+        )
         await self.done(interaction)
 
     @durak.command(name=_T("addbot"), description=_T(COMMANDS["addbot"]))

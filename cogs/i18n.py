@@ -38,6 +38,7 @@ __all__ = [
     "CHOICES",
     "COMMANDS",
     "DOMAIN",
+    "KICK_USER",
     "LOCALEDIR",
     "NC_",
     "OPTIONS",
@@ -69,17 +70,20 @@ COMMANDS: dict[str, str] = {
     NC_("cmd-name", "durak"): NC_("cmd", "Play Durak, the Russian card game"),
     NC_("cmd-name", "new"): NC_("cmd", "Open a Durak lobby in this channel"),
     NC_("cmd-name", "join"): NC_("cmd", "Take a seat in this channel's lobby"),
-    NC_("cmd-name", "leave"): NC_("cmd", "Free your seat in this channel's lobby"),
+    NC_("cmd-name", "leave"): NC_("cmd", "Free your seat (in a running game: a forfeit)"),
     NC_("cmd-name", "addbot"): NC_("cmd", "Seat an AI player (host only)"),
     NC_("cmd-name", "start"): NC_("cmd", "Deal the cards and start the game (host only)"),
     NC_("cmd-name", "hand"): NC_("cmd", "Show your hand privately"),
     NC_("cmd-name", "table"): NC_("cmd", "Post the table again at the bottom of the channel"),
     NC_("cmd-name", "rules"): NC_("cmd", "Explain the active or a named rule profile"),
-    NC_("cmd-name", "stop"): NC_("cmd", "End the lobby or game (host or Manage Channel)"),
+    NC_("cmd-name", "stop"): NC_("cmd", "Close the lobby (host), or vote to stop the game"),
     NC_("cmd-name", "series"): NC_("cmd", "Loss counts of the current series in this channel"),
     NC_("cmd-name", "stats"): NC_("cmd", "A player's games, losses and loss rate"),
     NC_("cmd-name", "leaderboard"): NC_("cmd", "This server's players ranked by loss rate"),
+    NC_("cmd-name", "kick"): NC_("cmd", "Free a player's seat (host: lobby; Manage Channel)"),
 }
+#: The description of ``/durak kick``'s ``user`` (required there, unlike elsewhere).
+KICK_USER = NC_("cmd", "The player whose seat to free")
 #: Option names → their English description.
 OPTIONS: dict[str, str] = {
     NC_("cmd-name", "rules"): NC_("cmd", "Rule profile (default: podkidnoy)"),
@@ -97,6 +101,7 @@ OPTIONS: dict[str, str] = {
     NC_("cmd-name", "user"): NC_("cmd", "The player (default: you)"),
     NC_("cmd-name", "min_games"): NC_("cmd", "Only players with at least this many games"),
     NC_("cmd-name", "page"): NC_("cmd", "Page number"),
+    NC_("cmd-name", "seat"): NC_("cmd", "A seat's number as the lobby shows it (e.g. an AI seat)"),
 }
 #: Choice names (values stay English) → English display name.
 CHOICES: dict[str, str] = {
@@ -235,7 +240,7 @@ def command_strings() -> Iterable[tuple[str, str]]:
     names = set(COMMANDS) | set(OPTIONS)
     for name in sorted(names):
         yield _NAME_CONTEXT, name
-    for text in (*COMMANDS.values(), *OPTIONS.values(), *CHOICES.values()):
+    for text in (*COMMANDS.values(), *OPTIONS.values(), *CHOICES.values(), KICK_USER):
         yield _TEXT_CONTEXT, text
 
 

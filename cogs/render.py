@@ -378,7 +378,9 @@ def _seat_line(s: SeatView, name: str, t: Catalog, finished: bool) -> str:
         parts.append(t.gettext(_ROLES[s.role]))
     elif s.out:
         parts.append(t.gettext(_ROLES[Role.OUT]))
-    if s.autopilot:
+    if s.forfeited:
+        parts.append(t.gettext("left: the AI plays"))
+    elif s.autopilot:
         parts.append(t.gettext("autopilot"))
     return " · ".join(parts)
 
@@ -391,7 +393,11 @@ def render_table(view: TableView, t: Catalog) -> Reply:
     names = seat_names(seats, t)
     finished = view.finished or view.aborted
     lines: list[str] = []
-    if view.aborted:
+    if view.aborted and any(s.forfeited for s in seats):
+        lines.append(
+            t.gettext("🛑 **The game was stopped: no result is recorded, except forfeits.**")
+        )
+    elif view.aborted:
         lines.append(t.gettext("🛑 **The game was stopped: no loss is recorded.**"))
     elif view.finished:
         if view.draw or view.loser is None:
@@ -458,6 +464,13 @@ def render_table(view: TableView, t: Catalog) -> Reply:
             if view.deadline is not None:
                 turn += " — " + t.fill("time runs out {when}", when=_when(view.deadline))
             lines.append(turn)
+        if view.stop_vote is not None:
+            yes, total = view.stop_vote
+            vote = "🛑 **" + t.fill("Stop? {yes}/{total}", yes=yes, total=total) + "** — "
+            vote += t.gettext("every player must press Stop to end the game")
+            if view.stop_vote_deadline is not None:
+                vote += " " + t.fill("(until {when})", when=_when(view.stop_vote_deadline))
+            lines.append(vote)
     fields = [
         _field(
             t.gettext("Players"),
@@ -488,9 +501,20 @@ def render_table(view: TableView, t: Catalog) -> Reply:
     components: list[Button | Select] = []
     gid, ver = view.game_id, view.version
     if not finished:
-        components.append(
-            Button(game_id(gid, ver, "hand"), t.gettext("Show my hand"), "primary", emoji="🃏")
+        stop_label = (
+            t.gettext("Stop")
+            if view.stop_vote is None
+            else t.fill("Stop? {yes}/{total}", yes=view.stop_vote[0], total=view.stop_vote[1])
         )
+        components += [
+            Button(game_id(gid, ver, "hand"), t.gettext("Show my hand"), "primary", emoji="🃏"),
+            Button(game_id(gid, ver, "stop"), stop_label, "danger", emoji="🛑"),
+        ]
+        if view.stop_vote is not None:
+            components.append(
+                Button(game_id(gid, ver, "keep"), t.gettext("Keep playing"), "success")
+            )
+        components.append(Button(game_id(gid, ver, "leave"), t.gettext("Leave"), "secondary"))
     elif not view.aborted and (view.series is None or view.series.active):
         components += [
             Button(game_id(gid, ver, "rematch"), t.gettext("Rematch"), "success", emoji="🔁"),
@@ -768,7 +792,8 @@ def render_stats(view: StatsView, t: Catalog) -> Reply:
             + " · "
             + t.nfill("{count} loss", "{count} losses", view.losses)
             + " · "
-            + t.nfill("{count} draw", "{count} draws", view.draws),
+            + t.nfill("{count} draw", "{count} draws", view.draws)
+            + _forfeits(view.forfeits, t),
             t.fill("Loss rate: **{rate}**", rate=_percent(view.loss_rate)),
         ]
     )
@@ -781,12 +806,18 @@ def render_stats(view: StatsView, t: Catalog) -> Reply:
         + t.nfill("{count} loss", "{count} losses", p.losses)
         + " · "
         + t.nfill("{count} draw", "{count} draws", p.draws)
+        + _forfeits(p.forfeits, t)
         + " · "
         + _percent(p.loss_rate)
         for p in view.by_profile
     ]
     fields = [_field(t.gettext("By rules"), _clip_lines(lines, FIELD_VALUE_MAX))] if lines else []
     return Reply(embeds=(_embed(title, desc, color=GOLD, fields=fields),))
+
+
+def _forfeits(n: int, t: Catalog) -> str:
+    """`` · N forfeits`` (each already among the losses), or nothing when there are none."""
+    return " · " + t.nfill("{count} forfeit", "{count} forfeits", n) if n else ""
 
 
 def render_leaderboard(view: LeaderboardPage, t: Catalog) -> Reply:
@@ -923,8 +954,27 @@ _NOTICE_EMOJI = {
     "stopped": "🛑",
     "series_ended": "🏁",
     "restored": "🔄",
+    "forfeit": "🏳️",
+    "kicked": "👢",
+    "host": "👑",
+    "stop_vote": "🗳️",
     "error": "⚠️",
 }
+
+
+def render_confirm_forfeit(game: int, message: Message, t: Catalog) -> Reply:
+    """The private confirmation of leaving a running game (``message`` says what it means),
+    with a "Leave and forfeit" button for game ``game``."""
+    body = t.render(message, (), card_text=card_md)
+    return Reply(
+        content=_clip("⚠️ " + body[:1].upper() + body[1:], CONTENT_MAX),
+        components=(Button(game_id(game, 0, "forfeit"), t.gettext("Leave and forfeit"), "danger"),),
+    )
+
+
+def render_forfeited(t: Catalog) -> Reply:
+    """What the confirmation becomes once the player has left: no buttons any more."""
+    return Reply(content="🏳️ " + t.gettext("You left the game: the AI plays your seat to the end."))
 
 
 def render_notice(kind: str, message: Message, t: Catalog, names: Sequence[str] = ()) -> str:

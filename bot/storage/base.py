@@ -15,6 +15,7 @@ from bot.storage.records import (
     StoredState,
 )
 from bot.views import LeaderboardRow, ProfileStats
+from bot.votes import Forfeit
 
 __all__ = ["DatabaseUnavailable", "GameMoved", "GuildFilter", "Storage", "StorageError"]
 
@@ -93,6 +94,18 @@ class Storage(ABC):
         result (or the abort), the per-player rows and the series' new counts (``series``
         given); optionally end the series.  :class:`GameMoved` if the row is not at
         ``revision``."""
+
+    @abstractmethod
+    async def record_forfeit(self, forfeit: Forfeit, guild_id: int, *, revision: int) -> int:
+        """One transaction, fenced like :meth:`save_live`: store ``forfeit`` (a player of the
+        live game ``forfeit.game_id`` in guild ``guild_id`` left or was kicked) and bump the
+        live row's revision.  Returns the new revision.  A second forfeit of the same seat of
+        the same game is ignored.  :class:`GameMoved` (nothing written) if the row is not at
+        ``revision``."""
+
+    @abstractmethod
+    async def forfeits_of_game(self, game_id: int) -> list[Forfeit]:
+        """The forfeits of a game, in the order they happened."""
 
     @abstractmethod
     async def end_series(self, series_id: int, ended_at: float) -> None:

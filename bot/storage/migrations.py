@@ -116,6 +116,23 @@ SQLITE_MIGRATIONS: tuple[Migration, ...] = (
         "fencing: a live row's write counter, checked by every write of the game",
         ("ALTER TABLE live_games ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
     ),
+    Migration(
+        3,
+        "forfeits: a player who left or was kicked from a running game, recorded at once",
+        (
+            """CREATE TABLE forfeits (
+                game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+                seat INTEGER NOT NULL,
+                guild_id INTEGER NOT NULL,
+                user_id INTEGER NOT NULL,
+                reason TEXT NOT NULL CHECK (reason IN ('leave', 'kick')),
+                move INTEGER,
+                at REAL NOT NULL,
+                PRIMARY KEY (game_id, seat)
+            )""",
+            "CREATE INDEX forfeits_user ON forfeits(guild_id, user_id)",
+        ),
+    ),
 )
 
 POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
@@ -209,6 +226,23 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
         2,
         "fencing: a live row's write counter, checked by every write of the game",
         ("ALTER TABLE live_games ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
+    ),
+    Migration(
+        3,
+        "forfeits: a player who left or was kicked from a running game, recorded at once",
+        (
+            """CREATE TABLE forfeits (
+                game_id BIGINT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+                seat INTEGER NOT NULL,
+                guild_id BIGINT NOT NULL,
+                user_id BIGINT NOT NULL,
+                reason TEXT NOT NULL CHECK (reason IN ('leave', 'kick')),
+                move INTEGER,
+                at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (game_id, seat)
+            )""",
+            "CREATE INDEX forfeits_user ON forfeits(guild_id, user_id)",
+        ),
     ),
 )
 

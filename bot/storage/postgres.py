@@ -36,6 +36,7 @@ from bot.storage.records import (
 )
 from bot.storage.url import redact_url
 from bot.views import LeaderboardRow, LobbySeat, ProfileStats
+from bot.votes import Forfeit
 
 __all__ = ["PostgresStorage"]
 
@@ -275,6 +276,29 @@ class PostgresStorage(Storage):
             if end_series_at is not None:
                 await con.execute(_Q["SERIES_END"], end_series_at, game.series_id)
 
+    async def record_forfeit(self, forfeit: Forfeit, guild_id: int, *, revision: int) -> int:
+        async with self.pool.acquire() as con, con.transaction():
+            status = await con.execute(
+                _Q["LIVE_BUMP_FENCED"], forfeit.at, forfeit.game_id, revision
+            )
+            if status != "UPDATE 1":
+                raise GameMoved(game_id=forfeit.game_id, revision=revision)
+            await con.execute(
+                _Q["FORFEIT_INSERT"],
+                forfeit.game_id,
+                forfeit.seat,
+                guild_id,
+                forfeit.user_id,
+                forfeit.reason,
+                forfeit.move,
+                forfeit.at,
+            )
+        return revision + 1
+
+    async def forfeits_of_game(self, game_id: int) -> list[Forfeit]:
+        rows = await self.pool.fetch(_Q["FORFEITS_OF_GAME"], game_id)
+        return [Forfeit(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]
+
     async def end_series(self, series_id: int, ended_at: float) -> None:
         await self.pool.execute(_Q["SERIES_END_ACTIVE"], ended_at, series_id)
 
@@ -330,11 +354,13 @@ class PostgresStorage(Storage):
     ) -> tuple[str | None, list[ProfileStats]]:
         async with self.pool.acquire() as con:
             if profile is None:
-                fetched = await con.fetch(_Q["STATS_ALL"], guild_id, user_id)
+                fetched = await con.fetch(_Q["STATS_ALL"], guild_id, user_id, guild_id, user_id)
             else:
-                fetched = await con.fetch(_Q["STATS_PROFILE"], guild_id, user_id, profile)
+                fetched = await con.fetch(
+                    _Q["STATS_PROFILE"], guild_id, user_id, guild_id, user_id, profile
+                )
             name = await con.fetchval(_Q["LATEST_NAME"], guild_id, user_id)
-        rows = [ProfileStats(p, g, lo or 0, dr or 0) for p, g, lo, dr in fetched]
+        rows = [ProfileStats(p, g, lo or 0, dr or 0, fo or 0) for p, g, lo, dr, fo in fetched]
         return name, rows
 
     async def leaderboard(

@@ -115,7 +115,11 @@ class PlayerResult:
 
 @dataclass(slots=True)
 class FinishedGame:
-    """The end of a game: its result (or the abort) and the per-player rows."""
+    """The end of a game: its result (or the abort) and the per-player rows.
+
+    ``forfeits``: the seats whose player forfeited the game (left or was kicked); each counts
+    as a loss for that player (once, also when that seat ends as the durak), and is already
+    recorded in storage by :meth:`Storage.record_forfeit`."""
 
     game_id: int
     series_id: int
@@ -126,6 +130,7 @@ class FinishedGame:
     actions: list[str]
     ended_at: float
     players: list[PlayerResult] = field(default_factory=list)
+    forfeits: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)

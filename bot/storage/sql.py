@@ -69,12 +69,35 @@ LOAD_LIVE = (
 )
 LOAD_GAME = "SELECT rules, deal, actions, result FROM games WHERE id = ?"
 
+#: A forfeit, at most one per seat of a game: params (game_id, seat, guild_id, user_id,
+#: reason, move, at).
+FORFEIT_INSERT = (
+    "INSERT INTO forfeits (game_id, seat, guild_id, user_id, reason, move, at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id, seat) DO NOTHING"
+)
+#: The fence of a forfeit: the live row must still be at the revision the caller holds.
+LIVE_BUMP_FENCED = (
+    "UPDATE live_games SET revision = revision + 1, updated_at = ? "
+    "WHERE game_id = ? AND revision = ?"
+)
+FORFEITS_OF_GAME = (
+    "SELECT game_id, user_id, seat, at, reason, move FROM forfeits WHERE game_id = ? "
+    "ORDER BY at, seat"
+)
+
+#: Forfeits of one player (params guild_id, user_id) in the grouped row's profile.
+_FORFEITS_IN_PROFILE = (
+    "(SELECT COUNT(*) FROM forfeits f JOIN games fg ON fg.id = f.game_id "
+    "WHERE f.guild_id = ? AND f.user_id = ? AND fg.profile = game_players.profile)"
+)
 STATS_ALL = (
-    "SELECT profile, COUNT(*), SUM(lost), SUM(draw) FROM game_players "
+    "SELECT profile, COUNT(*), SUM(lost), SUM(draw), " + _FORFEITS_IN_PROFILE + " "
+    "FROM game_players "
     "WHERE guild_id = ? AND user_id = ? GROUP BY profile ORDER BY profile"
 )
 STATS_PROFILE = (
-    "SELECT profile, COUNT(*), SUM(lost), SUM(draw) FROM game_players "
+    "SELECT profile, COUNT(*), SUM(lost), SUM(draw), " + _FORFEITS_IN_PROFILE + " "
+    "FROM game_players "
     "WHERE guild_id = ? AND user_id = ? AND profile = ? GROUP BY profile"
 )
 LATEST_NAME = (

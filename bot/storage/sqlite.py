@@ -42,6 +42,7 @@ from bot.storage.records import (
     series_from_row,
 )
 from bot.views import LeaderboardRow, LobbySeat, ProfileStats
+from bot.votes import Forfeit
 
 __all__ = ["SqliteStorage"]
 
@@ -405,6 +406,30 @@ class SqliteStorage(Storage):
             if end_series_at is not None:
                 await db.execute(sql.SERIES_END, (end_series_at, game.series_id))
 
+    async def record_forfeit(self, forfeit: Forfeit, guild_id: int, *, revision: int) -> int:
+        async with self._txn() as db:
+            cur = await db.execute(sql.LIVE_BUMP_FENCED, (forfeit.at, forfeit.game_id, revision))
+            if cur.rowcount != 1:
+                raise GameMoved(game_id=forfeit.game_id, revision=revision)
+            await db.execute(
+                sql.FORFEIT_INSERT,
+                (
+                    forfeit.game_id,
+                    forfeit.seat,
+                    guild_id,
+                    forfeit.user_id,
+                    forfeit.reason,
+                    forfeit.move,
+                    forfeit.at,
+                ),
+            )
+        return revision + 1
+
+    async def forfeits_of_game(self, game_id: int) -> list[Forfeit]:
+        async with self._lock, self.db.execute(sql.FORFEITS_OF_GAME, (game_id,)) as cur:
+            rows = await cur.fetchall()
+        return [Forfeit(g, u, s, a, r, m) for g, u, s, a, r, m in rows]
+
     async def end_series(self, series_id: int, ended_at: float) -> None:
         await self._write(sql.SERIES_END_ACTIVE, (ended_at, series_id))
 
@@ -462,15 +487,15 @@ class SqliteStorage(Storage):
     ) -> tuple[str | None, list[ProfileStats]]:
         params: tuple[Any, ...]
         if profile is None:
-            query, params = sql.STATS_ALL, (guild_id, user_id)
+            query, params = sql.STATS_ALL, (guild_id, user_id, guild_id, user_id)
         else:
-            query, params = sql.STATS_PROFILE, (guild_id, user_id, profile)
+            query, params = sql.STATS_PROFILE, (guild_id, user_id, guild_id, user_id, profile)
         async with self._lock:  # no reading inside another's transaction
             async with self.db.execute(query, params) as cur:
                 fetched = await cur.fetchall()
             async with self.db.execute(sql.LATEST_NAME, (guild_id, user_id)) as cur:
                 row = await cur.fetchone()
-        rows = [ProfileStats(p, g, lo or 0, dr or 0) for p, g, lo, dr in fetched]
+        rows = [ProfileStats(p, g, lo or 0, dr or 0, fo or 0) for p, g, lo, dr, fo in fetched]
         return (row[0] if row else None), rows
 
     async def leaderboard(

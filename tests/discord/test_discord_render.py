@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 
 import pytest
 
-from bot.errors import NotYourTurn
-from bot.views import ActionRecord, HandView, Player, TableView, action_message
+from bot.errors import ConfirmForfeit, NotYourTurn
+from bot.views import (
+    ActionRecord,
+    HandView,
+    Player,
+    ProfileStats,
+    StatsView,
+    TableView,
+    action_message,
+)
 from cogs.custom_ids import parse_game_id, parse_lobby_id
 from cogs.i18n import SUPPORTED, catalog
 from cogs.render import (
@@ -17,7 +26,9 @@ from cogs.render import (
     Reply,
     Select,
     card_md,
+    render_confirm_forfeit,
     render_error,
+    render_forfeited,
     render_hand,
     render_leaderboard,
     render_lobby,
@@ -92,8 +103,8 @@ def test_tables_of_real_games_fit_and_show_only_public_cards() -> None:
             actions = _actions(msg)
             if view.finished:
                 assert actions == {"rematch", "endseries"}
-            else:
-                assert actions == {"hand"}
+            else:  # Show my hand, Stop (a stop vote) and Leave (a forfeit, confirmed)
+                assert actions == {"hand", "stop", "leave"}
         n += 1
     assert n > 200
 
@@ -474,3 +485,47 @@ def test_errors_and_notices() -> None:
     assert back.count("@\u200b") == 1
     # a seat the caller has no name for is still named, in the reader's language
     assert render_notice("error", long_name, catalog("en")) == "⚠️ Player 1 is back"
+
+
+def test_a_stop_vote_and_a_forfeited_seat_on_the_table() -> None:
+    game, _ = next(played_games(1, seed=3))
+    base = table_view(game)
+    seats = tuple(dataclasses.replace(s, forfeited=s.seat == 1) for s in base.seats)
+    view = dataclasses.replace(
+        base, seats=seats, stop_vote=(1, 3), stop_vote_deadline=1_700_000_060.0
+    )
+    for t in CATS:
+        msg = render_table(view, t)
+        check_message(msg)
+        text = message_text(msg)
+        assert t.fill("Stop? {yes}/{total}", yes=1, total=3) in text
+        assert "<t:1700000060:R>" in text
+        assert t.gettext("left: the AI plays") in text
+        assert _actions(msg) == {"hand", "stop", "keep", "leave"}
+        if t.locale != "en":
+            assert "left: the AI plays" not in text and "Keep playing" not in text
+    stopped = dataclasses.replace(view, aborted=True, stop_vote=None)
+    for t in CATS:
+        text = message_text(render_table(stopped, t))
+        assert (
+            t.gettext("🛑 **The game was stopped: no result is recorded, except forfeits.**")
+            in text
+        )
+        assert not _actions(render_table(stopped, t))
+
+
+def test_the_forfeit_confirmation_and_stats_with_forfeits() -> None:
+    for t in CATS:
+        reply = render_confirm_forfeit(42, ConfirmForfeit.default_message, t)
+        check_message(reply)
+        (button,) = reply.components
+        assert parse_game_id(button.custom_id) == (42, 0, "forfeit")
+        assert button.label == t.gettext("Leave and forfeit")
+        if t.locale != "en":
+            assert "forfeit" not in message_text(reply)
+        check_message(render_forfeited(t))
+        stats = StatsView(
+            10, 7, "Bob", None, 3, 2, 0, (ProfileStats("podkidnoy", 3, 2, 0, 1),), forfeits=1
+        )
+        text = message_text(render_stats(stats, t))
+        assert text.count(t.nfill("{count} forfeit", "{count} forfeits", 1)) == 2

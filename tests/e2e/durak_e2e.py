@@ -274,7 +274,7 @@ class Harness:
             if view.finished or view.aborted:
                 return "over"
             seat = view.seats[view.to_act]
-            if seat.user_id is None:
+            if seat.user_id is None or seat.forfeited:  # the AI plays it
                 return None
             player = self.players[seat.user_id]
             msg = self.hand_message(player.user)

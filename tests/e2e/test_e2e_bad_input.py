@@ -87,7 +87,8 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
             next(f"durak:{b.game_id}:{b.version}:hand" for b in buttons(table) if b.verb == "hand"),
         ),
         await h.slash(carol, "hand"),  # not seated
-        await h.slash(bob, "stop"),  # not the host
+        await h.slash(carol, "stop"),  # not seated: no vote (a seated player may open one)
+        await h.slash(carol, "leave"),  # not seated: nothing to forfeit
     ):
         await refused(h, rec, before)
     rules = await h.slash(carol, "rules")  # anyone may ask, privately

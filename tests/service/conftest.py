@@ -13,7 +13,7 @@ import pytest
 from bot.clock import ManualClock
 from bot.presenter import NoticeKind, NullPresenter
 from bot.service import GameService
-from bot.storage import SqliteStorage
+from bot.storage import FinishedGame, SqliteStorage
 from bot.views import HandView, LobbyView, Player, TableView
 from rules_engine.messages import Message
 
@@ -102,6 +102,21 @@ def recorder() -> Recorder:
     return Recorder()
 
 
+def spy_finished(svc: GameService) -> list[FinishedGame]:
+    """Every :class:`FinishedGame` the service hands to its storage, in order."""
+    seen: list[FinishedGame] = []
+    original = svc.storage.finish_game
+
+    async def spy(
+        game: FinishedGame, series: Any, end_series_at: float | None = None, *, revision: int
+    ) -> None:
+        seen.append(game)
+        await original(game, series, end_series_at, revision=revision)
+
+    svc.storage.finish_game = spy  # type: ignore[method-assign]
+    return seen
+
+
 def db_dump(path: Path) -> list[str]:
     """Every committed row of the database, as SQL text (for "nothing changed" checks)."""
     con = sqlite3.connect(path)
@@ -126,7 +141,7 @@ async def play_out(svc: GameService, channel: int = CH, limit: int = 2000) -> Ta
         seat = table.to_act
         assert seat is not None
         user = table.seats[seat].user_id
-        if user is None:
+        if user is None or table.seats[seat].forfeited:  # the AI plays it
             continue
         hand = await svc.hand(channel, user)
         await svc.act(channel, user, hand.legal[0].text, hand.version, game_id=hand.game_id)

@@ -190,10 +190,9 @@ async def test_defence_reason_comes_from_the_engine(make_service):
 
 async def test_whole_game_of_ai_seats_records_the_loss(make_service, recorder, db_path):
     svc = await make_service(presenters=[recorder])
-    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice", seat_host=False)  # a table of AIs
     for _ in range(3):
         await svc.add_ai(CH, ALICE, "beginner")
-    await svc.leave(CH, ALICE)  # Alice hosts a table of AIs
     await svc.start(CH, ALICE)
     table = await play_out(svc)
     assert table.finished and table.to_act is None and table.deadline is None
@@ -284,10 +283,9 @@ async def test_a_game_without_end_is_stopped_at_the_action_cap(
 
     monkeypatch.setattr(bot.service, "MAX_GAME_ACTIONS", 7)
     svc = await make_service(presenters=[recorder])
-    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice", seat_host=False)
     for _ in range(2):
         await svc.add_ai(CH, ALICE, "beginner")
-    await svc.leave(CH, ALICE)
     await svc.start(CH, ALICE)
     await settle(svc)
     await settle(svc)

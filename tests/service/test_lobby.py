@@ -9,6 +9,7 @@ from bot.errors import (
     AlreadyStarted,
     BadOption,
     ChannelBusy,
+    ConfirmForfeit,
     LobbyFull,
     NoGame,
     NoLobby,
@@ -106,9 +107,7 @@ async def test_host_leaving_hands_over_and_empty_lobby_closes(make_service, reco
     view = await svc.leave(CH, ALICE)
     assert view.host_id == BOB and view.host_name == "Bob"
     view = await svc.leave(CH, BOB)
-    # no human left: Bob keeps hosting an AI-only lobby
-    assert view.status == "open" and view.host_id == BOB and len(view.seats) == 1
-    view = await svc.remove_seat(CH, BOB, 0)
+    # no human left: the lobby closes (nobody would be there to start it)
     assert view.status == "closed"
     assert svc.state(CH) == "none"
     await svc.open_lobby(CH, GUILD, CAROL, "Carol")  # the channel is free again
@@ -125,7 +124,7 @@ async def test_start_needs_two_seats_and_one_lobby_per_channel(make_service):
         await svc.open_lobby(CH, GUILD, CAROL, "Carol")
     with pytest.raises(AlreadyStarted):
         await svc.join(CH, CAROL, "Carol")
-    with pytest.raises(AlreadyStarted):
+    with pytest.raises(ConfirmForfeit):  # leaving a running game is a forfeit, confirmed
         await svc.leave(CH, BOB)
     # another channel is independent
     await svc.open_lobby(CH + 1, GUILD, CAROL, "Carol")

@@ -109,10 +109,9 @@ async def test_ai_seats_resume_after_restart(make_service, clock):
 
 async def test_all_ai_game_resumes_and_finishes(make_service):
     a = await make_service(ai_delay=1.0)
-    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    await a.open_lobby(CH, GUILD, ALICE, "Alice", seat_host=False)
     await a.add_ai(CH, ALICE, "beginner")
     await a.add_ai(CH, ALICE, "beginner")
-    await a.leave(CH, ALICE)
     await a.start(CH, ALICE)
     for _ in range(4):
         await a.clock.advance(1)  # type: ignore[attr-defined]

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from bot.errors import AlreadyStarted, NoGame, NotHost, NotSeated
+from bot.errors import AlreadyStarted, NoGame, NotSeated, NotVoter
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, open_table, play_out, settle
 
@@ -102,9 +102,11 @@ async def test_stop_mid_game_records_no_loss(make_service, recorder, db_path):
     user = ALICE if table.to_act == 0 else BOB
     hand = await svc.hand(CH, user)
     await svc.act(CH, user, hand.legal[0].text, 0)
-    with pytest.raises(NotHost):
-        await svc.stop(CH, BOB)
-    await svc.stop(CH, ALICE)
+    with pytest.raises(NotVoter):  # not seated
+        await svc.stop(CH, CAROL)
+    assert await svc.stop(CH, BOB) == "vote_opened"  # the host alone cannot stop a game
+    assert svc.state(CH) == "playing"
+    assert await svc.stop(CH, ALICE) == "stopped"  # every player agreed
     await settle(svc)
     assert svc.state(CH) == "none"
     assert recorder.of("table")[-1].aborted

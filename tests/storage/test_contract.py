@@ -20,6 +20,7 @@ from bot.storage import (
 )
 from bot.storage.migrations import Migration
 from bot.views import LobbyOptions, LobbySeat
+from bot.votes import Forfeit
 
 from .conftest import GUILD, Backend, new_game, series_record
 
@@ -311,3 +312,57 @@ async def test_stats_and_leaderboard_are_per_guild(storage: Storage) -> None:
     total, board = await storage.leaderboard(2, None, 1, 10, 0)
     assert total == 2 and board[0].user_id == 1001  # guild 2 counts its own games only
     assert await storage.player_stats(3, 1000, None) == (None, [])
+
+
+# ------------------------------------------------------------------------------ forfeits
+async def test_a_forfeit_is_recorded_at_once_fenced_and_once_per_seat(storage: Storage) -> None:
+    _, game_id = await _one_live_game(storage)
+    leave = Forfeit(game_id, 1001, 1, 5.0, "leave", move=3)
+    revision = await storage.record_forfeit(leave, GUILD, revision=FIRST_REVISION)
+    assert revision == FIRST_REVISION + 1
+    assert await storage.forfeits_of_game(game_id) == [leave]  # stored before the game ends
+    (live,) = (await storage.load_state()).live
+    assert live.revision == revision  # the forfeit moved the live row on
+
+    # a process holding an older revision cannot record one
+    kick = Forfeit(game_id, 1000, 0, 6.0, "kick")
+    with pytest.raises(GameMoved):
+        await storage.record_forfeit(kick, GUILD, revision=FIRST_REVISION)
+    assert await storage.forfeits_of_game(game_id) == [leave]
+
+    # the same seat again is ignored; another seat is kept, in order
+    again = Forfeit(game_id, 1001, 1, 7.0, "kick")
+    revision = await storage.record_forfeit(again, GUILD, revision=revision)
+    revision = await storage.record_forfeit(kick, GUILD, revision=revision)
+    assert await storage.forfeits_of_game(game_id) == [leave, kick]
+    assert await storage.forfeits_of_game(game_id + 1000) == []
+
+
+async def test_stats_count_forfeits_per_profile(storage: Storage) -> None:
+    series = series_record()
+    series_id, game_id = await storage.start_game(series, new_game(series))
+    revision = await storage.record_forfeit(
+        Forfeit(game_id, 1001, 1, 5.0, "leave"), GUILD, revision=FIRST_REVISION
+    )
+    # the forfeiter's seat ends as the durak: one loss, one forfeit
+    players = [PlayerResult(0, 1000, "a", False, False), PlayerResult(1, 1001, "b", True, False)]
+    await storage.finish_game(
+        FinishedGame(
+            game_id, series_id, GUILD, "podkidnoy", "loss", 1, [], 9.0, players, forfeits=(1,)
+        ),
+        None,
+        end_series_at=9.0,
+        revision=revision,
+    )
+    await _finish(storage, 100, GUILD, loser=1, profile="perevodnoy")
+    _, rows = await storage.player_stats(GUILD, 1001, None)
+    assert [(r.profile, r.games, r.losses, r.forfeits) for r in rows] == [
+        ("perevodnoy", 1, 1, 0),
+        ("podkidnoy", 1, 1, 1),
+    ]
+    _, rows = await storage.player_stats(GUILD, 1001, "podkidnoy")
+    assert [(r.profile, r.forfeits) for r in rows] == [("podkidnoy", 1)]
+    _, rows = await storage.player_stats(GUILD, 1000, None)
+    assert [(r.profile, r.forfeits) for r in rows] == [("perevodnoy", 0), ("podkidnoy", 0)]
+    _, rows = await storage.player_stats(GUILD + 1, 1001, None)
+    assert rows == []

@@ -89,10 +89,21 @@ async def test_a_lost_finish_counts_nothing(backend: Backend, make_service: Make
     await open_table(svc, ALICE, BOB)
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     with pytest.raises(GameMoved):
-        await svc.stop(CH, ALICE)  # stopping writes the game's end: fenced too
+        # a forced stop (Manage Channel) writes the game's end: fenced too
+        await svc.stop(CH, ALICE, manage_channel=True)
     assert svc.state(CH) == "none"
     assert await backend.sql("SELECT result FROM games") == [("live",)]
     assert await backend.sql("SELECT status FROM series") == [("active",)]
+
+
+async def test_a_lost_forfeit_is_not_recorded(backend: Backend, make_service: MakeService) -> None:
+    svc = await make_service()
+    await open_table(svc, ALICE, BOB)
+    await backend.sql("UPDATE live_games SET revision = revision + 1")
+    with pytest.raises(GameMoved):
+        await svc.forfeit(CH, BOB)  # the forfeit is fenced like every write of the game
+    assert svc.state(CH) == "none"
+    assert await backend.sql("SELECT COUNT(*) FROM forfeits") == [(0,)]
 
 
 async def test_two_processes_race_on_one_game(
@@ -142,10 +153,9 @@ async def test_the_process_that_restores_last_owns_the_game(
     next write (here an AI move) is fenced out and the game goes on in the new process."""
     backend = postgres_backend
     old = await make_service(ai_delay=1.0)
-    await old.open_lobby(CH, GUILD, ALICE, "Alice")
+    await old.open_lobby(CH, GUILD, ALICE, "Alice", seat_host=False)
     await old.add_ai(CH, ALICE, "beginner")
     await old.add_ai(CH, ALICE, "beginner")
-    await old.leave(CH, ALICE)
     await old.start(CH, ALICE)
     await old.wait_idle()
     new = await make_service(ai_delay=1.0)

@@ -1,0 +1,139 @@
+"""``/durak kick``: the host (lobby) or Manage Channel (lobby or game) frees a seat; in a game
+the kicked player forfeits and the ``casual`` AI plays the seat from then on."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.errors import BadOption, Forfeited, NoGame, NotHost, NotSeated
+from bot.views import LobbyView, TableView
+
+from .conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    CH,
+    DAVE,
+    GUILD,
+    Recorder,
+    ServiceFactory,
+    db_dump,
+    open_table,
+    play_out,
+    settle,
+)
+
+
+async def test_kick_in_a_lobby(
+    make_service: ServiceFactory, recorder: Recorder, db_path: Path
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
+    await svc.join(CH, BOB, "Bob")
+    await svc.join(CH, CAROL, "Carol")
+    before = db_dump(db_path)
+    for attempt, error in (
+        (svc.kick(CH, BOB, CAROL), NotHost),  # only the host (or Manage Channel)
+        (svc.kick(CH, ALICE, DAVE), NotSeated),
+        (svc.kick(CH, ALICE, ALICE), BadOption),  # your own seat: use leave
+    ):
+        with pytest.raises(error):
+            await attempt
+    assert db_dump(db_path) == before
+    view = await svc.kick(CH, ALICE, CAROL)
+    assert isinstance(view, LobbyView)
+    assert [s.user_id for s in view.seats] == [ALICE, BOB]
+    await settle(svc)
+    kicked = recorder.notices("kicked")[-1]
+    assert kicked[2].key == "{name} was removed from the lobby" and kicked[2]["name"] == "Carol"
+    await svc.join(CH, CAROL, "Carol")  # a kick from a lobby is no ban
+
+
+async def test_manage_channel_kicks_the_host_of_a_lobby_and_the_host_role_passes(
+    make_service: ServiceFactory, recorder: Recorder
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
+    await svc.add_ai(CH, ALICE, "casual")
+    await svc.join(CH, BOB, "Bob")
+    view = await svc.kick(CH, DAVE, ALICE, manage_channel=True)
+    assert isinstance(view, LobbyView) and view.host_id == BOB
+    await settle(svc)
+    assert recorder.notices("host")[-1][2]["name"] == "Bob"
+    view = await svc.kick(CH, DAVE, BOB, manage_channel=True)
+    assert view.status == "closed" and svc.state(CH) == "none"  # no human left
+
+
+async def test_kick_in_a_game_is_a_forfeit_and_the_ai_plays_on(
+    make_service: ServiceFactory, recorder: Recorder, db_path: Path
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await open_table(svc, ALICE, BOB, CAROL)
+    before = db_dump(db_path)
+    with pytest.raises(NotHost) as info:  # the host may not kick from a running game
+        await svc.kick(CH, ALICE, BOB)
+    assert "Manage Channel" in info.value.message.key
+    with pytest.raises(NotSeated):
+        await svc.kick(CH, DAVE, 999, manage_channel=True)
+    assert db_dump(db_path) == before
+    table = await svc.kick(CH, DAVE, BOB, manage_channel=True)
+    assert isinstance(table, TableView) and table.seats[1].forfeited
+    con = sqlite3.connect(db_path)
+    assert con.execute("SELECT user_id, seat, reason FROM forfeits").fetchall() == [
+        (BOB, 1, "kick")
+    ]
+    con.close()
+    await settle(svc)
+    notice = recorder.notices("forfeit")[-1]
+    assert notice[2].key == "{player} was removed from the game: a forfeit, and the AI plays on"
+    assert notice[2]["player"].index == 1
+    with pytest.raises(Forfeited):
+        await svc.kick(CH, DAVE, BOB, manage_channel=True)
+    with pytest.raises(Forfeited):
+        await svc.hand(CH, BOB)
+    table = await play_out(svc)
+    assert table.finished
+    stats = await svc.stats(GUILD, BOB)
+    assert (stats.games, stats.losses, stats.forfeits) == (1, 1, 1)
+    with pytest.raises(NoGame):  # nothing to kick from between games
+        await svc.kick(CH, DAVE, ALICE, manage_channel=True)
+
+
+async def test_kick_by_seat_removes_an_ai_seat_of_a_lobby_but_not_of_a_game(
+    make_service: ServiceFactory, recorder: Recorder, db_path: Path
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
+    await svc.add_ai(CH, ALICE, "casual")
+    await svc.add_ai(CH, ALICE, "expert")
+    await svc.join(CH, BOB, "Bob")
+    before = db_dump(db_path)
+    for attempt in (
+        svc.kick(CH, ALICE),  # neither a player nor a seat
+        svc.kick(CH, ALICE, BOB, seat=3),  # both
+        svc.kick(CH, ALICE, seat=7),  # no such seat
+        svc.kick(CH, ALICE, seat=0),  # your own seat: use leave
+    ):
+        with pytest.raises(BadOption):
+            await attempt
+    with pytest.raises(NotHost):
+        await svc.kick(CH, BOB, seat=1)
+    assert db_dump(db_path) == before
+    view = await svc.kick(CH, ALICE, seat=1)
+    assert isinstance(view, LobbyView)
+    assert [s.ai_level for s in view.seats] == [None, "expert", None]
+    await settle(svc)
+    assert recorder.notices("kicked")[-1][2].key == "an AI seat was removed from the lobby"
+    view = await svc.kick(CH, ALICE, seat=2)  # a human by seat number: same as by user
+    assert [s.user_id for s in view.seats] == [ALICE, None]
+
+    await svc.join(CH, BOB, "Bob")
+    await svc.start(CH, ALICE)
+    with pytest.raises(BadOption) as info:
+        await svc.kick(CH, DAVE, seat=1, manage_channel=True)
+    assert info.value.message.key == "an AI seat cannot be removed from a running game"
+    table = await svc.kick(CH, DAVE, seat=2, manage_channel=True)
+    assert isinstance(table, TableView) and table.seats[2].forfeited

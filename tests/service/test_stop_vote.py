@@ -1,0 +1,163 @@
+"""Stopping a running game (PRODUCT.md, "Leaving, stopping, and fair results"): every seated
+human who has not forfeited must agree within 60 s, shown on the table as Stop? n/m; a member
+with Manage Channel forces it; a host alone cannot end a game they are losing."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.errors import NoGame, NotVoter, StaleAction
+from bot.votes import STOP_VOTE_TIMEOUT
+
+from .conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    CH,
+    DAVE,
+    GUILD,
+    Recorder,
+    ServiceFactory,
+    db_dump,
+    open_table,
+    settle,
+    spy_finished,
+)
+
+
+def _results(path: Path) -> list[tuple[str, int | None]]:
+    con = sqlite3.connect(path)
+    try:
+        return con.execute("SELECT result, loser_seat FROM games").fetchall()
+    finally:
+        con.close()
+
+
+async def test_vote_passes_when_every_player_agrees(
+    make_service: ServiceFactory, recorder: Recorder, db_path: Path
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    finished = spy_finished(svc)
+    await open_table(svc, ALICE, BOB, CAROL)
+    assert await svc.stop(CH, BOB) == "vote_opened"  # anyone seated may open it
+    table = await svc.table(CH)
+    assert table.stop_vote == (1, 3)
+    assert table.stop_vote_deadline == svc.clock.now() + STOP_VOTE_TIMEOUT
+    assert await svc.stop(CH, BOB) == "voted"  # pressing twice counts once
+    assert (await svc.table(CH)).stop_vote == (1, 3)
+    assert await svc.stop(CH, ALICE) == "voted"
+    assert (await svc.table(CH)).stop_vote == (2, 3) and svc.state(CH) == "playing"
+    assert await svc.stop(CH, CAROL) == "stopped"
+    await settle(svc)
+    assert svc.state(CH) == "none"
+    assert recorder.of("table")[-1].aborted
+    (opened,) = recorder.notices("stop_vote")
+    assert opened[2]["player"].index == 1 and (opened[2]["yes"], opened[2]["total"]) == (1, 3)
+    assert recorder.notices("stopped")[-1][2].key.startswith("every player agreed to stop")
+    (game,) = finished
+    assert game.result == "aborted" and game.players == [] and game.forfeits == ()
+    assert _results(db_path) == [("aborted", None)]
+    assert (await svc.stats(GUILD, ALICE)).games == 0
+    await svc.clock.advance(STOP_VOTE_TIMEOUT + 1)  # type: ignore[attr-defined]
+    await settle(svc)  # the vote's timer is gone with the game
+    assert not recorder.notices("stop_vote")[1:]
+
+
+async def test_vote_fails_when_a_player_wants_to_play_on(
+    make_service: ServiceFactory, recorder: Recorder
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await open_table(svc, ALICE, BOB)
+    await svc.stop(CH, ALICE)
+    with pytest.raises(NotVoter):
+        await svc.keep_playing(CH, CAROL)
+    table = await svc.keep_playing(CH, BOB)
+    assert table.stop_vote is None and svc.state(CH) == "playing"
+    await settle(svc)
+    failed = recorder.notices("stop_vote")[-1]
+    assert failed[2].key == "{player} wants to play on: the stop vote failed"
+    assert failed[2]["player"].index == 1
+    with pytest.raises(NoGame):  # no vote open any more
+        await svc.keep_playing(CH, BOB)
+    # the expired timer of the failed vote does nothing
+    await svc.clock.advance(STOP_VOTE_TIMEOUT + 1)  # type: ignore[attr-defined]
+    await settle(svc)
+    assert len(recorder.notices("stop_vote")) == 2
+    assert await svc.stop(CH, BOB) == "vote_opened"  # a new vote may open
+
+
+async def test_vote_times_out_and_the_game_goes_on(
+    make_service: ServiceFactory, recorder: Recorder
+) -> None:
+    svc = await make_service(presenters=[recorder], turn_timeout=600)
+    await open_table(svc, ALICE, BOB, CAROL)
+    await svc.stop(CH, ALICE)
+    await svc.stop(CH, BOB)
+    await svc.clock.advance(STOP_VOTE_TIMEOUT - 1)  # type: ignore[attr-defined]
+    await settle(svc)
+    assert (await svc.table(CH)).stop_vote == (2, 3)
+    await svc.clock.advance(1)  # type: ignore[attr-defined]
+    await settle(svc)
+    table = await svc.table(CH)
+    assert table.stop_vote is None and svc.state(CH) == "playing"
+    lapsed = recorder.notices("stop_vote")[-1][2]
+    assert lapsed.key == "not every player agreed to stop in time: the game goes on"
+    assert recorder.of("table")[-1].stop_vote is None
+    # Carol's late yes opens a new vote instead of stopping the game
+    assert await svc.stop(CH, CAROL) == "vote_opened"
+    assert (await svc.table(CH)).stop_vote == (1, 3)
+
+
+async def test_manage_channel_forces_the_stop(
+    make_service: ServiceFactory, recorder: Recorder, db_path: Path
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await open_table(svc, ALICE, BOB)
+    assert await svc.stop(CH, DAVE, manage_channel=True) == "stopped"  # not even seated
+    await settle(svc)
+    assert svc.state(CH) == "none"
+    assert _results(db_path) == [("aborted", None)]
+    assert recorder.notices("stopped")[-1][2].key.startswith("a member with Manage Channel")
+
+
+async def test_refused_votes_change_nothing(make_service: ServiceFactory, db_path: Path) -> None:
+    svc = await make_service()
+    table = await open_table(svc, ALICE, BOB, CAROL)
+    await svc.forfeit(CH, CAROL)
+    await settle(svc)
+    before = db_dump(db_path)
+    for user in (DAVE, CAROL):  # not seated; forfeited
+        with pytest.raises(NotVoter) as info:
+            await svc.stop(CH, user)
+        assert info.value.message.key == "only the players seated at this game can vote to stop it"
+    with pytest.raises(StaleAction):  # a Stop button of another game
+        await svc.stop(CH, ALICE, game_id=table.game_id + 1)
+    assert (await svc.table(CH)).stop_vote is None
+    await svc.stop(CH, ALICE)
+    with pytest.raises(NotVoter):
+        await svc.stop(CH, DAVE)
+    assert (await svc.table(CH)).stop_vote == (1, 2)
+    assert db_dump(db_path) == before  # votes are not stored; the refusals wrote nothing
+
+
+async def test_a_single_human_with_ai_seats_stops_alone(make_service: ServiceFactory) -> None:
+    svc = await make_service()
+    await open_table(svc, ALICE, ais=("beginner",))
+    assert await svc.stop(CH, ALICE) == "stopped"
+    assert svc.state(CH) == "none"
+
+
+async def test_a_forfeit_during_a_vote_can_complete_it(
+    make_service: ServiceFactory, recorder: Recorder
+) -> None:
+    svc = await make_service(presenters=[recorder])
+    await open_table(svc, ALICE, BOB, CAROL)
+    await svc.stop(CH, ALICE)
+    await svc.stop(CH, BOB)
+    await svc.forfeit(CH, CAROL)  # the only one who had not agreed leaves
+    await settle(svc)
+    assert svc.state(CH) == "none"
+    assert recorder.of("table")[-1].aborted
