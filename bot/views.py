@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from bot.ratings import Rating
+from bot.replay import Replay
 from rules_engine.actions import ActionKind
 from rules_engine.cards import Card
 from rules_engine.messages import Message, Seat
@@ -24,8 +26,11 @@ from rules_engine.rules import Rules
 __all__ = [
     "ActionChoice",
     "ActionRecord",
+    "AiLevelStats",
     "HandCard",
     "HandView",
+    "HistoryEntry",
+    "HistoryPage",
     "LeaderboardPage",
     "LeaderboardRow",
     "LobbyOptions",
@@ -33,6 +38,7 @@ __all__ = [
     "LobbyView",
     "Player",
     "ProfileStats",
+    "ReplayView",
     "Role",
     "SeatView",
     "SeriesEntry",
@@ -319,7 +325,27 @@ class HandView:
 
 @dataclass(frozen=True, slots=True)
 class ProfileStats:
+    """A player's totals under one rule profile, and their rating there (``None``: no rated
+    game in that profile yet)."""
+
     profile: str
+    games: int
+    losses: int
+    draws: int
+    rating: Rating | None = None
+    rated_games: int = 0
+
+    @property
+    def loss_rate(self) -> float:
+        return self.losses / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AiLevelStats:
+    """A player's games with an AI seat of ``level`` (a game with two levels counts for
+    each)."""
+
+    level: str
     games: int
     losses: int
     draws: int
@@ -341,6 +367,8 @@ class StatsView:
     losses: int
     draws: int
     by_profile: tuple[ProfileStats, ...] = field(default=())
+    #: Games against each AI level, apart (by level name).
+    by_ai_level: tuple[AiLevelStats, ...] = field(default=())
 
     @property
     def loss_rate(self) -> float:
@@ -349,6 +377,9 @@ class StatsView:
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardRow:
+    """A ranked player: their rating (``mu``, ``sigma``, ``rated_games``) and their totals in
+    the leaderboard's profile (``games``, ``losses``, ``draws``)."""
+
     rank: int
     user_id: int
     name: str
@@ -356,13 +387,26 @@ class LeaderboardRow:
     losses: int
     draws: int
     loss_rate: float
+    mu: float = 25.0
+    sigma: float = 25.0 / 3.0
+    rated_games: int = 0
+
+    @property
+    def rating(self) -> Rating:
+        return Rating(self.mu, self.sigma)
+
+    @property
+    def display(self) -> int:
+        """The conservative estimate players see (``mu - 3 sigma``, whole)."""
+        return self.rating.display
 
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardPage:
-    """A page of the guild leaderboard: fewest losses per game first.
+    """A page of a guild's leaderboard of one rule profile: highest conservative rating
+    estimate (``mu - 3 sigma``) first, among players with at least ``min_games`` rated games.
 
-    Ties on loss rate rank the player with more games first, then by user id.
+    Ties rank the player with more rated games first, then by user id.
     ``page`` is 1-based; ``pages`` is at least 1.
     """
 
@@ -374,3 +418,51 @@ class LeaderboardPage:
     per_page: int
     total_players: int
     rows: tuple[LeaderboardRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One ended game in ``/durak history``: ``result`` is ``loss`` (``loser`` is the durak's
+    seat), ``draw`` or ``aborted``; ``players`` in seat order; ``ended_at`` epoch seconds."""
+
+    game_id: int
+    ended_at: float
+    rules: Rules
+    profile: str
+    players: tuple[Player, ...]
+    result: Literal["loss", "draw", "aborted"]
+    loser: int | None
+
+    @property
+    def replayable(self) -> bool:
+        """Whether the game was played to its end (an aborted game has nothing to replay)."""
+        return self.result != "aborted"
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """A page of a guild's (or one player's, ``user_id``) ended games, newest first."""
+
+    guild_id: int
+    user_id: int | None
+    page: int
+    pages: int
+    per_page: int
+    total: int
+    entries: tuple[HistoryEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayView:
+    """A finished game, frame by frame (:class:`bot.replay.Replay`), with who sat where.
+
+    Private to whoever asked: it shows every hand.  ``players`` name the ``Seat`` parameters of
+    the frames' messages."""
+
+    game_id: int
+    guild_id: int
+    rules: Rules
+    profile: str
+    players: tuple[Player, ...]
+    ended_at: float
+    replay: Replay

@@ -14,6 +14,7 @@ from typing import Any
 
 import asyncpg
 
+from bot.ratings import RatedGame, Rating, RatingKey
 from bot.storage import sql
 from bot.storage.base import DatabaseUnavailable, GameMoved, GuildFilter, Storage
 from bot.storage.migrations import POSTGRES_MIGRATIONS, Migration, check_numbering
@@ -21,21 +22,27 @@ from bot.storage.records import (
     FIRST_REVISION,
     FinishedGame,
     GameRecord,
+    HistoryRecord,
     LiveRecord,
     LobbyRecord,
     NewGame,
     SeriesRecord,
     StoredState,
     actions_of_snapshot,
+    board_row,
     every_guild,
+    game_record_from_row,
+    history_from_row,
     lobby_from_json,
     lobby_json,
     options_json,
+    rated_games_from_rows,
+    rating_updates,
     seats_json,
     series_from_row,
 )
 from bot.storage.url import redact_url
-from bot.views import LeaderboardRow, LobbySeat, ProfileStats
+from bot.views import AiLevelStats, LeaderboardRow, LobbySeat, ProfileStats
 
 __all__ = ["PostgresStorage"]
 
@@ -259,6 +266,13 @@ class PostgresStorage(Storage):
                         for p in game.players
                     ],
                 )
+            if game.ai_levels:
+                await con.executemany(
+                    _Q["GAME_AI_LEVEL_INSERT"],
+                    [(game.game_id, level) for level in sorted(set(game.ai_levels))],
+                )
+            if game.rated_places:
+                await self._rate(con, game)
             if series is not None and series.id is not None:
                 await con.execute(
                     _Q["SERIES_COUNTS"],
@@ -274,6 +288,53 @@ class PostgresStorage(Storage):
                 )
             if end_series_at is not None:
                 await con.execute(_Q["SERIES_END"], end_series_at, game.series_id)
+
+    @staticmethod
+    async def _rate(con: Any, game: FinishedGame) -> None:
+        """Inside :meth:`finish_game`'s transaction: rate ``game.rated_places``; each
+        player's rating row is locked until the commit, so two games ending at once in
+        two processes rate one after the other."""
+        before: dict[int, tuple[Rating, int]] = {}
+        for user_id, _ in game.rated_places:
+            row = await con.fetchrow(
+                _Q["RATING_OF"] + " FOR UPDATE", game.guild_id, game.profile, user_id
+            )
+            if row is not None:
+                before[user_id] = (Rating(float(row[0]), float(row[1])), int(row[2]))
+        updates = rating_updates(game, before)
+        await con.executemany(
+            _Q["RATING_HISTORY_INSERT"],
+            [
+                (
+                    game.game_id,
+                    game.guild_id,
+                    game.profile,
+                    u.user_id,
+                    u.place,
+                    u.before.mu,
+                    u.before.sigma,
+                    u.after.mu,
+                    u.after.sigma,
+                    game.ended_at,
+                )
+                for u in updates
+            ],
+        )
+        await con.executemany(
+            _Q["RATING_UPSERT"],
+            [
+                (
+                    game.guild_id,
+                    game.profile,
+                    u.user_id,
+                    u.after.mu,
+                    u.after.sigma,
+                    u.games,
+                    game.ended_at,
+                )
+                for u in updates
+            ],
+        )
 
     async def end_series(self, series_id: int, ended_at: float) -> None:
         await self.pool.execute(_Q["SERIES_END_ACTIVE"], ended_at, series_id)
@@ -318,11 +379,7 @@ class PostgresStorage(Storage):
 
     async def load_game(self, game_id: int) -> GameRecord | None:
         row = await self.pool.fetchrow(_Q["LOAD_GAME"], game_id)
-        if row is None:
-            return None
-        return GameRecord(
-            game_id, json.loads(row[0]), json.loads(row[1]), json.loads(row[2] or "[]"), row[3]
-        )
+        return None if row is None else game_record_from_row(game_id, tuple(row))
 
     # -------------------------------------------------------------- stats
     async def player_stats(
@@ -334,24 +391,56 @@ class PostgresStorage(Storage):
             else:
                 fetched = await con.fetch(_Q["STATS_PROFILE"], guild_id, user_id, profile)
             name = await con.fetchval(_Q["LATEST_NAME"], guild_id, user_id)
-        rows = [ProfileStats(p, g, lo or 0, dr or 0) for p, g, lo, dr in fetched]
+        rows = [
+            ProfileStats(
+                p, g, lo or 0, dr or 0, None if mu is None else Rating(mu, sigma), rated or 0
+            )
+            for p, g, lo, dr, mu, sigma, rated in fetched
+        ]
         return name, rows
 
-    async def leaderboard(
-        self, guild_id: int, profile: str | None, min_games: int, limit: int, offset: int
-    ) -> tuple[int, list[LeaderboardRow]]:
-        args: tuple[Any, ...]
+    async def ai_level_stats(
+        self, guild_id: int, user_id: int, profile: str | None
+    ) -> list[AiLevelStats]:
         if profile is None:
-            count_key, query_key, args = "COUNT_ALL", "BOARD_ALL", (guild_id,)
+            fetched = await self.pool.fetch(_Q["STATS_AI_ALL"], guild_id, user_id)
         else:
-            count_key, query_key, args = "COUNT_PROFILE", "BOARD_PROFILE", (guild_id, profile)
+            fetched = await self.pool.fetch(_Q["STATS_AI_PROFILE"], guild_id, user_id, profile)
+        return [AiLevelStats(lv, g, lo or 0, dr or 0) for lv, g, lo, dr in fetched]
+
+    async def leaderboard(
+        self, guild_id: int, profile: str, min_games: int, limit: int, offset: int
+    ) -> tuple[int, list[LeaderboardRow]]:
         async with (
             self.pool.acquire() as con,
             con.transaction(isolation="repeatable_read", readonly=True),
         ):
-            total = await con.fetchval(_Q[count_key], *args, min_games)
-            fetched = await con.fetch(_Q[query_key], *args, min_games, limit, offset)
-        return int(total or 0), [
-            LeaderboardRow(offset + i + 1, r[0], r[5], r[1], r[2], r[3], r[4])
-            for i, r in enumerate(fetched)
-        ]
+            total = await con.fetchval(_Q["COUNT_PROFILE"], guild_id, profile, min_games)
+            fetched = await con.fetch(
+                _Q["BOARD_PROFILE"], guild_id, profile, guild_id, profile, min_games, limit, offset
+            )
+        return int(total or 0), [board_row(offset + i + 1, tuple(r)) for i, r in enumerate(fetched)]
+
+    async def ratings(self, guild_id: int | None = None) -> dict[RatingKey, Rating]:
+        return {
+            RatingKey(g, p, u): Rating(mu, sigma)
+            for g, p, u, mu, sigma, _ in await self.pool.fetch(_Q["ALL_RATINGS"])
+            if guild_id is None or g == guild_id
+        }
+
+    async def rated_games(self, guild_id: int | None = None) -> list[RatedGame]:
+        rows = [tuple(r) for r in await self.pool.fetch(_Q["RATED_GAMES"])]
+        return rated_games_from_rows([r for r in rows if guild_id is None or r[1] == guild_id])
+
+    async def history(
+        self, guild_id: int, user_id: int | None, limit: int, offset: int
+    ) -> tuple[int, list[HistoryRecord]]:
+        key: tuple[int, ...] = (guild_id,) if user_id is None else (guild_id, user_id)
+        suffix = "GUILD" if user_id is None else "USER"
+        async with (
+            self.pool.acquire() as con,
+            con.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            total = await con.fetchval(_Q[f"HISTORY_{suffix}_COUNT"], *key)
+            fetched = await con.fetch(_Q[f"HISTORY_{suffix}"], *key, limit, offset)
+        return int(total or 0), [history_from_row(tuple(r)) for r in fetched]

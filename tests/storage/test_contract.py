@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import random
 
 import pytest
 
 from bot.errors import GameMoved, StorageFailure
+from bot.ratings import RatingKey, recompute
 from bot.storage import (
     FIRST_REVISION,
     POSTGRES_MIGRATIONS,
@@ -261,11 +263,14 @@ async def _finish(
     profile: str = "podkidnoy",
     names: tuple[str, str] = ("a", "b"),
     ended_at: float = 9.0,
-) -> None:
+    ai_levels: tuple[str, ...] = (),
+) -> int:
+    """A finished two-human game, rated (the durak second, a draw level); its id."""
     series = series_record(channel_id=channel, guild_id=guild)
     series.profile = profile
     series_id, game_id = await storage.start_game(series, new_game(series))
     players = [PlayerResult(i, 1000 + i, names[i], loser == i, loser is None) for i in (0, 1)]
+    places = tuple((1000 + i, 2 if loser == i else 1) for i in (0, 1))
     await storage.finish_game(
         FinishedGame(
             game_id,
@@ -277,11 +282,14 @@ async def _finish(
             [],
             ended_at,
             players,
+            ai_levels=ai_levels,
+            rated_places=places,
         ),
         None,
         end_series_at=ended_at,
         revision=FIRST_REVISION,
     )
+    return game_id
 
 
 async def test_stats_and_leaderboard_are_per_guild(storage: Storage) -> None:
@@ -297,17 +305,123 @@ async def test_stats_and_leaderboard_are_per_guild(storage: Storage) -> None:
     ]
     _, rows = await storage.player_stats(1, 1001, "perevodnoy")
     assert [(r.profile, r.games) for r in rows] == [("perevodnoy", 1)]
-    total, board = await storage.leaderboard(1, None, 1, 10, 0)
+    total, board = await storage.leaderboard(1, "podkidnoy", 1, 10, 0)
     assert total == 2
     assert [(r.rank, r.user_id, r.name, r.games, r.losses, r.draws) for r in board] == [
-        (1, 1000, "a", 3, 0, 1),
-        (2, 1001, "bee", 3, 2, 1),
+        (1, 1000, "a", 2, 0, 1),
+        (2, 1001, "bee", 2, 1, 1),
     ]
-    assert board[1].loss_rate == pytest.approx(2 / 3)
-    total, board = await storage.leaderboard(1, None, 1, 1, 1)  # page 2 of size 1
+    assert [r.rated_games for r in board] == [2, 2]
+    assert board[0].display > board[1].display
+    assert board[1].loss_rate == pytest.approx(1 / 2)
+    total, board = await storage.leaderboard(1, "podkidnoy", 1, 1, 1)  # page 2 of size 1
     assert total == 2 and [(r.rank, r.user_id) for r in board] == [(2, 1001)]
     total, board = await storage.leaderboard(1, "podkidnoy", 3, 10, 0)
     assert (total, board) == (0, [])
-    total, board = await storage.leaderboard(2, None, 1, 10, 0)
+    total, board = await storage.leaderboard(1, "perevodnoy", 1, 10, 0)
+    assert [(r.user_id, r.games, r.rated_games) for r in board] == [(1000, 1, 1), (1001, 1, 1)]
+    total, board = await storage.leaderboard(2, "podkidnoy", 1, 10, 0)
     assert total == 2 and board[0].user_id == 1001  # guild 2 counts its own games only
     assert await storage.player_stats(3, 1000, None) == (None, [])
+
+
+async def test_stats_carry_the_rating_and_the_ai_levels_apart(storage: Storage) -> None:
+    await _finish(storage, 100, 1, loser=1, ai_levels=("casual", "expert"))
+    await _finish(storage, 101, 1, loser=0, ai_levels=("casual",))
+    await _finish(storage, 102, 1, loser=None)
+    _, rows = await storage.player_stats(1, 1001, None)
+    (podkidnoy,) = rows
+    assert podkidnoy.rated_games == 3 and podkidnoy.rating is not None
+    assert podkidnoy.rating == (await storage.ratings(1))[RatingKey(1, "podkidnoy", 1001)]
+    levels = await storage.ai_level_stats(1, 1001, None)
+    assert [(a.level, a.games, a.losses, a.draws) for a in levels] == [
+        ("casual", 2, 1, 0),
+        ("expert", 1, 1, 0),
+    ]
+    assert await storage.ai_level_stats(1, 1001, "classic") == []
+    assert await storage.ai_level_stats(2, 1001, None) == []
+
+
+async def test_every_rating_recomputes_from_the_stored_games(storage: Storage) -> None:
+    """Ratings are stored with their history per game: rebuilding them from scratch with
+    bot.ratings.recompute over the stored places gives exactly the stored ratings."""
+    rng = random.Random(5)
+    game_ids = []
+    for i in range(24):
+        guild = 1 + i % 2
+        profile = ("podkidnoy", "perevodnoy")[i % 3 == 0]
+        game_ids.append(
+            await _finish(storage, 100 + i, guild, rng.choice((0, 1, None)), profile, ended_at=i)
+        )
+    # and a three-player game with a shared place
+    series = series_record(channel_id=900, guild_id=1, seats=3)
+    series_id, game_id = await storage.start_game(series, new_game(series))
+    await storage.finish_game(
+        FinishedGame(
+            game_id,
+            series_id,
+            1,
+            "podkidnoy",
+            "loss",
+            2,
+            [],
+            100.0,
+            [PlayerResult(i, 1000 + i, f"user{i}", i == 2, False) for i in range(3)],
+            rated_places=((1000, 1), (1001, 1), (1002, 2)),
+        ),
+        None,
+        end_series_at=100.0,
+        revision=FIRST_REVISION,
+    )
+    stored = await storage.ratings()
+    games = await storage.rated_games()
+    assert len(games) == 25 and {g.game_id for g in games} == {*game_ids, game_id}
+    assert recompute(games) == pytest.approx(stored)
+    for key, rating in recompute(games).items():
+        assert rating.mu == pytest.approx(stored[key].mu, abs=1e-9)
+        assert rating.sigma == pytest.approx(stored[key].sigma, abs=1e-9)
+    assert len(stored) == 2 * 2 * 2 + 1  # guilds x profiles x players, and user 1002
+    assert recompute(await storage.rated_games(2)) == await storage.ratings(2)
+    (newcomer,) = [g for g in games if g.game_id == game_id]
+    assert newcomer.places == ((1000, 1), (1001, 1), (1002, 2))
+
+
+async def test_a_game_without_places_changes_no_rating(storage: Storage) -> None:
+    series = series_record(channel_id=100, guild_id=1)
+    series_id, game_id = await storage.start_game(series, new_game(series))
+    await storage.finish_game(
+        FinishedGame(game_id, series_id, 1, "podkidnoy", "loss", 0, [], 5.0, []),
+        None,
+        revision=FIRST_REVISION,
+    )
+    assert await storage.ratings() == {} and await storage.rated_games() == []
+
+
+async def test_history_pages_newest_first_and_by_player(storage: Storage) -> None:
+    ids = [await _finish(storage, 100 + i, 1, i % 2, ended_at=10.0 + i) for i in range(12)]
+    await _finish(storage, 300, 2, 0)  # another guild
+    series = series_record(channel_id=400, guild_id=1, seats=2)
+    series.seats[1] = LobbySeat(7, "solo")
+    series_id, aborted = await storage.start_game(series, new_game(series))
+    await storage.finish_game(
+        FinishedGame(aborted, series_id, 1, "podkidnoy", "aborted", None, [], 50.0),
+        None,
+        revision=FIRST_REVISION,
+    )
+    series = series_record(channel_id=500, guild_id=1)
+    await storage.start_game(series, new_game(series))  # live: not history
+    total, page = await storage.history(1, None, 10, 0)
+    assert total == 13
+    assert [h.game_id for h in page] == [aborted, *reversed(ids[3:])]
+    assert page[0].result == "aborted" and page[0].loser_seat is None
+    assert page[1].result == "loss" and page[1].loser_seat == 1
+    assert [s.name for s in page[1].seats] == ["user0", "user1"]
+    assert page[1].rules == {"profile": "podkidnoy"} and page[1].ended_at == 21.0
+    total, page = await storage.history(1, None, 10, 10)
+    assert [h.game_id for h in page] == [ids[2], ids[1], ids[0]]
+    total, page = await storage.history(1, 1001, 5, 0)  # games with a result for 1001
+    assert total == 12 and len(page) == 5 and page[0].game_id == ids[-1]
+    assert await storage.history(1, 424242, 10, 0) == (0, [])
+    record = await storage.load_game(ids[0])
+    assert record is not None and record.guild_id == 1 and record.loser_seat == 0
+    assert record.ended_at == 10.0 and [s.user_id for s in record.seats] == [1000, 1001]

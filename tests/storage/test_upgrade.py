@@ -33,6 +33,15 @@ def _schema(path: Path) -> list[tuple[str, str]]:
     return [(name, " ".join(sql.split())) for name, sql in rows]
 
 
+def _count(path: Path, table: str) -> int:
+    con = sqlite3.connect(path)
+    try:
+        (row,) = con.execute(f"SELECT COUNT(*) FROM {table}").fetchall()
+    finally:
+        con.close()
+    return int(row[0])
+
+
 async def test_migration_1_is_the_schema_of_the_old_code(tmp_path: Path) -> None:
     old = tmp_path / "old.sqlite3"
     _restore_dump(old)
@@ -67,8 +76,15 @@ async def test_an_old_database_is_migrated_with_nothing_lost(tmp_path: Path) -> 
     assert table.version == 5
     stats = await svc.stats(10, 1)
     assert stats.games == 1 and stats.name == "Alice"
-    board = await svc.leaderboard(10)
-    assert len(board.rows) == 2
+    # migration 4: the old games are in the history and replay; they carry no rating (no
+    # backfill), so the leaderboard is empty until the next rated game
+    history = await svc.history(10)
+    assert [(e.game_id, e.result) for e in history.entries] == [(1, "draw")]
+    assert [p.name for p in history.entries[0].players] == ["Alice", "Bob"]
+    replay = await svc.replay(10, 1)
+    assert replay.replay.total == 68 and replay.replay.frames[-1].draw
+    board = await svc.leaderboard(10, min_games=1)
+    assert board.rows == ()
     # the live game goes on from where the old code left it
     user = table.seats[table.to_act].user_id
     hand = await svc.hand(200, user)
@@ -82,4 +98,6 @@ async def test_an_old_database_is_migrated_with_nothing_lost(tmp_path: Path) -> 
     ).fetchall()
     con.close()
     assert after == before
+    for table in ("ratings", "rating_history", "game_ai_levels"):
+        assert _count(path, table) == 0  # made, empty: the old games had no AI seat
     assert live[:3] == old_live[:3] and live[3] == 6 and live[4] >= 1
