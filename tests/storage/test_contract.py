@@ -425,3 +425,56 @@ async def test_history_pages_newest_first_and_by_player(storage: Storage) -> Non
     record = await storage.load_game(ids[0])
     assert record is not None and record.guild_id == 1 and record.loser_seat == 0
     assert record.ended_at == 10.0 and [s.user_id for s in record.seats] == [1000, 1001]
+
+
+async def test_migration_4_fills_in_the_ai_levels_of_older_games(backend: Backend) -> None:
+    """A database at schema 2 (the current release) with finished games that had AI seats:
+    after migration 4, stats count those games against each AI level; nothing else moves."""
+    old = backend.storage(migrations_of(backend)[:2])
+    await old.open()
+    series = series_record(channel_id=100, guild_id=1)
+    series.seats = [
+        LobbySeat(1000, "a"),
+        LobbySeat(None, "Casual AI", "casual"),
+        LobbySeat(None, "Casual AI 2", "casual"),
+        LobbySeat(None, "Expert AI", "expert"),
+    ]
+    series.losses = [0, 0, 0, 0]
+    series_id, game_id = await old.start_game(series, new_game(series))
+    await old.finish_game(
+        FinishedGame(
+            game_id,
+            series_id,
+            1,
+            "podkidnoy",
+            "loss",
+            0,
+            ["0 take"],
+            5.0,
+            [PlayerResult(0, 1000, "a", True, False)],
+        ),
+        None,
+        revision=FIRST_REVISION,
+    )
+    live_series = series_record(channel_id=200, guild_id=1)
+    live_series.seats = [LobbySeat(1000, "a"), LobbySeat(None, "Beginner AI", "beginner")]
+    await old.start_game(live_series, new_game(live_series))  # live: not counted
+    before = await backend.sql("SELECT * FROM games ORDER BY id")
+    await old.close()
+
+    new = backend.storage()
+    await new.open()
+    try:
+        assert await new.schema_version() == len(migrations_of(backend))
+        levels = await new.ai_level_stats(1, 1000, None)
+        assert [(a.level, a.games, a.losses) for a in levels] == [
+            ("casual", 1, 1),
+            ("expert", 1, 1),
+        ]
+        name, rows = await new.player_stats(1, 1000, None)
+        assert name == "a" and [(r.games, r.rating) for r in rows] == [(1, None)]
+        total, history = await new.history(1, None, 10, 0)
+        assert total == 1 and history[0].game_id == game_id
+    finally:
+        await new.close()
+    assert await backend.sql("SELECT * FROM games ORDER BY id") == before
