@@ -77,8 +77,9 @@ COMMANDS: dict[str, str] = {
     NC_("cmd-name", "rules"): NC_("cmd", "Explain the active or a named rule profile"),
     NC_("cmd-name", "stop"): NC_("cmd", "End the lobby or game (host or Manage Channel)"),
     NC_("cmd-name", "series"): NC_("cmd", "Loss counts of the current series in this channel"),
-    NC_("cmd-name", "stats"): NC_("cmd", "A player's games, losses and loss rate"),
-    NC_("cmd-name", "leaderboard"): NC_("cmd", "This server's players ranked by loss rate"),
+    NC_("cmd-name", "stats"): NC_("cmd", "A player's games, losses, loss rate and rating"),
+    NC_("cmd-name", "leaderboard"): NC_("cmd", "This server's players ranked by rating"),
+    NC_("cmd-name", "history"): NC_("cmd", "The server's last finished games, with replays"),
 }
 #: Option names → their English description.
 OPTIONS: dict[str, str] = {
@@ -95,7 +96,9 @@ OPTIONS: dict[str, str] = {
     NC_("cmd-name", "level"): NC_("cmd", "AI level (default: casual)"),
     NC_("cmd-name", "profile"): NC_("cmd", "Rule profile"),
     NC_("cmd-name", "user"): NC_("cmd", "The player (default: you)"),
-    NC_("cmd-name", "min_games"): NC_("cmd", "Only players with at least this many games"),
+    NC_("cmd-name", "min_games"): NC_(
+        "cmd", "Only players with at least this many rated games (default 5)"
+    ),
     NC_("cmd-name", "page"): NC_("cmd", "Page number"),
 }
 #: Choice names (values stay English) → English display name.
