@@ -16,11 +16,14 @@ __all__ = ["POSTGRES_MIGRATIONS", "SQLITE_MIGRATIONS", "Migration", "check_numbe
 @dataclass(frozen=True, slots=True)
 class Migration:
     """One schema step: ``statements`` run in one transaction with the ``schema_version``
-    row of ``number``."""
+    row of ``number``.  ``backfill`` names a data step that the backend runs in that same
+    transaction, after the statements (``"ratings"``: rate the finished games already stored,
+    in the order they ended, see :func:`bot.storage.records.backfill_games`)."""
 
     number: int
     why: str
     statements: tuple[str, ...]
+    backfill: str | None = None
 
 
 #: Migration 3 belongs to the fp-leave half of issue 10 (the forfeits table).  It is reserved
@@ -31,7 +34,8 @@ _RESERVED_3 = Migration(3, "reserved: forfeits (fp-leave)", ())
 #: Why migration 4 exists, on both backends.
 _WHY_4 = (
     "ratings: OpenSkill ratings per guild, profile and player, their history per game, and the "
-    "AI levels seated in each game (AI levels of existing games filled in from their seats)"
+    "AI levels seated in each game; the games already finished are filled in (AI levels from "
+    "their seats, ratings by replaying their action logs in the order they ended)"
 )
 
 
@@ -168,6 +172,7 @@ SQLITE_MIGRATIONS: tuple[Migration, ...] = (
             "WHERE g.result <> 'live' AND json_extract(s.value, '$.ai_level') IS NOT NULL",
             "CREATE INDEX games_guild_history ON games(guild_id, result, ended_at)",
         ),
+        backfill="ratings",
     ),
 )
 
@@ -303,6 +308,7 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
             "WHERE g.result <> 'live' AND s.value ->> 'ai_level' IS NOT NULL",
             "CREATE INDEX games_guild_history ON games(guild_id, result, ended_at)",
         ),
+        backfill="ratings",
     ),
 )
 

@@ -29,6 +29,7 @@ from bot.storage.records import (
     SeriesRecord,
     StoredState,
     actions_of_snapshot,
+    backfill_games,
     board_row,
     every_guild,
     game_record_from_row,
@@ -141,6 +142,8 @@ class PostgresStorage(Storage):
                     async with con.transaction():
                         for statement in migration.statements:
                             await con.execute(statement)
+                        if migration.backfill is not None:
+                            await self._backfill(con, migration.backfill)
                         await con.execute(
                             "INSERT INTO schema_version (version) VALUES ($1)", migration.number
                         )
@@ -152,6 +155,22 @@ class PostgresStorage(Storage):
                     )
             finally:
                 await con.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
+
+    async def _backfill(self, con: Any, step: str) -> None:
+        """A migration's data step, inside its transaction (see :class:`Migration`)."""
+        if step != "ratings":
+            raise ValueError(f"unknown migration backfill {step!r}")
+        rows = [tuple(r) for r in await con.fetch(_Q["BACKFILL_GAMES"])]
+        games, broken = backfill_games(rows)
+        for game in games:
+            await self._rate(con, game)
+        log.info(
+            "database %s: rated %d finished games of %d (%d do not replay)",
+            self.target,
+            len(games),
+            len(rows),
+            broken,
+        )
 
     # -------------------------------------------------------------- lobbies
     async def save_lobby(self, lobby: LobbyRecord) -> None:

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.ratings import RatedGame, Rating, apply_game
+from bot.ratings import RatedGame, Rating, apply_game, finishing_places, should_rate
 from bot.views import LeaderboardRow, LobbyOptions, LobbySeat
+from rules_engine import Deal, DurakError, Rules
 
 __all__ = [
     "FIRST_REVISION",
@@ -24,6 +25,7 @@ __all__ = [
     "SeriesRecord",
     "StoredState",
     "actions_of_snapshot",
+    "backfill_games",
     "board_row",
     "every_guild",
     "game_record_from_row",
@@ -330,6 +332,50 @@ def rating_updates(game: FinishedGame, before: dict[int, tuple[Rating, int]]) ->
         )
         for user, place in rated.places
     ]
+
+
+def backfill_games(rows: Sequence[Sequence[Any]]) -> tuple[list[FinishedGame], int]:
+    """The already finished games that migration 4 rates, from rows of
+    ``sql.BACKFILL_GAMES`` (in the order they ended), as :class:`FinishedGame` records with
+    only what :meth:`Storage.finish_game` rates from (``rated_places``), and the number of
+    games whose log does not replay (left unrated).
+
+    The games are ranked as the service ranks a game that ends today
+    (:func:`bot.ratings.finishing_places` over the stored log, humans only, and only when
+    :func:`bot.ratings.should_rate` says so with AI games not counted: the default of every
+    server, and the only behaviour the bot had when those games were played).  No game
+    stored before migration 4 has forfeits."""
+    games: list[FinishedGame] = []
+    broken = 0
+    for game_id, guild_id, profile, rules, deal, actions, seats_text, ended_at in rows:
+        seats = seats_from(json.loads(seats_text))
+        humans = [(seat, s.user_id) for seat, s in enumerate(seats) if s.user_id is not None]
+        has_ai = any(s.ai_level is not None for s in seats)
+        if not should_rate(len(humans), has_ai, False):
+            continue
+        try:
+            places = finishing_places(
+                Rules.from_spec(json.loads(rules)),
+                Deal.from_dict(json.loads(deal)),
+                json.loads(actions or "[]"),
+            )
+        except (DurakError, ValueError, KeyError, TypeError):
+            broken += 1
+            continue
+        games.append(
+            FinishedGame(
+                int(game_id),
+                0,
+                int(guild_id),
+                str(profile),
+                "loss",
+                None,
+                [],
+                float(ended_at),
+                rated_places=tuple(sorted((uid, places[seat]) for seat, uid in humans)),
+            )
+        )
+    return games, broken
 
 
 def rated_games_from_rows(rows: Sequence[Sequence[Any]]) -> list[RatedGame]:

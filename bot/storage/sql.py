@@ -132,6 +132,11 @@ RATING_HISTORY_INSERT = (
     "INSERT INTO rating_history (game_id, guild_id, profile, user_id, place, mu_before, "
     "sigma_before, mu_after, sigma_after, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+#: The finished games to rate when migration 4 fills in the ratings, in the order they ended.
+BACKFILL_GAMES = (
+    "SELECT id, guild_id, profile, rules, deal, actions, seats, ended_at FROM games "
+    "WHERE result IN ('loss', 'draw') AND ended_at IS NOT NULL ORDER BY ended_at, id"
+)
 GAME_AI_LEVEL_INSERT = "INSERT INTO game_ai_levels (game_id, level) VALUES (?, ?)"
 #: Every rated game's places (one row per rated player), for recomputing ratings.
 RATED_GAMES = (

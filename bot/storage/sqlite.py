@@ -36,6 +36,7 @@ from bot.storage.records import (
     SeriesRecord,
     StoredState,
     actions_of_snapshot,
+    backfill_games,
     board_row,
     every_guild,
     game_record_from_row,
@@ -215,6 +216,8 @@ class SqliteStorage(Storage):
                 try:
                     for statement in migration.statements:
                         await db.execute(statement)
+                    if migration.backfill is not None:
+                        await self._backfill(db, migration.backfill)
                     await db.execute(
                         "INSERT INTO schema_version (version) VALUES (?)", (migration.number,)
                     )
@@ -228,6 +231,23 @@ class SqliteStorage(Storage):
                 migration.number,
                 migration.why,
             )
+
+    async def _backfill(self, db: aiosqlite.Connection, step: str) -> None:
+        """A migration's data step, inside its transaction (see :class:`Migration`)."""
+        if step != "ratings":
+            raise ValueError(f"unknown migration backfill {step!r}")
+        async with db.execute(sql.BACKFILL_GAMES) as cur:
+            rows = list(await cur.fetchall())
+        games, broken = backfill_games(rows)
+        for game in games:
+            await self._rate(db, game)
+        log.info(
+            "database %s: rated %d finished games of %d (%d do not replay)",
+            self.path,
+            len(games),
+            len(rows),
+            broken,
+        )
 
     # -------------------------------------------------------------- transactions
     async def _write(self, statement: str, params: Sequence[Any]) -> None:

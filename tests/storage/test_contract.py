@@ -10,7 +10,7 @@ import random
 import pytest
 
 from bot.errors import GameMoved, StorageFailure
-from bot.ratings import RatingKey, recompute
+from bot.ratings import RatedGame, RatingKey, finishing_places, recompute
 from bot.storage import (
     FIRST_REVISION,
     POSTGRES_MIGRATIONS,
@@ -23,6 +23,7 @@ from bot.storage import (
 from bot.storage.migrations import Migration
 from bot.views import LobbyOptions, LobbySeat
 
+from ..fairplay.support import play
 from .conftest import GUILD, Backend, new_game, series_record
 
 
@@ -478,3 +479,68 @@ async def test_migration_4_fills_in_the_ai_levels_of_older_games(backend: Backen
     finally:
         await new.close()
     assert await backend.sql("SELECT * FROM games ORDER BY id") == before
+
+
+async def test_migration_4_rates_the_games_already_finished(backend: Backend) -> None:
+    """A database at schema 2 with real finished games (deal and action log): migration 4
+    rates the two-human ones in the order they ended, exactly as recomputing from their
+    finishing order does; games with AI seats and a log that does not replay stay unrated."""
+    old = backend.storage(migrations_of(backend)[:2])
+    await old.open()
+    expected = []
+    for i, (players, seed, ai) in enumerate(
+        ((2, 1, False), (3, 2, False), (3, 3, True), (2, 4, False))
+    ):
+        played = play(players, seed)
+        series = series_record(channel_id=100 + i, guild_id=1, seats=players)
+        if ai:
+            series.seats[-1] = LobbySeat(None, "Casual AI", "casual")
+        game = dataclasses.replace(new_game(series, seed=seed), deal=played.deal.to_dict())
+        series_id, game_id = await old.start_game(series, game)
+        loser = played.game.loser
+        await old.finish_game(
+            FinishedGame(
+                game_id,
+                series_id,
+                1,
+                "podkidnoy",
+                "draw" if loser is None else "loss",
+                loser,
+                played.actions,
+                100.0 - i,  # ended in the reverse order of their ids
+                [
+                    PlayerResult(s, 1000 + s, f"user{s}", loser == s, loser is None)
+                    for s in range(players)
+                    if not (ai and s == players - 1)
+                ],
+            ),
+            None,
+            revision=FIRST_REVISION,
+        )
+        if not ai:
+            places = finishing_places(played.rules, played.deal, played.actions)
+            expected.append(
+                RatedGame.of(
+                    game_id, 1, "podkidnoy", 100.0 - i, {1000 + s: p for s, p in enumerate(places)}
+                )
+            )
+    series = series_record(channel_id=200, guild_id=1)
+    series_id, broken = await old.start_game(series, new_game(series))  # deal {"seed": 7}
+    await old.finish_game(
+        FinishedGame(broken, series_id, 1, "podkidnoy", "loss", 0, ["0 take"], 1.0, []),
+        None,
+        revision=FIRST_REVISION,
+    )
+    await old.close()
+
+    new = backend.storage()
+    await new.open()
+    try:
+        rated = await new.rated_games()
+        assert [g.game_id for g in rated] == [g.game_id for g in reversed(expected)]
+        assert rated == sorted(expected, key=lambda g: g.ended_at)
+        assert await new.ratings() == recompute(expected)
+        total, board = await new.leaderboard(1, "podkidnoy", 1, 10, 0)
+        assert total == 3 and sorted(r.rated_games for r in board) == [1, 3, 3]
+    finally:
+        await new.close()
