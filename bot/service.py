@@ -27,6 +27,7 @@ an executor, then wait ``ai_delay`` seconds of the injected clock before playing
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import logging
@@ -136,6 +137,8 @@ DEFAULT_PROFILE = "podkidnoy"
 #: Ratings count only players with at least this many rated games, unless asked otherwise.
 MIN_RATED_GAMES = 5
 HISTORY_PER_PAGE = 10
+#: Replays kept built (a finished game never changes): every ◀ ▶ press of a replay asks again.
+REPLAY_CACHE = 16
 _OPTION_KEYS = {f.name for f in dataclasses.fields(LobbyOptions)}
 
 
@@ -198,6 +201,7 @@ class GameService:
         self._restored = False
         self.autopilot_level = autopilot_level or _first_level(("casual", "beginner"))
         self._ai_slots = asyncio.Semaphore(ai_concurrency)
+        self._replays: collections.OrderedDict[int, ReplayView] = collections.OrderedDict()
         self._own_executor = ai_executor is None
         self._executor: Executor = ai_executor or ThreadPoolExecutor(
             max_workers=AI_THREADS, thread_name_prefix="durak-ai"
@@ -916,6 +920,10 @@ class GameService:
             raise UnknownGame(
                 Message("there is no game {value} in this server", value=repr(game_id))
             )
+        cached = self._replays.get(game_id)
+        if cached is not None and cached.guild_id == guild_id:
+            self._replays.move_to_end(game_id)
+            return cached
         with self._storage_errors():
             rec = await self.storage.load_game(game_id)
         if rec is None or rec.guild_id != guild_id:
@@ -944,7 +952,7 @@ class GameService:
             raise UnknownGame(
                 Message("game {value} cannot be replayed from what was stored", value=f"#{game_id}")
             ) from exc
-        return ReplayView(
+        view = ReplayView(
             game_id=game_id,
             guild_id=guild_id,
             rules=rules,
@@ -953,6 +961,10 @@ class GameService:
             ended_at=rec.ended_at or 0.0,
             replay=replay,
         )
+        self._replays[game_id] = view
+        while len(self._replays) > REPLAY_CACHE:
+            self._replays.popitem(last=False)
+        return view
 
     def _default_profile(self, guild_id: int) -> str:
         """The rule profile a guild's leaderboard shows when none is asked for.

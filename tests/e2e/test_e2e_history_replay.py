@@ -132,13 +132,19 @@ async def test_history_replay_to_the_end_names_the_durak(
     assert rec.original_message is not None
     assert "Nobody has 5 rated games yet." in rec.original_message.text()
 
+    # the replay's buttons still work after a restart (persistent ids, rebuilt from storage)
+    await h.restart()
+    frame = await _step(h, alice, replay, "prevround")
+    assert f"Move {frame}/{total}" in replay.text()
+
     # a Replay button of a game that belongs to another server now: a private refusal
     con = sqlite3.connect(h.db)
     with con:
         con.execute("UPDATE games SET guild_id = guild_id + 1 WHERE id = ?", (game_id,))
     con.close()
+    await h.restart()  # forget the replays built so far
     before = replay.text()
-    rec = await alice.press(replay, _nav(replay)["prevround"][0])
+    rec = await alice.press(replay, _nav(replay)["next"][0])
     await rec.wait_response()
     await h.idle()
     (refusal,) = await rec.wait_followups()

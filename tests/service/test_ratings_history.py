@@ -130,6 +130,9 @@ async def test_replay_rebuilds_the_game_from_its_stored_log(make_service):
     last = view.replay.frames[-1]
     assert last.finished and last.loser == table.loser
     assert [str(f.action) for f in view.replay.frames[1:]] == game.history_text()
+    assert await svc.replay(GUILD, table.game_id) is view  # kept built: a game never changes
+    with pytest.raises(UnknownGame):
+        await svc.replay(GUILD + 1, table.game_id)  # even when built, only for its server
     dealt = game.deal.to_dict()["hands"]
     assert [sorted(map(str, h)) for h in view.replay.frames[0].hands] == [sorted(h) for h in dealt]
 
