@@ -1,6 +1,7 @@
 """The bot's buttons and selects as ``discord.ui.DynamicItem``s.
 
-:class:`GameComponent`, :class:`LobbyComponent` and :class:`ReplayComponent` match the custom ids of
+:class:`GameComponent`, :class:`LobbyComponent`, :class:`ReplayComponent` and
+:class:`HistoryComponent` match the custom ids of
 :mod:`cogs.custom_ids`, so they keep working on messages sent before a restart.  Messages are
 sent with views that are never stored by discord.py (they are stopped before sending): every
 press is routed by the registered templates alone, to the loaded cog (a
@@ -21,16 +22,25 @@ from bot.errors import ServiceError
 from cogs import render
 from cogs.custom_ids import (
     GAME_TEMPLATE,
+    HISTORY_TEMPLATE,
     LOBBY_TEMPLATE,
     REPLAY_TEMPLATE,
     GameButton,
+    HistoryButton,
     LobbyButton,
     ReplayButton,
 )
 from cogs.i18n import catalog, pick_locale
 from cogs.presenter import message_kwargs
 
-__all__ = ["COG_NAME", "ComponentHandler", "GameComponent", "LobbyComponent", "ReplayComponent"]
+__all__ = [
+    "COG_NAME",
+    "ComponentHandler",
+    "GameComponent",
+    "HistoryComponent",
+    "LobbyComponent",
+    "ReplayComponent",
+]
 
 #: The name of the cog that handles the components.
 COG_NAME = "Durak"
@@ -54,6 +64,11 @@ class ComponentHandler(Protocol):
         self, interaction: discord.Interaction[Any], button: ReplayButton
     ) -> None:
         """Handle a press on a history's Replay button or a replay's navigation."""
+
+    async def on_history_component(
+        self, interaction: discord.Interaction[Any], button: HistoryButton
+    ) -> None:
+        """Handle a press on a history's paging buttons."""
 
     async def run_component(
         self, interaction: discord.Interaction[Any], work: Awaitable[None]
@@ -152,4 +167,30 @@ class ReplayComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=REP
             return
         await handler.run_component(
             interaction, handler.on_replay_component(interaction, self.button)
+        )
+
+
+class HistoryComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=HISTORY_TEMPLATE):
+    """History paging buttons: ``durak:history:<user_id>:<page>:<prev|next>``."""
+
+    def __init__(self, item: discord.ui.Item[Any], button: HistoryButton) -> None:
+        super().__init__(item)
+        self.button = button
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> HistoryComponent:
+        """The component of a pressed custom id."""
+        user_id = int(match["user_id"]) or None
+        return cls(item, HistoryButton(user_id, int(match["page"]), match["nav"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Route the press to the cog."""
+        handler = _handler(interaction)
+        if handler is None:
+            await _unavailable(interaction)
+            return
+        await handler.run_component(
+            interaction, handler.on_history_component(interaction, self.button)
         )

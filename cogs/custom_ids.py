@@ -20,6 +20,9 @@ of the finished game ``game_id``.  ``nav`` names the button (``open``: the Repla
 ``nextround``: the replay's own buttons, which edit it), so that two buttons leading to the
 same frame still have different ids.
 
+History pages: ``durak:history:<user_id>:<page>:<prev|next>``: show page ``page`` (1-based) of
+``/durak history`` (``user_id`` 0: the whole server), editing the private history message.
+
 The templates are meant for ``discord.ui.DynamicItem`` (which ``fullmatch``-es them against
 the whole custom id); they never match each other's ids.
 """
@@ -32,17 +35,21 @@ from typing import NamedTuple
 __all__ = [
     "CARD_PATTERN",
     "GAME_TEMPLATE",
+    "HISTORY_TEMPLATE",
     "LOBBY_ACTIONS",
     "LOBBY_TEMPLATE",
     "MAX_CUSTOM_ID",
     "REPLAY_NAVS",
     "REPLAY_TEMPLATE",
     "GameButton",
+    "HistoryButton",
     "LobbyButton",
     "ReplayButton",
     "game_id",
+    "history_id",
     "lobby_id",
     "parse_game_id",
+    "parse_history_id",
     "parse_lobby_id",
     "parse_replay_id",
     "replay_id",
@@ -80,8 +87,14 @@ REPLAY_TEMPLATE = (
     rf"{PREFIX}:replay:(?P<game_id>[1-9][0-9]{{0,19}}):(?P<frame>0|[1-9][0-9]{{0,5}})"
     rf":(?P<nav>{'|'.join(REPLAY_NAVS)})"
 )
+#: ``discord.ui.DynamicItem`` template of history paging buttons (groups user_id, page, nav).
+HISTORY_TEMPLATE = (
+    rf"{PREFIX}:history:(?P<user_id>0|[1-9][0-9]{{0,19}}):(?P<page>[1-9][0-9]{{0,4}})"
+    r":(?P<nav>prev|next)"
+)
 
 _GAME_RE = re.compile(GAME_TEMPLATE)
+_HISTORY_RE = re.compile(HISTORY_TEMPLATE)
 _LOBBY_RE = re.compile(LOBBY_TEMPLATE)
 _REPLAY_RE = re.compile(REPLAY_TEMPLATE)
 
@@ -117,6 +130,12 @@ class LobbyButton(NamedTuple):
 class ReplayButton(NamedTuple):
     game_id: int
     frame: int
+    nav: str
+
+
+class HistoryButton(NamedTuple):
+    user_id: int | None  # None: the whole server
+    page: int
     nav: str
 
 
@@ -172,3 +191,19 @@ def parse_replay_id(s: str) -> ReplayButton:
     if m is None:
         raise ValueError(f"not a replay component id: {s!r}")
     return ReplayButton(int(m["game_id"]), int(m["frame"]), m["nav"])
+
+
+def history_id(user_id: int | None, page: int, nav: str) -> str:
+    """The custom id of a history paging button; ``ValueError`` if malformed."""
+    custom_id = f"{PREFIX}:history:{int(user_id or 0)}:{int(page)}:{nav}"
+    if (user_id or 0) < 0 or not _HISTORY_RE.fullmatch(custom_id):
+        raise ValueError(f"not a valid history component id: {custom_id!r}")
+    return _checked(custom_id)
+
+
+def parse_history_id(s: str) -> HistoryButton:
+    """Read a history paging id; ``ValueError`` if it is not one."""
+    m = _HISTORY_RE.fullmatch(s) if len(s) <= MAX_CUSTOM_ID else None
+    if m is None:
+        raise ValueError(f"not a history component id: {s!r}")
+    return HistoryButton(int(m["user_id"]) or None, int(m["page"]), m["nav"])

@@ -8,7 +8,8 @@ Every interaction is acknowledged first (``defer``), then the service is called:
   replaces that with a private explanation; a success that changes a public message (lobby,
   table) deletes it, since the public message is the answer; ``hand``, ``rules``, ``series``,
   ``stats``, ``leaderboard`` and ``history`` answer privately in it.
-- a history's **Replay** button defers ephemerally: the replay is a new private message; its
+- a history's ◀ ▶ page buttons defer as an update of that (private) history and edit it;
+  its **Replay** button defers ephemerally: the replay is a new private message; its
   ◀ ▶ ⏮ ⏭ buttons defer as an update of that message and edit it.
 - buttons on a public message (lobby, table, game over) defer as an update (type 6): the
   presenter edits the public message; a refusal is a private followup.  "Show my hand" defers
@@ -41,7 +42,7 @@ from bot.service import GameService
 from bot.views import HandView, LobbyOptions
 from cogs import render
 from cogs.components import COG_NAME
-from cogs.custom_ids import GameButton, LobbyButton, ReplayButton
+from cogs.custom_ids import GameButton, HistoryButton, LobbyButton, ReplayButton
 from cogs.i18n import CHOICES, COMMANDS, OPTIONS, Catalog, catalog, pick_locale
 from cogs.presenter import DiscordPresenter, message_kwargs
 from rules_engine import PROFILES, ActionKind, Rules, parse_action
@@ -322,6 +323,19 @@ class DurakCog(commands.Cog, name=COG_NAME):
         assert interaction.guild_id is not None
         view = await self.service.replay(interaction.guild_id, button.game_id)
         reply = render.render_replay(view, button.frame, self.cat(interaction))
+        await interaction.edit_original_response(**message_kwargs(reply, edit=True))
+
+    async def on_history_component(
+        self, interaction: discord.Interaction[Any], button: HistoryButton
+    ) -> None:
+        """A history's ◀ ▶ page buttons: the private history message shows that page."""
+        if self._source_is_private(interaction):
+            await self.defer_update(interaction)
+        else:
+            await self.defer_private(interaction)
+        assert interaction.guild_id is not None
+        view = await self.service.history(interaction.guild_id, button.user_id, button.page)
+        reply = render.render_history(view, self.cat(interaction))
         await interaction.edit_original_response(**message_kwargs(reply, edit=True))
 
     # -- lobby components --------------------------------------------------

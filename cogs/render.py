@@ -38,7 +38,7 @@ from bot.views import (
     StatsView,
     TableView,
 )
-from cogs.custom_ids import game_id, lobby_id, replay_id
+from cogs.custom_ids import game_id, history_id, lobby_id, replay_id
 from cogs.i18n import Catalog
 from rules_engine.actions import ActionKind
 from rules_engine.cards import Card, parse_card
@@ -864,7 +864,8 @@ def render_leaderboard(view: LeaderboardPage, t: Catalog) -> Reply:
 # ------------------------------------------------------------------------------ history, replay
 def render_history(view: HistoryPage, t: Catalog) -> Reply:
     """``/durak history``: a page of the server's (or a player's) ended games, newest first,
-    each with when, rules, players and result, and a Replay button per finished game."""
+    each with when, rules, players and result, a Replay button per finished game (rows 0–1)
+    and ◀ ▶ to the previous and next page (row 2)."""
     title = t.gettext("Durak history")
     lines: list[str] = []
     if view.user_id is not None:
@@ -892,6 +893,24 @@ def render_history(view: HistoryPage, t: Catalog) -> Reply:
                     row=len(components) // _ROW,
                 )
             )
+    if view.page > 1:
+        components.append(
+            Button(
+                history_id(view.user_id, view.page - 1, "prev"),
+                t.fill("Page {page}", page=view.page - 1),
+                emoji="◀️",
+                row=2,
+            )
+        )
+    if view.page < view.pages:
+        components.append(
+            Button(
+                history_id(view.user_id, view.page + 1, "next"),
+                t.fill("Page {page}", page=view.page + 1),
+                emoji="▶️",
+                row=2,
+            )
+        )
     if not view.entries:
         lines.append(t.gettext("No finished game here yet."))
     footer = (

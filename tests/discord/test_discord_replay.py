@@ -16,7 +16,10 @@ from cogs.custom_ids import (
     LOBBY_TEMPLATE,
     REPLAY_NAVS,
     REPLAY_TEMPLATE,
+    HistoryButton,
     ReplayButton,
+    history_id,
+    parse_history_id,
     parse_replay_id,
     replay_id,
 )
@@ -133,9 +136,13 @@ def test_history_fits_discord_and_offers_a_replay_per_finished_game() -> None:
         check_message(reply)
         to_discord(reply)
         replayable = [e for e in _history(n).entries if e.replayable]
-        assert [parse_replay_id(b.custom_id) for b in reply.components] == [
+        replays = [b for b in reply.components if b.custom_id.startswith("durak:replay:")]
+        assert [parse_replay_id(b.custom_id) for b in replays] == [
             ReplayButton(e.game_id, 0, "open") for e in replayable
         ]
+        pages = [parse_history_id(b.custom_id) for b in reply.components if b not in replays]
+        user = 7 if long else None
+        assert pages == [HistoryButton(user, 1, "prev"), HistoryButton(user, 3, "next")]
     en = message_text(render_history(_history(3), catalog("en")))
     assert "<t:1700000000:f>" in en and "Expert AI** is the durak" in en and "a draw" in en
     assert "Page 2/4" in en and "stopped" in en
@@ -182,3 +189,26 @@ def test_replay_ids_round_trip_and_match_no_other_template() -> None:
     with pytest.raises(ValueError):
         replay_id(1, 0, "jump")
     assert discord.ui.DynamicItem  # the template is used by cogs.components.ReplayComponent
+
+
+def test_history_paging_stops_at_the_ends_and_ids_round_trip() -> None:
+    first = HistoryPage(1, None, 1, 3, 10, 25, ())
+    last = HistoryPage(1, 42, 3, 3, 10, 25, ())
+    only = HistoryPage(1, None, 1, 1, 10, 0, ())
+    t = catalog("en")
+    assert [parse_history_id(b.custom_id) for b in render_history(first, t).components] == [
+        HistoryButton(None, 2, "next")
+    ]
+    assert [parse_history_id(b.custom_id) for b in render_history(last, t).components] == [
+        HistoryButton(42, 2, "prev")
+    ]
+    assert render_history(only, t).components == ()
+    for user, page, nav in itertools.product(
+        (None, 1, 98765432101234567), (1, 99999), ("prev", "next")
+    ):
+        cid = history_id(user, page, nav)
+        assert len(cid) <= 100 and parse_history_id(cid) == HistoryButton(user, page, nav)
+        assert not re.fullmatch(REPLAY_TEMPLATE, cid) and not re.fullmatch(GAME_TEMPLATE, cid)
+    for bad in ("durak:history:0:0:next", "durak:history:1:1:last", "durak:history:-1:1:next"):
+        with pytest.raises(ValueError):
+            parse_history_id(bad)

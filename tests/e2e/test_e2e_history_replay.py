@@ -132,6 +132,29 @@ async def test_history_replay_to_the_end_names_the_durak(
     assert rec.original_message is not None
     assert "Nobody has 5 rated games yet." in rec.original_message.text()
 
+    # eleven more finished games (copies of this one): the history pages with ◀ ▶
+    con = sqlite3.connect(h.db)
+    with con:
+        for _ in range(11):
+            con.execute(
+                "INSERT INTO games (series_id, guild_id, channel_id, profile, rules, seats, seed, "
+                "deal, actions, result, loser_seat, started_at, ended_at) SELECT series_id, "
+                "guild_id, channel_id, profile, rules, seats, seed, deal, actions, result, "
+                "loser_seat, started_at, ended_at FROM games WHERE id = ?",
+                (game_id,),
+            )
+    con.close()
+    rec = await h.slash(alice, "history")
+    await h.answered(rec)
+    paged = rec.original_message
+    assert paged is not None and "Page 1/2 · 12 games" in paged.text()
+    assert f"`#{game_id}`" not in paged.text()
+    rec = await alice.press(paged, "durak:history:0:2:next")
+    assert (await rec.wait_response()).type == 6
+    await h.idle()
+    assert not rec.followups and "Page 2/2" in paged.text() and f"`#{game_id}`" in paged.text()
+    assert "durak:history:0:1:prev" in paged.custom_ids
+
     # the replay's buttons still work after a restart (persistent ids, rebuilt from storage)
     await h.restart()
     frame = await _step(h, alice, replay, "prevround")
