@@ -79,6 +79,7 @@ from bot.views import (
     HandView,
     HistoryEntry,
     HistoryPage,
+    HistoryResult,
     LeaderboardPage,
     LobbyOptions,
     LobbySeat,
@@ -896,7 +897,9 @@ class GameService:
             except DurakError:
                 log.exception("game %d has unreadable rules: left out of the history", rec.game_id)
                 continue
-            result = rec.result if rec.result in ("loss", "draw") else "aborted"
+            result: HistoryResult = (
+                "loss" if rec.result == "loss" else "draw" if rec.result == "draw" else "aborted"
+            )
             entries.append(
                 HistoryEntry(
                     game_id=rec.game_id,
@@ -904,7 +907,7 @@ class GameService:
                     rules=rules,
                     profile=rec.profile,
                     players=tuple(Player(s.name, s.ai_level) for s in rec.seats),
-                    result=result,  # type: ignore[arg-type]  # narrowed just above
+                    result=result,
                     loser=rec.loser_seat if result == "loss" else None,
                 )
             )

@@ -31,6 +31,7 @@ __all__ = [
     "HandView",
     "HistoryEntry",
     "HistoryPage",
+    "HistoryResult",
     "LeaderboardPage",
     "LeaderboardRow",
     "LobbyOptions",
@@ -420,6 +421,10 @@ class LeaderboardPage:
     rows: tuple[LeaderboardRow, ...]
 
 
+#: How an ended game ended: a durak, a draw, or stopped before its end.
+HistoryResult = Literal["loss", "draw", "aborted"]
+
+
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
     """One ended game in ``/durak history``: ``result`` is ``loss`` (``loser`` is the durak's
@@ -430,7 +435,7 @@ class HistoryEntry:
     rules: Rules
     profile: str
     players: tuple[Player, ...]
-    result: Literal["loss", "draw", "aborted"]
+    result: HistoryResult
     loser: int | None
 
     @property
