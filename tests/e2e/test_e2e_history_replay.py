@@ -118,6 +118,13 @@ async def test_history_replay_to_the_end_names_the_durak(
     await h.idle()
     assert "Coup 0/" in replay_fr.text() and all(name in replay_fr.text() for name in names)
     assert replay_fr.visible_to == pierre.id
+    english = re.compile(
+        r"\b(leads|adds|beats|takes|passes|picks up|is out|is the durak|Move|Round|Trump|Stock"
+        r"|Only you see)\b|\bseat \d"
+    )
+    for _ in range(8):  # the deal and the first moves: French only, players by name
+        assert not english.search(replay_fr.text()), replay_fr.text()
+        await _step(h, pierre, replay_fr, "next")
 
     # the game is rated: two humans; stats and leaderboard show the rating
     rec = await h.slash(alice, "stats")
