@@ -316,12 +316,18 @@ class DurakCog(commands.Cog, name=COG_NAME):
         """A history's Replay button (a new private replay) or a replay's navigation (the
         replay message edited in place).  Replays are rebuilt from the stored game at every
         press, so a press after a restart works the same."""
-        if button.nav == "open" or not self._source_is_private(interaction):
+        opening = button.nav == "open" or not self._source_is_private(interaction)
+        if opening:
             await self.defer_private(interaction)
         else:
             await self.defer_update(interaction)
         assert interaction.guild_id is not None
-        view = await self.service.replay(interaction.guild_id, button.game_id)
+        try:
+            view = await self.service.replay(interaction.guild_id, button.game_id)
+        except ServiceError:
+            if opening:  # leave no "thinking…" behind the private refusal
+                await self.done(interaction)
+            raise
         reply = render.render_replay(view, button.frame, self.cat(interaction))
         await interaction.edit_original_response(**message_kwargs(reply, edit=True))
 

@@ -181,3 +181,11 @@ async def test_history_replay_to_the_end_names_the_durak(
     assert refusal.ephemeral and refusal.visible_to == alice.id
     assert f"There is no game #{game_id} in this server" in refusal.text()
     assert replay.text() == before  # the replay itself is left as it was
+
+    # and its Replay button in the history: the refusal alone, no "thinking…" left behind
+    rec = await alice.press(history, replay_button)
+    await rec.wait_response()
+    await h.idle()
+    (refusal,) = await rec.wait_followups()
+    assert refusal.ephemeral and "There is no game" in refusal.text()
+    assert rec.original_message is None or rec.original_message.deleted
