@@ -999,7 +999,7 @@ class GameService:
             return ()
         try:
             places = finishing_places(game.rules, game.deal, game.history_text(), forfeits)
-        except (DurakError, ValueError):
+        except Exception:  # a rating must never keep a game from being recorded
             log.exception("game %s does not rank its players: not rated", series.last_game_id)
             return ()
         return tuple(sorted((user_id, places[seat]) for seat, user_id in humans))
