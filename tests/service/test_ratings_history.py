@@ -156,3 +156,16 @@ async def test_replay_refuses_unknown_foreign_live_and_stopped_games(make_servic
     with pytest.raises(UnknownGame) as info:
         await svc.replay(GUILD, live)
     assert "stopped before its end" in str(info.value)
+
+
+async def test_a_game_that_cannot_be_ranked_is_recorded_unrated(make_service, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("no ranking today")
+
+    monkeypatch.setattr("bot.service.finishing_places", broken)
+    svc = await make_service()
+    await open_table(svc, ALICE, BOB)
+    table = await play_out(svc)
+    assert table.finished and (await svc.series(CH)).games == 1
+    assert await svc.storage.ratings() == {}
+    assert (await svc.stats(GUILD, ALICE)).games == 1
