@@ -35,6 +35,7 @@ __all__ = [
     "ServiceError",
     "StaleAction",
     "StorageFailure",
+    "UnknownGame",
     "UnknownLevel",
 ]
 
@@ -196,6 +197,14 @@ class UnknownLevel(BadOption):
 
     code = "unknown_level"
     default_message = Message("unknown AI level")
+
+
+class UnknownGame(ServiceError):
+    """No ended game of that id in this server (or one that cannot be replayed); the message
+    says which."""
+
+    code = "unknown_game"
+    default_message = Message("there is no such game in this server")
 
 
 class StorageFailure(ServiceError):

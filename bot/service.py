@@ -31,6 +31,7 @@ an executor, then wait ``ai_delay`` seconds of the injected clock before playing
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import logging
@@ -63,9 +64,12 @@ from bot.errors import (
     ServiceError,
     StaleAction,
     StorageFailure,
+    UnknownGame,
     UnknownLevel,
 )
 from bot.presenter import NoticeKind, Presenter
+from bot.ratings import finishing_places, should_rate
+from bot.replay import build_replay
 from bot.state import ChannelState, GameState, LobbyState
 from bot.storage import (
     FinishedGame,
@@ -80,11 +84,15 @@ from bot.views import (
     ActionRecord,
     AutoKind,
     HandView,
+    HistoryEntry,
+    HistoryPage,
+    HistoryResult,
     LeaderboardPage,
     LobbyOptions,
     LobbySeat,
     LobbyView,
     Player,
+    ReplayView,
     SeriesView,
     StatsView,
     TableView,
@@ -133,6 +141,13 @@ AI_LEVEL_NAMES = {
     "counter": "Counter",
     "expert": "Expert",
 }
+#: The rule profile of ``/durak leaderboard`` without one, until the server settings choose it.
+DEFAULT_PROFILE = "podkidnoy"
+#: Ratings count only players with at least this many rated games, unless asked otherwise.
+MIN_RATED_GAMES = 5
+HISTORY_PER_PAGE = 10
+#: Replays kept built (a finished game never changes): every ◀ ▶ press of a replay asks again.
+REPLAY_CACHE = 16
 _OPTION_KEYS = {f.name for f in dataclasses.fields(LobbyOptions)}
 
 
@@ -195,6 +210,7 @@ class GameService:
         self._restored = False
         self.autopilot_level = autopilot_level or _first_level(("casual", "beginner"))
         self._ai_slots = asyncio.Semaphore(ai_concurrency)
+        self._replays: collections.OrderedDict[int, ReplayView] = collections.OrderedDict()
         self._own_executor = ai_executor is None
         self._executor: Executor = ai_executor or ThreadPoolExecutor(
             max_workers=AI_THREADS, thread_name_prefix="durak-ai"
@@ -1197,11 +1213,13 @@ class GameService:
 
     # ------------------------------------------------------------------ stats
     async def stats(self, guild_id: int, user_id: int, profile: str | None = None) -> StatsView:
-        """A player's finished games in this guild: games, losses, draws, forfeits, loss rate,
-        per rule profile (``profile`` restricts to one: a profile name or ``custom``)."""
+        """A player's finished games in this guild: games, losses, draws, forfeits, loss rate
+        and rating (± uncertainty) per rule profile (``profile`` restricts to one: a profile
+        name or ``custom``), and their games against each AI level apart."""
         profile = _profile_filter(profile)
         with self._storage_errors():
             name, rows = await self.storage.player_stats(guild_id, user_id, profile)
+            by_level = await self.storage.ai_level_stats(guild_id, user_id, profile)
         return StatsView(
             guild_id=guild_id,
             user_id=user_id,
@@ -1212,20 +1230,22 @@ class GameService:
             draws=sum(r.draws for r in rows),
             by_profile=tuple(rows),
             forfeits=sum(r.forfeits for r in rows),
+            by_ai_level=tuple(by_level),
         )
 
     async def leaderboard(
         self,
         guild_id: int,
         profile: str | None = None,
-        min_games: int = 1,
+        min_games: int = MIN_RATED_GAMES,
         page: int = 1,
         per_page: int = 10,
     ) -> LeaderboardPage:
-        """The guild's players ranked by loss rate, fewest losses per game first, among those
-        with at least ``min_games`` finished games (of ``profile`` if given).  ``page`` is
-        1-based; a page past the end is empty."""
-        profile = _profile_filter(profile)
+        """The guild's rated players of one rule profile (default: the server's default
+        profile), by the conservative estimate of their rating (``mu - 3 sigma``), among
+        those with at least ``min_games`` rated games.  ``page`` is 1-based; a page past the
+        end is empty."""
+        chosen = _profile_filter(profile) or self._default_profile(guild_id)
         if not isinstance(min_games, int) or isinstance(min_games, bool) or min_games < 1:
             raise BadOption(Message("min_games must be a whole number ≥ 1"))
         if not isinstance(page, int) or isinstance(page, bool) or page < 1:
@@ -1234,12 +1254,150 @@ class GameService:
             raise BadOption(Message("per_page must be 1–50"))
         with self._storage_errors():
             total, rows = await self.storage.leaderboard(
-                guild_id, profile, min_games, per_page, (page - 1) * per_page
+                guild_id, chosen, min_games, per_page, (page - 1) * per_page
             )
         pages = max(1, -(-total // per_page))
         return LeaderboardPage(
-            guild_id, profile, min_games, page, pages, per_page, total, tuple(rows)
+            guild_id, chosen, min_games, page, pages, per_page, total, tuple(rows)
         )
+
+    async def history(
+        self,
+        guild_id: int,
+        user_id: int | None = None,
+        page: int = 1,
+        per_page: int = HISTORY_PER_PAGE,
+    ) -> HistoryPage:
+        """The guild's ended games, newest first (with ``user_id``: the games that player has
+        a result in): when, rules, players, result.  ``page`` is 1-based; a page past the end
+        is empty."""
+        if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+            raise BadOption(Message("page must be a whole number ≥ 1"))
+        if not isinstance(per_page, int) or isinstance(per_page, bool) or not 1 <= per_page <= 25:
+            raise BadOption(Message("per_page must be 1–25"))
+        with self._storage_errors():
+            total, records = await self.storage.history(
+                guild_id, user_id, per_page, (page - 1) * per_page
+            )
+        entries = []
+        for rec in records:
+            try:
+                rules = Rules.from_spec(rec.rules)
+            except DurakError:
+                log.exception("game %d has unreadable rules: left out of the history", rec.game_id)
+                continue
+            result: HistoryResult = (
+                "loss" if rec.result == "loss" else "draw" if rec.result == "draw" else "aborted"
+            )
+            entries.append(
+                HistoryEntry(
+                    game_id=rec.game_id,
+                    ended_at=rec.ended_at,
+                    rules=rules,
+                    profile=rec.profile,
+                    players=tuple(Player(s.name, s.ai_level) for s in rec.seats),
+                    result=result,
+                    loser=rec.loser_seat if result == "loss" else None,
+                )
+            )
+        pages = max(1, -(-total // per_page))
+        return HistoryPage(guild_id, user_id, page, pages, per_page, total, tuple(entries))
+
+    async def replay(self, guild_id: int, game_id: int) -> ReplayView:
+        """A finished game of this guild, move by move, rebuilt from its stored action log by
+        the engine (:func:`bot.replay.build_replay`): every hand face up, so show it privately.
+        :class:`UnknownGame` for an unknown id, a game of another server, a game still being
+        played or one stopped before its end."""
+        if not isinstance(game_id, int) or isinstance(game_id, bool) or game_id < 1:
+            raise UnknownGame(
+                Message("there is no game {value} in this server", value=repr(game_id))
+            )
+        cached = self._replays.get(game_id)
+        if cached is not None and cached.guild_id == guild_id:
+            self._replays.move_to_end(game_id)
+            return cached
+        with self._storage_errors():
+            rec = await self.storage.load_game(game_id)
+            forfeits = await self.storage.forfeits_of_game(game_id) if rec is not None else []
+        if rec is None or rec.guild_id != guild_id:
+            raise UnknownGame(
+                Message("there is no game {value} in this server", value=f"#{game_id}")
+            )
+        if rec.result == "live":
+            raise UnknownGame(
+                Message(
+                    "game {value} is still being played: replay it once it ends",
+                    value=f"#{game_id}",
+                )
+            )
+        if rec.result == "aborted":
+            raise UnknownGame(
+                Message(
+                    "game {value} was stopped before its end: there is nothing to replay",
+                    value=f"#{game_id}",
+                )
+            )
+        try:
+            rules = Rules.from_spec(rec.rules)
+            replay = build_replay(
+                rules,
+                Deal.from_dict(rec.deal),
+                rec.actions,
+                {f.seat: f.move for f in forfeits if f.move is not None},
+            )
+        except (DurakError, ValueError, KeyError, TypeError) as exc:
+            log.exception("game %d does not replay", game_id)
+            raise UnknownGame(
+                Message("game {value} cannot be replayed from what was stored", value=f"#{game_id}")
+            ) from exc
+        view = ReplayView(
+            game_id=game_id,
+            guild_id=guild_id,
+            rules=rules,
+            profile=_profile(rules),
+            players=tuple(Player(s.name, s.ai_level) for s in rec.seats),
+            ended_at=rec.ended_at or 0.0,
+            replay=replay,
+        )
+        self._replays[game_id] = view
+        while len(self._replays) > REPLAY_CACHE:
+            self._replays.popitem(last=False)
+        return view
+
+    def _default_profile(self, guild_id: int) -> str:
+        """The rule profile a guild's leaderboard shows when none is asked for.
+
+        For the server-settings half of issue 10 (fp-config): return the guild's configured
+        default profile here.  Until then: :data:`DEFAULT_PROFILE` everywhere."""
+        del guild_id
+        return DEFAULT_PROFILE
+
+    def _count_ai_games(self, guild_id: int) -> bool:
+        """Whether the guild counts games with AI seats for ratings
+        (``ServerConfig.count_ai_games``).
+
+        For the server-settings half of issue 10 (fp-config): return the guild's stored
+        setting here.  Until then: ``False``, the documented default."""
+        del guild_id
+        return False
+
+    def _rated_places(
+        self, series: SeriesRecord, game: Game, forfeits: tuple[int, ...]
+    ) -> tuple[tuple[int, int], ...]:
+        """``(user_id, place)`` of the human players of a finished ``game`` when it changes
+        ratings (:func:`bot.ratings.should_rate`), else empty.  Places come from replaying the
+        action log through the engine (:func:`bot.ratings.finishing_places`); forfeiters are
+        placed last."""
+        humans = [(seat, s.user_id) for seat, s in enumerate(series.seats) if s.user_id is not None]
+        has_ai = any(s.ai_level is not None for s in series.seats)
+        if not should_rate(len(humans), has_ai, self._count_ai_games(series.guild_id)):
+            return ()
+        try:
+            places = finishing_places(game.rules, game.deal, game.history_text(), forfeits)
+        except Exception:  # a rating must never keep a game from being recorded
+            log.exception("game %s does not rank its players: not rated", series.last_game_id)
+            return ()
+        return tuple(sorted((user_id, places[seat]) for seat, user_id in humans))
 
     # ================================================================== internals
     def _lock(self, channel_id: int) -> asyncio.Lock:
@@ -1444,6 +1602,7 @@ class GameService:
                 for seat in g.forfeits:  # a forfeit is a loss; a forfeiting durak loses once
                     if seat != game.loser:
                         new_series.losses[seat] += 1
+                forfeits = tuple(sorted(g.forfeits))
                 await self.storage.finish_game(
                     FinishedGame(
                         g.game_id,
@@ -1455,7 +1614,9 @@ class GameService:
                         game.history_text(),
                         now,
                         _results(series, g, game.loser, draw=game.draw),
-                        forfeits=tuple(sorted(g.forfeits)),
+                        forfeits=forfeits,
+                        ai_levels=_ai_levels(series),
+                        rated_places=self._rated_places(series, game, forfeits),
                     ),
                     new_series,
                     revision=g.revision,
@@ -1805,6 +1966,11 @@ def _results(
 def _players_of(series: SeriesRecord) -> tuple[Player, ...]:
     """Who sits at each seat of ``series``."""
     return tuple(Player(s.name, s.ai_level) for s in series.seats)
+
+
+def _ai_levels(series: SeriesRecord) -> tuple[str, ...]:
+    """The AI levels seated at the deal, each once, sorted."""
+    return tuple(sorted({s.ai_level for s in series.seats if s.ai_level is not None}))
 
 
 def _first_level(levels: Iterable[str]) -> str:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from bot.ratings import Rating
+from bot.replay import Replay
 from rules_engine.actions import ActionKind
 from rules_engine.cards import Card
 from rules_engine.messages import Message, Seat
@@ -24,8 +26,12 @@ from rules_engine.rules import Rules
 __all__ = [
     "ActionChoice",
     "ActionRecord",
+    "AiLevelStats",
     "HandCard",
     "HandView",
+    "HistoryEntry",
+    "HistoryPage",
+    "HistoryResult",
     "LeaderboardPage",
     "LeaderboardRow",
     "LobbyOptions",
@@ -33,6 +39,7 @@ __all__ = [
     "LobbyView",
     "Player",
     "ProfileStats",
+    "ReplayView",
     "Role",
     "SeatView",
     "SeriesEntry",
@@ -323,14 +330,32 @@ class HandView:
 
 @dataclass(frozen=True, slots=True)
 class ProfileStats:
-    """A player's totals under one rule profile; ``forfeits`` are among the ``losses`` once
-    the forfeited game has ended."""
+    """A player's totals under one rule profile (``forfeits`` are among the ``losses`` once
+    the forfeited game has ended), and their rating there (``None``: no rated game in that
+    profile yet)."""
 
     profile: str
     games: int
     losses: int
     draws: int
     forfeits: int = 0
+    rating: Rating | None = None
+    rated_games: int = 0
+
+    @property
+    def loss_rate(self) -> float:
+        return self.losses / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AiLevelStats:
+    """A player's games with an AI seat of ``level`` (a game with two levels counts for
+    each)."""
+
+    level: str
+    games: int
+    losses: int
+    draws: int
 
     @property
     def loss_rate(self) -> float:
@@ -350,6 +375,8 @@ class StatsView:
     draws: int
     by_profile: tuple[ProfileStats, ...] = field(default=())
     forfeits: int = 0  # games left or kicked from (each also counted as a loss)
+    #: Games against each AI level, apart (by level name).
+    by_ai_level: tuple[AiLevelStats, ...] = field(default=())
 
     @property
     def loss_rate(self) -> float:
@@ -358,6 +385,9 @@ class StatsView:
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardRow:
+    """A ranked player: their rating (``mu``, ``sigma``, ``rated_games``) and their totals in
+    the leaderboard's profile (``games``, ``losses``, ``draws``)."""
+
     rank: int
     user_id: int
     name: str
@@ -365,13 +395,26 @@ class LeaderboardRow:
     losses: int
     draws: int
     loss_rate: float
+    mu: float = 25.0
+    sigma: float = 25.0 / 3.0
+    rated_games: int = 0
+
+    @property
+    def rating(self) -> Rating:
+        return Rating(self.mu, self.sigma)
+
+    @property
+    def display(self) -> int:
+        """The conservative estimate players see (``mu - 3 sigma``, whole)."""
+        return self.rating.display
 
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardPage:
-    """A page of the guild leaderboard: fewest losses per game first.
+    """A page of a guild's leaderboard of one rule profile: highest conservative rating
+    estimate (``mu - 3 sigma``) first, among players with at least ``min_games`` rated games.
 
-    Ties on loss rate rank the player with more games first, then by user id.
+    Ties rank the player with more rated games first, then by user id.
     ``page`` is 1-based; ``pages`` is at least 1.
     """
 
@@ -383,3 +426,55 @@ class LeaderboardPage:
     per_page: int
     total_players: int
     rows: tuple[LeaderboardRow, ...]
+
+
+#: How an ended game ended: a durak, a draw, or stopped before its end.
+HistoryResult = Literal["loss", "draw", "aborted"]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One ended game in ``/durak history``: ``result`` is ``loss`` (``loser`` is the durak's
+    seat), ``draw`` or ``aborted``; ``players`` in seat order; ``ended_at`` epoch seconds."""
+
+    game_id: int
+    ended_at: float
+    rules: Rules
+    profile: str
+    players: tuple[Player, ...]
+    result: HistoryResult
+    loser: int | None
+
+    @property
+    def replayable(self) -> bool:
+        """Whether the game was played to its end (an aborted game has nothing to replay)."""
+        return self.result != "aborted"
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """A page of a guild's (or one player's, ``user_id``) ended games, newest first."""
+
+    guild_id: int
+    user_id: int | None
+    page: int
+    pages: int
+    per_page: int
+    total: int
+    entries: tuple[HistoryEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayView:
+    """A finished game, frame by frame (:class:`bot.replay.Replay`), with who sat where.
+
+    Private to whoever asked: it shows every hand.  ``players`` name the ``Seat`` parameters of
+    the frames' messages."""
+
+    game_id: int
+    guild_id: int
+    rules: Rules
+    profile: str
+    players: tuple[Player, ...]
+    ended_at: float
+    replay: Replay

@@ -1,6 +1,7 @@
 """The bot's buttons and selects as ``discord.ui.DynamicItem``s.
 
-:class:`GameComponent` and :class:`LobbyComponent` match the custom ids of
+:class:`GameComponent`, :class:`LobbyComponent`, :class:`ReplayComponent` and
+:class:`HistoryComponent` match the custom ids of
 :mod:`cogs.custom_ids`, so they keep working on messages sent before a restart.  Messages are
 sent with views that are never stored by discord.py (they are stopped before sending): every
 press is routed by the registered templates alone, to the loaded cog (a
@@ -19,11 +20,27 @@ from discord.ext import commands
 
 from bot.errors import ServiceError
 from cogs import render
-from cogs.custom_ids import GAME_TEMPLATE, LOBBY_TEMPLATE, GameButton, LobbyButton
+from cogs.custom_ids import (
+    GAME_TEMPLATE,
+    HISTORY_TEMPLATE,
+    LOBBY_TEMPLATE,
+    REPLAY_TEMPLATE,
+    GameButton,
+    HistoryButton,
+    LobbyButton,
+    ReplayButton,
+)
 from cogs.i18n import catalog, pick_locale
 from cogs.presenter import message_kwargs
 
-__all__ = ["COG_NAME", "ComponentHandler", "GameComponent", "LobbyComponent"]
+__all__ = [
+    "COG_NAME",
+    "ComponentHandler",
+    "GameComponent",
+    "HistoryComponent",
+    "LobbyComponent",
+    "ReplayComponent",
+]
 
 #: The name of the cog that handles the components.
 COG_NAME = "Durak"
@@ -42,6 +59,16 @@ class ComponentHandler(Protocol):
         self, interaction: discord.Interaction[Any], button: LobbyButton
     ) -> None:
         """Handle a press on a lobby button or the Add AI select."""
+
+    async def on_replay_component(
+        self, interaction: discord.Interaction[Any], button: ReplayButton
+    ) -> None:
+        """Handle a press on a history's Replay button or a replay's navigation."""
+
+    async def on_history_component(
+        self, interaction: discord.Interaction[Any], button: HistoryButton
+    ) -> None:
+        """Handle a press on a history's paging buttons."""
 
     async def run_component(
         self, interaction: discord.Interaction[Any], work: Awaitable[None]
@@ -115,4 +142,55 @@ class LobbyComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=LOBB
             return
         await handler.run_component(
             interaction, handler.on_lobby_component(interaction, self.button)
+        )
+
+
+class ReplayComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=REPLAY_TEMPLATE):
+    """Replay buttons: ``durak:replay:<game_id>:<frame>:<nav>``."""
+
+    def __init__(self, item: discord.ui.Item[Any], button: ReplayButton) -> None:
+        super().__init__(item)
+        self.button = button
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ReplayComponent:
+        """The component of a pressed custom id."""
+        return cls(item, ReplayButton(int(match["game_id"]), int(match["frame"]), match["nav"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Route the press to the cog."""
+        handler = _handler(interaction)
+        if handler is None:
+            await _unavailable(interaction)
+            return
+        await handler.run_component(
+            interaction, handler.on_replay_component(interaction, self.button)
+        )
+
+
+class HistoryComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=HISTORY_TEMPLATE):
+    """History paging buttons: ``durak:history:<user_id>:<page>:<prev|next>``."""
+
+    def __init__(self, item: discord.ui.Item[Any], button: HistoryButton) -> None:
+        super().__init__(item)
+        self.button = button
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> HistoryComponent:
+        """The component of a pressed custom id."""
+        user_id = int(match["user_id"]) or None
+        return cls(item, HistoryButton(user_id, int(match["page"]), match["nav"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Route the press to the cog."""
+        handler = _handler(interaction)
+        if handler is None:
+            await _unavailable(interaction)
+            return
+        await handler.run_component(
+            interaction, handler.on_history_component(interaction, self.button)
         )

@@ -18,7 +18,16 @@ Game components: ``durak:<game_id>:<version>:<action>`` where ``action`` is
 Lobby components: ``durak:lobby:<channel_id>:<join|leave|addai|start|stop>`` (``addai`` is a
 string select whose option values are AI levels).
 
-Both templates are meant for ``discord.ui.DynamicItem`` (which ``fullmatch``-es them against
+Replay buttons: ``durak:replay:<game_id>:<frame>:<nav>``: show frame ``frame`` (0 = the deal)
+of the finished game ``game_id``.  ``nav`` names the button (``open``: the Replay button of
+``/durak history``, which opens a new private replay; ``prevround``, ``prev``, ``next``,
+``nextround``: the replay's own buttons, which edit it), so that two buttons leading to the
+same frame still have different ids.
+
+History pages: ``durak:history:<user_id>:<page>:<prev|next>``: show page ``page`` (1-based) of
+``/durak history`` (``user_id`` 0: the whole server), editing the private history message.
+
+The templates are meant for ``discord.ui.DynamicItem`` (which ``fullmatch``-es them against
 the whole custom id); they never match each other's ids.
 """
 
@@ -30,15 +39,24 @@ from typing import NamedTuple
 __all__ = [
     "CARD_PATTERN",
     "GAME_TEMPLATE",
+    "HISTORY_TEMPLATE",
     "LOBBY_ACTIONS",
     "LOBBY_TEMPLATE",
     "MAX_CUSTOM_ID",
+    "REPLAY_NAVS",
+    "REPLAY_TEMPLATE",
     "GameButton",
+    "HistoryButton",
     "LobbyButton",
+    "ReplayButton",
     "game_id",
+    "history_id",
     "lobby_id",
     "parse_game_id",
+    "parse_history_id",
     "parse_lobby_id",
+    "parse_replay_id",
+    "replay_id",
 ]
 
 #: Discord's limit on a component's ``custom_id``.
@@ -66,9 +84,23 @@ LOBBY_TEMPLATE = (
     rf"{PREFIX}:lobby:(?P<channel_id>0|[1-9][0-9]{{0,19}})"
     rf":(?P<action>{'|'.join(LOBBY_ACTIONS)})"
 )
+#: The buttons of a replay (see the module docstring).
+REPLAY_NAVS = ("open", "prevround", "prev", "next", "nextround")
+#: ``discord.ui.DynamicItem`` template of replay buttons (groups game_id, frame, nav).
+REPLAY_TEMPLATE = (
+    rf"{PREFIX}:replay:(?P<game_id>[1-9][0-9]{{0,19}}):(?P<frame>0|[1-9][0-9]{{0,5}})"
+    rf":(?P<nav>{'|'.join(REPLAY_NAVS)})"
+)
+#: ``discord.ui.DynamicItem`` template of history paging buttons (groups user_id, page, nav).
+HISTORY_TEMPLATE = (
+    rf"{PREFIX}:history:(?P<user_id>0|[1-9][0-9]{{0,19}}):(?P<page>[1-9][0-9]{{0,4}})"
+    r":(?P<nav>prev|next)"
+)
 
 _GAME_RE = re.compile(GAME_TEMPLATE)
+_HISTORY_RE = re.compile(HISTORY_TEMPLATE)
 _LOBBY_RE = re.compile(LOBBY_TEMPLATE)
+_REPLAY_RE = re.compile(REPLAY_TEMPLATE)
 
 
 class GameButton(NamedTuple):
@@ -97,6 +129,18 @@ class GameButton(NamedTuple):
 class LobbyButton(NamedTuple):
     channel_id: int
     action: str
+
+
+class ReplayButton(NamedTuple):
+    game_id: int
+    frame: int
+    nav: str
+
+
+class HistoryButton(NamedTuple):
+    user_id: int | None  # None: the whole server
+    page: int
+    nav: str
 
 
 def _checked(custom_id: str) -> str:
@@ -135,3 +179,35 @@ def parse_lobby_id(s: str) -> LobbyButton:
     if m is None:
         raise ValueError(f"not a lobby component id: {s!r}")
     return LobbyButton(int(m["channel_id"]), m["action"])
+
+
+def replay_id(game_id: int, frame: int, nav: str) -> str:
+    """The custom id of a replay button; ``ValueError`` if malformed."""
+    custom_id = f"{PREFIX}:replay:{int(game_id)}:{int(frame)}:{nav}"
+    if game_id < 1 or frame < 0 or not _REPLAY_RE.fullmatch(custom_id):
+        raise ValueError(f"not a valid replay component id: {custom_id!r}")
+    return _checked(custom_id)
+
+
+def parse_replay_id(s: str) -> ReplayButton:
+    """Read a replay button id; ``ValueError`` if it is not one."""
+    m = _REPLAY_RE.fullmatch(s) if len(s) <= MAX_CUSTOM_ID else None
+    if m is None:
+        raise ValueError(f"not a replay component id: {s!r}")
+    return ReplayButton(int(m["game_id"]), int(m["frame"]), m["nav"])
+
+
+def history_id(user_id: int | None, page: int, nav: str) -> str:
+    """The custom id of a history paging button; ``ValueError`` if malformed."""
+    custom_id = f"{PREFIX}:history:{int(user_id or 0)}:{int(page)}:{nav}"
+    if (user_id or 0) < 0 or not _HISTORY_RE.fullmatch(custom_id):
+        raise ValueError(f"not a valid history component id: {custom_id!r}")
+    return _checked(custom_id)
+
+
+def parse_history_id(s: str) -> HistoryButton:
+    """Read a history paging id; ``ValueError`` if it is not one."""
+    m = _HISTORY_RE.fullmatch(s) if len(s) <= MAX_CUSTOM_ID else None
+    if m is None:
+        raise ValueError(f"not a history component id: {s!r}")
+    return HistoryButton(int(m["user_id"]) or None, int(m["page"]), m["nav"])

@@ -21,7 +21,7 @@ from __future__ import annotations
 from discord.ext import commands
 
 from bot.service import GameService
-from cogs.components import GameComponent, LobbyComponent
+from cogs.components import GameComponent, HistoryComponent, LobbyComponent, ReplayComponent
 from cogs.durak_commands import DurakCog
 from cogs.presenter import DiscordPresenter, message_kwargs
 
@@ -29,7 +29,9 @@ __all__ = [
     "DiscordPresenter",
     "DurakCog",
     "GameComponent",
+    "HistoryComponent",
     "LobbyComponent",
+    "ReplayComponent",
     "message_kwargs",
     "setup",
     "teardown",
@@ -42,9 +44,9 @@ async def setup(bot: commands.Bot) -> None:
     if not isinstance(service, GameService):
         raise RuntimeError("cogs.durak needs bot.service (build the bot with create_bot)")
     await bot.add_cog(DurakCog(bot, service))
-    bot.add_dynamic_items(GameComponent, LobbyComponent)
+    bot.add_dynamic_items(GameComponent, LobbyComponent, ReplayComponent, HistoryComponent)
 
 
 async def teardown(bot: commands.Bot) -> None:
     """Unregister the buttons (the cog unloads with the extension)."""
-    bot.remove_dynamic_items(GameComponent, LobbyComponent)
+    bot.remove_dynamic_items(GameComponent, LobbyComponent, ReplayComponent, HistoryComponent)

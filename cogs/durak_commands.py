@@ -7,7 +7,10 @@ Every interaction is acknowledged first (``defer``), then the service is called:
 - slash commands defer *ephemerally* ("thinking…", visible to the caller only).  A refusal
   replaces that with a private explanation; a success that changes a public message (lobby,
   table) deletes it, since the public message is the answer; ``hand``, ``rules``, ``series``,
-  ``stats`` and ``leaderboard`` answer privately in it.
+  ``stats``, ``leaderboard`` and ``history`` answer privately in it.
+- a history's ◀ ▶ page buttons defer as an update of that (private) history and edit it;
+  its **Replay** button defers ephemerally: the replay is a new private message; its
+  ◀ ▶ ⏮ ⏭ buttons defer as an update of that message and edit it.
 - buttons on a public message (lobby, table, game over) defer as an update (type 6): the
   presenter edits the public message; a refusal is a private followup.  "Show my hand" defers
   ephemerally and that new private message becomes the player's hand.
@@ -39,7 +42,7 @@ from bot.service import GameService
 from bot.views import HandView, LobbyOptions
 from cogs import render
 from cogs.components import COG_NAME
-from cogs.custom_ids import GameButton, LobbyButton
+from cogs.custom_ids import GameButton, HistoryButton, LobbyButton, ReplayButton
 from cogs.i18n import CHOICES, COMMANDS, KICK_USER, OPTIONS, Catalog, catalog, pick_locale
 from cogs.presenter import DiscordPresenter, message_kwargs
 from rules_engine import PROFILES, ActionKind, Rules, parse_action
@@ -327,6 +330,41 @@ class DurakCog(commands.Cog, name=COG_NAME):
             await self.private(interaction, render.render_why(found.card, found.reason, t, names))
         # a card that became playable meanwhile: the refreshed hand is the answer
 
+    # -- replays ------------------------------------------------------------
+    async def on_replay_component(
+        self, interaction: discord.Interaction[Any], button: ReplayButton
+    ) -> None:
+        """A history's Replay button (a new private replay) or a replay's navigation (the
+        replay message edited in place).  Replays are rebuilt from the stored game at every
+        press, so a press after a restart works the same."""
+        opening = button.nav == "open" or not self._source_is_private(interaction)
+        if opening:
+            await self.defer_private(interaction)
+        else:
+            await self.defer_update(interaction)
+        assert interaction.guild_id is not None
+        try:
+            view = await self.service.replay(interaction.guild_id, button.game_id)
+        except ServiceError:
+            if opening:  # leave no "thinking…" behind the private refusal
+                await self.done(interaction)
+            raise
+        reply = render.render_replay(view, button.frame, self.cat(interaction))
+        await interaction.edit_original_response(**message_kwargs(reply, edit=True))
+
+    async def on_history_component(
+        self, interaction: discord.Interaction[Any], button: HistoryButton
+    ) -> None:
+        """A history's ◀ ▶ page buttons: the private history message shows that page."""
+        if self._source_is_private(interaction):
+            await self.defer_update(interaction)
+        else:
+            await self.defer_private(interaction)
+        assert interaction.guild_id is not None
+        view = await self.service.history(interaction.guild_id, button.user_id, button.page)
+        reply = render.render_history(view, self.cat(interaction))
+        await interaction.edit_original_response(**message_kwargs(reply, edit=True))
+
     # -- lobby components --------------------------------------------------
     async def on_lobby_component(
         self, interaction: discord.Interaction[Any], button: LobbyButton
@@ -561,10 +599,26 @@ class DurakCog(commands.Cog, name=COG_NAME):
         self,
         interaction: discord.Interaction[Any],
         profile: str | None = None,
-        min_games: app_commands.Range[int, 1, 10_000] = 1,
+        min_games: app_commands.Range[int, 1, 10_000] = 5,
         page: app_commands.Range[int, 1, 10_000] = 1,
     ) -> None:
         await self.defer_private(interaction)
         assert interaction.guild_id is not None
         view = await self.service.leaderboard(interaction.guild_id, profile, min_games, page)
         await self.answer(interaction, render.render_leaderboard(view, self.cat(interaction)))
+
+    @durak.command(name=_T("history"), description=_T(COMMANDS["history"]))
+    @app_commands.rename(user=_T("user"), page=_T("page"))
+    @app_commands.describe(user=_T(OPTIONS["user"]), page=_T(OPTIONS["page"]))
+    async def history(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | discord.Member | None = None,
+        page: app_commands.Range[int, 1, 10_000] = 1,
+    ) -> None:
+        await self.defer_private(interaction)
+        assert interaction.guild_id is not None
+        view = await self.service.history(
+            interaction.guild_id, None if user is None else user.id, page
+        )
+        await self.answer(interaction, render.render_history(view, self.cat(interaction)))

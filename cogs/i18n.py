@@ -78,9 +78,10 @@ COMMANDS: dict[str, str] = {
     NC_("cmd-name", "rules"): NC_("cmd", "Explain the active or a named rule profile"),
     NC_("cmd-name", "stop"): NC_("cmd", "Close the lobby (host), or vote to stop the game"),
     NC_("cmd-name", "series"): NC_("cmd", "Loss counts of the current series in this channel"),
-    NC_("cmd-name", "stats"): NC_("cmd", "A player's games, losses and loss rate"),
-    NC_("cmd-name", "leaderboard"): NC_("cmd", "This server's players ranked by loss rate"),
+    NC_("cmd-name", "stats"): NC_("cmd", "A player's games, losses, loss rate and rating"),
+    NC_("cmd-name", "leaderboard"): NC_("cmd", "This server's players ranked by rating"),
     NC_("cmd-name", "kick"): NC_("cmd", "Free a player's seat (host: lobby; Manage Channel)"),
+    NC_("cmd-name", "history"): NC_("cmd", "The server's last finished games, with replays"),
 }
 #: The description of ``/durak kick``'s ``user`` (required there, unlike elsewhere).
 KICK_USER = NC_("cmd", "The player whose seat to free")
@@ -99,7 +100,9 @@ OPTIONS: dict[str, str] = {
     NC_("cmd-name", "level"): NC_("cmd", "AI level (default: casual)"),
     NC_("cmd-name", "profile"): NC_("cmd", "Rule profile"),
     NC_("cmd-name", "user"): NC_("cmd", "The player (default: you)"),
-    NC_("cmd-name", "min_games"): NC_("cmd", "Only players with at least this many games"),
+    NC_("cmd-name", "min_games"): NC_(
+        "cmd", "Only players with at least this many rated games (default 5)"
+    ),
     NC_("cmd-name", "page"): NC_("cmd", "Page number"),
     NC_("cmd-name", "seat"): NC_("cmd", "A seat's number as the lobby shows it (e.g. an AI seat)"),
 }

@@ -6,15 +6,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 from bot.errors import GameMoved
+from bot.ratings import RatedGame, Rating, RatingKey
 from bot.storage.records import (
     FinishedGame,
     GameRecord,
+    HistoryRecord,
     LobbyRecord,
     NewGame,
     SeriesRecord,
     StoredState,
 )
-from bot.views import LeaderboardRow, ProfileStats
+from bot.views import AiLevelStats, LeaderboardRow, ProfileStats
 from bot.votes import Forfeit
 
 __all__ = ["DatabaseUnavailable", "GameMoved", "GuildFilter", "Storage", "StorageError"]
@@ -91,9 +93,11 @@ class Storage(ABC):
         revision: int,
     ) -> None:
         """One transaction, fenced like :meth:`save_live`: drop the live row, record the
-        result (or the abort), the per-player rows and the series' new counts (``series``
-        given); optionally end the series.  :class:`GameMoved` if the row is not at
-        ``revision``."""
+        result (or the abort), the per-player rows, the AI levels seated
+        (``game.ai_levels``), the rating changes of ``game.rated_places`` (each player's
+        current rating read and updated in this transaction, a ``rating_history`` row per
+        player) and the series' new counts (``series`` given); optionally end the series.
+        :class:`GameMoved` if the row is not at ``revision``."""
 
     @abstractmethod
     async def record_forfeit(self, forfeit: Forfeit, guild_id: int, *, revision: int) -> int:
@@ -129,10 +133,35 @@ class Storage(ABC):
     async def player_stats(
         self, guild_id: int, user_id: int, profile: str | None
     ) -> tuple[str | None, list[ProfileStats]]:
-        """The player's latest name and per-profile totals (restricted to ``profile``)."""
+        """The player's latest name and per-profile totals and ratings (restricted to
+        ``profile``)."""
+
+    @abstractmethod
+    async def ai_level_stats(
+        self, guild_id: int, user_id: int, profile: str | None
+    ) -> list[AiLevelStats]:
+        """The player's totals in games with AI seats, per AI level (by level name)."""
 
     @abstractmethod
     async def leaderboard(
-        self, guild_id: int, profile: str | None, min_games: int, limit: int, offset: int
+        self, guild_id: int, profile: str, min_games: int, limit: int, offset: int
     ) -> tuple[int, list[LeaderboardRow]]:
-        """``(number of ranked players, rows of the page)``; rows' ``rank`` is absolute."""
+        """The rated players of ``profile`` with at least ``min_games`` rated games, by
+        conservative estimate: ``(number of ranked players, rows of the page)``; rows'
+        ``rank`` is absolute."""
+
+    @abstractmethod
+    async def ratings(self, guild_id: int | None = None) -> dict[RatingKey, Rating]:
+        """Every stored rating (of ``guild_id``, if given)."""
+
+    @abstractmethod
+    async def rated_games(self, guild_id: int | None = None) -> list[RatedGame]:
+        """Every rated game's places from the rating history (of ``guild_id``), in the order
+        they were rated: what :func:`bot.ratings.recompute` rebuilds the ratings from."""
+
+    @abstractmethod
+    async def history(
+        self, guild_id: int, user_id: int | None, limit: int, offset: int
+    ) -> tuple[int, list[HistoryRecord]]:
+        """``(number of ended games, the page)`` of the guild (or of the games ``user_id``
+        has a result in), newest first."""

@@ -16,11 +16,22 @@ __all__ = ["POSTGRES_MIGRATIONS", "SQLITE_MIGRATIONS", "Migration", "check_numbe
 @dataclass(frozen=True, slots=True)
 class Migration:
     """One schema step: ``statements`` run in one transaction with the ``schema_version``
-    row of ``number``."""
+    row of ``number``.  ``backfill`` names a data step that the backend runs in that same
+    transaction, after the statements (``"ratings"``: rate the finished games already stored,
+    in the order they ended, see :func:`bot.storage.records.backfill_games`)."""
 
     number: int
     why: str
     statements: tuple[str, ...]
+    backfill: str | None = None
+
+
+#: Why migration 4 exists, on both backends.
+_WHY_4 = (
+    "ratings: OpenSkill ratings per guild, profile and player, their history per game, and the "
+    "AI levels seated in each game; the games already finished are filled in (AI levels from "
+    "their seats, ratings by replaying their action logs in the order they ended)"
+)
 
 
 SQLITE_MIGRATIONS: tuple[Migration, ...] = (
@@ -133,6 +144,47 @@ SQLITE_MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX forfeits_user ON forfeits(guild_id, user_id)",
         ),
     ),
+    Migration(
+        4,
+        _WHY_4,
+        (
+            """CREATE TABLE ratings (
+                guild_id INTEGER NOT NULL,
+                profile TEXT NOT NULL,
+                user_id INTEGER NOT NULL,
+                mu REAL NOT NULL,
+                sigma REAL NOT NULL,
+                games INTEGER NOT NULL,
+                updated_at REAL NOT NULL,
+                PRIMARY KEY (guild_id, profile, user_id)
+            )""",
+            """CREATE TABLE rating_history (
+                game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+                guild_id INTEGER NOT NULL,
+                profile TEXT NOT NULL,
+                user_id INTEGER NOT NULL,
+                place INTEGER NOT NULL,
+                mu_before REAL NOT NULL,
+                sigma_before REAL NOT NULL,
+                mu_after REAL NOT NULL,
+                sigma_after REAL NOT NULL,
+                ended_at REAL NOT NULL,
+                PRIMARY KEY (game_id, user_id)
+            )""",
+            "CREATE INDEX rating_history_guild ON rating_history(guild_id, profile, ended_at)",
+            """CREATE TABLE game_ai_levels (
+                game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+                level TEXT NOT NULL,
+                PRIMARY KEY (game_id, level)
+            )""",
+            "INSERT INTO game_ai_levels (game_id, level) "
+            "SELECT DISTINCT g.id, json_extract(s.value, '$.ai_level') "
+            "FROM games g, json_each(g.seats) s "
+            "WHERE g.result <> 'live' AND json_extract(s.value, '$.ai_level') IS NOT NULL",
+            "CREATE INDEX games_guild_history ON games(guild_id, result, ended_at)",
+        ),
+        backfill="ratings",
+    ),
 )
 
 POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
@@ -243,6 +295,47 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
             )""",
             "CREATE INDEX forfeits_user ON forfeits(guild_id, user_id)",
         ),
+    ),
+    Migration(
+        4,
+        _WHY_4,
+        (
+            """CREATE TABLE ratings (
+                guild_id BIGINT NOT NULL,
+                profile TEXT NOT NULL,
+                user_id BIGINT NOT NULL,
+                mu DOUBLE PRECISION NOT NULL,
+                sigma DOUBLE PRECISION NOT NULL,
+                games INTEGER NOT NULL,
+                updated_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (guild_id, profile, user_id)
+            )""",
+            """CREATE TABLE rating_history (
+                game_id BIGINT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+                guild_id BIGINT NOT NULL,
+                profile TEXT NOT NULL,
+                user_id BIGINT NOT NULL,
+                place INTEGER NOT NULL,
+                mu_before DOUBLE PRECISION NOT NULL,
+                sigma_before DOUBLE PRECISION NOT NULL,
+                mu_after DOUBLE PRECISION NOT NULL,
+                sigma_after DOUBLE PRECISION NOT NULL,
+                ended_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (game_id, user_id)
+            )""",
+            "CREATE INDEX rating_history_guild ON rating_history(guild_id, profile, ended_at)",
+            """CREATE TABLE game_ai_levels (
+                game_id BIGINT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+                level TEXT NOT NULL,
+                PRIMARY KEY (game_id, level)
+            )""",
+            "INSERT INTO game_ai_levels (game_id, level) "
+            "SELECT DISTINCT g.id, s.value ->> 'ai_level' "
+            "FROM games g, json_array_elements(g.seats::json) AS s(value) "
+            "WHERE g.result <> 'live' AND s.value ->> 'ai_level' IS NOT NULL",
+            "CREATE INDEX games_guild_history ON games(guild_id, result, ended_at)",
+        ),
+        backfill="ratings",
     ),
 )
 

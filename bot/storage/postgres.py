@@ -14,6 +14,7 @@ from typing import Any
 
 import asyncpg
 
+from bot.ratings import RatedGame, Rating, RatingKey
 from bot.storage import sql
 from bot.storage.base import DatabaseUnavailable, GameMoved, GuildFilter, Storage
 from bot.storage.migrations import POSTGRES_MIGRATIONS, Migration, check_numbering
@@ -21,21 +22,28 @@ from bot.storage.records import (
     FIRST_REVISION,
     FinishedGame,
     GameRecord,
+    HistoryRecord,
     LiveRecord,
     LobbyRecord,
     NewGame,
     SeriesRecord,
     StoredState,
     actions_of_snapshot,
+    backfill_games,
+    board_row,
     every_guild,
+    game_record_from_row,
+    history_from_row,
     lobby_from_json,
     lobby_json,
     options_json,
+    rated_games_from_rows,
+    rating_updates,
     seats_json,
     series_from_row,
 )
 from bot.storage.url import redact_url
-from bot.views import LeaderboardRow, LobbySeat, ProfileStats
+from bot.views import AiLevelStats, LeaderboardRow, LobbySeat, ProfileStats
 from bot.votes import Forfeit
 
 __all__ = ["PostgresStorage"]
@@ -135,6 +143,8 @@ class PostgresStorage(Storage):
                     async with con.transaction():
                         for statement in migration.statements:
                             await con.execute(statement)
+                        if migration.backfill is not None:
+                            await self._backfill(con, migration.backfill)
                         await con.execute(
                             "INSERT INTO schema_version (version) VALUES ($1)", migration.number
                         )
@@ -146,6 +156,22 @@ class PostgresStorage(Storage):
                     )
             finally:
                 await con.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
+
+    async def _backfill(self, con: Any, step: str) -> None:
+        """A migration's data step, inside its transaction (see :class:`Migration`)."""
+        if step != "ratings":
+            raise ValueError(f"unknown migration backfill {step!r}")
+        rows = [tuple(r) for r in await con.fetch(_Q["BACKFILL_GAMES"])]
+        games, broken = backfill_games(rows)
+        for game in games:
+            await self._rate(con, game)
+        log.info(
+            "database %s: rated %d finished games of %d (%d do not replay)",
+            self.target,
+            len(games),
+            len(rows),
+            broken,
+        )
 
     # -------------------------------------------------------------- lobbies
     async def save_lobby(self, lobby: LobbyRecord) -> None:
@@ -260,6 +286,13 @@ class PostgresStorage(Storage):
                         for p in game.players
                     ],
                 )
+            if game.ai_levels:
+                await con.executemany(
+                    _Q["GAME_AI_LEVEL_INSERT"],
+                    [(game.game_id, level) for level in sorted(set(game.ai_levels))],
+                )
+            if game.rated_places:
+                await self._rate(con, game)
             if series is not None and series.id is not None:
                 await con.execute(
                     _Q["SERIES_COUNTS"],
@@ -298,6 +331,53 @@ class PostgresStorage(Storage):
     async def forfeits_of_game(self, game_id: int) -> list[Forfeit]:
         rows = await self.pool.fetch(_Q["FORFEITS_OF_GAME"], game_id)
         return [Forfeit(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]
+
+    @staticmethod
+    async def _rate(con: Any, game: FinishedGame) -> None:
+        """Inside :meth:`finish_game`'s transaction: rate ``game.rated_places``; each
+        player's rating row is locked until the commit, so two games ending at once in
+        two processes rate one after the other."""
+        before: dict[int, tuple[Rating, int]] = {}
+        for user_id, _ in game.rated_places:
+            row = await con.fetchrow(
+                _Q["RATING_OF"] + " FOR UPDATE", game.guild_id, game.profile, user_id
+            )
+            if row is not None:
+                before[user_id] = (Rating(float(row[0]), float(row[1])), int(row[2]))
+        updates = rating_updates(game, before)
+        await con.executemany(
+            _Q["RATING_HISTORY_INSERT"],
+            [
+                (
+                    game.game_id,
+                    game.guild_id,
+                    game.profile,
+                    u.user_id,
+                    u.place,
+                    u.before.mu,
+                    u.before.sigma,
+                    u.after.mu,
+                    u.after.sigma,
+                    game.ended_at,
+                )
+                for u in updates
+            ],
+        )
+        await con.executemany(
+            _Q["RATING_UPSERT"],
+            [
+                (
+                    game.guild_id,
+                    game.profile,
+                    u.user_id,
+                    u.after.mu,
+                    u.after.sigma,
+                    u.games,
+                    game.ended_at,
+                )
+                for u in updates
+            ],
+        )
 
     async def end_series(self, series_id: int, ended_at: float) -> None:
         await self.pool.execute(_Q["SERIES_END_ACTIVE"], ended_at, series_id)
@@ -342,11 +422,7 @@ class PostgresStorage(Storage):
 
     async def load_game(self, game_id: int) -> GameRecord | None:
         row = await self.pool.fetchrow(_Q["LOAD_GAME"], game_id)
-        if row is None:
-            return None
-        return GameRecord(
-            game_id, json.loads(row[0]), json.loads(row[1]), json.loads(row[2] or "[]"), row[3]
-        )
+        return None if row is None else game_record_from_row(game_id, tuple(row))
 
     # -------------------------------------------------------------- stats
     async def player_stats(
@@ -360,24 +436,62 @@ class PostgresStorage(Storage):
                     _Q["STATS_PROFILE"], guild_id, user_id, guild_id, user_id, profile
                 )
             name = await con.fetchval(_Q["LATEST_NAME"], guild_id, user_id)
-        rows = [ProfileStats(p, g, lo or 0, dr or 0, fo or 0) for p, g, lo, dr, fo in fetched]
+        rows = [
+            ProfileStats(
+                p,
+                g,
+                lo or 0,
+                dr or 0,
+                fo or 0,
+                None if mu is None else Rating(mu, sigma),
+                rated or 0,
+            )
+            for p, g, lo, dr, fo, mu, sigma, rated in fetched
+        ]
         return name, rows
 
-    async def leaderboard(
-        self, guild_id: int, profile: str | None, min_games: int, limit: int, offset: int
-    ) -> tuple[int, list[LeaderboardRow]]:
-        args: tuple[Any, ...]
+    async def ai_level_stats(
+        self, guild_id: int, user_id: int, profile: str | None
+    ) -> list[AiLevelStats]:
         if profile is None:
-            count_key, query_key, args = "COUNT_ALL", "BOARD_ALL", (guild_id,)
+            fetched = await self.pool.fetch(_Q["STATS_AI_ALL"], guild_id, user_id)
         else:
-            count_key, query_key, args = "COUNT_PROFILE", "BOARD_PROFILE", (guild_id, profile)
+            fetched = await self.pool.fetch(_Q["STATS_AI_PROFILE"], guild_id, user_id, profile)
+        return [AiLevelStats(lv, g, lo or 0, dr or 0) for lv, g, lo, dr in fetched]
+
+    async def leaderboard(
+        self, guild_id: int, profile: str, min_games: int, limit: int, offset: int
+    ) -> tuple[int, list[LeaderboardRow]]:
         async with (
             self.pool.acquire() as con,
             con.transaction(isolation="repeatable_read", readonly=True),
         ):
-            total = await con.fetchval(_Q[count_key], *args, min_games)
-            fetched = await con.fetch(_Q[query_key], *args, min_games, limit, offset)
-        return int(total or 0), [
-            LeaderboardRow(offset + i + 1, r[0], r[5], r[1], r[2], r[3], r[4])
-            for i, r in enumerate(fetched)
-        ]
+            total = await con.fetchval(_Q["COUNT_PROFILE"], guild_id, profile, min_games)
+            fetched = await con.fetch(
+                _Q["BOARD_PROFILE"], guild_id, profile, guild_id, profile, min_games, limit, offset
+            )
+        return int(total or 0), [board_row(offset + i + 1, tuple(r)) for i, r in enumerate(fetched)]
+
+    async def ratings(self, guild_id: int | None = None) -> dict[RatingKey, Rating]:
+        return {
+            RatingKey(g, p, u): Rating(mu, sigma)
+            for g, p, u, mu, sigma, _ in await self.pool.fetch(_Q["ALL_RATINGS"])
+            if guild_id is None or g == guild_id
+        }
+
+    async def rated_games(self, guild_id: int | None = None) -> list[RatedGame]:
+        rows = [tuple(r) for r in await self.pool.fetch(_Q["RATED_GAMES"])]
+        return rated_games_from_rows([r for r in rows if guild_id is None or r[1] == guild_id])
+
+    async def history(
+        self, guild_id: int, user_id: int | None, limit: int, offset: int
+    ) -> tuple[int, list[HistoryRecord]]:
+        key: tuple[int, ...] = (guild_id,) if user_id is None else (guild_id, user_id)
+        suffix = "GUILD" if user_id is None else "USER"
+        async with (
+            self.pool.acquire() as con,
+            con.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            total = await con.fetchval(_Q[f"HISTORY_{suffix}_COUNT"], *key)
+            fetched = await con.fetch(_Q[f"HISTORY_{suffix}"], *key, limit, offset)
+        return int(total or 0), [history_from_row(tuple(r)) for r in fetched]

@@ -8,24 +8,34 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.views import LobbyOptions, LobbySeat
+from bot.ratings import RatedGame, Rating, apply_game, finishing_places, should_rate
+from bot.views import LeaderboardRow, LobbyOptions, LobbySeat
+from rules_engine import Deal, DurakError, Rules
 
 __all__ = [
     "FIRST_REVISION",
     "FinishedGame",
     "GameRecord",
+    "HistoryRecord",
     "LiveRecord",
     "LobbyRecord",
     "NewGame",
     "PlayerResult",
+    "RatingUpdate",
     "SeriesRecord",
     "StoredState",
     "actions_of_snapshot",
+    "backfill_games",
+    "board_row",
     "every_guild",
+    "game_record_from_row",
+    "history_from_row",
     "lobby_from_json",
     "lobby_json",
     "options_from_json",
     "options_json",
+    "rated_games_from_rows",
+    "rating_updates",
     "seats_from",
     "seats_json",
     "series_from_row",
@@ -130,7 +140,14 @@ class FinishedGame:
     actions: list[str]
     ended_at: float
     players: list[PlayerResult] = field(default_factory=list)
+    #: Seats whose player forfeited (left or was kicked): their loss counts once.
     forfeits: tuple[int, ...] = ()
+    #: The AI levels seated at the deal, each once (stats count games against each level).
+    ai_levels: tuple[str, ...] = ()
+    #: The rated humans' places, ``(user_id, place)`` sorted by user id (see
+    #: :class:`bot.ratings.RatedGame`); empty when the game does not change ratings.  The
+    #: storage rates them in the transaction that records the game.
+    rated_places: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(slots=True)
@@ -151,6 +168,23 @@ class GameRecord:
     deal: dict[str, Any]
     actions: list[str]
     result: str
+    guild_id: int = 0
+    seats: list[LobbySeat] = field(default_factory=list)
+    loser_seat: int | None = None
+    ended_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRecord:
+    """One ended game of a guild's history (``/durak history``): when, rules, who, result."""
+
+    game_id: int
+    profile: str
+    rules: dict[str, Any]
+    seats: tuple[LobbySeat, ...]
+    result: str  # 'loss' | 'draw' | 'aborted'
+    loser_seat: int | None
+    ended_at: float
 
 
 # ---------------------------------------------------------------------------------- JSON
@@ -243,6 +277,135 @@ def actions_of_snapshot(snapshot: str) -> str:
     except (ValueError, AttributeError):
         actions = []
     return json.dumps(actions, ensure_ascii=False)
+
+
+def game_record_from_row(game_id: int, row: Sequence[Any]) -> GameRecord:
+    """A :class:`GameRecord` from a row of ``sql.LOAD_GAME``."""
+    return GameRecord(
+        game_id,
+        json.loads(row[0]),
+        json.loads(row[1]),
+        json.loads(row[2] or "[]"),
+        row[3],
+        guild_id=int(row[4]),
+        seats=seats_from(json.loads(row[5])),
+        loser_seat=row[6],
+        ended_at=row[7],
+    )
+
+
+def history_from_row(row: Sequence[Any]) -> HistoryRecord:
+    """A :class:`HistoryRecord` from a row of ``sql.HISTORY_GUILD``/``HISTORY_USER``."""
+    return HistoryRecord(
+        game_id=int(row[0]),
+        profile=row[1],
+        rules=json.loads(row[2]),
+        seats=tuple(seats_from(json.loads(row[3]))),
+        result=row[4],
+        loser_seat=row[5],
+        ended_at=float(row[6]),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RatingUpdate:
+    """One rated player's change from a game: ``games`` counts their rated games after it."""
+
+    user_id: int
+    place: int
+    before: Rating
+    after: Rating
+    games: int
+
+
+def rating_updates(game: FinishedGame, before: dict[int, tuple[Rating, int]]) -> list[RatingUpdate]:
+    """The rating changes of ``game``'s rated players (``game.rated_places``) from their
+    ratings and rated-game counts ``before`` it (a player absent there is new), computed by
+    :func:`bot.ratings.apply_game`: the same step :func:`bot.ratings.recompute` repeats."""
+    rated = RatedGame(game.game_id, game.guild_id, game.profile, game.ended_at, game.rated_places)
+    current = {rated.key(user): r for user, (r, _) in before.items()}
+    after = apply_game(current, rated)
+    default = Rating.default()
+    return [
+        RatingUpdate(
+            user,
+            place,
+            before[user][0] if user in before else default,
+            after[rated.key(user)],
+            (before[user][1] if user in before else 0) + 1,
+        )
+        for user, place in rated.places
+    ]
+
+
+def backfill_games(rows: Sequence[Sequence[Any]]) -> tuple[list[FinishedGame], int]:
+    """The already finished games that migration 4 rates, from rows of
+    ``sql.BACKFILL_GAMES`` (in the order they ended), as :class:`FinishedGame` records with
+    only what :meth:`Storage.finish_game` rates from (``rated_places``), and the number of
+    games whose log does not replay (left unrated).
+
+    The games are ranked as the service ranks a game that ends today
+    (:func:`bot.ratings.finishing_places` over the stored log, humans only, and only when
+    :func:`bot.ratings.should_rate` says so with AI games not counted: the default of every
+    server, and the only behaviour the bot had when those games were played).  No game
+    stored before migration 4 has forfeits."""
+    games: list[FinishedGame] = []
+    broken = 0
+    for game_id, guild_id, profile, rules, deal, actions, seats_text, ended_at in rows:
+        seats = seats_from(json.loads(seats_text))
+        humans = [(seat, s.user_id) for seat, s in enumerate(seats) if s.user_id is not None]
+        has_ai = any(s.ai_level is not None for s in seats)
+        if not should_rate(len(humans), has_ai, False):
+            continue
+        try:
+            places = finishing_places(
+                Rules.from_spec(json.loads(rules)),
+                Deal.from_dict(json.loads(deal)),
+                json.loads(actions or "[]"),
+            )
+        except (DurakError, ValueError, KeyError, TypeError):
+            broken += 1
+            continue
+        games.append(
+            FinishedGame(
+                int(game_id),
+                0,
+                int(guild_id),
+                str(profile),
+                "loss",
+                None,
+                [],
+                float(ended_at),
+                rated_places=tuple(sorted((uid, places[seat]) for seat, uid in humans)),
+            )
+        )
+    return games, broken
+
+
+def rated_games_from_rows(rows: Sequence[Sequence[Any]]) -> list[RatedGame]:
+    """:class:`RatedGame` records from rows of ``sql.RATED_GAMES`` (grouped by game)."""
+    games: dict[int, tuple[int, str, float, dict[int, int]]] = {}
+    for game_id, guild_id, profile, ended_at, user_id, place in rows:
+        entry = games.setdefault(int(game_id), (int(guild_id), str(profile), float(ended_at), {}))
+        entry[3][int(user_id)] = int(place)
+    return [RatedGame.of(gid, g, p, e, places) for gid, (g, p, e, places) in games.items()]
+
+
+def board_row(rank: int, r: Sequence[Any]) -> LeaderboardRow:
+    """A leaderboard row from a row of ``sql.BOARD_PROFILE``."""
+    user_id, mu, sigma, rated, games, losses, draws, name = r
+    return LeaderboardRow(
+        rank,
+        int(user_id),
+        name or f"<@{user_id}>",
+        int(games),
+        int(losses),
+        int(draws),
+        losses / games if games else 0.0,
+        float(mu),
+        float(sigma),
+        int(rated),
+    )
 
 
 def every_guild(_guild_id: int) -> bool:

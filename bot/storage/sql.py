@@ -67,7 +67,10 @@ LOAD_LIVE = (
     "SELECT l.game_id, l.channel_id, l.series_id, l.snapshot, l.meta, l.version, g.guild_id, "
     "l.revision FROM live_games l JOIN games g ON g.id = l.game_id ORDER BY l.game_id"
 )
-LOAD_GAME = "SELECT rules, deal, actions, result FROM games WHERE id = ?"
+LOAD_GAME = (
+    "SELECT rules, deal, actions, result, guild_id, seats, loser_seat, ended_at "
+    "FROM games WHERE id = ?"
+)
 
 #: A forfeit, at most one per seat of a game: params (game_id, seat, guild_id, user_id,
 #: reason, move, at).
@@ -88,47 +91,105 @@ FORFEITS_OF_GAME = (
 #: Forfeits of one player (params guild_id, user_id) in the grouped row's profile.
 _FORFEITS_IN_PROFILE = (
     "(SELECT COUNT(*) FROM forfeits f JOIN games fg ON fg.id = f.game_id "
-    "WHERE f.guild_id = ? AND f.user_id = ? AND fg.profile = game_players.profile)"
+    "WHERE f.guild_id = ? AND f.user_id = ? AND fg.profile = p.profile)"
 )
+#: A player's totals per profile, their forfeits there, and their rating there (NULLs: not
+#: rated in it).  Params: guild_id, user_id (forfeits), guild_id, user_id[, profile].
 STATS_ALL = (
-    "SELECT profile, COUNT(*), SUM(lost), SUM(draw), " + _FORFEITS_IN_PROFILE + " "
-    "FROM game_players "
-    "WHERE guild_id = ? AND user_id = ? GROUP BY profile ORDER BY profile"
+    "SELECT p.profile, COUNT(*), SUM(p.lost), SUM(p.draw), " + _FORFEITS_IN_PROFILE + ", "
+    "r.mu, r.sigma, r.games "
+    "FROM game_players p LEFT JOIN ratings r ON r.guild_id = p.guild_id "
+    "AND r.profile = p.profile AND r.user_id = p.user_id "
+    "WHERE p.guild_id = ? AND p.user_id = ? "
+    "GROUP BY p.profile, r.mu, r.sigma, r.games ORDER BY p.profile"
 )
 STATS_PROFILE = (
-    "SELECT profile, COUNT(*), SUM(lost), SUM(draw), " + _FORFEITS_IN_PROFILE + " "
-    "FROM game_players "
-    "WHERE guild_id = ? AND user_id = ? AND profile = ? GROUP BY profile"
+    "SELECT p.profile, COUNT(*), SUM(p.lost), SUM(p.draw), " + _FORFEITS_IN_PROFILE + ", "
+    "r.mu, r.sigma, r.games "
+    "FROM game_players p LEFT JOIN ratings r ON r.guild_id = p.guild_id "
+    "AND r.profile = p.profile AND r.user_id = p.user_id "
+    "WHERE p.guild_id = ? AND p.user_id = ? AND p.profile = ? "
+    "GROUP BY p.profile, r.mu, r.sigma, r.games"
+)
+#: A player's games with AI seats, per AI level (a game with two levels counts for both).
+STATS_AI_ALL = (
+    "SELECT a.level, COUNT(*), SUM(p.lost), SUM(p.draw) FROM game_players p "
+    "JOIN game_ai_levels a ON a.game_id = p.game_id "
+    "WHERE p.guild_id = ? AND p.user_id = ? GROUP BY a.level ORDER BY a.level"
+)
+STATS_AI_PROFILE = (
+    "SELECT a.level, COUNT(*), SUM(p.lost), SUM(p.draw) FROM game_players p "
+    "JOIN game_ai_levels a ON a.game_id = p.game_id "
+    "WHERE p.guild_id = ? AND p.user_id = ? AND p.profile = ? GROUP BY a.level ORDER BY a.level"
 )
 LATEST_NAME = (
     "SELECT name FROM game_players WHERE guild_id = ? AND user_id = ? "
     "ORDER BY ended_at DESC LIMIT 1"
 )
-BOARD_ALL = (
-    "SELECT user_id, COUNT(*) AS games, SUM(lost) AS losses, SUM(draw) AS draws, "
-    "CAST(SUM(lost) AS DOUBLE PRECISION) / COUNT(*) AS loss_rate, "
-    "(SELECT name FROM game_players n WHERE n.guild_id = g.guild_id "
-    " AND n.user_id = g.user_id ORDER BY n.ended_at DESC LIMIT 1) AS name "
-    "FROM game_players g WHERE guild_id = ? "
-    "GROUP BY guild_id, user_id HAVING COUNT(*) >= ? "
-    "ORDER BY loss_rate ASC, games DESC, user_id ASC LIMIT ? OFFSET ?"
-)
+#: The rated players of a profile by conservative estimate (mu - 3 sigma), with their totals
+#: in that profile.  Params: guild, profile (totals), guild, profile, min rated games, limit,
+#: offset.
 BOARD_PROFILE = (
-    "SELECT user_id, COUNT(*) AS games, SUM(lost) AS losses, SUM(draw) AS draws, "
-    "CAST(SUM(lost) AS DOUBLE PRECISION) / COUNT(*) AS loss_rate, "
-    "(SELECT name FROM game_players n WHERE n.guild_id = g.guild_id "
-    " AND n.user_id = g.user_id ORDER BY n.ended_at DESC LIMIT 1) AS name "
-    "FROM game_players g WHERE guild_id = ? AND profile = ? "
-    "GROUP BY guild_id, user_id HAVING COUNT(*) >= ? "
-    "ORDER BY loss_rate ASC, games DESC, user_id ASC LIMIT ? OFFSET ?"
+    "SELECT r.user_id, r.mu, r.sigma, r.games, COALESCE(t.games, 0), COALESCE(t.losses, 0), "
+    "COALESCE(t.draws, 0), "
+    "(SELECT n.name FROM game_players n WHERE n.guild_id = r.guild_id "
+    " AND n.user_id = r.user_id ORDER BY n.ended_at DESC LIMIT 1) AS name "
+    "FROM ratings r LEFT JOIN (SELECT user_id, COUNT(*) AS games, SUM(lost) AS losses, "
+    "SUM(draw) AS draws FROM game_players WHERE guild_id = ? AND profile = ? "
+    "GROUP BY user_id) t ON t.user_id = r.user_id "
+    "WHERE r.guild_id = ? AND r.profile = ? AND r.games >= ? "
+    "ORDER BY r.mu - 3 * r.sigma DESC, r.games DESC, r.user_id ASC LIMIT ? OFFSET ?"
 )
-COUNT_ALL = (
-    "SELECT COUNT(*) FROM (SELECT user_id FROM game_players WHERE guild_id = ? "
-    "GROUP BY user_id HAVING COUNT(*) >= ?) AS ranked"
+COUNT_PROFILE = "SELECT COUNT(*) FROM ratings WHERE guild_id = ? AND profile = ? AND games >= ?"
+
+#: One player's current rating (PostgreSQL appends ``FOR UPDATE``).
+RATING_OF = (
+    "SELECT mu, sigma, games FROM ratings WHERE guild_id = ? AND profile = ? AND user_id = ?"
 )
-COUNT_PROFILE = (
-    "SELECT COUNT(*) FROM (SELECT user_id FROM game_players WHERE guild_id = ? "
-    "AND profile = ? GROUP BY user_id HAVING COUNT(*) >= ?) AS ranked"
+RATING_UPSERT = (
+    "INSERT INTO ratings (guild_id, profile, user_id, mu, sigma, games, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, profile, user_id) DO UPDATE SET "
+    "mu = excluded.mu, sigma = excluded.sigma, games = excluded.games, "
+    "updated_at = excluded.updated_at"
+)
+RATING_HISTORY_INSERT = (
+    "INSERT INTO rating_history (game_id, guild_id, profile, user_id, place, mu_before, "
+    "sigma_before, mu_after, sigma_after, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+#: The finished games to rate when migration 4 fills in the ratings, in the order they ended.
+BACKFILL_GAMES = (
+    "SELECT id, guild_id, profile, rules, deal, actions, seats, ended_at FROM games "
+    "WHERE result IN ('loss', 'draw') AND ended_at IS NOT NULL ORDER BY ended_at, id"
+)
+GAME_AI_LEVEL_INSERT = "INSERT INTO game_ai_levels (game_id, level) VALUES (?, ?)"
+#: Every rated game's places (one row per rated player), for recomputing ratings.
+RATED_GAMES = (
+    "SELECT game_id, guild_id, profile, ended_at, user_id, place FROM rating_history "
+    "ORDER BY ended_at, game_id, user_id"
+)
+ALL_RATINGS = "SELECT guild_id, profile, user_id, mu, sigma, games FROM ratings"
+
+#: A guild's ended games, newest first.  Params: guild, limit, offset.
+HISTORY_GUILD = (
+    "SELECT id, profile, rules, seats, result, loser_seat, ended_at FROM games "
+    "WHERE guild_id = ? AND result <> 'live' AND ended_at IS NOT NULL "
+    "ORDER BY ended_at DESC, id DESC LIMIT ? OFFSET ?"
+)
+HISTORY_GUILD_COUNT = (
+    "SELECT COUNT(*) FROM games WHERE guild_id = ? AND result <> 'live' AND ended_at IS NOT NULL"
+)
+#: The ended games of one player of a guild (those with a result row for them): params guild,
+#: user, limit, offset.
+HISTORY_USER = (
+    "SELECT g.id, g.profile, g.rules, g.seats, g.result, g.loser_seat, g.ended_at FROM games g "
+    "WHERE g.guild_id = ? AND g.result <> 'live' AND g.ended_at IS NOT NULL AND EXISTS "
+    "(SELECT 1 FROM game_players p WHERE p.game_id = g.id AND p.user_id = ?) "
+    "ORDER BY g.ended_at DESC, g.id DESC LIMIT ? OFFSET ?"
+)
+HISTORY_USER_COUNT = (
+    "SELECT COUNT(*) FROM games g WHERE g.guild_id = ? AND g.result <> 'live' "
+    "AND g.ended_at IS NOT NULL AND EXISTS "
+    "(SELECT 1 FROM game_players p WHERE p.game_id = g.id AND p.user_id = ?)"
 )
 
 _PLACEHOLDER = re.compile(r"\?")

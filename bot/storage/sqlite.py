@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 import aiosqlite
 
+from bot.ratings import RatedGame, Rating, RatingKey
 from bot.storage import sql
 from bot.storage.base import DatabaseUnavailable, GameMoved, GuildFilter, Storage
 from bot.storage.migrations import SQLITE_MIGRATIONS, Migration, check_numbering
@@ -28,20 +29,27 @@ from bot.storage.records import (
     FIRST_REVISION,
     FinishedGame,
     GameRecord,
+    HistoryRecord,
     LiveRecord,
     LobbyRecord,
     NewGame,
     SeriesRecord,
     StoredState,
     actions_of_snapshot,
+    backfill_games,
+    board_row,
     every_guild,
+    game_record_from_row,
+    history_from_row,
     lobby_from_json,
     lobby_json,
     options_json,
+    rated_games_from_rows,
+    rating_updates,
     seats_json,
     series_from_row,
 )
-from bot.views import LeaderboardRow, LobbySeat, ProfileStats
+from bot.views import AiLevelStats, LeaderboardRow, LobbySeat, ProfileStats
 from bot.votes import Forfeit
 
 __all__ = ["SqliteStorage"]
@@ -53,9 +61,7 @@ class SqliteStorage(Storage):
     """The embedded default backend.  ``path`` may be ``":memory:"`` (tests; no file lock)."""
 
     # The leaderboard statements, kept here for query-plan tests.
-    _BOARD_ALL = sql.BOARD_ALL
     _BOARD_PROFILE = sql.BOARD_PROFILE
-    _COUNT_ALL = sql.COUNT_ALL
     _COUNT_PROFILE = sql.COUNT_PROFILE
 
     def __init__(
@@ -211,6 +217,8 @@ class SqliteStorage(Storage):
                 try:
                     for statement in migration.statements:
                         await db.execute(statement)
+                    if migration.backfill is not None:
+                        await self._backfill(db, migration.backfill)
                     await db.execute(
                         "INSERT INTO schema_version (version) VALUES (?)", (migration.number,)
                     )
@@ -224,6 +232,23 @@ class SqliteStorage(Storage):
                 migration.number,
                 migration.why,
             )
+
+    async def _backfill(self, db: aiosqlite.Connection, step: str) -> None:
+        """A migration's data step, inside its transaction (see :class:`Migration`)."""
+        if step != "ratings":
+            raise ValueError(f"unknown migration backfill {step!r}")
+        async with db.execute(sql.BACKFILL_GAMES) as cur:
+            rows = list(await cur.fetchall())
+        games, broken = backfill_games(rows)
+        for game in games:
+            await self._rate(db, game)
+        log.info(
+            "database %s: rated %d finished games of %d (%d do not replay)",
+            self.path,
+            len(games),
+            len(rows),
+            broken,
+        )
 
     # -------------------------------------------------------------- transactions
     async def _write(self, statement: str, params: Sequence[Any]) -> None:
@@ -394,6 +419,13 @@ class SqliteStorage(Storage):
                         for p in game.players
                     ],
                 )
+            if game.ai_levels:
+                await db.executemany(
+                    sql.GAME_AI_LEVEL_INSERT,
+                    [(game.game_id, level) for level in sorted(set(game.ai_levels))],
+                )
+            if game.rated_places:
+                await self._rate(db, game)
             if series is not None and series.id is not None:
                 await db.execute(
                     sql.SERIES_COUNTS,
@@ -429,6 +461,50 @@ class SqliteStorage(Storage):
         async with self._lock, self.db.execute(sql.FORFEITS_OF_GAME, (game_id,)) as cur:
             rows = await cur.fetchall()
         return [Forfeit(g, u, s, a, r, m) for g, u, s, a, r, m in rows]
+
+    @staticmethod
+    async def _rate(db: aiosqlite.Connection, game: FinishedGame) -> None:
+        """Inside :meth:`finish_game`'s transaction: rate ``game.rated_places``."""
+        before: dict[int, tuple[Rating, int]] = {}
+        for user_id, _ in game.rated_places:
+            async with db.execute(sql.RATING_OF, (game.guild_id, game.profile, user_id)) as cur:
+                row = await cur.fetchone()
+            if row is not None:
+                before[user_id] = (Rating(float(row[0]), float(row[1])), int(row[2]))
+        updates = rating_updates(game, before)
+        await db.executemany(
+            sql.RATING_HISTORY_INSERT,
+            [
+                (
+                    game.game_id,
+                    game.guild_id,
+                    game.profile,
+                    u.user_id,
+                    u.place,
+                    u.before.mu,
+                    u.before.sigma,
+                    u.after.mu,
+                    u.after.sigma,
+                    game.ended_at,
+                )
+                for u in updates
+            ],
+        )
+        await db.executemany(
+            sql.RATING_UPSERT,
+            [
+                (
+                    game.guild_id,
+                    game.profile,
+                    u.user_id,
+                    u.after.mu,
+                    u.after.sigma,
+                    u.games,
+                    game.ended_at,
+                )
+                for u in updates
+            ],
+        )
 
     async def end_series(self, series_id: int, ended_at: float) -> None:
         await self._write(sql.SERIES_END_ACTIVE, (ended_at, series_id))
@@ -475,13 +551,13 @@ class SqliteStorage(Storage):
     async def load_game(self, game_id: int) -> GameRecord | None:
         async with self._lock, self.db.execute(sql.LOAD_GAME, (game_id,)) as cur:
             row = await cur.fetchone()
-        if row is None:
-            return None
-        return GameRecord(
-            game_id, json.loads(row[0]), json.loads(row[1]), json.loads(row[2] or "[]"), row[3]
-        )
+        return None if row is None else game_record_from_row(game_id, row)
 
     # -------------------------------------------------------------- stats
+    async def _fetch(self, query: str, params: Sequence[Any]) -> list[Any]:
+        async with self._lock, self.db.execute(query, params) as cur:  # not inside a txn
+            return list(await cur.fetchall())
+
     async def player_stats(
         self, guild_id: int, user_id: int, profile: str | None
     ) -> tuple[str | None, list[ProfileStats]]:
@@ -495,30 +571,68 @@ class SqliteStorage(Storage):
                 fetched = await cur.fetchall()
             async with self.db.execute(sql.LATEST_NAME, (guild_id, user_id)) as cur:
                 row = await cur.fetchone()
-        rows = [ProfileStats(p, g, lo or 0, dr or 0, fo or 0) for p, g, lo, dr, fo in fetched]
+        rows = [
+            ProfileStats(
+                p,
+                g,
+                lo or 0,
+                dr or 0,
+                fo or 0,
+                None if mu is None else Rating(mu, sigma),
+                rated or 0,
+            )
+            for p, g, lo, dr, fo, mu, sigma, rated in fetched
+        ]
         return (row[0] if row else None), rows
 
-    async def leaderboard(
-        self, guild_id: int, profile: str | None, min_games: int, limit: int, offset: int
-    ) -> tuple[int, list[LeaderboardRow]]:
-        count_params: tuple[Any, ...]
-        params: tuple[Any, ...]
+    async def ai_level_stats(
+        self, guild_id: int, user_id: int, profile: str | None
+    ) -> list[AiLevelStats]:
         if profile is None:
-            count_sql, count_params = sql.COUNT_ALL, (guild_id, min_games)
-            query, params = sql.BOARD_ALL, (guild_id, min_games, limit, offset)
+            fetched = await self._fetch(sql.STATS_AI_ALL, (guild_id, user_id))
         else:
-            count_sql, count_params = sql.COUNT_PROFILE, (guild_id, profile, min_games)
-            query, params = sql.BOARD_PROFILE, (guild_id, profile, min_games, limit, offset)
+            fetched = await self._fetch(sql.STATS_AI_PROFILE, (guild_id, user_id, profile))
+        return [AiLevelStats(lv, g, lo or 0, dr or 0) for lv, g, lo, dr in fetched]
+
+    async def leaderboard(
+        self, guild_id: int, profile: str, min_games: int, limit: int, offset: int
+    ) -> tuple[int, list[LeaderboardRow]]:
         async with self._lock:  # no reading inside another's transaction
-            async with self.db.execute(count_sql, count_params) as cur:
+            async with self.db.execute(sql.COUNT_PROFILE, (guild_id, profile, min_games)) as cur:
                 row = await cur.fetchone()
-            async with self.db.execute(query, params) as cur:
+            async with self.db.execute(
+                sql.BOARD_PROFILE,
+                (guild_id, profile, guild_id, profile, min_games, limit, offset),
+            ) as cur:
                 fetched = await cur.fetchall()
         total = int(row[0]) if row else 0
-        return total, [
-            LeaderboardRow(offset + i + 1, uid, name, games, losses, draws, rate)
-            for i, (uid, games, losses, draws, rate, name) in enumerate(fetched)
-        ]
+        return total, [board_row(offset + i + 1, r) for i, r in enumerate(fetched)]
+
+    async def ratings(self, guild_id: int | None = None) -> dict[RatingKey, Rating]:
+        return {
+            RatingKey(g, p, u): Rating(mu, sigma)
+            for g, p, u, mu, sigma, _ in await self._fetch(sql.ALL_RATINGS, ())
+            if guild_id is None or g == guild_id
+        }
+
+    async def rated_games(self, guild_id: int | None = None) -> list[RatedGame]:
+        rows = await self._fetch(sql.RATED_GAMES, ())
+        return rated_games_from_rows([r for r in rows if guild_id is None or r[1] == guild_id])
+
+    async def history(
+        self, guild_id: int, user_id: int | None, limit: int, offset: int
+    ) -> tuple[int, list[HistoryRecord]]:
+        key: tuple[int, ...]
+        if user_id is None:
+            count_sql, query, key = sql.HISTORY_GUILD_COUNT, sql.HISTORY_GUILD, (guild_id,)
+        else:
+            count_sql, query, key = sql.HISTORY_USER_COUNT, sql.HISTORY_USER, (guild_id, user_id)
+        async with self._lock:  # no reading inside another's transaction
+            async with self.db.execute(count_sql, key) as cur:
+                row = await cur.fetchone()
+            async with self.db.execute(query, (*key, limit, offset)) as cur:
+                fetched = await cur.fetchall()
+        return (int(row[0]) if row else 0), [history_from_row(r) for r in fetched]
 
 
 def _is_read_only(exc: sqlite3.OperationalError) -> bool:

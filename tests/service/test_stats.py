@@ -28,6 +28,18 @@ GAMES = (
     + [(OTHER_GUILD, 1, "Ann", "podkidnoy", 1, 0)] * 10
 )
 
+# (guild, profile, user, mu, sigma, rated games): conservative estimates (mu - 3 sigma):
+# Ann 16, Ben 12, Cid 19 (but 1 game), Eve 10 (6 games), Dee 14 in classic
+RATINGS = [
+    (G, "podkidnoy", 1, 25.0, 3.0, 5),
+    (G, "podkidnoy", 2, 30.0, 6.0, 5),
+    (G, "podkidnoy", 3, 22.0, 1.0, 1),
+    (G, "podkidnoy", 5, 22.0, 4.0, 6),
+    (G, "perevodnoy", 1, 20.0, 2.0, 2),
+    (G, "classic", 4, 20.0, 2.0, 5),
+    (OTHER_GUILD, "podkidnoy", 1, 40.0, 1.0, 10),
+]
+
 
 @pytest.fixture
 async def stats_service(make_service, db_path):
@@ -51,6 +63,12 @@ async def stats_service(make_service, db_path):
                 "lost, draw, ended_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?, ?)",
                 (i, guild, user, profile, name, lost, draw, i + 0.5),
             )
+        for guild, profile, user, mu, sigma, games in RATINGS:
+            con.execute(
+                "INSERT INTO ratings (guild_id, profile, user_id, mu, sigma, games, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, 0)",
+                (guild, profile, user, mu, sigma, games),
+            )
     con.close()
     return svc
 
@@ -71,34 +89,43 @@ async def test_player_stats(stats_service):
     assert (nobody.games, nobody.name, nobody.loss_rate, nobody.by_profile) == (0, None, 0.0, ())
 
 
-async def test_leaderboard_order_filters_and_paging(stats_service):
-    board = await stats_service.leaderboard(G)
-    # loss rate ascending; ties: more games first
-    assert [r.user_id for r in board.rows] == [5, 2, 4, 1, 3]
-    assert [r.rank for r in board.rows] == [1, 2, 3, 4, 5]
-    ann = board.rows[3]
-    assert (ann.name, ann.games, ann.losses, ann.draws) == ("Anna", 6, 3, 1)
-    assert ann.loss_rate == pytest.approx(0.5)
-    assert board.total_players == 5 and board.pages == 1
+async def test_leaderboard_by_conservative_estimate_with_min_games(stats_service):
+    board = await stats_service.leaderboard(G)  # the default profile, at least 5 rated games
+    assert board.profile == "podkidnoy" and board.min_games == 5
+    assert [(r.user_id, r.display) for r in board.rows] == [(1, 16), (2, 12), (5, 10)]
+    assert [r.rank for r in board.rows] == [1, 2, 3]
+    ann = board.rows[0]
+    assert (ann.name, ann.games, ann.losses, ann.draws, ann.rated_games) == ("Anna", 4, 1, 1, 5)
+    assert board.total_players == 3 and board.pages == 1
 
-    board = await stats_service.leaderboard(G, min_games=5)
-    assert [r.user_id for r in board.rows] == [5, 4, 1]
-    board = await stats_service.leaderboard(G, profile="podkidnoy")
-    assert [r.user_id for r in board.rows] == [5, 2, 1, 3]
-    assert board.rows[2].games == 4 and board.rows[2].loss_rate == pytest.approx(0.25)
-    board = await stats_service.leaderboard(G, profile="classic", min_games=2)
-    assert [(r.user_id, r.games, r.losses) for r in board.rows] == [(4, 5, 1)]
+    board = await stats_service.leaderboard(G, min_games=1)  # Cid's one game counts now
+    assert [r.user_id for r in board.rows] == [3, 1, 2, 5]
+    board = await stats_service.leaderboard(G, min_games=6)
+    assert [r.user_id for r in board.rows] == [5]
+    board = await stats_service.leaderboard(G, profile="classic")
+    assert [(r.user_id, r.games, r.losses, r.display) for r in board.rows] == [(4, 5, 1, 14)]
+    board = await stats_service.leaderboard(G, profile="perevodnoy")
+    assert board.rows == ()
 
-    page1 = await stats_service.leaderboard(G, page=1, per_page=2)
-    page2 = await stats_service.leaderboard(G, page=2, per_page=2)
-    page3 = await stats_service.leaderboard(G, page=3, per_page=2)
-    page4 = await stats_service.leaderboard(G, page=4, per_page=2)
-    assert [r.user_id for r in page1.rows] == [5, 2]
-    assert [r.user_id for r in page2.rows] == [4, 1]
-    assert [(r.rank, r.user_id) for r in page3.rows] == [(5, 3)]
-    assert page4.rows == () and page1.pages == 3 and page1.total_players == 5
+    page1 = await stats_service.leaderboard(G, min_games=1, page=1, per_page=2)
+    page2 = await stats_service.leaderboard(G, min_games=1, page=2, per_page=2)
+    page3 = await stats_service.leaderboard(G, min_games=1, page=3, per_page=2)
+    assert [r.user_id for r in page1.rows] == [3, 1]
+    assert [(r.rank, r.user_id) for r in page2.rows] == [(3, 2), (4, 5)]
+    assert page3.rows == () and page1.pages == 2 and page1.total_players == 4
     empty = await stats_service.leaderboard(999)
     assert empty.rows == () and empty.pages == 1 and empty.total_players == 0
+
+
+async def test_stats_show_the_rating_per_profile(stats_service):
+    s = await stats_service.stats(G, 1)
+    by = {p.profile: (p.rating, p.rated_games) for p in s.by_profile}
+    assert by["podkidnoy"][0] is not None and by["podkidnoy"][0].display == 16
+    assert by["perevodnoy"][0] is not None and by["perevodnoy"][1] == 2
+    s = await stats_service.stats(G, 3)
+    assert s.by_profile[0].rating is not None and s.by_profile[0].rated_games == 1
+    s = await stats_service.stats(G, 4, "classic")
+    assert [p.profile for p in s.by_profile] == ["classic"] and s.by_ai_level == ()
 
 
 async def test_bad_stats_arguments(stats_service):
@@ -117,9 +144,7 @@ async def test_aggregates_use_indexes(stats_service, db_path):
     con = sqlite3.connect(db_path)
     plans = []
     for sql, params in (
-        (SqliteStorage._BOARD_ALL, (G, 1, 10, 0)),
-        (SqliteStorage._BOARD_PROFILE, (G, "podkidnoy", 1, 10, 0)),
-        (SqliteStorage._COUNT_PROFILE, (G, "podkidnoy", 1)),
+        (SqliteStorage._BOARD_PROFILE, (G, "podkidnoy", G, "podkidnoy", 1, 10, 0)),
         (
             "SELECT profile, COUNT(*), SUM(lost), SUM(draw) FROM game_players "
             "WHERE guild_id = ? AND user_id = ? GROUP BY profile",

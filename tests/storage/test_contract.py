@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import random
 
 import pytest
 
 from bot.errors import GameMoved, StorageFailure
+from bot.ratings import RatedGame, RatingKey, finishing_places, recompute
 from bot.storage import (
     FIRST_REVISION,
     POSTGRES_MIGRATIONS,
@@ -22,6 +24,7 @@ from bot.storage.migrations import Migration
 from bot.views import LobbyOptions, LobbySeat
 from bot.votes import Forfeit
 
+from ..fairplay.support import play
 from .conftest import GUILD, Backend, new_game, series_record
 
 
@@ -262,11 +265,14 @@ async def _finish(
     profile: str = "podkidnoy",
     names: tuple[str, str] = ("a", "b"),
     ended_at: float = 9.0,
-) -> None:
+    ai_levels: tuple[str, ...] = (),
+) -> int:
+    """A finished two-human game, rated (the durak second, a draw level); its id."""
     series = series_record(channel_id=channel, guild_id=guild)
     series.profile = profile
     series_id, game_id = await storage.start_game(series, new_game(series))
     players = [PlayerResult(i, 1000 + i, names[i], loser == i, loser is None) for i in (0, 1)]
+    places = tuple((1000 + i, 2 if loser == i else 1) for i in (0, 1))
     await storage.finish_game(
         FinishedGame(
             game_id,
@@ -278,11 +284,14 @@ async def _finish(
             [],
             ended_at,
             players,
+            ai_levels=ai_levels,
+            rated_places=places,
         ),
         None,
         end_series_at=ended_at,
         revision=FIRST_REVISION,
     )
+    return game_id
 
 
 async def test_stats_and_leaderboard_are_per_guild(storage: Storage) -> None:
@@ -298,18 +307,22 @@ async def test_stats_and_leaderboard_are_per_guild(storage: Storage) -> None:
     ]
     _, rows = await storage.player_stats(1, 1001, "perevodnoy")
     assert [(r.profile, r.games) for r in rows] == [("perevodnoy", 1)]
-    total, board = await storage.leaderboard(1, None, 1, 10, 0)
+    total, board = await storage.leaderboard(1, "podkidnoy", 1, 10, 0)
     assert total == 2
     assert [(r.rank, r.user_id, r.name, r.games, r.losses, r.draws) for r in board] == [
-        (1, 1000, "a", 3, 0, 1),
-        (2, 1001, "bee", 3, 2, 1),
+        (1, 1000, "a", 2, 0, 1),
+        (2, 1001, "bee", 2, 1, 1),
     ]
-    assert board[1].loss_rate == pytest.approx(2 / 3)
-    total, board = await storage.leaderboard(1, None, 1, 1, 1)  # page 2 of size 1
+    assert [r.rated_games for r in board] == [2, 2]
+    assert board[0].display > board[1].display
+    assert board[1].loss_rate == pytest.approx(1 / 2)
+    total, board = await storage.leaderboard(1, "podkidnoy", 1, 1, 1)  # page 2 of size 1
     assert total == 2 and [(r.rank, r.user_id) for r in board] == [(2, 1001)]
     total, board = await storage.leaderboard(1, "podkidnoy", 3, 10, 0)
     assert (total, board) == (0, [])
-    total, board = await storage.leaderboard(2, None, 1, 10, 0)
+    total, board = await storage.leaderboard(1, "perevodnoy", 1, 10, 0)
+    assert [(r.user_id, r.games, r.rated_games) for r in board] == [(1000, 1, 1), (1001, 1, 1)]
+    total, board = await storage.leaderboard(2, "podkidnoy", 1, 10, 0)
     assert total == 2 and board[0].user_id == 1001  # guild 2 counts its own games only
     assert await storage.player_stats(3, 1000, None) == (None, [])
 
@@ -366,3 +379,223 @@ async def test_stats_count_forfeits_per_profile(storage: Storage) -> None:
     assert [(r.profile, r.forfeits) for r in rows] == [("perevodnoy", 0), ("podkidnoy", 0)]
     _, rows = await storage.player_stats(GUILD + 1, 1001, None)
     assert rows == []
+
+
+async def test_stats_carry_the_rating_and_the_ai_levels_apart(storage: Storage) -> None:
+    await _finish(storage, 100, 1, loser=1, ai_levels=("casual", "expert"))
+    await _finish(storage, 101, 1, loser=0, ai_levels=("casual",))
+    await _finish(storage, 102, 1, loser=None)
+    _, rows = await storage.player_stats(1, 1001, None)
+    (podkidnoy,) = rows
+    assert podkidnoy.rated_games == 3 and podkidnoy.rating is not None
+    assert podkidnoy.rating == (await storage.ratings(1))[RatingKey(1, "podkidnoy", 1001)]
+    levels = await storage.ai_level_stats(1, 1001, None)
+    assert [(a.level, a.games, a.losses, a.draws) for a in levels] == [
+        ("casual", 2, 1, 0),
+        ("expert", 1, 1, 0),
+    ]
+    assert await storage.ai_level_stats(1, 1001, "classic") == []
+    assert await storage.ai_level_stats(2, 1001, None) == []
+
+
+async def test_every_rating_recomputes_from_the_stored_games(storage: Storage) -> None:
+    """Ratings are stored with their history per game: rebuilding them from scratch with
+    bot.ratings.recompute over the stored places gives exactly the stored ratings."""
+    rng = random.Random(5)
+    game_ids = []
+    for i in range(24):
+        guild = 1 + i % 2
+        profile = ("podkidnoy", "perevodnoy")[i % 3 == 0]
+        game_ids.append(
+            await _finish(storage, 100 + i, guild, rng.choice((0, 1, None)), profile, ended_at=i)
+        )
+    # and a three-player game with a shared place
+    series = series_record(channel_id=900, guild_id=1, seats=3)
+    series_id, game_id = await storage.start_game(series, new_game(series))
+    await storage.finish_game(
+        FinishedGame(
+            game_id,
+            series_id,
+            1,
+            "podkidnoy",
+            "loss",
+            2,
+            [],
+            100.0,
+            [PlayerResult(i, 1000 + i, f"user{i}", i == 2, False) for i in range(3)],
+            rated_places=((1000, 1), (1001, 1), (1002, 2)),
+        ),
+        None,
+        end_series_at=100.0,
+        revision=FIRST_REVISION,
+    )
+    stored = await storage.ratings()
+    games = await storage.rated_games()
+    assert len(games) == 25 and {g.game_id for g in games} == {*game_ids, game_id}
+    assert recompute(games) == pytest.approx(stored)
+    for key, rating in recompute(games).items():
+        assert rating.mu == pytest.approx(stored[key].mu, abs=1e-9)
+        assert rating.sigma == pytest.approx(stored[key].sigma, abs=1e-9)
+    assert len(stored) == 2 * 2 * 2 + 1  # guilds x profiles x players, and user 1002
+    assert recompute(await storage.rated_games(2)) == await storage.ratings(2)
+    (newcomer,) = [g for g in games if g.game_id == game_id]
+    assert newcomer.places == ((1000, 1), (1001, 1), (1002, 2))
+
+
+async def test_a_game_without_places_changes_no_rating(storage: Storage) -> None:
+    series = series_record(channel_id=100, guild_id=1)
+    series_id, game_id = await storage.start_game(series, new_game(series))
+    await storage.finish_game(
+        FinishedGame(game_id, series_id, 1, "podkidnoy", "loss", 0, [], 5.0, []),
+        None,
+        revision=FIRST_REVISION,
+    )
+    assert await storage.ratings() == {} and await storage.rated_games() == []
+
+
+async def test_history_pages_newest_first_and_by_player(storage: Storage) -> None:
+    ids = [await _finish(storage, 100 + i, 1, i % 2, ended_at=10.0 + i) for i in range(12)]
+    await _finish(storage, 300, 2, 0)  # another guild
+    series = series_record(channel_id=400, guild_id=1, seats=2)
+    series.seats[1] = LobbySeat(7, "solo")
+    series_id, aborted = await storage.start_game(series, new_game(series))
+    await storage.finish_game(
+        FinishedGame(aborted, series_id, 1, "podkidnoy", "aborted", None, [], 50.0),
+        None,
+        revision=FIRST_REVISION,
+    )
+    series = series_record(channel_id=500, guild_id=1)
+    await storage.start_game(series, new_game(series))  # live: not history
+    total, page = await storage.history(1, None, 10, 0)
+    assert total == 13
+    assert [h.game_id for h in page] == [aborted, *reversed(ids[3:])]
+    assert page[0].result == "aborted" and page[0].loser_seat is None
+    assert page[1].result == "loss" and page[1].loser_seat == 1
+    assert [s.name for s in page[1].seats] == ["user0", "user1"]
+    assert page[1].rules == {"profile": "podkidnoy"} and page[1].ended_at == 21.0
+    total, page = await storage.history(1, None, 10, 10)
+    assert [h.game_id for h in page] == [ids[2], ids[1], ids[0]]
+    total, page = await storage.history(1, 1001, 5, 0)  # games with a result for 1001
+    assert total == 12 and len(page) == 5 and page[0].game_id == ids[-1]
+    assert await storage.history(1, 424242, 10, 0) == (0, [])
+    record = await storage.load_game(ids[0])
+    assert record is not None and record.guild_id == 1 and record.loser_seat == 0
+    assert record.ended_at == 10.0 and [s.user_id for s in record.seats] == [1000, 1001]
+
+
+async def test_migration_4_fills_in_the_ai_levels_of_older_games(backend: Backend) -> None:
+    """A database at schema 2 (the current release) with finished games that had AI seats:
+    after migration 4, stats count those games against each AI level; nothing else moves."""
+    old = backend.storage(migrations_of(backend)[:2])
+    await old.open()
+    series = series_record(channel_id=100, guild_id=1)
+    series.seats = [
+        LobbySeat(1000, "a"),
+        LobbySeat(None, "Casual AI", "casual"),
+        LobbySeat(None, "Casual AI 2", "casual"),
+        LobbySeat(None, "Expert AI", "expert"),
+    ]
+    series.losses = [0, 0, 0, 0]
+    series_id, game_id = await old.start_game(series, new_game(series))
+    await old.finish_game(
+        FinishedGame(
+            game_id,
+            series_id,
+            1,
+            "podkidnoy",
+            "loss",
+            0,
+            ["0 take"],
+            5.0,
+            [PlayerResult(0, 1000, "a", True, False)],
+        ),
+        None,
+        revision=FIRST_REVISION,
+    )
+    live_series = series_record(channel_id=200, guild_id=1)
+    live_series.seats = [LobbySeat(1000, "a"), LobbySeat(None, "Beginner AI", "beginner")]
+    await old.start_game(live_series, new_game(live_series))  # live: not counted
+    before = await backend.sql("SELECT * FROM games ORDER BY id")
+    await old.close()
+
+    new = backend.storage()
+    await new.open()
+    try:
+        assert await new.schema_version() == len(migrations_of(backend))
+        levels = await new.ai_level_stats(1, 1000, None)
+        assert [(a.level, a.games, a.losses) for a in levels] == [
+            ("casual", 1, 1),
+            ("expert", 1, 1),
+        ]
+        name, rows = await new.player_stats(1, 1000, None)
+        assert name == "a" and [(r.games, r.rating) for r in rows] == [(1, None)]
+        total, history = await new.history(1, None, 10, 0)
+        assert total == 1 and history[0].game_id == game_id
+    finally:
+        await new.close()
+    assert await backend.sql("SELECT * FROM games ORDER BY id") == before
+
+
+async def test_migration_4_rates_the_games_already_finished(backend: Backend) -> None:
+    """A database at schema 2 with real finished games (deal and action log): migration 4
+    rates the two-human ones in the order they ended, exactly as recomputing from their
+    finishing order does; games with AI seats and a log that does not replay stay unrated."""
+    old = backend.storage(migrations_of(backend)[:2])
+    await old.open()
+    expected = []
+    for i, (players, seed, ai) in enumerate(
+        ((2, 1, False), (3, 2, False), (3, 3, True), (2, 4, False))
+    ):
+        played = play(players, seed)
+        series = series_record(channel_id=100 + i, guild_id=1, seats=players)
+        if ai:
+            series.seats[-1] = LobbySeat(None, "Casual AI", "casual")
+        game = dataclasses.replace(new_game(series, seed=seed), deal=played.deal.to_dict())
+        series_id, game_id = await old.start_game(series, game)
+        loser = played.game.loser
+        await old.finish_game(
+            FinishedGame(
+                game_id,
+                series_id,
+                1,
+                "podkidnoy",
+                "draw" if loser is None else "loss",
+                loser,
+                played.actions,
+                100.0 - i,  # ended in the reverse order of their ids
+                [
+                    PlayerResult(s, 1000 + s, f"user{s}", loser == s, loser is None)
+                    for s in range(players)
+                    if not (ai and s == players - 1)
+                ],
+            ),
+            None,
+            revision=FIRST_REVISION,
+        )
+        if not ai:
+            places = finishing_places(played.rules, played.deal, played.actions)
+            expected.append(
+                RatedGame.of(
+                    game_id, 1, "podkidnoy", 100.0 - i, {1000 + s: p for s, p in enumerate(places)}
+                )
+            )
+    series = series_record(channel_id=200, guild_id=1)
+    series_id, broken = await old.start_game(series, new_game(series))  # deal {"seed": 7}
+    await old.finish_game(
+        FinishedGame(broken, series_id, 1, "podkidnoy", "loss", 0, ["0 take"], 1.0, []),
+        None,
+        revision=FIRST_REVISION,
+    )
+    await old.close()
+
+    new = backend.storage()
+    await new.open()
+    try:
+        rated = await new.rated_games()
+        assert [g.game_id for g in rated] == [g.game_id for g in reversed(expected)]
+        assert rated == sorted(expected, key=lambda g: g.ended_at)
+        assert await new.ratings() == recompute(expected)
+        total, board = await new.leaderboard(1, "podkidnoy", 1, 10, 0)
+        assert total == 3 and sorted(r.rated_games for r in board) == [1, 3, 3]
+    finally:
+        await new.close()

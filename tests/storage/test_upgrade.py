@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.clock import ManualClock
+from bot.ratings import recompute
 from bot.service import GameService
 from bot.storage import SQLITE_MIGRATIONS, SqliteStorage
 
@@ -31,6 +32,15 @@ def _schema(path: Path) -> list[tuple[str, str]]:
     finally:
         con.close()
     return [(name, " ".join(sql.split())) for name, sql in rows]
+
+
+def _count(path: Path, table: str) -> int:
+    con = sqlite3.connect(path)
+    try:
+        (row,) = con.execute(f"SELECT COUNT(*) FROM {table}").fetchall()
+    finally:
+        con.close()
+    return int(row[0])
 
 
 async def test_migration_1_is_the_schema_of_the_old_code(tmp_path: Path) -> None:
@@ -67,8 +77,22 @@ async def test_an_old_database_is_migrated_with_nothing_lost(tmp_path: Path) -> 
     assert table.version == 5
     stats = await svc.stats(10, 1)
     assert stats.games == 1 and stats.name == "Alice"
-    board = await svc.leaderboard(10)
-    assert len(board.rows) == 2
+    # migration 4: the old games are in the history and replay, and are rated by replaying
+    # their logs (the old finished game: a draw of two people, so they share the place)
+    history = await svc.history(10)
+    assert [(e.game_id, e.result) for e in history.entries] == [(1, "draw")]
+    assert [p.name for p in history.entries[0].players] == ["Alice", "Bob"]
+    replay = await svc.replay(10, 1)
+    assert replay.replay.total == 68 and replay.replay.frames[-1].draw
+    (rated,) = await svc.storage.rated_games()
+    assert (rated.game_id, rated.places) == (1, ((1, 1), (2, 1)))
+    assert recompute([rated]) == await svc.storage.ratings()
+    board = await svc.leaderboard(10, min_games=1)
+    assert [(r.name, r.games, r.rated_games) for r in board.rows] == [
+        ("Alice", 1, 1),
+        ("Bob", 1, 1),
+    ]
+    assert board.rows[0].display == board.rows[1].display
     # the live game goes on from where the old code left it
     user = table.seats[table.to_act].user_id
     hand = await svc.hand(200, user)
@@ -82,4 +106,6 @@ async def test_an_old_database_is_migrated_with_nothing_lost(tmp_path: Path) -> 
     ).fetchall()
     con.close()
     assert after == before
+    assert _count(path, "game_ai_levels") == 0  # the old games had no AI seat
+    assert _count(path, "ratings") == 2 and _count(path, "rating_history") == 2
     assert live[:3] == old_live[:3] and live[3] == 6 and live[4] >= 1
