@@ -123,3 +123,12 @@ class Storage(ABC):
         self, guild_id: int, profile: str | None, min_games: int, limit: int, offset: int
     ) -> tuple[int, list[LeaderboardRow]]:
         """``(number of ranked players, rows of the page)``; rows' ``rank`` is absolute."""
+
+    @abstractmethod
+    async def load_server_config(self, guild_id: int) -> str | None:
+        """The stored settings of ``guild_id`` (the JSON text given to
+        :meth:`save_server_config`), or ``None`` if the server never changed them."""
+
+    @abstractmethod
+    async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
+        """Insert or replace the settings of ``guild_id`` (JSON text) at time ``now``."""

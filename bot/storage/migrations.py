@@ -23,6 +23,16 @@ class Migration:
     statements: tuple[str, ...]
 
 
+#: Migrations 3 and 4 are taken by work on other branches of issue 10 (forfeits, ratings);
+#: until those land, they are empty placeholders here so that numbering stays contiguous and
+#: this branch's migration 5 keeps its number.  The integrator replaces each placeholder by the
+#: real migration of that number (a database that ran a placeholder has recorded the number
+#: without its tables: the real migration must then be re-applied, which is why no release may
+#: ship with a placeholder).
+_RESERVED_FORFEITS = Migration(3, "reserved: forfeits (fp-leave)", ())
+_RESERVED_RATINGS = Migration(4, "reserved: ratings (fp-ratings)", ())
+_WHY_SERVER_SETTINGS = "per-server settings of /durak config, one JSON document per guild"
+
 SQLITE_MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -115,6 +125,19 @@ SQLITE_MIGRATIONS: tuple[Migration, ...] = (
         2,
         "fencing: a live row's write counter, checked by every write of the game",
         ("ALTER TABLE live_games ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
+    ),
+    _RESERVED_FORFEITS,
+    _RESERVED_RATINGS,
+    Migration(
+        5,
+        _WHY_SERVER_SETTINGS,
+        (
+            """CREATE TABLE server_settings (
+                guild_id INTEGER PRIMARY KEY,
+                settings_json TEXT NOT NULL,
+                updated_at REAL NOT NULL
+            )""",
+        ),
     ),
 )
 
@@ -209,6 +232,19 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
         2,
         "fencing: a live row's write counter, checked by every write of the game",
         ("ALTER TABLE live_games ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
+    ),
+    _RESERVED_FORFEITS,
+    _RESERVED_RATINGS,
+    Migration(
+        5,
+        _WHY_SERVER_SETTINGS,
+        (
+            """CREATE TABLE server_settings (
+                guild_id BIGINT PRIMARY KEY,
+                settings_json TEXT NOT NULL,
+                updated_at DOUBLE PRECISION NOT NULL
+            )""",
+        ),
     ),
 )
 

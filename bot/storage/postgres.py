@@ -324,6 +324,14 @@ class PostgresStorage(Storage):
             game_id, json.loads(row[0]), json.loads(row[1]), json.loads(row[2] or "[]"), row[3]
         )
 
+    # -------------------------------------------------------------- server settings
+    async def load_server_config(self, guild_id: int) -> str | None:
+        value = await self.pool.fetchval(_Q["SERVER_SETTINGS_LOAD"], guild_id)
+        return None if value is None else str(value)
+
+    async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
+        await self.pool.execute(_Q["SERVER_SETTINGS_UPSERT"], guild_id, settings_json, now)
+
     # -------------------------------------------------------------- stats
     async def player_stats(
         self, guild_id: int, user_id: int, profile: str | None

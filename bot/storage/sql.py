@@ -68,6 +68,12 @@ LOAD_LIVE = (
     "l.revision FROM live_games l JOIN games g ON g.id = l.game_id ORDER BY l.game_id"
 )
 LOAD_GAME = "SELECT rules, deal, actions, result FROM games WHERE id = ?"
+SERVER_SETTINGS_LOAD = "SELECT settings_json FROM server_settings WHERE guild_id = ?"
+SERVER_SETTINGS_UPSERT = (
+    "INSERT INTO server_settings (guild_id, settings_json, updated_at) VALUES (?, ?, ?) "
+    "ON CONFLICT (guild_id) DO UPDATE SET settings_json = excluded.settings_json, "
+    "updated_at = excluded.updated_at"
+)
 
 STATS_ALL = (
     "SELECT profile, COUNT(*), SUM(lost), SUM(draw) FROM game_players "

@@ -456,6 +456,15 @@ class SqliteStorage(Storage):
             game_id, json.loads(row[0]), json.loads(row[1]), json.loads(row[2] or "[]"), row[3]
         )
 
+    # -------------------------------------------------------------- server settings
+    async def load_server_config(self, guild_id: int) -> str | None:
+        async with self._lock, self.db.execute(sql.SERVER_SETTINGS_LOAD, (guild_id,)) as cur:
+            row = await cur.fetchone()
+        return None if row is None else str(row[0])
+
+    async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
+        await self._write(sql.SERVER_SETTINGS_UPSERT, (guild_id, settings_json, now))
+
     # -------------------------------------------------------------- stats
     async def player_stats(
         self, guild_id: int, user_id: int, profile: str | None
