@@ -59,6 +59,11 @@ class GameState:
     timer: Timer | None = None
     aborted: bool = False
     revision: int = 0  # the live row's revision this process holds (storage fencing)
+    #: The table cannot be shown (the bot may not post or edit it): no turn timer runs and no
+    #: AI seat moves until the game is resumed (see ``GameService.pause_timers``).
+    paused: bool = False
+    #: Seconds that were left of the waiting human's turn when it was paused.
+    paused_left: float | None = None
 
     def snapshot_json(self, game: Game | None = None) -> str:
         """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one)."""
