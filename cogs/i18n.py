@@ -79,6 +79,10 @@ COMMANDS: dict[str, str] = {
     NC_("cmd-name", "series"): NC_("cmd", "Loss counts of the current series in this channel"),
     NC_("cmd-name", "stats"): NC_("cmd", "A player's games, losses and loss rate"),
     NC_("cmd-name", "leaderboard"): NC_("cmd", "This server's players ranked by loss rate"),
+    NC_("cmd-name", "config"): NC_(
+        "cmd", "Show or change this server's Durak settings (Manage Server)"
+    ),
+    NC_("cmd-name", "help"): NC_("cmd", "The commands and how a game goes"),
 }
 #: Option names → their English description.
 OPTIONS: dict[str, str] = {
@@ -97,6 +101,9 @@ OPTIONS: dict[str, str] = {
     NC_("cmd-name", "user"): NC_("cmd", "The player (default: you)"),
     NC_("cmd-name", "min_games"): NC_("cmd", "Only players with at least this many games"),
     NC_("cmd-name", "page"): NC_("cmd", "Page number"),
+    NC_("cmd-name", "add_channel"): NC_("cmd", "Allow games in this channel too"),
+    NC_("cmd-name", "remove_channel"): NC_("cmd", "Stop allowing games in this channel"),
+    NC_("cmd-name", "count_ai_games"): NC_("cmd", "Do games with AI seats count for ratings?"),
 }
 #: Choice names (values stay English) → English display name.
 CHOICES: dict[str, str] = {
@@ -109,6 +116,9 @@ CHOICES: dict[str, str] = {
     "casual": NC_("cmd", "casual"),
     "counter": NC_("cmd", "counter (counts cards)"),
     "expert": NC_("cmd", "expert"),
+    "on": NC_("cmd", "on"),
+    "off": NC_("cmd", "off"),
+    "default": NC_("cmd", "default (reset)"),
 }
 
 # ------------------------------------------------------------------------------ locales
