@@ -141,7 +141,19 @@ class DurakCog(commands.Cog, name=COG_NAME):
         named after the channel's table, if there is one."""
         t = self.cat(interaction)
         names = await self.seat_names(interaction.channel_id, t)
+        message = self.option_names(message, t)
         await self.private(interaction, render.render_error(message, t, names))
+
+    @staticmethod
+    def option_names(message: Message, t: Catalog) -> Message:
+        """``message`` with a ``setting`` parameter (an option name, e.g. from a refused
+        ``/durak config`` value) written as the reader's Discord shows that option."""
+        setting = message.get("setting")
+        if not isinstance(setting, str):
+            return message
+        params = dict(message.as_dict())
+        params["setting"] = f"`{t.pgettext('cmd-name', setting)}`"
+        return Message(message.key, **params)
 
     async def seat_names(self, channel_id: int | None, t: Catalog) -> list[str]:
         """The display names of the seats of the channel's game (none without a game)."""
@@ -536,10 +548,15 @@ class DurakCog(commands.Cog, name=COG_NAME):
             t = self.cat(interaction)
             await self.answer(interaction, render.render_missing_permissions(missing, t))
             return
-        self.presenter.clear_hidden(interaction.channel_id)
+        channel_id = interaction.channel_id
         await self.presenter.repost_table(view)
-        # a table posted again resumes a game paused while it could not be shown
-        # (on_visible); if it still cannot be posted, on_hidden tells the host again
+        if self.presenter.is_hidden(channel_id):  # Discord still refuses the table
+            t = self.cat(interaction)
+            await self.answer(interaction, render.render_hidden("table", channel_id, "refused", t))
+            return
+        # the table is posted: a game paused while it could not be shown goes on (the
+        # presenter's on_visible did it already when it saw the channel come back)
+        await self.service.resume_timers(channel_id)
         await self.done(interaction)
 
     @durak.command(name=_T("help"), description=_T(COMMANDS["help"]))

@@ -160,6 +160,7 @@ async def test_paused_ai_seats_hold_their_moves(make_service, clock):
     await settle(svc)
     assert (await svc.table(CH)).version == version
     assert await svc.resume_timers(CH)
+    await settle(svc)  # the AI decides, then waits its delay on the clock
     await clock.advance(2)
     await settle(svc)
     assert (await svc.table(CH)).version > version
