@@ -228,7 +228,18 @@ class DurakCog(commands.Cog, name=COG_NAME):
         """The channel permissions a game needs that the bot lacks where ``interaction`` was
         used (``interaction.app_permissions``), in :data:`render.NEEDED_PERMISSIONS` order."""
         perms = interaction.app_permissions
-        return [name for name, _ in render.NEEDED_PERMISSIONS if not getattr(perms, name)]
+        in_thread = isinstance(interaction.channel, discord.Thread)
+        missing = []
+        for name, _ in render.NEEDED_PERMISSIONS:
+            # in a thread, posting is Send Messages in Threads (named as Send Messages)
+            granted = (
+                perms.send_messages_in_threads
+                if in_thread and name == "send_messages"
+                else getattr(perms, name)
+            )
+            if not granted:
+                missing.append(name)
+        return missing
 
     async def on_hidden(self, channel_id: int, what: str, error: discord.HTTPException) -> None:
         """A public message of the channel could not be posted or edited (``what``:

@@ -177,3 +177,34 @@ async def test_a_failed_table_edit_pauses_the_game_until_table_works(
     assert table.visible_to is None and not table.deleted
     resumed = await h.table_view()
     assert resumed.deadline is not None and resumed.deadline > h.clock.now()
+
+
+async def test_a_lobby_that_cannot_be_posted_is_closed_and_the_host_told(
+    fake_discord: FakeDiscord, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The permissions change between the check and the post (Discord's ``app_permissions``
+    said yes): the lobby, which nobody could see, is closed and its host told privately."""
+    from cogs.durak_commands import DurakCog
+
+    fake = fake_discord
+    h = Harness(fake, tmp_path / "durak.sqlite3")
+    bea = h.user("bea", locale="es-ES")
+    await h.start()
+    monkeypatch.setattr(DurakCog, "missing_permissions", staticmethod(lambda interaction: []))
+    fake.deny_bot(h.channel, send_messages=True)
+    rec = await h.slash(bea, "new")
+    await h.answered(rec)
+    await poll(lambda: h.service.state(h.channel) == "none", what="the lobby to close")
+    await h.idle()
+    assert h.query("SELECT * FROM lobbies") == []
+    warnings = [
+        m.content
+        for m in fake.messages(h.channel)
+        if m.visible_to == bea.id and m.content.startswith("⚠️")
+    ]
+    assert len(warnings) == 1 and "No pude publicar la sala" in warnings[0]
+    assert f"<#{h.channel}>" in warnings[0]
+    assert not [m for m in fake.messages(h.channel) if m.visible_to is None]
+
+    fake.allow_bot(h.channel)  # the channel is free: a new lobby opens and is seen
+    await h.open_lobby(bea)
