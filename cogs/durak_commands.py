@@ -40,7 +40,7 @@ from bot.views import HandView
 from cogs import render
 from cogs.components import COG_NAME
 from cogs.custom_ids import GameButton, LobbyButton
-from cogs.i18n import CHOICES, COMMANDS, OPTIONS, Catalog, catalog, pick_locale
+from cogs.i18n import CHOICES, COMMANDS, CONFIG_OPTIONS, OPTIONS, Catalog, catalog, pick_locale
 from cogs.presenter import DiscordPresenter, message_kwargs
 from rules_engine import PROFILES, ActionKind, Rules, parse_action
 from rules_engine.cards import Card, parse_card
@@ -587,11 +587,11 @@ class DurakCog(commands.Cog, name=COG_NAME):
         count_ai_games=_T("count_ai_games"),
     )
     @app_commands.describe(
-        profile=_T(OPTIONS["rules"]),
-        transfer=_T(OPTIONS["transfer"]),
-        throw_in=_T(OPTIONS["throw_in"]),
-        first_round_limit=_T(OPTIONS["first_round_limit"]),
-        turn_timeout=_T(OPTIONS["turn_timeout"]),
+        profile=_T(CONFIG_OPTIONS["profile"]),
+        transfer=_T(CONFIG_OPTIONS["transfer"]),
+        throw_in=_T(CONFIG_OPTIONS["throw_in"]),
+        first_round_limit=_T(CONFIG_OPTIONS["first_round_limit"]),
+        turn_timeout=_T(CONFIG_OPTIONS["turn_timeout"]),
         add_channel=_T(OPTIONS["add_channel"]),
         remove_channel=_T(OPTIONS["remove_channel"]),
         count_ai_games=_T(OPTIONS["count_ai_games"]),

@@ -37,6 +37,7 @@ from rules_engine.messages import Message
 __all__ = [
     "CHOICES",
     "COMMANDS",
+    "CONFIG_OPTIONS",
     "DOMAIN",
     "LOCALEDIR",
     "NC_",
@@ -86,7 +87,7 @@ COMMANDS: dict[str, str] = {
 }
 #: Option names → their English description.
 OPTIONS: dict[str, str] = {
-    NC_("cmd-name", "rules"): NC_("cmd", "Rule profile (default: podkidnoy)"),
+    NC_("cmd-name", "rules"): NC_("cmd", "Rule profile (default: the server's)"),
     NC_("cmd-name", "transfer"): NC_(
         "cmd", "May the defender transfer the attack? (default: the profile's)"
     ),
@@ -94,7 +95,9 @@ OPTIONS: dict[str, str] = {
         "cmd", "Who may add cards: the defender's neighbours or everyone"
     ),
     NC_("cmd-name", "first_round_limit"): NC_("cmd", "Most attacks in the first round: 5 or 6"),
-    NC_("cmd-name", "turn_timeout"): NC_("cmd", "Seconds per turn, 15 to 600 (default 60)"),
+    NC_("cmd-name", "turn_timeout"): NC_(
+        "cmd", "Seconds per turn, 15 to 600 (default: the server's)"
+    ),
     NC_("cmd-name", "seats"): NC_("cmd", "Table size, 2 to 6 players (default 6)"),
     NC_("cmd-name", "level"): NC_("cmd", "AI level (default: casual)"),
     NC_("cmd-name", "profile"): NC_("cmd", "Rule profile"),
@@ -104,6 +107,14 @@ OPTIONS: dict[str, str] = {
     NC_("cmd-name", "add_channel"): NC_("cmd", "Allow games in this channel too"),
     NC_("cmd-name", "remove_channel"): NC_("cmd", "Stop allowing games in this channel"),
     NC_("cmd-name", "count_ai_games"): NC_("cmd", "Do games with AI seats count for ratings?"),
+}
+#: ``/durak config``'s own descriptions of the options it shares with ``/durak new``.
+CONFIG_OPTIONS: dict[str, str] = {
+    "profile": NC_("cmd", "Default rule profile of new lobbies"),
+    "transfer": NC_("cmd", "Default for transfers (default: the profile's)"),
+    "throw_in": NC_("cmd", "Default for who may add cards (default: the profile's)"),
+    "first_round_limit": NC_("cmd", "Default most attacks in the first round"),
+    "turn_timeout": NC_("cmd", "Default seconds per turn, 15 to 600"),
 }
 #: Choice names (values stay English) → English display name.
 CHOICES: dict[str, str] = {
@@ -245,7 +256,12 @@ def command_strings() -> Iterable[tuple[str, str]]:
     names = set(COMMANDS) | set(OPTIONS)
     for name in sorted(names):
         yield _NAME_CONTEXT, name
-    for text in (*COMMANDS.values(), *OPTIONS.values(), *CHOICES.values()):
+    for text in (
+        *COMMANDS.values(),
+        *OPTIONS.values(),
+        *CONFIG_OPTIONS.values(),
+        *CHOICES.values(),
+    ):
         yield _TEXT_CONTEXT, text
 
 

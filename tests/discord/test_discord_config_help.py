@@ -93,3 +93,17 @@ def test_hidden_warning_names_the_channel(lang: str, what: str, problem: str) ->
     check_message(reply)
     assert reply.content is not None and "<#4242>" in reply.content
     assert not re.search(r"\{\w+\}", reply.content)  # every placeholder filled
+
+
+@pytest.mark.parametrize("lang", ["es", "fr"])
+def test_config_option_descriptions_are_translated(lang: str) -> None:
+    from cogs.i18n import CONFIG_OPTIONS, OPTIONS, DurakTranslator
+
+    translator = DurakTranslator()
+    for name in ("add_channel", "remove_channel", "count_ai_games"):
+        text = translator.translate_text(OPTIONS[name], lang, name=False)
+        assert text is not None and text != OPTIONS[name] and len(text) <= 100
+        assert translator.translate_text(name, lang, name=True) not in (None, name)
+    for text in CONFIG_OPTIONS.values():
+        out = translator.translate_text(text, lang, name=False)
+        assert out is not None and out != text and len(out) <= 100
