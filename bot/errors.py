@@ -114,7 +114,9 @@ class NotManager(ServiceError):
     """Only a member with Manage Server may change the server's settings."""
 
     code = "not_manager"
-    default_message = Message("only members with Manage Server can change the server's settings")
+    default_message = Message(
+        "only members with Manage Server can see or change the server's settings"
+    )
 
 
 class NotSeated(ServiceError):

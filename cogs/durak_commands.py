@@ -34,7 +34,7 @@ from discord import app_commands
 from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
-from bot.errors import BadOption, NoGame, ServiceError, StaleAction
+from bot.errors import BadOption, NoGame, NotManager, ServiceError, StaleAction
 from bot.service import GameService
 from bot.views import HandView
 from cogs import render
@@ -614,11 +614,14 @@ class DurakCog(commands.Cog, name=COG_NAME):
         remove_channel: discord.TextChannel | None = None,
         count_ai_games: bool | None = None,
     ) -> None:
-        """Show the server's settings, or change them (Manage Server; every value checked,
-        a refused one changes nothing)."""
+        """Show the server's settings, or change them (both need Manage Server; every value
+        is checked, a refused one changes nothing)."""
         await self.defer_private(interaction)
         assert interaction.guild_id is not None
         t = self.cat(interaction)
+        manage_guild = bool(interaction.permissions.manage_guild)
+        if not manage_guild:
+            raise NotManager()
         changes: dict[str, object] = {
             "profile": profile,
             "transfer": transfer,
@@ -636,7 +639,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         config = await self.service.set_server_config(
             interaction.guild_id,
             interaction.user.id,
-            manage_guild=bool(interaction.permissions.manage_guild),
+            manage_guild=manage_guild,
             **{k: v for k, v in changes.items() if v is not None},
         )
         await self.answer(interaction, render.render_config(config, t, saved=True))

@@ -38,11 +38,12 @@ async def test_config_needs_manage_server_and_new_lobbies_use_it(
     alice = h.user("alice", locale="fr")
     await h.start()
 
-    # anyone may look; only Manage Server may change
-    shown = await private_answer(h, await h.slash(alice, "config"))
+    # only Manage Server may look or change
+    for options in ({}, {"turn_timeout": 30}):
+        refused = await private_answer(h, await h.slash(alice, "config", **options))
+        assert refused.startswith("⚠️") and "Gérer le serveur" in refused
+    shown = await private_answer(h, await h.slash(odile, "config"))
     assert "Réglages du serveur" in shown and "tous les salons" in shown
-    refused = await private_answer(h, await h.slash(alice, "config", turn_timeout=30))
-    assert refused.startswith("⚠️") and "Gérer le serveur" in refused
     assert settings_rows(h) == []
 
     # a bad value: a clear private message naming the setting, nothing stored
