@@ -248,7 +248,8 @@ class DurakCog(commands.Cog, name=COG_NAME):
         - a lobby that cannot be posted is closed (the channel is free again);
         - a running game's timers are paused (nobody times out on a table they cannot see)
           until ``/durak table`` posts it again (:meth:`on_visible`) or the game is stopped;
-        - the host is told privately, once per episode, in their language: through a
+        - the host is told privately when this closed the lobby or paused the game (so once
+          per episode, whatever else fails meanwhile), in their language: through a
           followup of their latest interaction in the channel when it is younger than
           Discord's 15 minutes, else by a direct message (which may be closed: then only
           the log knows, and the paused game waits for anyone's ``/durak table``)."""
@@ -256,11 +257,12 @@ class DurakCog(commands.Cog, name=COG_NAME):
         host = svc.host_of(channel_id)
         state = svc.state(channel_id)
         if what == "lobby" and state == "lobby" and host is not None:
-            with contextlib.suppress(ServiceError):
+            try:
                 await svc.stop(channel_id, host, manage_channel=True)
+            except ServiceError:
+                return
             subject = "lobby"
-        elif state == "playing":
-            await svc.pause_timers(channel_id)
+        elif state == "playing" and await svc.pause_timers(channel_id):
             subject = "table"
         else:
             log.warning("channel %d: a public %s could not be posted: %s", channel_id, what, error)

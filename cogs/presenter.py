@@ -13,7 +13,8 @@ It implements :class:`bot.presenter.Presenter` for Discord:
 - **lobby** messages are sent and edited through the channel; notices are short public messages.
 - a public post or edit that Discord refuses (missing permissions, channel gone, …) is never
   retried blindly: the channel is marked *hidden* and :attr:`DiscordPresenter.on_hidden` is
-  called once (the cog closes the lobby or pauses the game and tells the host privately);
+  called (the cog closes the lobby or pauses the game, and tells the host privately when it
+  did either);
   the next table that can be posted calls :attr:`DiscordPresenter.on_visible`.
 
 :func:`message_kwargs` turns a rendered :class:`cogs.render.Reply` into discord.py arguments.
@@ -51,7 +52,7 @@ def _gone(exc: discord.HTTPException) -> bool:
 
 #: Which public message of a channel could not be posted or edited.
 Hidden = Literal["lobby", "table", "notice"]
-#: ``on_hidden(channel_id, what, error)``: told once per channel until it is visible again.
+#: ``on_hidden(channel_id, what, error)``: told of every refused post or edit.
 HiddenHandler = Callable[[int, Hidden, discord.HTTPException], Awaitable[None]]
 #: ``on_visible(channel_id)``: a table of a hidden channel was posted again.
 VisibleHandler = Callable[[int], Awaitable[None]]
@@ -220,7 +221,7 @@ class DiscordPresenter:
 
     async def _public(self, channel_id: int, what: Hidden, call: Awaitable[Any]) -> Any:
         """Await a public post or edit of ``channel_id``; a refusal other than a gone message
-        marks the channel hidden, tells ``on_hidden`` (once) and raises :class:`_Refused`."""
+        marks the channel hidden, tells ``on_hidden`` and raises :class:`_Refused`."""
         try:
             return await call
         except discord.NotFound as exc:
@@ -232,9 +233,8 @@ class DiscordPresenter:
                 raise
             error = exc
         log.warning("channel %d: public %s refused: %s", channel_id, what, error)
-        first = channel_id not in self._hidden
         self._hidden.add(channel_id)
-        if first and self.on_hidden is not None:
+        if self.on_hidden is not None:
             try:
                 await self.on_hidden(channel_id, what, error)
             except Exception:
