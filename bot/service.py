@@ -835,7 +835,9 @@ class GameService:
     # ------------------------------------------------------------------ server settings
     async def server_config(self, guild_id: int) -> ServerConfig:
         """The server's settings (``/durak config``): stored ones, else the defaults (with this
-        service's turn timeout).  Read once per guild, then cached."""
+        service's turn timeout).  Read once per guild, then cached: with several processes,
+        a guild's commands, games and settings are all served by the process holding its
+        shard, so that process's cache is the only writer of the guild's settings."""
         config = self._server_configs.get(guild_id)
         if config is None:
             config = await self._load_server_config(guild_id)

@@ -164,3 +164,15 @@ async def test_paused_ai_seats_hold_their_moves(make_service, clock):
     await clock.advance(2)
     await settle(svc)
     assert (await svc.table(CH)).version > version
+
+
+async def test_a_restored_game_knows_its_servers_ratings_switch(make_service):
+    """The ratings code asks ``_count_ai_games`` without waiting, when a game ends: the
+    settings of every guild with a lobby or a series are read back at restore."""
+    svc = await make_service()
+    await svc.set_server_config(GUILD, ALICE, manage_guild=True, count_ai_games="on")
+    await open_table(svc, ALICE, ais=("beginner",))
+    await svc.close()
+    again = await make_service()
+    assert again._count_ai_games(GUILD)
+    assert not again._count_ai_games(GUILD + 1)
