@@ -18,6 +18,7 @@ __all__ = [
     "BadAction",
     "BadOption",
     "ChannelBusy",
+    "ChannelNotAllowed",
     "ConfigError",
     "ConfirmForfeit",
     "Forfeited",
@@ -29,6 +30,7 @@ __all__ = [
     "NoLobby",
     "NotEnoughPlayers",
     "NotHost",
+    "NotManager",
     "NotSeated",
     "NotVoter",
     "NotYourTurn",
@@ -77,6 +79,13 @@ class ChannelBusy(ServiceError):
     default_message = Message("this channel already has a lobby or a game: one per channel")
 
 
+class ChannelNotAllowed(ServiceError):
+    """The server's settings allow games only in other channels; the message names them."""
+
+    code = "channel_not_allowed"
+    default_message = Message("games cannot be opened in this channel")
+
+
 class AlreadyStarted(ServiceError):
     """The request needs a lobby (or a finished game) but a game is running."""
 
@@ -103,6 +112,15 @@ class NotHost(ServiceError):
 
     code = "not_host"
     default_message = Message("only the host or someone with Manage Channel can do that")
+
+
+class NotManager(ServiceError):
+    """Only a member with Manage Server may change the server's settings."""
+
+    code = "not_manager"
+    default_message = Message(
+        "only members with Manage Server can see or change the server's settings"
+    )
 
 
 class NotSeated(ServiceError):

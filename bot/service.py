@@ -34,6 +34,7 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
+import json
 import logging
 import secrets
 import time
@@ -48,6 +49,7 @@ from bot.errors import (
     BadAction,
     BadOption,
     ChannelBusy,
+    ChannelNotAllowed,
     ConfirmForfeit,
     Forfeited,
     GameFinished,
@@ -58,6 +60,7 @@ from bot.errors import (
     NoLobby,
     NotEnoughPlayers,
     NotHost,
+    NotManager,
     NotSeated,
     NotVoter,
     NotYourTurn,
@@ -70,6 +73,7 @@ from bot.errors import (
 from bot.presenter import NoticeKind, Presenter
 from bot.ratings import finishing_places, should_rate
 from bot.replay import build_replay
+from bot.server_config import ConfigProblem, ServerConfig
 from bot.state import ChannelState, GameState, LobbyState
 from bot.storage import (
     FinishedGame,
@@ -211,6 +215,9 @@ class GameService:
         self.autopilot_level = autopilot_level or _first_level(("casual", "beginner"))
         self._ai_slots = asyncio.Semaphore(ai_concurrency)
         self._replays: collections.OrderedDict[int, ReplayView] = collections.OrderedDict()
+        #: Server settings by guild, as stored (cached: read once per guild and process).
+        self._server_configs: dict[int, ServerConfig] = {}
+        self._config_locks: dict[int, asyncio.Lock] = {}
         self._own_executor = ai_executor is None
         self._executor: Executor = ai_executor or ThreadPoolExecutor(
             max_workers=AI_THREADS, thread_name_prefix="durak-ai"
@@ -238,6 +245,10 @@ class GameService:
         for game_id in await self.storage.discard_orphans(now):
             log.warning("live game %d had no active series: recorded as aborted", game_id)
         state = await self.storage.load_state()
+        for guild_id in sorted(
+            {r.guild_id for r in state.lobbies} | {s.guild_id for s in state.series}
+        ):
+            await self._load_server_config(guild_id)
         for rec in state.lobbies:
             rules = _rules_of(rec.options)
             ch = self._channel(rec.channel_id, rec.guild_id)
@@ -392,16 +403,29 @@ class GameService:
         options: LobbyOptions | Mapping[str, Any] | None = None,
         *,
         seat_host: bool = True,
+        parent_id: int | None = None,
     ) -> LobbyView:
         """Open a lobby in ``channel_id``; the host takes the first seat.  ``seat_host=False``
         opens it with no seat taken, for tables of AI seats only (benchmarks, tests; the
         Discord adapter always seats the host).
 
         ``options``: rules profile, rule overrides (``transfer``, ``throw_in``,
-        ``first_round_limit``), ``turn_timeout`` (15–600 s), ``seats`` (2–6).  Raises
+        ``first_round_limit``), ``turn_timeout`` (15–600 s), ``seats`` (2–6); an option not
+        given (absent or ``None``) comes from the server's settings (:meth:`server_config`;
+        its house options only when the lobby uses the server's default profile).  Raises
+        :class:`ChannelNotAllowed` if the server's settings allow games only in other channels
+        (``parent_id``: the channel a thread belongs to, checked instead of the thread),
         :class:`ChannelBusy` if a lobby or a running game is there (a finished series there is
         ended), :class:`BadOption` for an invalid option."""
-        opts = _options(options)
+        config = await self.server_config(guild_id)
+        if not config.channel_allowed(parent_id if parent_id is not None else channel_id):
+            raise ChannelNotAllowed(
+                Message(
+                    "games can only be opened in {channels}",
+                    channels=", ".join(f"<#{c}>" for c in sorted(config.channels)),
+                )
+            )
+        opts = _options(_with_server_defaults(options, config))
         rules = _rules_of(opts)
         name = _clean_name(host_name, host_id)
         async with self._lock(channel_id):
@@ -1211,6 +1235,129 @@ class GameService:
             raise NoGame(Message("there is no series in this channel"))
         return series_view(ch.series)
 
+    # ------------------------------------------------------------------ server settings
+    async def server_config(self, guild_id: int) -> ServerConfig:
+        """The server's settings (``/durak config``): stored ones, else the defaults (with this
+        service's turn timeout).  Read once per guild, then cached: with several processes,
+        a guild's commands, games and settings are all served by the process holding its
+        shard, so that process's cache is the only writer of the guild's settings."""
+        config = self._server_configs.get(guild_id)
+        if config is None:
+            config = await self._load_server_config(guild_id)
+        return config
+
+    async def _load_server_config(self, guild_id: int) -> ServerConfig:
+        with self._storage_errors():
+            text = await self.storage.load_server_config(guild_id)
+        config = ServerConfig().with_changes(turn_timeout=self.turn_timeout)
+        if text is not None:
+            try:
+                config = ServerConfig.from_json(json.loads(text))
+            except (ValueError, TypeError) as exc:  # ConfigProblem is a ValueError
+                # A stored document this code cannot read: keep serving with the defaults
+                # rather than refusing every /durak new of the server; the admin can set again.
+                log.error(
+                    "server settings of guild %d are unreadable (%s): defaults", guild_id, exc
+                )
+        self._server_configs[guild_id] = config
+        return config
+
+    async def set_server_config(
+        self, guild_id: int, requester_id: int, *, manage_guild: bool, **changes: object
+    ) -> ServerConfig:
+        """Change the server's settings (``manage_guild``: the requester has Manage Server,
+        else :class:`NotManager`).  ``changes``: raw values of the settings of
+        :data:`bot.server_config.SETTINGS` (``None`` = unchanged, ``"default"`` resets), plus
+        ``add_channel`` / ``remove_channel`` (a channel id) to allow games in one more channel
+        or one fewer.  Every value is checked (:meth:`ServerConfig.with_changes`): a bad one
+        raises :class:`BadOption` with the problem's message (``details['setting']`` names it)
+        and nothing is stored.  Returns the new settings, stored before they apply."""
+        if not manage_guild:
+            raise NotManager()
+        add = changes.pop("add_channel", None)
+        remove = changes.pop("remove_channel", None)
+        lock = self._config_locks.setdefault(guild_id, asyncio.Lock())
+        async with lock:
+            current = await self.server_config(guild_id)
+            try:
+                config = current.with_changes(**changes)
+                if add is not None:
+                    config = config.with_channel(_channel_id(add), True)
+                if remove is not None:
+                    config = config.with_channel(_channel_id(remove), False)
+            except ConfigProblem as problem:
+                raise BadOption(problem.message, setting=problem.setting) from None
+            if config != current:
+                with self._storage_errors():
+                    await self.storage.save_server_config(
+                        guild_id, json.dumps(config.to_json()), self.clock.now()
+                    )
+                self._server_configs[guild_id] = config
+                log.info("guild %d settings changed by user %d", guild_id, requester_id)
+        return config
+
+    async def count_ai_games(self, guild_id: int) -> bool:
+        """Whether games with AI seats count for the server's ratings (default: no)."""
+        return (await self.server_config(guild_id)).count_ai_games
+
+    def _count_ai_games(self, guild_id: int) -> bool:
+        """:meth:`count_ai_games` without waiting, for code under a channel's lock: a game's
+        server had its settings read when its lobby opened or at :meth:`restore`, so the cache
+        holds them; an unknown guild counts as the default (no)."""
+        config = self._server_configs.get(guild_id)
+        return config.count_ai_games if config is not None else False
+
+    # ------------------------------------------------------------------ visibility
+    def host_of(self, channel_id: int) -> int | None:
+        """The user id of the host of the channel's lobby or series, if any."""
+        ch = self._channels.get(channel_id)
+        if ch is None:
+            return None
+        if ch.lobby is not None:
+            return ch.lobby.host_id
+        return ch.series.host_id if ch.series is not None else None
+
+    def timers_paused(self, channel_id: int) -> bool:
+        """Whether the channel's game waits with its timers paused."""
+        ch = self._channels.get(channel_id)
+        return ch is not None and ch.game is not None and ch.game.paused
+
+    async def pause_timers(self, channel_id: int) -> bool:
+        """The channel's table cannot be shown: freeze the running game (the waiting human's
+        deadline stops, with the time left kept; AI seats and autopilot hold their moves)
+        until :meth:`resume_timers` or the game is stopped.  Players may still act from their
+        hands.  Kept in memory only (a restart resumes the game, as after any restart).
+        Returns whether a game was paused now."""
+        async with self._lock(channel_id):
+            ch = self._channels.get(channel_id)
+            g = ch.game if ch is not None else None
+            if ch is None or g is None or not ch.playing or g.paused:
+                return False
+            g.paused = True
+            self._schedule(ch)  # disarms, and keeps the time left
+        log.warning(
+            "game %d in channel %d paused: its table cannot be shown", g.game_id, channel_id
+        )
+        return True
+
+    async def resume_timers(self, channel_id: int) -> bool:
+        """Undo :meth:`pause_timers`: the waiting human gets the time that was left, AI seats
+        move again.  Returns whether a paused game was resumed."""
+        async with self._lock(channel_id):
+            ch = self._channels.get(channel_id)
+            g = ch.game if ch is not None else None
+            if ch is None or g is None or not g.paused:
+                return False
+            g.paused = False
+            left, g.paused_left = g.paused_left, None
+            if ch.playing and self._human_waited(ch, g):
+                g.deadline = self.clock.now() + min(
+                    left if left is not None else ch.turn_timeout, ch.turn_timeout
+                )
+            self._schedule(ch)
+        log.info("game %d in channel %d resumed", g.game_id, channel_id)
+        return True
+
     # ------------------------------------------------------------------ stats
     async def stats(self, guild_id: int, user_id: int, profile: str | None = None) -> StatsView:
         """A player's finished games in this guild: games, losses, draws, forfeits, loss rate
@@ -1245,7 +1392,7 @@ class GameService:
         profile), by the conservative estimate of their rating (``mu - 3 sigma``), among
         those with at least ``min_games`` rated games.  ``page`` is 1-based; a page past the
         end is empty."""
-        chosen = _profile_filter(profile) or self._default_profile(guild_id)
+        chosen = _profile_filter(profile) or (await self.server_config(guild_id)).profile
         if not isinstance(min_games, int) or isinstance(min_games, bool) or min_games < 1:
             raise BadOption(Message("min_games must be a whole number ≥ 1"))
         if not isinstance(page, int) or isinstance(page, bool) or page < 1:
@@ -1363,23 +1510,6 @@ class GameService:
         while len(self._replays) > REPLAY_CACHE:
             self._replays.popitem(last=False)
         return view
-
-    def _default_profile(self, guild_id: int) -> str:
-        """The rule profile a guild's leaderboard shows when none is asked for.
-
-        For the server-settings half of issue 10 (fp-config): return the guild's configured
-        default profile here.  Until then: :data:`DEFAULT_PROFILE` everywhere."""
-        del guild_id
-        return DEFAULT_PROFILE
-
-    def _count_ai_games(self, guild_id: int) -> bool:
-        """Whether the guild counts games with AI seats for ratings
-        (``ServerConfig.count_ai_games``).
-
-        For the server-settings half of issue 10 (fp-config): return the guild's stored
-        setting here.  Until then: ``False``, the documented default."""
-        del guild_id
-        return False
 
     def _rated_places(
         self, series: SeriesRecord, game: Game, forfeits: tuple[int, ...]
@@ -1702,6 +1832,11 @@ class GameService:
         self._disarm(g)
         if self._closed or not ch.playing or ch.series is None:
             return
+        if g.paused:  # nothing moves while the table cannot be shown
+            if g.deadline is not None:
+                g.paused_left = max(0.0, g.deadline - self.clock.now())
+                g.deadline = None
+            return
         seat = g.game.to_act
         assert seat is not None
         version = g.game.version
@@ -1723,7 +1858,7 @@ class GameService:
             if ch is None or ch.game is None or ch.game.game_id != game_id or not ch.playing:
                 return
             g = ch.game
-            if g.game.version != version or not self._human_waited(ch, g):
+            if g.game.version != version or g.paused or not self._human_waited(ch, g):
                 return
             assert ch.series is not None
             action = timeout_action(g.game)
@@ -1781,6 +1916,7 @@ class GameService:
                 and ch.playing
                 and g.game.version == version
                 and g.game.to_act == seat
+                and not g.paused
                 and ch.series is not None
                 and not self._human_plays(ch, g, seat)
             )
@@ -2008,6 +2144,39 @@ def _decide(agent: Agent, game: Game, seat: int) -> str:
 def _clean_name(name: object, user_id: int) -> str:
     text = " ".join(str(name or "").split())[:NAME_MAX]
     return text or f"Player {user_id}"
+
+
+def _with_server_defaults(
+    options: LobbyOptions | Mapping[str, Any] | None, config: ServerConfig
+) -> dict[str, Any]:
+    """``/durak new``'s options with the server's settings for those not given (``None``)."""
+    if options is None:
+        given: dict[str, Any] = {}
+    elif isinstance(options, LobbyOptions):
+        given = dataclasses.asdict(options)
+    elif isinstance(options, Mapping):
+        given = dict(options)
+    else:
+        raise BadOption(Message("options must be LobbyOptions or a mapping"))
+    return config.lobby_options(given)
+
+
+def _channel_id(raw: object) -> int:
+    """A channel id given to ``add_channel``/``remove_channel`` (an int, or its text)."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().isdecimal():
+        return int(raw.strip())
+    raise ConfigProblem(
+        "channels",
+        Message(
+            "{setting} must be channels of this server (or {default} for every channel), "
+            "not {value}",
+            setting="channels",
+            default="default",
+            value=repr(raw),
+        ),
+    )
 
 
 def _options(options: LobbyOptions | Mapping[str, Any] | None) -> LobbyOptions:

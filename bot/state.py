@@ -65,6 +65,11 @@ class GameState:
     #: The open stop vote, if any, and the timer that closes it when it lapses.
     vote: StopVote | None = None
     vote_timer: Timer | None = None
+    #: The table cannot be shown (the bot may not post or edit it): no turn timer runs and no
+    #: AI seat moves until the game is resumed (see ``GameService.pause_timers``).
+    paused: bool = False
+    #: Seconds that were left of the waiting human's turn when it was paused.
+    paused_left: float | None = None
 
     def snapshot_json(self, game: Game | None = None) -> str:
         """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one)."""

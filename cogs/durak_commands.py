@@ -37,13 +37,22 @@ from discord import app_commands
 from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
-from bot.errors import BadOption, ConfirmForfeit, NoGame, ServiceError, StaleAction
+from bot.errors import BadOption, ConfirmForfeit, NoGame, NotManager, ServiceError, StaleAction
 from bot.service import GameService
-from bot.views import HandView, LobbyOptions
+from bot.views import HandView
 from cogs import render
 from cogs.components import COG_NAME
 from cogs.custom_ids import GameButton, HistoryButton, LobbyButton, ReplayButton
-from cogs.i18n import CHOICES, COMMANDS, KICK_USER, OPTIONS, Catalog, catalog, pick_locale
+from cogs.i18n import (
+    CHOICES,
+    COMMANDS,
+    CONFIG_OPTIONS,
+    KICK_USER,
+    OPTIONS,
+    Catalog,
+    catalog,
+    pick_locale,
+)
 from cogs.presenter import DiscordPresenter, message_kwargs
 from rules_engine import PROFILES, ActionKind, Rules, parse_action
 from rules_engine.cards import Card, parse_card
@@ -57,6 +66,9 @@ log = logging.getLogger(__name__)
 AI_LEVELS = ("beginner", "casual", "counter", "expert")
 RULE_PROFILES = ("podkidnoy", "perevodnoy", "classic")
 THROW_IN = ("neighbours", "all")
+SWITCH = ("on", "off", "default")
+#: Interaction tokens live 15 minutes; a followup through an older one would fail.
+TOKEN_LIFETIME = 14 * 60.0
 
 
 #: The signature of ``CommandTree.on_error``.
@@ -83,7 +95,11 @@ class DurakCog(commands.Cog, name=COG_NAME):
         self.bot = bot
         self.service = service
         self.presenter = DiscordPresenter(bot)
+        self.presenter.on_hidden = self.on_hidden
+        self.presenter.on_visible = self.on_visible
         self._previous_error_handler: ErrorHandler | None = None
+        #: Each user's latest interaction per channel (to tell a host something privately).
+        self._latest: dict[tuple[int, int], discord.Interaction[Any]] = {}
 
     async def cog_load(self) -> None:
         self.service.add_presenter(self.presenter)
@@ -137,7 +153,19 @@ class DurakCog(commands.Cog, name=COG_NAME):
         named after the channel's table, if there is one."""
         t = self.cat(interaction)
         names = await self.seat_names(interaction.channel_id, t)
+        message = self.option_names(message, t)
         await self.private(interaction, render.render_error(message, t, names))
+
+    @staticmethod
+    def option_names(message: Message, t: Catalog) -> Message:
+        """``message`` with a ``setting`` parameter (an option name, e.g. from a refused
+        ``/durak config`` value) written as the reader's Discord shows that option."""
+        setting = message.get("setting")
+        if not isinstance(setting, str):
+            return message
+        params = dict(message.as_dict())
+        params["setting"] = f"`{t.pgettext('cmd-name', setting)}`"
+        return Message(message.key, **params)
 
     async def seat_names(self, channel_id: int | None, t: Catalog) -> list[str]:
         """The display names of the seats of the channel's game (none without a game)."""
@@ -198,7 +226,97 @@ class DurakCog(commands.Cog, name=COG_NAME):
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         if interaction.guild_id is None or interaction.channel_id is None:
             raise app_commands.NoPrivateMessage()
+        self.remember(interaction)
         return True
+
+    def remember(self, interaction: discord.Interaction[Any]) -> None:
+        """Keep ``interaction`` as its user's latest in its channel (see :meth:`on_hidden`)."""
+        if interaction.channel_id is not None:
+            self._latest[(interaction.channel_id, interaction.user.id)] = interaction
+
+    # -- the bot's own permissions -----------------------------------------
+    @staticmethod
+    def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
+        """The channel permissions a game needs that the bot lacks where ``interaction`` was
+        used (``interaction.app_permissions``), in :data:`render.NEEDED_PERMISSIONS` order."""
+        perms = interaction.app_permissions
+        in_thread = isinstance(interaction.channel, discord.Thread)
+        missing = []
+        for name, _ in render.NEEDED_PERMISSIONS:
+            # in a thread, posting is Send Messages in Threads (named as Send Messages)
+            granted = (
+                perms.send_messages_in_threads
+                if in_thread and name == "send_messages"
+                else getattr(perms, name)
+            )
+            if not granted:
+                missing.append(name)
+        return missing
+
+    async def on_hidden(self, channel_id: int, what: str, error: discord.HTTPException) -> None:
+        """A public message of the channel could not be posted or edited (``what``:
+        ``lobby``, ``table`` or ``notice``).  Nothing may stay invisible:
+
+        - a lobby that cannot be posted is closed (the channel is free again);
+        - a running game's timers are paused (nobody times out on a table they cannot see)
+          until ``/durak table`` posts it again (:meth:`on_visible`) or the game is stopped;
+        - the host is told privately when this closed the lobby or paused the game (so once
+          per episode, whatever else fails meanwhile), in their language: through a
+          followup of their latest interaction in the channel when it is younger than
+          Discord's 15 minutes, else by a direct message (which may be closed: then only
+          the log knows, and the paused game waits for anyone's ``/durak table``)."""
+        svc = self.service
+        host = svc.host_of(channel_id)
+        state = svc.state(channel_id)
+        if what == "lobby" and state == "lobby" and host is not None:
+            try:
+                await svc.stop(channel_id, host, manage_channel=True)
+            except ServiceError:
+                return
+            subject = "lobby"
+        elif state == "playing" and await svc.pause_timers(channel_id):
+            subject = "table"
+        else:
+            log.warning("channel %d: a public %s could not be posted: %s", channel_id, what, error)
+            return
+        if host is None:
+            return
+        if isinstance(error, discord.Forbidden):
+            problem = "permissions"
+        elif isinstance(error, discord.NotFound):
+            problem = "gone"
+        else:
+            problem = "refused"
+        await self.tell_privately(channel_id, host, subject, problem)
+
+    async def tell_privately(
+        self, channel_id: int, user_id: int, subject: str, problem: str
+    ) -> None:
+        """Tell ``user_id`` that the ``subject`` of the channel cannot be shown (see
+        :meth:`on_hidden`)."""
+        interaction = self._latest.get((channel_id, user_id))
+        if interaction is not None:
+            age = discord.utils.utcnow() - interaction.created_at
+            if age.total_seconds() < TOKEN_LIFETIME:
+                reply = render.render_hidden(subject, channel_id, problem, self.cat(interaction))
+                try:
+                    await interaction.followup.send(ephemeral=True, **message_kwargs(reply))
+                    return
+                except discord.HTTPException as exc:
+                    log.info("could not tell user %d through an interaction: %s", user_id, exc)
+        t = self.presenter.guild_catalog(None if interaction is None else interaction.guild_id)
+        reply = render.render_hidden(subject, channel_id, problem, t)
+        try:
+            user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
+            await user.send(**message_kwargs(reply))
+        except discord.HTTPException as exc:
+            log.warning(
+                "could not tell user %d that channel %d is hidden: %s", user_id, channel_id, exc
+            )
+
+    async def on_visible(self, channel_id: int) -> None:
+        """The channel's table could be posted again: resume a paused game."""
+        await self.service.resume_timers(channel_id)
 
     # -- hands -------------------------------------------------------------
     async def open_hand(
@@ -222,6 +340,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
     ) -> None:
         channel_id = interaction.channel_id
         assert channel_id is not None
+        self.remember(interaction)
         verb = button.verb
         user_id = interaction.user.id
         if verb == "hand":
@@ -372,6 +491,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         await self.defer_update(interaction)
         channel_id = interaction.channel_id
         assert channel_id is not None
+        self.remember(interaction)
         if button.channel_id != channel_id:
             raise StaleAction()
         if interaction.message is not None and not self._source_is_private(interaction):
@@ -426,7 +546,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
     async def new(
         self,
         interaction: discord.Interaction[Any],
-        rules: str = "podkidnoy",
+        rules: str | None = None,
         transfer: bool | None = None,
         throw_in: str | None = None,
         first_round_limit: int | None = None,
@@ -435,20 +555,29 @@ class DurakCog(commands.Cog, name=COG_NAME):
     ) -> None:
         await self.defer_private(interaction)
         assert interaction.channel_id is not None and interaction.guild_id is not None
-        options = LobbyOptions(
-            rules=rules,
-            transfer=transfer,
-            throw_in=throw_in,
-            first_round_limit=first_round_limit,
-            turn_timeout=turn_timeout,
-            seats=seats,
-        )
+        missing = self.missing_permissions(interaction)
+        if missing:  # the lobby would be invisible: open nothing, say what is missing
+            t = self.cat(interaction)
+            await self.answer(interaction, render.render_missing_permissions(missing, t))
+            return
+        options = {
+            "rules": rules,
+            "transfer": transfer,
+            "throw_in": throw_in,
+            "first_round_limit": first_round_limit,
+            "turn_timeout": turn_timeout,
+            "seats": seats,
+        }
+        channel = interaction.channel
+        parent = channel.parent_id if isinstance(channel, discord.Thread) else None
+        self.presenter.clear_hidden(interaction.channel_id)
         await self.service.open_lobby(
             interaction.channel_id,
             interaction.guild_id,
             interaction.user.id,
             self.name(interaction),
             options,
+            parent_id=parent,
         )
         await self.done(interaction)
 
@@ -528,8 +657,95 @@ class DurakCog(commands.Cog, name=COG_NAME):
         await self.defer_private(interaction)
         assert interaction.channel_id is not None
         view = await self.service.table(interaction.channel_id)
+        missing = self.missing_permissions(interaction)
+        if missing:
+            t = self.cat(interaction)
+            await self.answer(interaction, render.render_missing_permissions(missing, t))
+            return
+        channel_id = interaction.channel_id
         await self.presenter.repost_table(view)
+        if self.presenter.is_hidden(channel_id):  # Discord still refuses the table
+            t = self.cat(interaction)
+            await self.answer(interaction, render.render_hidden("table", channel_id, "refused", t))
+            return
+        # the table is posted: a game paused while it could not be shown goes on (the
+        # presenter's on_visible did it already when it saw the channel come back)
+        await self.service.resume_timers(channel_id)
         await self.done(interaction)
+
+    @durak.command(name=_T("help"), description=_T(COMMANDS["help"]))
+    async def help(self, interaction: discord.Interaction[Any]) -> None:
+        await self.defer_private(interaction)
+        await self.answer(interaction, render.render_help(self.cat(interaction)))
+
+    @durak.command(name=_T("config"), description=_T(COMMANDS["config"]))
+    @app_commands.rename(
+        profile=_T("profile"),
+        transfer=_T("transfer"),
+        throw_in=_T("throw_in"),
+        first_round_limit=_T("first_round_limit"),
+        turn_timeout=_T("turn_timeout"),
+        add_channel=_T("add_channel"),
+        remove_channel=_T("remove_channel"),
+        count_ai_games=_T("count_ai_games"),
+    )
+    @app_commands.describe(
+        profile=_T(CONFIG_OPTIONS["profile"]),
+        transfer=_T(CONFIG_OPTIONS["transfer"]),
+        throw_in=_T(CONFIG_OPTIONS["throw_in"]),
+        first_round_limit=_T(CONFIG_OPTIONS["first_round_limit"]),
+        turn_timeout=_T(CONFIG_OPTIONS["turn_timeout"]),
+        add_channel=_T(OPTIONS["add_channel"]),
+        remove_channel=_T(OPTIONS["remove_channel"]),
+        count_ai_games=_T(OPTIONS["count_ai_games"]),
+    )
+    @app_commands.choices(
+        profile=_choices(RULE_PROFILES),
+        transfer=_choices(SWITCH),
+        throw_in=_choices((*THROW_IN, "default")),
+        first_round_limit=_choices(("5", "6", "default")),
+    )
+    async def config(
+        self,
+        interaction: discord.Interaction[Any],
+        profile: str | None = None,
+        transfer: str | None = None,
+        throw_in: str | None = None,
+        first_round_limit: str | None = None,
+        turn_timeout: int | None = None,
+        add_channel: discord.TextChannel | None = None,
+        remove_channel: discord.TextChannel | None = None,
+        count_ai_games: bool | None = None,
+    ) -> None:
+        """Show the server's settings, or change them (both need Manage Server; every value
+        is checked, a refused one changes nothing)."""
+        await self.defer_private(interaction)
+        assert interaction.guild_id is not None
+        t = self.cat(interaction)
+        manage_guild = bool(interaction.permissions.manage_guild)
+        if not manage_guild:
+            raise NotManager()
+        changes: dict[str, object] = {
+            "profile": profile,
+            "transfer": transfer,
+            "throw_in": throw_in,
+            "first_round_limit": first_round_limit,
+            "turn_timeout": turn_timeout,
+            "count_ai_games": count_ai_games,
+            "add_channel": None if add_channel is None else add_channel.id,
+            "remove_channel": None if remove_channel is None else remove_channel.id,
+        }
+        if all(v is None for v in changes.values()):
+            config = await self.service.server_config(interaction.guild_id)
+            await self.answer(interaction, render.render_config(config, t))
+            return
+        config = await self.service.set_server_config(
+            interaction.guild_id,
+            interaction.user.id,
+            manage_guild=manage_guild,
+            **{k: v for k, v in changes.items() if v is not None},
+        )
+        await self.answer(interaction, render.render_config(config, t, saved=True))
 
     @durak.command(name=_T("rules"), description=_T(COMMANDS["rules"]))
     @app_commands.rename(profile=_T("profile"))

@@ -37,6 +37,7 @@ from rules_engine.messages import Message
 __all__ = [
     "CHOICES",
     "COMMANDS",
+    "CONFIG_OPTIONS",
     "DOMAIN",
     "KICK_USER",
     "LOCALEDIR",
@@ -82,12 +83,16 @@ COMMANDS: dict[str, str] = {
     NC_("cmd-name", "leaderboard"): NC_("cmd", "This server's players ranked by rating"),
     NC_("cmd-name", "kick"): NC_("cmd", "Free a player's seat (host: lobby; Manage Channel)"),
     NC_("cmd-name", "history"): NC_("cmd", "The server's last finished games, with replays"),
+    NC_("cmd-name", "config"): NC_(
+        "cmd", "Show or change this server's Durak settings (Manage Server)"
+    ),
+    NC_("cmd-name", "help"): NC_("cmd", "The commands and how a game goes"),
 }
 #: The description of ``/durak kick``'s ``user`` (required there, unlike elsewhere).
 KICK_USER = NC_("cmd", "The player whose seat to free")
 #: Option names → their English description.
 OPTIONS: dict[str, str] = {
-    NC_("cmd-name", "rules"): NC_("cmd", "Rule profile (default: podkidnoy)"),
+    NC_("cmd-name", "rules"): NC_("cmd", "Rule profile (default: the server's)"),
     NC_("cmd-name", "transfer"): NC_(
         "cmd", "May the defender transfer the attack? (default: the profile's)"
     ),
@@ -95,7 +100,9 @@ OPTIONS: dict[str, str] = {
         "cmd", "Who may add cards: the defender's neighbours or everyone"
     ),
     NC_("cmd-name", "first_round_limit"): NC_("cmd", "Most attacks in the first round: 5 or 6"),
-    NC_("cmd-name", "turn_timeout"): NC_("cmd", "Seconds per turn, 15 to 600 (default 60)"),
+    NC_("cmd-name", "turn_timeout"): NC_(
+        "cmd", "Seconds per turn, 15 to 600 (default: the server's)"
+    ),
     NC_("cmd-name", "seats"): NC_("cmd", "Table size, 2 to 6 players (default 6)"),
     NC_("cmd-name", "level"): NC_("cmd", "AI level (default: casual)"),
     NC_("cmd-name", "profile"): NC_("cmd", "Rule profile"),
@@ -105,6 +112,17 @@ OPTIONS: dict[str, str] = {
     ),
     NC_("cmd-name", "page"): NC_("cmd", "Page number"),
     NC_("cmd-name", "seat"): NC_("cmd", "A seat's number as the lobby shows it (e.g. an AI seat)"),
+    NC_("cmd-name", "add_channel"): NC_("cmd", "Allow games in this channel too"),
+    NC_("cmd-name", "remove_channel"): NC_("cmd", "Stop allowing games in this channel"),
+    NC_("cmd-name", "count_ai_games"): NC_("cmd", "Do games with AI seats count for ratings?"),
+}
+#: ``/durak config``'s own descriptions of the options it shares with ``/durak new``.
+CONFIG_OPTIONS: dict[str, str] = {
+    "profile": NC_("cmd", "Default rule profile of new lobbies"),
+    "transfer": NC_("cmd", "Default for transfers (default: the profile's)"),
+    "throw_in": NC_("cmd", "Default for who may add cards (default: the profile's)"),
+    "first_round_limit": NC_("cmd", "Default most attacks in the first round"),
+    "turn_timeout": NC_("cmd", "Default seconds per turn, 15 to 600"),
 }
 #: Choice names (values stay English) → English display name.
 CHOICES: dict[str, str] = {
@@ -117,6 +135,9 @@ CHOICES: dict[str, str] = {
     "casual": NC_("cmd", "casual"),
     "counter": NC_("cmd", "counter (counts cards)"),
     "expert": NC_("cmd", "expert"),
+    "on": NC_("cmd", "on"),
+    "off": NC_("cmd", "off"),
+    "default": NC_("cmd", "default (reset)"),
 }
 
 # ------------------------------------------------------------------------------ locales
@@ -243,7 +264,13 @@ def command_strings() -> Iterable[tuple[str, str]]:
     names = set(COMMANDS) | set(OPTIONS)
     for name in sorted(names):
         yield _NAME_CONTEXT, name
-    for text in (*COMMANDS.values(), *OPTIONS.values(), *CHOICES.values(), KICK_USER):
+    for text in (
+        *COMMANDS.values(),
+        *OPTIONS.values(),
+        *CONFIG_OPTIONS.values(),
+        *CHOICES.values(),
+        KICK_USER,
+    ):
         yield _TEXT_CONTEXT, text
 
 

@@ -11,6 +11,11 @@ It implements :class:`bot.presenter.Presenter` for Discord:
   (``edit_original_response`` of an ephemeral message); an expired or unknown token
   (401/50027, 404/10062/10015/10008) is dropped quietly and the next press brings the hand back.
 - **lobby** messages are sent and edited through the channel; notices are short public messages.
+- a public post or edit that Discord refuses (missing permissions, channel gone, …) is never
+  retried blindly: the channel is marked *hidden* and :attr:`DiscordPresenter.on_hidden` is
+  called (the cog closes the lobby or pauses the game, and tells the host privately when it
+  did either);
+  the next table that can be posted calls :attr:`DiscordPresenter.on_visible`.
 
 :func:`message_kwargs` turns a rendered :class:`cogs.render.Reply` into discord.py arguments.
 """
@@ -22,7 +27,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from discord.ext import commands
@@ -43,6 +48,18 @@ _GONE_CODES = {50027, 10062, 10015, 10008}
 
 def _gone(exc: discord.HTTPException) -> bool:
     return exc.code in _GONE_CODES or exc.status == 401
+
+
+#: Which public message of a channel could not be posted or edited.
+Hidden = Literal["lobby", "table", "notice"]
+#: ``on_hidden(channel_id, what, error)``: told of every refused post or edit.
+HiddenHandler = Callable[[int, Hidden, discord.HTTPException], Awaitable[None]]
+#: ``on_visible(channel_id)``: a table of a hidden channel was posted again.
+VisibleHandler = Callable[[int], Awaitable[None]]
+
+
+class _Refused(Exception):
+    """A public post or edit of a channel was refused (already reported to ``on_hidden``)."""
 
 
 # ================================================================== render → discord.py
@@ -188,6 +205,48 @@ class DiscordPresenter:
         self._lobbies: dict[int, _LobbyState] = {}
         self._hands: dict[tuple[int, int], _HandState] = {}
         self._guild_locales: dict[int, str] = {}
+        #: Channels where a public post or edit was refused, and not posted since.
+        self._hidden: set[int] = set()
+        self.on_hidden: HiddenHandler | None = None
+        self.on_visible: VisibleHandler | None = None
+
+    # -- visibility --------------------------------------------------------
+    def is_hidden(self, channel_id: int) -> bool:
+        """Whether the channel's last public post or edit was refused."""
+        return channel_id in self._hidden
+
+    def clear_hidden(self, channel_id: int) -> None:
+        """Forget a refusal (a new lobby or ``/durak table`` tries again and reports anew)."""
+        self._hidden.discard(channel_id)
+
+    async def _public(self, channel_id: int, what: Hidden, call: Awaitable[Any]) -> Any:
+        """Await a public post or edit of ``channel_id``; a refusal other than a gone message
+        marks the channel hidden, tells ``on_hidden`` and raises :class:`_Refused`."""
+        try:
+            return await call
+        except discord.NotFound as exc:
+            if exc.code == 10008 and what != "notice":  # the message was deleted: callers
+                raise  # post a new one
+            error: discord.HTTPException = exc
+        except discord.HTTPException as exc:
+            if exc.code == 30046:  # old-message edit cap: callers post a new message
+                raise
+            error = exc
+        log.warning("channel %d: public %s refused: %s", channel_id, what, error)
+        self._hidden.add(channel_id)
+        if self.on_hidden is not None:
+            try:
+                await self.on_hidden(channel_id, what, error)
+            except Exception:
+                log.exception("on_hidden failed for channel %d", channel_id)
+        raise _Refused() from error
+
+    async def _shown(self, channel_id: int) -> None:
+        """A table of ``channel_id`` was posted: it is visible again."""
+        if channel_id in self._hidden:
+            self._hidden.discard(channel_id)
+            if self.on_visible is not None:
+                await self.on_visible(channel_id)
 
     # -- languages ---------------------------------------------------------
     def remember_guild_locale(self, guild_id: int | None, locale: discord.Locale | None) -> None:
@@ -238,6 +297,10 @@ class DiscordPresenter:
         await st.runner.kick()
 
     async def _lobby_work(self, st: _LobbyState) -> None:
+        with contextlib.suppress(_Refused):
+            await self._lobby_post(st)
+
+    async def _lobby_post(self, st: _LobbyState) -> None:
         view = st.view
         if view is None:
             return
@@ -249,20 +312,26 @@ class DiscordPresenter:
                 if message == st.last:
                     return
                 try:
-                    await channel.get_partial_message(st.message_id).edit(
-                        **message_kwargs(message, edit=True)
+                    await self._public(
+                        st.channel_id,
+                        "lobby",
+                        channel.get_partial_message(st.message_id).edit(
+                            **message_kwargs(message, edit=True)
+                        ),
                     )
                     st.last = message
                     return
                 except discord.NotFound:
                     st.message_id = None
-            sent = await channel.send(**message_kwargs(message))
+            sent = await self._public(
+                st.channel_id, "lobby", channel.send(**message_kwargs(message))
+            )
             st.message_id, st.last = sent.id, message
             return
         # started or closed: the lobby message stays, without its buttons
         if st.message_id is not None:
             mid, st.message_id, st.last = st.message_id, None, None
-            with contextlib.suppress(discord.NotFound):
+            with contextlib.suppress(discord.HTTPException):
                 await channel.get_partial_message(mid).edit(**message_kwargs(message, edit=True))
 
     # -- table -------------------------------------------------------------
@@ -296,6 +365,10 @@ class DiscordPresenter:
         await st.runner.kick()
 
     async def _table_work(self, st: _TableState) -> None:
+        with contextlib.suppress(_Refused):
+            await self._table_post(st)
+
+    async def _table_post(self, st: _TableState) -> None:
         view = st.view
         if view is None:
             return
@@ -315,11 +388,16 @@ class DiscordPresenter:
             if message == st.last:
                 return
             try:
-                await channel.get_partial_message(st.message_id).edit(  # type: ignore[arg-type]
-                    **message_kwargs(message, edit=True)
+                await self._public(
+                    st.channel_id,
+                    "table",
+                    channel.get_partial_message(st.message_id).edit(  # type: ignore[arg-type]
+                        **message_kwargs(message, edit=True)
+                    ),
                 )
                 st.last = message
                 st.finished = over
+                await self._shown(st.channel_id)
                 return
             except discord.NotFound:
                 st.message_id = None  # deleted by someone: post it again
@@ -328,9 +406,10 @@ class DiscordPresenter:
                     raise
         st.repost = False
         old, old_game = st.message_id, st.game_id
-        sent = await channel.send(**message_kwargs(message))
+        sent = await self._public(st.channel_id, "table", channel.send(**message_kwargs(message)))
         st.message_id, st.game_id, st.round = sent.id, view.game_id, view.round
         st.finished, st.last = over, message
+        await self._shown(st.channel_id)
         if old is None:
             return
         previous = channel.get_partial_message(old)
@@ -379,7 +458,12 @@ class DiscordPresenter:
             self._forget_hands(channel_id)
         t = self.guild_catalog(guild_id)
         text = render.render_notice(kind, message, t, render.seat_names(players, t))
-        await self._channel(channel_id, guild_id).send(**message_kwargs(text))
+        with contextlib.suppress(_Refused):
+            await self._public(
+                channel_id,
+                "notice",
+                self._channel(channel_id, guild_id).send(**message_kwargs(text)),
+            )
 
     # -- hands -------------------------------------------------------------
     def _forget_hands(self, channel_id: int) -> None:

@@ -23,6 +23,7 @@ from typing import Any, Literal, Protocol
 from bot.ratings import Rating
 from bot.replay import ReplayFrame
 from bot.replay import TablePair as ReplayPair
+from bot.server_config import ServerConfig
 from bot.views import (
     ActionChoice,
     ActionRecord,
@@ -39,7 +40,7 @@ from bot.views import (
     TableView,
 )
 from cogs.custom_ids import game_id, history_id, lobby_id, replay_id
-from cogs.i18n import Catalog
+from cogs.i18n import COMMANDS, Catalog
 from rules_engine.actions import ActionKind
 from rules_engine.cards import Card, parse_card
 from rules_engine.messages import N_, Message
@@ -48,16 +49,22 @@ from rules_engine.rules import Rules
 __all__ = [
     "AI_LEVELS",
     "CARDS_PER_PAGE",
+    "HELP_COMMANDS",
+    "NEEDED_PERMISSIONS",
     "Button",
     "Reply",
     "Select",
     "SelectOption",
     "card_md",
+    "render_config",
     "render_error",
     "render_hand",
+    "render_help",
+    "render_hidden",
     "render_history",
     "render_leaderboard",
     "render_lobby",
+    "render_missing_permissions",
     "render_notice",
     "render_replay",
     "render_rules",
@@ -1196,3 +1203,176 @@ def render_notice(kind: str, message: Message, t: Catalog, names: Sequence[str] 
     body = body[:1].upper() + body[1:]
     emoji = _NOTICE_EMOJI.get(kind, "ℹ️")
     return _clip(f"{emoji} {body}", CONTENT_MAX)
+
+
+# ------------------------------------------------------------------------------ config
+_SWITCH = {True: N_("on"), False: N_("off")}
+_THROW_IN_NAMES = {
+    "neighbours": N_("the defender's neighbours"),
+    "all": N_("everyone"),
+}
+
+
+def _house(value: object, t: Catalog) -> str:
+    """A house option as the reader sees it (``None``: the profile's own value)."""
+    if value is None:
+        return t.gettext("the profile's")
+    if isinstance(value, bool):
+        return t.gettext(_SWITCH[value])
+    if isinstance(value, str):
+        return t.gettext(_THROW_IN_NAMES.get(value, value))
+    return str(value)
+
+
+def render_config(config: ServerConfig, t: Catalog, *, saved: bool = False) -> Reply:
+    """``/durak config``: the server's settings (``saved``: just changed)."""
+    channels = (
+        ", ".join(f"<#{c}>" for c in sorted(config.channels))
+        if config.channels
+        else t.gettext("every channel")
+    )
+    lines = [
+        t.fill("Rules profile: **{value}**", value=config.profile),
+        t.fill("Transfer: **{value}**", value=_house(config.transfer, t)),
+        t.fill("Who adds cards: **{value}**", value=_house(config.throw_in, t)),
+        t.fill("First round limit: **{value}**", value=_house(config.first_round_limit, t)),
+        t.fill("Turn time: {seconds} s", seconds=config.turn_timeout),
+        t.fill("Games may be opened in: {channels}", channels=channels),
+        t.fill(
+            "Games with AI seats count for ratings: **{value}**",
+            value=t.gettext("yes") if config.count_ai_games else t.gettext("no"),
+        ),
+    ]
+    if saved:
+        lines.insert(0, t.gettext("✅ **Settings saved.** New lobbies use them."))
+    embed = _embed(
+        t.gettext("Server settings"),
+        "\n".join(lines),
+        color=BLURPLE,
+        footer=t.gettext(
+            "Members with Manage Server change them with /durak config; “default” resets a setting."
+        ),
+    )
+    return Reply(embeds=(embed,))
+
+
+# ------------------------------------------------------------------------------ help
+#: The commands listed by ``/durak help``, in the order a game uses them.
+HELP_COMMANDS = (
+    "new",
+    "join",
+    "addbot",
+    "start",
+    "hand",
+    "table",
+    "leave",
+    "kick",
+    "stop",
+    "rules",
+    "series",
+    "stats",
+    "leaderboard",
+    "history",
+    "config",
+    "help",
+)
+
+
+def _command_name(name: str, t: Catalog) -> str:
+    """``/durak <name>`` with the names Discord shows the reader (localised when they are)."""
+    group = t.pgettext("cmd-name", "durak")
+    sub = t.pgettext("cmd-name", name)
+    return f"/{group} {sub}"
+
+
+def render_help(t: Catalog) -> Reply:
+    """``/durak help``: the commands and how a game goes, in the reader's language."""
+    commands = [
+        f"`{_command_name(name, t)}` — {t.pgettext('cmd', COMMANDS[name])}"
+        for name in HELP_COMMANDS
+        if name in COMMANDS
+    ]
+    steps = [
+        t.gettext("1. Someone opens a lobby with /durak new; others press Join."),
+        t.gettext("2. The host may add AI players, then presses Start (2 to 6 seats)."),
+        t.gettext(
+            "3. Press “Show my hand” on the table: your cards and your moves are shown to you "
+            "alone."
+        ),
+        t.gettext(
+            "4. The leader attacks, the defender covers or takes, the others add cards; "
+            "the table shows whose turn it is and how long is left."
+        ),
+        t.gettext(
+            "5. Whoever still holds cards at the end is the durak. Rematch keeps the seats "
+            "and counts the losses of the series."
+        ),
+    ]
+    # Two fields, since the whole list outgrows one field's 1,024 characters in some languages.
+    half = (len(commands) + 1) // 2
+    fields = [
+        _field(t.gettext("Commands"), _clip_lines(commands[:half], FIELD_VALUE_MAX)),
+        _field("\u200b", _clip_lines(commands[half:], FIELD_VALUE_MAX)),
+        _field(t.gettext("How a game goes"), _clip_lines(steps, FIELD_VALUE_MAX)),
+    ]
+    embed = _embed(
+        t.gettext("Durak — help"),
+        t.gettext("Durak is the card game where nobody wins: the last player holding cards loses."),
+        color=GREEN,
+        fields=fields,
+        footer=t.gettext("The rules in detail: /durak rules"),
+    )
+    return Reply(embeds=(embed,))
+
+
+# ------------------------------------------------------------------------------ permissions
+#: The bot's channel permissions a game needs, with their names as Discord shows them.
+NEEDED_PERMISSIONS = (
+    ("view_channel", N_("View Channel")),
+    ("send_messages", N_("Send Messages")),
+    ("embed_links", N_("Embed Links")),
+    ("read_message_history", N_("Read Message History")),
+)
+
+
+def render_missing_permissions(missing: Sequence[str], t: Catalog) -> Reply:
+    """The private refusal of ``/durak new`` when the bot lacks channel permissions
+    (``missing``: names of :data:`NEEDED_PERMISSIONS`)."""
+    labels = dict(NEEDED_PERMISSIONS)
+    names = ", ".join(f"**{t.gettext(labels[m])}**" for m in missing if m in labels)
+    text = t.fill(
+        "I cannot run a game in this channel: I am missing the permission(s) {permissions}. "
+        "Ask a moderator to grant them to me here; nothing was opened.",
+        permissions=names,
+    )
+    return Reply(content=_clip("⚠️ " + text, CONTENT_MAX))
+
+
+def render_hidden(what: str, channel_id: int, problem: str, t: Catalog) -> Reply:
+    """The host's private warning that a public message could not be posted or edited:
+    ``what`` is ``lobby`` (the lobby was closed) or ``table`` (the game is paused);
+    ``problem`` is ``permissions``, ``gone`` or ``refused``."""
+    reasons = {
+        "permissions": N_("I am missing permissions there"),
+        "gone": N_("the channel or the message is gone"),
+        "refused": N_("Discord refused the message"),
+    }
+    reason = t.gettext(reasons.get(problem, reasons["refused"]))
+    channel = "<#" + str(channel_id) + ">"
+    if what == "lobby":
+        text = t.fill(
+            "I could not post the lobby in {channel} ({reason}), so I closed it. Check my "
+            "permissions there (View Channel, Send Messages, Embed Links, Read Message "
+            "History) and open it again.",
+            channel=channel,
+            reason=reason,
+        )
+    else:
+        text = t.fill(
+            "I could not show the table in {channel} ({reason}). The game is paused: no "
+            "turn runs out and no AI moves until /durak table works there again, or the "
+            "game is stopped.",
+            channel=channel,
+            reason=reason,
+        )
+    return Reply(content=_clip("⚠️ " + text, CONTENT_MAX))

@@ -165,3 +165,12 @@ class Storage(ABC):
     ) -> tuple[int, list[HistoryRecord]]:
         """``(number of ended games, the page)`` of the guild (or of the games ``user_id``
         has a result in), newest first."""
+
+    @abstractmethod
+    async def load_server_config(self, guild_id: int) -> str | None:
+        """The stored settings of ``guild_id`` (the JSON text given to
+        :meth:`save_server_config`), or ``None`` if the server never changed them."""
+
+    @abstractmethod
+    async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
+        """Insert or replace the settings of ``guild_id`` (JSON text) at time ``now``."""

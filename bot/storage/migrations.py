@@ -34,6 +34,8 @@ _WHY_4 = (
 )
 
 
+_WHY_SERVER_SETTINGS = "per-server settings of /durak config, one JSON document per guild"
+
 SQLITE_MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -184,6 +186,17 @@ SQLITE_MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX games_guild_history ON games(guild_id, result, ended_at)",
         ),
         backfill="ratings",
+    ),
+    Migration(
+        5,
+        _WHY_SERVER_SETTINGS,
+        (
+            """CREATE TABLE server_settings (
+                guild_id INTEGER PRIMARY KEY,
+                settings_json TEXT NOT NULL,
+                updated_at REAL NOT NULL
+            )""",
+        ),
     ),
 )
 
@@ -336,6 +349,17 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX games_guild_history ON games(guild_id, result, ended_at)",
         ),
         backfill="ratings",
+    ),
+    Migration(
+        5,
+        _WHY_SERVER_SETTINGS,
+        (
+            """CREATE TABLE server_settings (
+                guild_id BIGINT PRIMARY KEY,
+                settings_json TEXT NOT NULL,
+                updated_at DOUBLE PRECISION NOT NULL
+            )""",
+        ),
     ),
 )
 

@@ -424,6 +424,14 @@ class PostgresStorage(Storage):
         row = await self.pool.fetchrow(_Q["LOAD_GAME"], game_id)
         return None if row is None else game_record_from_row(game_id, tuple(row))
 
+    # -------------------------------------------------------------- server settings
+    async def load_server_config(self, guild_id: int) -> str | None:
+        value = await self.pool.fetchval(_Q["SERVER_SETTINGS_LOAD"], guild_id)
+        return None if value is None else str(value)
+
+    async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
+        await self.pool.execute(_Q["SERVER_SETTINGS_UPSERT"], guild_id, settings_json, now)
+
     # -------------------------------------------------------------- stats
     async def player_stats(
         self, guild_id: int, user_id: int, profile: str | None

@@ -71,6 +71,12 @@ LOAD_GAME = (
     "SELECT rules, deal, actions, result, guild_id, seats, loser_seat, ended_at "
     "FROM games WHERE id = ?"
 )
+SERVER_SETTINGS_LOAD = "SELECT settings_json FROM server_settings WHERE guild_id = ?"
+SERVER_SETTINGS_UPSERT = (
+    "INSERT INTO server_settings (guild_id, settings_json, updated_at) VALUES (?, ?, ?) "
+    "ON CONFLICT (guild_id) DO UPDATE SET settings_json = excluded.settings_json, "
+    "updated_at = excluded.updated_at"
+)
 
 #: A forfeit, at most one per seat of a game: params (game_id, seat, guild_id, user_id,
 #: reason, move, at).

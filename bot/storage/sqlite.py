@@ -553,6 +553,15 @@ class SqliteStorage(Storage):
             row = await cur.fetchone()
         return None if row is None else game_record_from_row(game_id, row)
 
+    # -------------------------------------------------------------- server settings
+    async def load_server_config(self, guild_id: int) -> str | None:
+        async with self._lock, self.db.execute(sql.SERVER_SETTINGS_LOAD, (guild_id,)) as cur:
+            row = await cur.fetchone()
+        return None if row is None else str(row[0])
+
+    async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
+        await self._write(sql.SERVER_SETTINGS_UPSERT, (guild_id, settings_json, now))
+
     # -------------------------------------------------------------- stats
     async def _fetch(self, query: str, params: Sequence[Any]) -> list[Any]:
         async with self._lock, self.db.execute(query, params) as cur:  # not inside a txn

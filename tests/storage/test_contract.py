@@ -599,3 +599,32 @@ async def test_migration_4_rates_the_games_already_finished(backend: Backend) ->
         assert total == 3 and sorted(r.rated_games for r in board) == [1, 3, 3]
     finally:
         await new.close()
+
+
+# ------------------------------------------------------------------------------ server settings
+async def test_server_config_round_trips_per_guild(storage: Storage, backend: Backend) -> None:
+    assert await storage.load_server_config(GUILD) is None  # never configured
+    big = 1_234_567_890_123_456_789  # a Discord-sized guild id, kept exactly
+    await storage.save_server_config(GUILD, '{"version": 1, "turn_timeout": 90}', 10.0)
+    await storage.save_server_config(big, '{"version": 1}', 11.0)
+    assert await storage.load_server_config(GUILD) == '{"version": 1, "turn_timeout": 90}'
+    assert await storage.load_server_config(big) == '{"version": 1}'
+    # saving again replaces the row: one row per guild, with the newer time
+    await storage.save_server_config(GUILD, '{"version": 1, "turn_timeout": 30}', 12.0)
+    assert await storage.load_server_config(GUILD) == '{"version": 1, "turn_timeout": 30}'
+    rows = await backend.sql("SELECT guild_id, updated_at FROM server_settings ORDER BY updated_at")
+    assert [(int(g), float(t)) for g, t in rows] == [(big, 11.0), (GUILD, 12.0)]
+
+
+async def test_server_settings_table_comes_with_migration_5(backend: Backend) -> None:
+    before = tuple(m for m in migrations_of(backend) if m.number < 5)
+    st = backend.storage(before)
+    await st.open()  # a database of an older schema ...
+    await st.close()
+    with pytest.raises(Exception, match=r"(?i)no such table|does not exist"):
+        await backend.sql("SELECT guild_id FROM server_settings")
+    st = backend.storage()
+    await st.open()  # ... moved forward: the table exists and is empty
+    assert await st.schema_version() >= 5
+    assert await st.load_server_config(GUILD) is None
+    await st.close()

@@ -46,6 +46,9 @@ Entities
     fake.channel(name_or_id); fake.channels {id: FakeChannel}
     fake.add_user(name, locale=, permissions=, manage_channels=, roles=) -> SimUser
     fake.grant_manage_channels(user) / user.grant_manage_channels()   the Moderator role
+    fake.deny_bot(channel, send_messages=True, ...) / fake.allow_bot(channel)   a channel
+        overwrite against the bot: missing from app_permissions there; the bot's posts
+        (Send Messages, View Channel) and edits (View Channel) get 403
     fake.add_role(name, permissions) -> id; fake.user(name_or_id); fake.users
     fake.commands, fake.command(name)   what the bot registered via PUT .../commands
 

@@ -263,6 +263,10 @@ class FakeChannel:
     position: int
     topic: str | None = None
     type: int = 0
+    #: Permission bits denied to the bot in this channel (a channel overwrite): they are
+    #: missing from ``app_permissions`` of interactions here, and the REST API refuses the
+    #: bot's posts (no Send Messages or View Channel: 403) and edits (no View Channel: 403).
+    bot_deny: int = 0
 
     @property
     def mention(self) -> str:

@@ -547,6 +547,23 @@ class FakeDiscord:
                 return u
         raise KeyError(f"no user {name_or_id!r}")
 
+    def deny_bot(self, channel: Any, **perms: bool) -> None:
+        """Deny the bot permissions in `channel` (e.g. ``send_messages=True``), like a
+        channel overwrite; ``allow_bot`` lifts them.  See ``FakeChannel.bot_deny``."""
+        self._resolve_channel(channel).bot_deny |= discord.Permissions(**perms).value
+
+    def allow_bot(self, channel: Any) -> None:
+        """Lift every permission denied to the bot in `channel`."""
+        self._resolve_channel(channel).bot_deny = 0
+
+    def _check_bot_may(self, ch: FakeChannel, method: str) -> None:
+        """Refuse the bot's channel-message request as Discord would under ``bot_deny``."""
+        deny = discord.Permissions(ch.bot_deny)
+        if deny.view_channel:
+            raise ApiError(403, 50001, "Missing Access")
+        if method == "POST" and deny.send_messages:
+            raise ApiError(403, 50013, "Missing Permissions")
+
     def grant_manage_channels(self, user: SimUser) -> None:
         """Give `user` the Moderator role (Manage Channels + Manage Messages)."""
         if self.moderator_role_id not in user.role_ids:
@@ -1394,6 +1411,7 @@ class FakeDiscord:
 
     async def h_channel_messages(self, req: _Req) -> tuple[int, Any]:
         ch = self._get_channel(req.params["channel_id"])
+        self._check_bot_may(ch, req.method)
         if req.method == "POST":
             msg = self._create_message(
                 ch.id,
@@ -1421,6 +1439,7 @@ class FakeDiscord:
         return 200, [m.payload() for m in msgs[::-1][:limit]]
 
     async def h_channel_message(self, req: _Req) -> tuple[int, Any]:
+        self._check_bot_may(self._get_channel(req.params["channel_id"]), req.method)
         msg = self._channel_message(req)
         if req.method == "GET":
             return 200, msg.payload()
@@ -1636,7 +1655,7 @@ class FakeDiscord:
             "channel_id": str(channel.id),
             "channel": self._channel_payload_for_interaction(channel, user),
             "member": user.member_payload(with_permissions=True),
-            "app_permissions": str(self.member_permissions(None)),
+            "app_permissions": str(self.member_permissions(None) & ~channel.bot_deny),
             "locale": user.locale,
             "guild_locale": self.preferred_locale,
             "entitlements": [],
