@@ -52,11 +52,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("level", choices=LEVELS)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument(
-        "--budget", type=float, default=None,
+        "--budget",
+        type=float,
+        default=None,
         help="expert: hard per-move limit in seconds (default 0.9; it normally thinks 0.3)",
     )
     parser.add_argument(
-        "--iterations", type=int, default=None,
+        "--iterations",
+        type=int,
+        default=None,
         help="ismcts: search iterations per move (default 300)",
     )
     args = parser.parse_args(argv)

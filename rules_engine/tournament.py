@@ -177,11 +177,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1, help="first deal seed")
     parser.add_argument(
-        "--budget", type=float, default=None,
+        "--budget",
+        type=float,
+        default=None,
         help="hard per-move limit (s) of expert seats (default 0.9; they normally think 0.3)",
     )
     parser.add_argument(
-        "--iterations", type=int, default=None,
+        "--iterations",
+        type=int,
+        default=None,
         help="iterations per move of ismcts seats (default 300)",
     )
     parser.add_argument("--a-iterations", type=int, default=None, help="the same, side a only")
