@@ -1,6 +1,6 @@
 """An AI seat over the agent protocol of SCENARIOS.md: JSON lines on standard input and output.
 
-``python -m rules_engine.agent LEVEL [--seed N] [--budget SECONDS]``
+``python -m rules_engine.agent LEVEL [--seed N] [--budget SECONDS] [--iterations N]``
 
 Each input line is ``{"observation": OBS}`` (answered with ``{"action": "SEAT ACTION"}``),
 ``{"new_game": true}`` (answered with ``{"ok": true}``) or ``{"quit": true}`` (exit 0).
@@ -57,10 +57,18 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="expert: hard per-move limit in seconds (default 0.9; it normally thinks 0.3)",
     )
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="ismcts: search iterations per move (default 300)",
+    )
     args = parser.parse_args(argv)
     options: dict[str, Any] = {}
     if args.budget is not None and args.level == "expert":
         options["budget_s"] = args.budget
+    if args.iterations is not None and args.level == "ismcts":
+        options["iterations"] = args.iterations
     agent = make_agent(args.level, seed=args.seed, **options)
     sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
     sys.stdin.reconfigure(encoding="utf-8")  # type: ignore[union-attr]

@@ -1,7 +1,11 @@
 """Pit two AI levels against each other on seeded deals.
 
 ``python -m rules_engine.tournament --a LEVEL --b LEVEL --players P --deals N [--rules NAME]
-[--jobs J] [--seed S] [--budget SECONDS]``
+[--jobs J] [--seed S] [--budget SECONDS] [--iterations N] [--a-iterations N] [--b-iterations N]``
+
+``--iterations`` sets the search iterations of every ``ismcts`` seat; ``--a-iterations`` and
+``--b-iterations`` set them for one side (so ``ismcts`` can meet itself at two strengths).
+Other levels ignore these flags.
 
 Seat layout: one seat plays ``--a``, every other seat plays ``--b``.  Every deal is played
 ``P`` times, with ``--a`` in each seat in turn (for two players: both seat rotations).  The
@@ -30,6 +34,10 @@ from rules_engine.observation import observation
 from rules_engine.rules import PROFILES, Rules
 
 __all__ = ["GameResult", "main", "play_game", "wilson"]
+
+#: Levels that take an ``iterations`` option from ``--iterations`` (the expert's own
+#: ``iterations`` cap is not exposed here: it would replace its clock).
+_ITERATION_LEVELS = frozenset({"ismcts"})
 
 
 @dataclass
@@ -174,6 +182,14 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="hard per-move limit (s) of expert seats (default 0.9; they normally think 0.3)",
     )
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="iterations per move of ismcts seats (default 300)",
+    )
+    parser.add_argument("--a-iterations", type=int, default=None, help="the same, side a only")
+    parser.add_argument("--b-iterations", type=int, default=None, help="the same, side b only")
     args = parser.parse_args(argv)
     rules = PROFILES[args.rules]
     opts_a: dict[str, Any] = {}
@@ -183,6 +199,18 @@ def main(argv: list[str] | None = None) -> int:
             opts_a["budget_s"] = args.budget
         if args.b == "expert":
             opts_b["budget_s"] = args.budget
+    label_a, label_b = args.a, args.b
+    for level, side_its, opts, side in (
+        (args.a, args.a_iterations, opts_a, "a"),
+        (args.b, args.b_iterations, opts_b, "b"),
+    ):
+        its = side_its if side_its is not None else args.iterations
+        if its is not None and level in _ITERATION_LEVELS:
+            opts["iterations"] = its
+            if side == "a":
+                label_a = f"{level}@{its}"
+            else:
+                label_b = f"{level}@{its}"
     tasks = [
         (rules, args.players, args.seed + i, rot, args.a, args.b, opts_a, opts_b)
         for i in range(args.deals)
@@ -201,9 +229,12 @@ def main(argv: list[str] | None = None) -> int:
         f"tournament: --a {args.a} --b {args.b} --players {args.players} --deals {args.deals}"
         f" --rules {args.rules} --seed {args.seed}"
         + (f" --budget {args.budget}" if args.budget is not None else "")
+        + (f" --iterations {args.iterations}" if args.iterations is not None else "")
+        + (f" --a-iterations {args.a_iterations}" if args.a_iterations is not None else "")
+        + (f" --b-iterations {args.b_iterations}" if args.b_iterations is not None else "")
         + f"  ({elapsed:.0f} s)"
     )
-    print(summarize(results, args.players, args.a, args.b))
+    print(summarize(results, args.players, label_a, label_b))
     return 0
 
 

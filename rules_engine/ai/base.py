@@ -39,7 +39,7 @@ def register_level(name: str, factory: Callable[..., Agent]) -> None:
 
 
 def make_agent(level: str, seed: int | None = None, **options: Any) -> Agent:
-    """A new agent of ``level`` (``beginner``, ``casual``, ``counter``, ``expert``)."""
+    """A new agent of ``level`` (``beginner``, ``casual``, ``counter``, ``expert``, ``ismcts``)."""
     _load_levels()
     try:
         factory = _FACTORIES[level]
@@ -50,4 +50,4 @@ def make_agent(level: str, seed: int | None = None, **options: Any) -> Agent:
 
 def _load_levels() -> None:
     # Imported lazily so that each level module may import this one.
-    from rules_engine.ai import beginner, casual, counter, expert  # noqa: F401
+    from rules_engine.ai import beginner, casual, counter, expert, ismcts  # noqa: F401

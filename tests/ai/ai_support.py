@@ -10,6 +10,7 @@ from rules_engine import PROFILES, Game, deal_from_seed
 FAST: dict[str, dict[str, object]] = {
     "expert": {"iterations": 4, "exact_node_cap": 20_000},
     "counter": {"node_cap": 3000, "time_cap_s": 30.0},
+    "ismcts": {"iterations": 20},
 }
 
 
