@@ -10,8 +10,6 @@ import sys
 from collections import Counter
 
 import pytest
-from ai_support import random_positions
-from test_ai_hidden_cards import reshuffle_hidden
 
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
 from rules_engine.ai import make_agent
@@ -20,6 +18,9 @@ from rules_engine.ai.position import unseen_mask
 from rules_engine.ai.view import View
 from rules_engine.cards import iter_bits
 from rules_engine.tournament import main as tournament_main
+
+from .ai_support import random_positions
+from .test_ai_hidden_cards import reshuffle_hidden
 
 
 def test_always_legal_on_random_positions_of_every_profile_and_table_size() -> None:
