@@ -1457,7 +1457,7 @@ class GameService:
         played or one stopped before its end."""
         if not isinstance(game_id, int) or isinstance(game_id, bool) or game_id < 1:
             raise UnknownGame(
-                Message("there is no game {value} in this server", value=repr(game_id))
+                Message("there is no game #{value} in this server", value=repr(game_id))
             )
         cached = self._replays.get(game_id)
         if cached is not None and cached.guild_id == guild_id:
@@ -1467,21 +1467,19 @@ class GameService:
             rec = await self.storage.load_game(game_id)
             forfeits = await self.storage.forfeits_of_game(game_id) if rec is not None else []
         if rec is None or rec.guild_id != guild_id:
-            raise UnknownGame(
-                Message("there is no game {value} in this server", value=f"#{game_id}")
-            )
+            raise UnknownGame(Message("there is no game #{value} in this server", value=game_id))
         if rec.result == "live":
             raise UnknownGame(
                 Message(
-                    "game {value} is still being played: replay it once it ends",
-                    value=f"#{game_id}",
+                    "game #{value} is still being played: replay it once it ends",
+                    value=game_id,
                 )
             )
         if rec.result == "aborted":
             raise UnknownGame(
                 Message(
-                    "game {value} was stopped before its end: there is nothing to replay",
-                    value=f"#{game_id}",
+                    "game #{value} was stopped before its end: there is nothing to replay",
+                    value=game_id,
                 )
             )
         try:
@@ -1495,7 +1493,7 @@ class GameService:
         except (DurakError, ValueError, KeyError, TypeError) as exc:
             log.exception("game %d does not replay", game_id)
             raise UnknownGame(
-                Message("game {value} cannot be replayed from what was stored", value=f"#{game_id}")
+                Message("game #{value} cannot be replayed from what was stored", value=game_id)
             ) from exc
         view = ReplayView(
             game_id=game_id,
