@@ -61,6 +61,8 @@ from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from rules_engine.messages import Message
+
 __all__ = [
     "AI_WORKERS_ENV",
     "DEFAULT_HARD_LIMITS",
@@ -131,14 +133,17 @@ def hard_limit(level: str) -> float:
     return DEFAULT_HARD_LIMITS.get(level, OTHER_HARD_LIMIT)
 
 
-def ai_only_table_refusal(running: int, cap: int = MAX_AI_ONLY_TABLES_PER_SERVER) -> str | None:
+def ai_only_table_refusal(running: int, cap: int = MAX_AI_ONLY_TABLES_PER_SERVER) -> Message | None:
     """``None`` if a server running ``running`` AI-only tables may start one more, else the
-    refusal to show the host."""
+    refusal to show the host (a :class:`~rules_engine.messages.Message`, translated by the
+    adapter)."""
     if running < cap:
         return None
-    return (
-        f"this server already runs {running} tables with only AI players (at most {cap}): "
-        "stop one, or take a seat yourself"
+    return Message(
+        "this server already runs {running} tables with only AI players (at most {cap}): "
+        "stop one, or take a seat yourself",
+        running=running,
+        cap=cap,
     )
 
 
