@@ -72,6 +72,8 @@ class Settings:
     shard_count: int | None = None
     #: ``SHARD_IDS``: the shards this process holds (None: all ``shard_count`` of them).
     shard_ids: tuple[int, ...] | None = None
+    #: ``AI_WORKERS``: AI worker processes (None: cores − 1, at least 1).
+    ai_workers: int | None = None
 
     @classmethod
     def from_env(
@@ -80,7 +82,8 @@ class Settings:
         dotenv_path: str | os.PathLike[str] | None = ".env",
     ) -> Settings:
         """Read ``DATABASE_URL``, ``DATABASE_PATH``, ``DISCORD_TOKEN``, ``DEV_GUILD_ID``,
-        ``LOG_LEVEL``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT``, ``SHARD_IDS`` from
+        ``LOG_LEVEL``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT``, ``SHARD_IDS``,
+        ``AI_WORKERS`` from
         ``environ`` (default ``os.environ``) over the values in ``dotenv_path`` (ignored if
         missing or None)."""
         values: dict[str, str] = {}
@@ -138,6 +141,7 @@ class Settings:
             except ValueError:
                 problems.append(f"AI_DELAY={raw_delay!r} is not a number of seconds")
         shards = integer("SHARD_COUNT", 1, None)
+        ai_workers = integer("AI_WORKERS", 1, None)
         shard_ids: tuple[int, ...] | None = None
         raw_ids = text("SHARD_IDS")
         if raw_ids is not None:
@@ -167,6 +171,7 @@ class Settings:
             ai_delay=ai_delay,
             shard_count=shards,
             shard_ids=shard_ids,
+            ai_workers=ai_workers,
         )
 
     def guild_filter(self) -> Callable[[int], bool] | None:
@@ -196,5 +201,6 @@ class Settings:
             f"database_url={redact_url(self.database_url or '')!r}, discord_token=<{token}>, "
             f"dev_guild_id={self.dev_guild_id}, log_level={self.log_level!r}, "
             f"turn_timeout={self.turn_timeout}, ai_delay={self.ai_delay}, "
-            f"shard_count={self.shard_count}, shard_ids={self.shard_ids})"
+            f"shard_count={self.shard_count}, shard_ids={self.shard_ids}, "
+            f"ai_workers={self.ai_workers})"
         )

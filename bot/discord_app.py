@@ -104,19 +104,23 @@ class _DurakMixin:
         self._clock = clock
         self._seed_source = seed_source
         self._ai = ai
+        self._own_ai: AIPool | None = None  # made in setup_hook, closed by close()
         self.service = None  # type: ignore[assignment]  # built in setup_hook
         self.restored_games = 0
 
     async def setup_hook(self) -> None:
         settings = self.settings
         storage = create_storage(settings.storage_url)
+        ai = self._ai
+        if ai is None:
+            ai = self._own_ai = AIPool(settings.ai_workers)
         self.service = GameService(
             storage,
             clock=self._clock,
             turn_timeout=settings.turn_timeout,
             ai_delay=settings.ai_delay,
             seed_source=self._seed_source,
-            ai=self._ai,
+            ai=ai,
             include_guild=settings.guild_filter(),
         )
         from cogs.i18n import DurakTranslator
@@ -141,6 +145,9 @@ class _DurakMixin:
             except Exception:  # pragma: no cover - shutdown must go on
                 log.exception("closing the game service failed")
             self.service = None  # type: ignore[assignment]
+        own, self._own_ai = self._own_ai, None
+        if own is not None:
+            await own.close()
         await super().close()  # type: ignore[misc]
 
 

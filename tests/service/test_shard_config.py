@@ -65,3 +65,14 @@ def test_guild_filter_of_the_settings() -> None:
     assert (shard_of(odd, 2), shard_of(even, 2)) == (1, 0)
     assert keep(odd) and not keep(even)
     assert "shard_ids=(1,)" in repr(settings(SHARD_COUNT="2", SHARD_IDS="1"))
+
+
+def test_ai_workers_setting() -> None:
+    assert settings().ai_workers is None  # the pool's default: cores - 1, at least 1
+    assert settings(AI_WORKERS="3").ai_workers == 3
+    with pytest.raises(ConfigError) as info:
+        settings(AI_WORKERS="0")
+    assert info.value.problems == ["AI_WORKERS=0 is out of range (≥ 1)"]
+    with pytest.raises(ConfigError) as info:
+        settings(AI_WORKERS="many")
+    assert info.value.problems == ["AI_WORKERS='many' is not a whole number"]
