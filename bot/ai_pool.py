@@ -805,12 +805,13 @@ class ThreadAI:
         loop = asyncio.get_running_loop()
         limit = (hard_limit(level) if hard_limit_s is None else hard_limit_s) + self.margin_s
         try:
-            return await asyncio.wait_for(
-                loop.run_in_executor(
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation
+            # that arrives as the decision completes, and the service's close() then waits
+            # forever for a task that goes on to sleep on the clock
+            async with asyncio.timeout(limit):
+                return await loop.run_in_executor(
                     self._executor, self._choose, (game_key, seat), level, seed, observation
-                ),
-                limit,
-            )
+                )
         except Exception as exc:  # including the timeout
             log.warning(
                 "AI %s failed in channel %d (%r): playing the %s move",
