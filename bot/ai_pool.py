@@ -61,6 +61,8 @@ from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from rules_engine.messages import Message
+
 __all__ = [
     "AI_WORKERS_ENV",
     "DEFAULT_HARD_LIMITS",
@@ -131,14 +133,17 @@ def hard_limit(level: str) -> float:
     return DEFAULT_HARD_LIMITS.get(level, OTHER_HARD_LIMIT)
 
 
-def ai_only_table_refusal(running: int, cap: int = MAX_AI_ONLY_TABLES_PER_SERVER) -> str | None:
+def ai_only_table_refusal(running: int, cap: int = MAX_AI_ONLY_TABLES_PER_SERVER) -> Message | None:
     """``None`` if a server running ``running`` AI-only tables may start one more, else the
-    refusal to show the host."""
+    refusal to show the host (a :class:`~rules_engine.messages.Message`, translated by the
+    adapter)."""
     if running < cap:
         return None
-    return (
-        f"this server already runs {running} tables with only AI players (at most {cap}): "
-        "stop one, or take a seat yourself"
+    return Message(
+        "this server already runs {running} tables with only AI players (at most {cap}): "
+        "stop one, or take a seat yourself",
+        running=running,
+        cap=cap,
     )
 
 
@@ -800,12 +805,13 @@ class ThreadAI:
         loop = asyncio.get_running_loop()
         limit = (hard_limit(level) if hard_limit_s is None else hard_limit_s) + self.margin_s
         try:
-            return await asyncio.wait_for(
-                loop.run_in_executor(
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation
+            # that arrives as the decision completes, and the service's close() then waits
+            # forever for a task that goes on to sleep on the clock
+            async with asyncio.timeout(limit):
+                return await loop.run_in_executor(
                     self._executor, self._choose, (game_key, seat), level, seed, observation
-                ),
-                limit,
-            )
+                )
         except Exception as exc:  # including the timeout
             log.warning(
                 "AI %s failed in channel %d (%r): playing the %s move",

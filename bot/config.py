@@ -13,13 +13,14 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from dotenv import dotenv_values
 
 from bot.errors import ConfigError
+from bot.shards import guild_filter, parse_shard_ids
 from bot.storage.url import parse_database_url, redact_url, sqlite_url
 
 __all__ = ["Settings", "token_problem"]
@@ -67,7 +68,12 @@ class Settings:
     log_level: str = DEFAULT_LOG_LEVEL
     turn_timeout: int = DEFAULT_TURN_TIMEOUT
     ai_delay: float = DEFAULT_AI_DELAY
+    #: ``SHARD_COUNT``: gateway shards of the whole bot (None: one connection, every server).
     shard_count: int | None = None
+    #: ``SHARD_IDS``: the shards this process holds (None: all ``shard_count`` of them).
+    shard_ids: tuple[int, ...] | None = None
+    #: ``AI_WORKERS``: AI worker processes (None: cores − 1, at least 1).
+    ai_workers: int | None = None
 
     @classmethod
     def from_env(
@@ -76,8 +82,10 @@ class Settings:
         dotenv_path: str | os.PathLike[str] | None = ".env",
     ) -> Settings:
         """Read ``DATABASE_URL``, ``DATABASE_PATH``, ``DISCORD_TOKEN``, ``DEV_GUILD_ID``,
-        ``LOG_LEVEL``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT`` from ``environ`` (default
-        ``os.environ``) over the values in ``dotenv_path`` (ignored if missing or None)."""
+        ``LOG_LEVEL``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT``, ``SHARD_IDS``,
+        ``AI_WORKERS`` from
+        ``environ`` (default ``os.environ``) over the values in ``dotenv_path`` (ignored if
+        missing or None)."""
         values: dict[str, str] = {}
         if dotenv_path is not None and Path(dotenv_path).is_file():
             values.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
@@ -133,6 +141,21 @@ class Settings:
             except ValueError:
                 problems.append(f"AI_DELAY={raw_delay!r} is not a number of seconds")
         shards = integer("SHARD_COUNT", 1, None)
+        ai_workers = integer("AI_WORKERS", 1, None)
+        shard_ids: tuple[int, ...] | None = None
+        raw_ids = text("SHARD_IDS")
+        if raw_ids is not None:
+            if shards is None:
+                if text("SHARD_COUNT") is None:
+                    problems.append(
+                        f"SHARD_IDS={raw_ids!r} needs SHARD_COUNT (the bot's total number of "
+                        "shards, the same in every process)"
+                    )
+            else:
+                try:
+                    shard_ids = parse_shard_ids(raw_ids, shards)
+                except ValueError as exc:
+                    problems.append(f"SHARD_IDS: {exc}")
         db_parent = Path(database_path).expanduser().parent
         if database_path != ":memory:" and db_parent.exists() and not db_parent.is_dir():
             problems.append(f"DATABASE_PATH={database_path!r}: {db_parent} is not a directory")
@@ -147,7 +170,15 @@ class Settings:
             turn_timeout=turn_timeout if turn_timeout is not None else DEFAULT_TURN_TIMEOUT,
             ai_delay=ai_delay,
             shard_count=shards,
+            shard_ids=shard_ids,
+            ai_workers=ai_workers,
         )
+
+    def guild_filter(self) -> Callable[[int], bool] | None:
+        """Which servers this process serves (those on its shards), or ``None``: all."""
+        if self.shard_count is None or self.shard_ids is None:
+            return None
+        return guild_filter(self.shard_count, self.shard_ids)
 
     @property
     def storage_url(self) -> str:
@@ -170,5 +201,6 @@ class Settings:
             f"database_url={redact_url(self.database_url or '')!r}, discord_token=<{token}>, "
             f"dev_guild_id={self.dev_guild_id}, log_level={self.log_level!r}, "
             f"turn_timeout={self.turn_timeout}, ai_delay={self.ai_delay}, "
-            f"shard_count={self.shard_count})"
+            f"shard_count={self.shard_count}, shard_ids={self.shard_ids}, "
+            f"ai_workers={self.ai_workers})"
         )

@@ -2,10 +2,12 @@
 
 This is the only module of :mod:`bot` that imports discord.py.  ``create_bot(settings)``
 returns a configured, not yet started ``commands.Bot`` (``commands.AutoShardedBot`` when
-``settings.shard_count`` is set) whose ``setup_hook``:
+``settings.shard_count`` is set: with ``settings.shard_ids``, it connects only those shards of
+``SHARD_COUNT``, so several processes can split a big bot) whose ``setup_hook``:
 
 1. opens the storage (``settings.storage_url``: SQLite or PostgreSQL), builds the
-   :class:`GameService`;
+   :class:`GameService` (AI seats think in an :class:`~bot.ai_pool.AIPool` of ``AI_WORKERS``
+   processes; it serves the servers on this process's shards only);
 2. installs the translator (command names and descriptions in English, Spanish, French);
 3. loads the cog extensions (``cogs.durak``: the ``/durak`` group, the Discord presenter and the
    ``DynamicItem`` buttons; ``cogs.admin``: the owner-only ``sync`` command);
@@ -40,6 +42,7 @@ import aiohttp
 import discord
 from discord.ext import commands
 
+from bot.ai_pool import AIPool, ThreadAI
 from bot.clock import Clock
 from bot.config import Settings, token_problem
 from bot.service import GameService
@@ -91,23 +94,34 @@ class _DurakMixin:
     tree: discord.app_commands.CommandTree[Any]
 
     def _init_durak(
-        self, settings: Settings, clock: Clock | None, seed_source: Callable[[], int] | None
+        self,
+        settings: Settings,
+        clock: Clock | None,
+        seed_source: Callable[[], int] | None,
+        ai: AIPool | ThreadAI | None,
     ) -> None:
         self.settings = settings
         self._clock = clock
         self._seed_source = seed_source
+        self._ai = ai
+        self._own_ai: AIPool | None = None  # made in setup_hook, closed by close()
         self.service = None  # type: ignore[assignment]  # built in setup_hook
         self.restored_games = 0
 
     async def setup_hook(self) -> None:
         settings = self.settings
         storage = create_storage(settings.storage_url)
+        ai = self._ai
+        if ai is None:
+            ai = self._own_ai = AIPool(settings.ai_workers)
         self.service = GameService(
             storage,
             clock=self._clock,
             turn_timeout=settings.turn_timeout,
             ai_delay=settings.ai_delay,
             seed_source=self._seed_source,
+            ai=ai,
+            include_guild=settings.guild_filter(),
         )
         from cogs.i18n import DurakTranslator
 
@@ -131,6 +145,9 @@ class _DurakMixin:
             except Exception:  # pragma: no cover - shutdown must go on
                 log.exception("closing the game service failed")
             self.service = None  # type: ignore[assignment]
+        own, self._own_ai = self._own_ai, None
+        if own is not None:
+            await own.close()
         await super().close()  # type: ignore[misc]
 
 
@@ -139,7 +156,7 @@ class DurakBot(_DurakMixin, commands.Bot):
 
 
 class ShardedDurakBot(_DurakMixin, commands.AutoShardedBot):
-    """The durak-bot client with ``SHARD_COUNT`` shards."""
+    """The durak-bot client with ``SHARD_COUNT`` shards (``SHARD_IDS`` of them here)."""
 
 
 def create_bot(
@@ -147,13 +164,15 @@ def create_bot(
     *,
     clock: Clock | None = None,
     seed_source: Callable[[], int] | None = None,
+    ai: AIPool | ThreadAI | None = None,
     **options: Any,
 ) -> commands.Bot | commands.AutoShardedBot:
     """Build the configured bot without starting it (``await bot.start(token)`` does).
 
-    ``clock`` and ``seed_source`` go to the :class:`GameService` (tests drive turn timeouts
-    with :class:`bot.clock.ManualClock` and choose the deals).  ``options`` go to
-    ``commands.Bot`` (e.g. ``guild_ready_timeout=0.05`` in tests)."""
+    ``clock``, ``seed_source`` and ``ai`` go to the :class:`GameService` (tests drive turn
+    timeouts with :class:`bot.clock.ManualClock`, choose the deals, and may share an AI
+    runner, which they close; default: the service's own :class:`~bot.ai_pool.AIPool`).
+    ``options`` go to ``commands.Bot`` (e.g. ``guild_ready_timeout=0.05`` in tests)."""
     _silence_voice_warnings()
     options.setdefault("intents", intents())
     options.setdefault("command_prefix", commands.when_mentioned)
@@ -162,11 +181,13 @@ def create_bot(
     bot: DurakBot | ShardedDurakBot
     if settings.shard_count is not None:
         options.setdefault("shard_count", settings.shard_count)
+        if settings.shard_ids is not None:
+            options.setdefault("shard_ids", list(settings.shard_ids))
         bot = ShardedDurakBot(**options)
     else:
         bot = DurakBot(**options)
     assert isinstance(bot, _DurakMixin)
-    bot._init_durak(settings, clock, seed_source)
+    bot._init_durak(settings, clock, seed_source, ai)
     return bot
 
 

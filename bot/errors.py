@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from rules_engine.messages import Message
 
 __all__ = [
+    "AIOnlyLimit",
     "AlreadySeated",
     "AlreadyStarted",
     "BadAction",
@@ -91,6 +92,16 @@ class AlreadyStarted(ServiceError):
 
     code = "already_started"
     default_message = Message("the game has already started")
+
+
+class AIOnlyLimit(ServiceError):
+    """The server already runs as many AI-only tables as it may (see ``bot.service``)."""
+
+    code = "ai_only_limit"
+    default_message = Message(
+        "this server already runs as many tables with only AI players as it may: "
+        "stop one, or take a seat yourself"
+    )
 
 
 class AlreadySeated(ServiceError):

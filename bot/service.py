@@ -25,7 +25,16 @@ Turns: a human to act has a ``deadline`` (absolute epoch seconds).  When it pass
 default is played (defender takes, an adding attacker passes, a leader plays the lowest card,
 lowest non-trump if any); two timeouts in a row put the player on autopilot (the ``casual`` AI,
 else ``beginner``) until they act or ask for their hand again.  AI seats and autopilot decide in
-an executor, then wait ``ai_delay`` seconds of the injected clock before playing.
+the AI pool (:mod:`bot.ai_pool`: worker processes, fair per channel; no AI code runs on the
+event loop's thread), then wait ``ai_delay`` seconds of the injected clock before playing.
+
+AI-only tables (every seat an AI: the host left the lobby, or hosts it from outside) cost the
+AI pool the most and no one plays them, so a server runs at most ``max_ai_only_tables`` of them
+at once (:data:`bot.ai_pool.MAX_AI_ONLY_TABLES_PER_SERVER`): counted over the games running in
+that server's channels when a lobby starts or a series rematches (a finished series waiting for
+a rematch costs nothing); the next one is refused with :class:`AIOnlyLimit`.  A table with a
+human seat, even one on autopilot, is never refused.  Every game of a server lives in the
+process holding its shard, so this process's count is the server's.
 """
 
 from __future__ import annotations
@@ -39,11 +48,19 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
+from bot.ai_pool import (
+    MAX_AI_ONLY_TABLES_PER_SERVER,
+    AIPool,
+    AIPoolClosed,
+    ThreadAI,
+    ai_only_table_refusal,
+    hard_limit,
+)
 from bot.clock import Clock, SystemClock
 from bot.errors import (
+    AIOnlyLimit,
     AlreadySeated,
     AlreadyStarted,
     BadAction,
@@ -118,7 +135,6 @@ from rules_engine import (
     parse_action,
 )
 from rules_engine.ai import LEVELS, make_agent
-from rules_engine.ai.base import Agent
 from rules_engine.cards import parse_card
 from rules_engine.deal import Deal
 from rules_engine.hints import timeout_action
@@ -138,7 +154,6 @@ TIMEOUTS_TO_AUTOPILOT = 2
 MAX_GAME_ACTIONS = 3000
 NAME_MAX = 64
 RETRY_DELAY = 5.0  # seconds before an automatic move that could not be stored is retried
-AI_THREADS = 2  # pure-Python agents share the GIL: more threads only add contention
 AI_LEVEL_NAMES = {
     "beginner": "Beginner",
     "casual": "Casual",
@@ -171,11 +186,18 @@ class GameService:
     :param latency_sink: called with the seconds from receiving an action to having it stored.
     :param autopilot_level: AI level playing for absent players (default ``casual`` if the
         engine has it, else ``beginner``).
-    :param ai_executor: where AI decisions run (default: a small thread pool owned by the
-        service, so AI work never floods the event loop).
-    :param ai_concurrency: AI moves (decision, then play-and-store) in progress at once
-        across all channels.  Further AI moves queue, so that a burst of AI work never delays
-        a human's press: a press only competes with this many AI moves.
+    :param ai: where AI decisions run: an :class:`~bot.ai_pool.AIPool` of worker processes
+        (the default, owned and closed by the service; ``AI_WORKERS`` sets its size) or a
+        :class:`~bot.ai_pool.ThreadAI` (tests, terminal).  Either is fair per channel.  One
+        passed in is closed by whoever made it.
+    :param ai_concurrency: AI moves being played and stored at once across all channels.
+        Further AI moves queue, so that a burst of AI work never delays a human's press: a
+        press only competes with this many AI moves.
+    :param max_ai_only_tables: AI-only games one server may run at once (see the module
+        docstring).
+    :param include_guild: the servers this process serves (those on its gateway shards,
+        :func:`bot.shards.guild_filter`); :meth:`restore` loads only their lobbies, series and
+        games (default: every server).  Stats and leaderboards answer for any server.
     """
 
     def __init__(
@@ -190,8 +212,10 @@ class GameService:
         restore_grace: float = 10.0,
         latency_sink: Callable[[float], None] | None = None,
         autopilot_level: str | None = None,
-        ai_executor: Executor | None = None,
+        ai: AIPool | ThreadAI | None = None,
         ai_concurrency: int = 4,
+        max_ai_only_tables: int = MAX_AI_ONLY_TABLES_PER_SERVER,
+        include_guild: Callable[[int], bool] | None = None,
     ) -> None:
         if not MIN_TIMEOUT <= turn_timeout <= MAX_TIMEOUT:
             raise ValueError(f"turn_timeout must be {MIN_TIMEOUT}–{MAX_TIMEOUT} s")
@@ -218,10 +242,10 @@ class GameService:
         #: Server settings by guild, as stored (cached: read once per guild and process).
         self._server_configs: dict[int, ServerConfig] = {}
         self._config_locks: dict[int, asyncio.Lock] = {}
-        self._own_executor = ai_executor is None
-        self._executor: Executor = ai_executor or ThreadPoolExecutor(
-            max_workers=AI_THREADS, thread_name_prefix="durak-ai"
-        )
+        self._own_ai = ai is None
+        self._ai: AIPool | ThreadAI = ai if ai is not None else AIPool()
+        self.max_ai_only_tables = max_ai_only_tables
+        self._include_guild = include_guild
 
     # ------------------------------------------------------------------ lifecycle
     def add_presenter(self, presenter: Presenter) -> None:
@@ -234,9 +258,10 @@ class GameService:
 
     async def restore(self) -> int:
         """Startup recovery: open the storage, reload open lobbies, active series and every
-        live game (replayed from its snapshot), re-arm turn timers with the time that was left,
-        and resume AI seats.  Presenters get ``table_changed`` and a ``restored`` notice per
-        live game.  Returns the number of live games resumed."""
+        live game (replayed from its snapshot) of the servers this process serves, re-arm
+        turn timers with the time that was left, and resume AI seats.  Presenters get
+        ``table_changed`` and a ``restored`` notice per live game.  Returns the number of live
+        games resumed."""
         if self._restored:
             raise RuntimeError("restore() runs once, at startup")
         self._restored = True
@@ -244,7 +269,7 @@ class GameService:
         now = self.clock.now()
         for game_id in await self.storage.discard_orphans(now):
             log.warning("live game %d had no active series: recorded as aborted", game_id)
-        state = await self.storage.load_state()
+        state = await self.storage.load_state(include_guild=self._include_guild)
         for guild_id in sorted(
             {r.guild_id for r in state.lobbies} | {s.guild_id for s in state.series}
         ):
@@ -380,8 +405,8 @@ class GameService:
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        if self._own_executor:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._own_ai:
+            await self._ai.close()
         await self.storage.close()
 
     async def wait_idle(self) -> None:
@@ -596,6 +621,7 @@ class GameService:
                     )
                 )
             ch = self._channels[channel_id]
+            self._need_ai_only_room(ch, lobby.guild_id, lobby.seats)
             now = self.clock.now()
             series = SeriesRecord(
                 id=None,
@@ -680,6 +706,11 @@ class GameService:
                         ),
                     )
                 )
+                outcome = "stopped"
+            elif not self._voters(ch, g) and requester_id == series.host_id:
+                # nobody seated could vote (a table of AIs): its host ends it alone
+                stopped = await self._end_series_now(ch, now)
+                notices.append(("stopped", Message("the game was stopped: no loss is recorded")))
                 outcome = "stopped"
             else:
                 try:
@@ -1019,6 +1050,7 @@ class GameService:
             self._disarm(g)
             self._set_vote(ch, g, None)
             g.aborted = True
+            self._ai.forget(g.game_id)
             g.deadline = None
             view = table_view(ch)
         series.active = False
@@ -1181,6 +1213,7 @@ class GameService:
             self._need_member(series, requester_id, manage_channel)
             if series.last_dealer is None or ch.rules is None:
                 raise NoGame(Message("there is no finished game to follow"))
+            self._need_ai_only_room(ch, series.guild_id, series.seats)
             n = len(series.seats)
             dealer, _leader = next_dealer_and_leader(n, series.last_dealer, series.last_loser)
             seed = self._seed_source()
@@ -1581,6 +1614,26 @@ class GameService:
                 return i
         raise NotSeated()
 
+    def _need_ai_only_room(
+        self, ch: ChannelState, guild_id: int, seats: Iterable[LobbySeat]
+    ) -> None:
+        """Refuse (:class:`AIOnlyLimit`) to deal an AI-only game in ``ch`` when its server
+        already runs ``max_ai_only_tables`` AI-only games in other channels."""
+        if any(s.user_id is not None for s in seats):
+            return
+        running = sum(
+            1
+            for other in self._channels.values()
+            if other is not ch
+            and other.guild_id == guild_id
+            and other.playing
+            and other.series is not None
+            and all(s.user_id is None for s in other.series.seats)
+        )
+        refusal = ai_only_table_refusal(running, self.max_ai_only_tables)
+        if refusal is not None:
+            raise AIOnlyLimit(refusal, running=running, cap=self.max_ai_only_tables)
+
     async def _save_lobby(self, rec: LobbyRecord) -> None:
         with self._storage_errors():
             await self.storage.save_lobby(rec)
@@ -1767,6 +1820,8 @@ class GameService:
         g.deadline = deadline
         g.timeouts = timeouts
         g.autopilot = autopilot
+        if game.finished:
+            self._ai.forget(g.game_id)
         if new_series is not None:
             ch.series = new_series
             self._set_vote(ch, g, None)
@@ -1900,9 +1955,9 @@ class GameService:
         self._after_change(ch, view)
 
     async def _ai_turn(self, channel_id: int, game_id: int, version: int, seat: int) -> None:
-        """Decide for an AI seat (or a player on autopilot) in the executor, wait the AI
-        delay, then play if nothing changed meanwhile.  Both steps take one of the
-        ``ai_concurrency`` slots (not the delay)."""
+        """Decide for an AI seat (or a player on autopilot) in the AI pool, wait the AI
+        delay, then play if nothing changed meanwhile.  Playing takes one of the
+        ``ai_concurrency`` slots (deciding is queued fairly per channel by the pool itself)."""
         ch = self._channels.get(channel_id)
         if ch is None or ch.game is None or ch.game.game_id != game_id or ch.series is None:
             return
@@ -1920,29 +1975,32 @@ class GameService:
             )
 
         level = ch.series.seats[seat].ai_level or self.autopilot_level
+        if level not in LEVELS:
+            log.error("AI level %r is not available: using %r", level, self.autopilot_level)
+            level = self.autopilot_level
         action: Action | None = None
-        async with self._ai_slots:
-            if not current():
-                return
-            agent = g.agents.get(seat)
-            if agent is None or agent.level != level:
-                try:
-                    agent = make_agent(level, seed=(g.seed * 31 + seat) & 0x7FFFFFFF)
-                except ValueError:
-                    log.error("AI level %r is not available: using %r", level, self.autopilot_level)
-                    agent = make_agent(self.autopilot_level, seed=seat)
-                g.agents[seat] = agent
-            try:
-                # A published Game is never mutated (actions apply to a clone), so the
-                # observation can be built off the loop too.
-                text = await asyncio.get_running_loop().run_in_executor(
-                    self._executor, _decide, agent, g.game, seat
-                )
-                action = parse_action(text)
-            except Exception:
-                log.exception(
-                    "AI %s failed in channel %d: playing the timeout default", level, channel_id
-                )
+        # No _ai_slots here: the AI pool queues decisions fairly per channel, and a global
+        # FIFO in front of it would put a human's casual seat behind every AI-only table.
+        if not current():
+            return
+        try:
+            # the observation takes ~50 µs on the loop; the agent runs in a worker process
+            text = await self._ai.decide(
+                channel_id,
+                g.game_id,
+                seat,
+                level,
+                (g.seed * 31 + seat) & 0x7FFFFFFF,
+                observation(g.game, seat),
+                hard_limit(level),
+            )
+            action = parse_action(text)
+        except AIPoolClosed:
+            return  # the service is closing
+        except Exception:
+            log.exception(
+                "AI %s failed in channel %d: playing the timeout default", level, channel_id
+            )
         if self.ai_delay > 0:
             task = asyncio.current_task()
             if task is not None:
@@ -2133,10 +2191,6 @@ def _restored_deadline(
     else:
         left = float(turn_timeout)
     return now + min(left, float(turn_timeout))
-
-
-def _decide(agent: Agent, game: Game, seat: int) -> str:
-    return agent.choose(observation(game, seat))
 
 
 def _clean_name(name: object, user_id: int) -> str:

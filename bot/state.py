@@ -10,7 +10,6 @@ from bot.storage import LobbyRecord, SeriesRecord
 from bot.views import ActionRecord, LobbyOptions, LobbySeat
 from bot.votes import Forfeit, StopVote
 from rules_engine import Game, Rules, snapshot
-from rules_engine.ai.base import Agent
 
 __all__ = ["ChannelState", "GameState", "LobbyState"]
 
@@ -56,7 +55,6 @@ class GameState:
     timeouts: list[int] = field(default_factory=list)
     autopilot: list[bool] = field(default_factory=list)
     recent: tuple[ActionRecord, ...] = ()
-    agents: dict[int, Agent] = field(default_factory=dict)
     timer: Timer | None = None
     aborted: bool = False
     revision: int = 0  # the live row's revision this process holds (storage fencing)

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
+from bot.ai_pool import ThreadAI
 from bot.errors import ServiceError, StaleAction
 from bot.presenter import NoticeKind, NullPresenter
 from bot.service import GameService
@@ -234,8 +235,10 @@ async def play(
         db_path = os.path.join(tmp.name, "play.sqlite3")
     printer = _Printer(stdout)
     seeds = iter(range(seed, seed + 1_000_000)) if seed is not None else None
+    ai = ThreadAI()  # one human's table: no worker processes to start
     service = GameService(
         SqliteStorage(db_path),
+        ai=ai,
         presenters=[printer],
         ai_delay=ai_delay,
         turn_timeout=turn_timeout,
@@ -270,6 +273,7 @@ async def play(
         raise
     finally:
         await service.close()
+        await ai.close()
         if tmp is not None:
             tmp.cleanup()
 

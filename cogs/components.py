@@ -78,7 +78,9 @@ class ComponentHandler(Protocol):
 
 def _handler(interaction: discord.Interaction[Any]) -> ComponentHandler | None:
     client = interaction.client
-    cog = client.get_cog(COG_NAME) if isinstance(client, commands.Bot) else None
+    # AutoShardedBot (SHARD_COUNT) is not a commands.Bot: both derive from BotBase
+    bot = isinstance(client, commands.Bot | commands.AutoShardedBot)
+    cog = client.get_cog(COG_NAME) if bot else None
     return cog if isinstance(cog, ComponentHandler) else None
 
 

@@ -350,7 +350,11 @@ def test_ai_only_table_cap() -> None:
     assert ai_only_table_refusal(0) is None
     assert ai_only_table_refusal(MAX_AI_ONLY_TABLES_PER_SERVER - 1) is None
     refusal = ai_only_table_refusal(MAX_AI_ONLY_TABLES_PER_SERVER)
-    assert refusal is not None and str(MAX_AI_ONLY_TABLES_PER_SERVER) in refusal
+    assert refusal is not None and str(MAX_AI_ONLY_TABLES_PER_SERVER) in str(refusal)
+    assert dict(refusal.params) == {
+        "running": MAX_AI_ONLY_TABLES_PER_SERVER,
+        "cap": MAX_AI_ONLY_TABLES_PER_SERVER,
+    }
     assert ai_only_table_refusal(5, cap=6) is None
 
 

@@ -94,6 +94,10 @@ class Harness:
     clock: ManualClock = field(default_factory=lambda: ManualClock(float(int(time.time()))))
     bot: Any = None
     players: dict[int, Player] = field(default_factory=dict)
+    #: ``DATABASE_URL`` (e.g. PostgreSQL) instead of the SQLite file ``db``.
+    database_url: str | None = None
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         self._seed_iter: Iterator[int] = iter(self.seeds)
@@ -107,6 +111,9 @@ class Harness:
     def settings(self) -> Settings:
         return Settings(
             database_path=str(self.db),
+            database_url=self.database_url,
+            shard_count=self.shard_count,
+            shard_ids=self.shard_ids,
             dev_guild_id=self.fake.guild_id,
             turn_timeout=self.turn_timeout,
             ai_delay=0.0,

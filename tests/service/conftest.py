@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bot.ai_pool import ThreadAI
 from bot.clock import ManualClock
 from bot.presenter import NoticeKind, NullPresenter
 from bot.service import GameService
@@ -74,13 +75,18 @@ def db_path(tmp_path: Path) -> Path:
 @pytest.fixture
 async def make_service(clock: ManualClock, db_path: Path) -> AsyncIterator[ServiceFactory]:
     """``await make_service(**kw)``: a restored service on ``db_path`` (closed at teardown).
-    Seeds count up from ``seed`` (default 1) so deals are reproducible."""
+    Seeds count up from ``seed`` (default 1) so deals are reproducible.  AI seats think in a
+    :class:`ThreadAI` (no worker processes to start) unless ``ai=`` says otherwise."""
     made: list[GameService] = []
+    runners: list[ThreadAI] = []
 
     async def factory(path: Path | None = None, *, seed: int = 1, **kw: Any) -> GameService:
         seeds = itertools.count(seed)
         kw.setdefault("ai_delay", 0.0)
         kw.setdefault("turn_timeout", 60)
+        if "ai" not in kw:
+            kw["ai"] = ThreadAI()
+            runners.append(kw["ai"])
         svc = GameService(
             SqliteStorage(path or db_path),
             clock=kw.pop("clock", clock),
@@ -95,6 +101,8 @@ async def make_service(clock: ManualClock, db_path: Path) -> AsyncIterator[Servi
     for svc in made:
         if not svc._closed:
             await svc.close()
+    for runner in runners:
+        await runner.close()
 
 
 @pytest.fixture

@@ -161,3 +161,20 @@ async def test_a_forfeit_during_a_vote_can_complete_it(
     await settle(svc)
     assert svc.state(CH) == "none"
     assert recorder.of("table")[-1].aborted
+
+
+async def test_the_host_of_a_table_of_ais_stops_it_alone(
+    make_service: ServiceFactory, db_path: Path
+) -> None:
+    """Nobody seated can vote at a table of AIs: its host (seatless) ends it at once, and a
+    stranger still cannot."""
+    svc = await make_service(ai_delay=5.0)  # the AIs wait on the manual clock: still running
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice", seat_host=False)
+    await svc.add_ai(CH, ALICE, "beginner")
+    await svc.add_ai(CH, ALICE, "beginner")
+    await svc.start(CH, ALICE)
+    with pytest.raises(NotVoter):
+        await svc.stop(CH, BOB)
+    assert await svc.stop(CH, ALICE) == "stopped"
+    assert svc.state(CH) == "none"
+    assert _results(db_path) == [("aborted", None)]

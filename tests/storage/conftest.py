@@ -2,6 +2,7 @@
 (a file per test) and PostgreSQL (a fresh database per test on one throwaway server that the
 session starts itself, see :mod:`bot.storage.throwaway_pg`).
 
+The server is ``postgres_server`` of ``tests/conftest.py`` (shared with the end-to-end tests).
 If no PostgreSQL server can be started, the PostgreSQL half fails when ``CI`` is set (``.ci/run``
 sets it) and is skipped, with the reason, otherwise."""
 
@@ -11,7 +12,7 @@ import itertools
 import json
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,28 +32,10 @@ from bot.storage.migrations import Migration
 from bot.storage.postgres import PostgresStorage
 from bot.storage.sql import numbered
 from bot.storage.sqlite import SqliteStorage
-from bot.storage.throwaway_pg import (
-    PostgresUnavailable,
-    ThrowawayPostgres,
-    start_throwaway_postgres,
-)
+from bot.storage.throwaway_pg import ThrowawayPostgres
 from bot.views import LobbyOptions, LobbySeat
 
 _database_numbers = itertools.count(1)
-
-
-@pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThrowawayPostgres]:
-    """One PostgreSQL server for the whole test session."""
-    try:
-        server = start_throwaway_postgres(tmp_path_factory.mktemp("postgres"))
-    except PostgresUnavailable as exc:
-        reason = f"no PostgreSQL server could be started: {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason} (CI is set: the PostgreSQL tests must run)")
-        pytest.skip(reason)
-    yield server
-    server.stop()
 
 
 @dataclass

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
+from bot.ai_pool import ThreadAI
 from bot.clock import ManualClock
 from bot.errors import GameMoved, NoGame
 from bot.service import GameService
@@ -28,12 +29,17 @@ async def make_service(request: pytest.FixtureRequest) -> AsyncIterator[MakeServ
     name = "postgres_backend" if "postgres_backend" in request.fixturenames else "backend"
     backend: Backend = request.getfixturevalue(name)
     made: list[GameService] = []
+    ai = ThreadAI()
     clock = ManualClock()
     seeds = itertools.count(1)
 
     async def factory(ai_delay: float = 0.0) -> GameService:
         svc = GameService(
-            backend.storage(), clock=clock, ai_delay=ai_delay, seed_source=lambda: next(seeds)
+            backend.storage(),
+            clock=clock,
+            ai_delay=ai_delay,
+            seed_source=lambda: next(seeds),
+            ai=ai,
         )
         await svc.restore()
         made.append(svc)
@@ -43,6 +49,7 @@ async def make_service(request: pytest.FixtureRequest) -> AsyncIterator[MakeServ
     for svc in made:
         if not svc._closed:
             await svc.close()
+    await ai.close()
 
 
 async def _press(svc: GameService) -> None:

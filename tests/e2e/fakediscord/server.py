@@ -185,7 +185,14 @@ def _json_response(
 
 
 class FakeDiscord:
-    """A fake Discord (one guild, one application) for end-to-end tests; see the package doc."""
+    """A fake Discord (one guild, one application) for end-to-end tests; see the package doc.
+
+    More guilds: :meth:`add_guild` returns another ``FakeDiscord`` for a second guild of the
+    same application, served by this one's server (REST is routed by guild, channel and
+    interaction).  A session that IDENTIFYs with ``shard=[id, count]`` receives only the
+    guilds on that shard (``(guild_id >> 22) % count == id``), and a guild's interactions go
+    to the session holding its shard, as on Discord.
+    """
 
     API_PREFIX = "/api/v10"
     GATEWAY_PATH = "/gateway-ws/"
@@ -206,8 +213,11 @@ class FakeDiscord:
         message_events: bool = True,
         old_message_edit_limit: int | None = None,
         host: str = "127.0.0.1",
+        ids: SnowflakeGen | None = None,
     ) -> None:
-        self._ids = SnowflakeGen()
+        self._ids = ids or SnowflakeGen()
+        self._primary: FakeDiscord | None = None  # set on a guild made by add_guild
+        self._peers: list[FakeDiscord] = []
         self.host = host
         self.port: int | None = None
         self.token = token
@@ -330,6 +340,68 @@ class FakeDiscord:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
+    def add_guild(
+        self,
+        *,
+        guild_id: int | None = None,
+        guild_name: str = "Second Test Guild",
+        channels: Sequence[str] = ("general",),
+        preferred_locale: str = "en-US",
+    ) -> FakeDiscord:
+        """Another guild of this application, on this server (see the class docstring).
+        Use the returned object for its channels, users and messages; bots connect to (and
+        are started by) this one."""
+        peer = FakeDiscord(
+            guild_id=guild_id or self._ids.next(),
+            guild_name=guild_name,
+            preferred_locale=preferred_locale,
+            application_id=self.application_id,
+            bot_name=self.bot_name,
+            token=self.token,
+            channels=channels,
+            ack_deadline=self.ack_deadline,
+            token_ttl=self.token_ttl,
+            heartbeat_interval=self.heartbeat_interval,
+            message_events=self.message_events,
+            old_message_edit_limit=self.old_message_edit_limit,
+            host=self.host,
+            ids=self._ids,
+        )
+        peer._primary = self
+        peer.port = self.port
+        peer.sessions = self.sessions  # one gateway: the same sessions and log
+        peer.gateway_log = self.gateway_log
+        self._peers.append(peer)
+        return peer
+
+    def _guilds(self) -> list[FakeDiscord]:
+        """Every guild of the server (this one first)."""
+        primary = self._primary or self
+        return [primary, *primary._peers]
+
+    def _holds(self, session: GatewaySession) -> bool:
+        """Whether ``session`` receives this guild's events (its shard holds the guild)."""
+        shard = session.shard
+        if not shard or len(shard) != 2 or int(shard[1]) < 1:
+            return True
+        return (self.guild_id >> 22) % int(shard[1]) == int(shard[0])
+
+    def _target(self, params: Mapping[str, str]) -> FakeDiscord:
+        """The guild a REST request is about (by guild, channel, or interaction token)."""
+        guilds = self._guilds()
+        if len(guilds) == 1:
+            return self
+        if "guild_id" in params:
+            gid = int(params["guild_id"])
+            return next((g for g in guilds if g.guild_id == gid), self)
+        if "channel_id" in params:
+            cid = int(params["channel_id"])
+            return next((g for g in guilds if cid in g.channels), self)
+        if "token" in params:
+            token = params["token"]
+            return next((g for g in guilds if token in g._by_token), self)
+        return self
+
     @contextlib.contextmanager
     def install(self) -> Iterator[FakeDiscord]:
         """Point discord.py at this server (Route.BASE, DEFAULT_GATEWAY); restore on exit."""
@@ -350,6 +422,8 @@ class FakeDiscord:
 
     async def start_bot(self, bot: discord.Client, *, timeout: float = 10.0) -> discord.Client:
         """Run `bot.start(fake.token)` in a task and wait until on_ready fired."""
+        if self._primary is not None:
+            return await self._primary.start_bot(bot, timeout=timeout)
         task = asyncio.create_task(bot.start(self.token), name=f"fakediscord-bot-{id(bot)}")
         self._bots.append((bot, task))
         try:
@@ -367,6 +441,8 @@ class FakeDiscord:
 
     async def stop_bot(self, bot: discord.Client, *, timeout: float = 10.0) -> None:
         """bot.close() and wait for its task; re-raise if the bot crashed."""
+        if self._primary is not None:
+            return await self._primary.stop_bot(bot, timeout=timeout)
         entry = next(((b, t) for b, t in self._bots if b is bot), None)
         await bot.close()
         if entry is None:
@@ -407,6 +483,8 @@ class FakeDiscord:
     def _notify(self) -> None:
         ev, self._changed = self._changed, asyncio.Event()
         ev.set()
+        for peer in self._peers:  # REST of every guild arrives here
+            peer._notify()
 
     async def wait_until(
         self, predicate: Callable[[], bool], timeout: float = 5.0, what: str = "condition"
@@ -746,6 +824,7 @@ class FakeDiscord:
         session = GatewaySession(secrets.token_hex(16), int(d.get("intents") or 0), d.get("shard"))
         session.ws = ws
         self.sessions.append(session)
+        held = [g for g in self._guilds() if g._holds(session)]
         ready: dict[str, Any] = {
             "v": 10,
             "user": {
@@ -756,7 +835,7 @@ class FakeDiscord:
                 "email": None,
                 "locale": "en-US",
             },
-            "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+            "guilds": [{"id": str(g.guild_id), "unavailable": True} for g in held],
             "session_id": session.id,
             "session_type": "normal",
             "resume_gateway_url": self.gateway_url,
@@ -772,7 +851,8 @@ class FakeDiscord:
         if session.shard is not None:
             ready["shard"] = session.shard
         await self._send_dispatch(session, "READY", ready)
-        await self._send_dispatch(session, "GUILD_CREATE", self.guild_payload())
+        for guild in held:
+            await self._send_dispatch(session, "GUILD_CREATE", guild.guild_payload())
         return session
 
     async def _resume(self, ws: web.WebSocketResponse, d: dict[str, Any]) -> GatewaySession | None:
@@ -812,7 +892,7 @@ class FakeDiscord:
     async def dispatch(self, event: str, payload: Any, *, intent: int | None = None) -> None:
         """Send a DISPATCH event to every live (or resumable) session."""
         for session in self._live_sessions():
-            if intent is None or session.intents & intent:
+            if (intent is None or session.intents & intent) and self._holds(session):
                 await self._send_dispatch(session, event, payload)
 
     def _broadcast_soon(self, event: str, payload: Any, intent: int | None) -> None:
@@ -820,10 +900,10 @@ class FakeDiscord:
             self._spawn(self.dispatch(event, payload, intent=intent))
 
     def _interaction_session(self) -> GatewaySession:
-        connected = [s for s in self.sessions if s.alive and s.connected]
+        connected = [s for s in self.sessions if s.alive and s.connected and self._holds(s)]
         if connected:
             return max(connected, key=lambda s: s.identified_at)
-        resumable = self._live_sessions()
+        resumable = [s for s in self._live_sessions() if self._holds(s)]
         if resumable:
             return max(resumable, key=lambda s: s.identified_at)
         raise NoBotConnectedError("no bot is connected to the fake gateway")
@@ -954,7 +1034,7 @@ class FakeDiscord:
 
         req = _Req(method, path, request.query, body, files, params, rec)
         try:
-            status, data = await getattr(self, handler_name)(req)
+            status, data = await getattr(self._target(params), handler_name)(req)
         except ApiError as exc:
             rec.status = exc.status
             return _json_response(exc.status, exc.body())

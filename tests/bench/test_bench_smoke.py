@@ -1,0 +1,75 @@
+"""``python -m bot.bench`` runs briefly on both backends and prints its one ``key=value`` line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYS = {
+    "backend",
+    "processes",
+    "games",
+    "ai",
+    "actions_per_s",
+    "p50_ms",
+    "p99_ms",
+    "loop_lag_p99_ms",
+    "loop_lag_max_ms",
+    "peak_rss_mb",
+    "cpu_s",
+    "ai_cpu_s",
+    "db_cpu_s",
+    "p99_ms_each",
+}
+
+
+def bench(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env["AI_WORKERS"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "bot.bench", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def result(done: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 1, done.stdout
+    fields = dict(item.split("=", 1) for item in lines[0].split())
+    assert set(fields) >= KEYS, sorted(KEYS - set(fields))
+    return fields
+
+
+def test_sqlite_one_process_with_an_ai_level() -> None:
+    r = result(bench("--backend", "sqlite", "--games", "4", "--seconds", "2", "--ai", "counter"))
+    assert (r["backend"], r["processes"], r["games"], r["ai"]) == ("sqlite", "1", "4", "counter")
+    assert float(r["actions_per_s"]) > 0 and float(r["p99_ms"]) >= float(r["p50_ms"]) > 0
+    assert r["db_cpu_s"] == "embedded" and len(r["cpu_s"].split(",")) == 1
+
+
+def test_postgres_two_processes_start_their_own_server() -> None:
+    done = bench("--backend", "postgres", "--processes", "2", "--games", "4", "--seconds", "2")
+    if done.returncode == 2 and "cannot start a throwaway PostgreSQL" in done.stderr:
+        if os.environ.get("CI"):
+            pytest.fail(done.stderr)
+        pytest.skip(done.stderr.strip())
+    r = result(done)
+    assert (r["backend"], r["processes"]) == ("postgres", "2")
+    assert len(r["cpu_s"].split(",")) == 2 and len(r["p99_ms_each"].split(",")) == 2
+    assert float(r["actions_per_s"]) > 0 and float(r["db_cpu_s"]) >= 0
+
+
+def test_sqlite_refuses_several_processes() -> None:
+    done = bench("--backend", "sqlite", "--processes", "2", "--games", "1", "--seconds", "1")
+    assert done.returncode == 2 and "held by one process" in done.stderr
+    assert done.stdout == ""
