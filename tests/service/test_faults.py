@@ -90,6 +90,30 @@ def test_bot_start_on_a_held_file_is_one_clear_line(
     assert "in use by another durak-bot process" in lines[0] and str(db_path) in lines[0]
 
 
+def test_bot_start_on_an_unusable_database_path_is_one_clear_line(tmp_path: Path) -> None:
+    """Checked before connecting to Discord: one line naming the path and why, exit code 2
+    (root may write anywhere, but nobody can make a directory under a plain file)."""
+    (tmp_path / "file").write_text("not a directory")
+    path = tmp_path / "file" / "sub" / "durak.sqlite3"
+    env = {k: v for k, v in os.environ.items() if k not in ("DEV_GUILD_ID", "DATABASE_URL")}
+    env.update(
+        DATABASE_PATH=str(path),
+        PYTHONPATH=str(ROOT),
+        DISCORD_TOKEN="AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert str(path) in lines[0] and "cannot create its directory" in lines[0]
+
+
 # ------------------------------------------------------------------ orphan live rows
 async def test_an_orphan_live_row_no_longer_blocks_its_channel(make_service, db_path) -> None:
     a = await make_service()

@@ -1,0 +1,1 @@
+"""AI worker pool tests (bot/ai_pool.py)."""
