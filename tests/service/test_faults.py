@@ -68,9 +68,9 @@ async def test_a_second_process_on_the_sqlite_file_is_refused(
     await second.close()
 
 
-def test_bot_start_on_a_held_file_is_one_clear_line(
-    tmp_path: Path, db_path: Path, held_by_another_process: subprocess.Popen[str]
-) -> None:
+def _start_bot(db_path: Path, cwd: Path) -> tuple[int, str]:
+    """Start the real bot on ``db_path`` (a well-formed token, no network needed: the database
+    is checked first); its exit code and its one line of stderr (asserted to be one)."""
     env = {k: v for k, v in os.environ.items() if k not in ("DEV_GUILD_ID", "DATABASE_URL")}
     env.update(
         DATABASE_PATH=str(db_path),
@@ -78,16 +78,19 @@ def test_bot_start_on_a_held_file_is_one_clear_line(
         DISCORD_TOKEN="AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC",
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+        [sys.executable, "-m", "bot"], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
     )
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
-    assert "in use by another durak-bot process" in lines[0] and str(db_path) in lines[0]
+    assert len(lines) == 1, proc.stderr
+    return proc.returncode, lines[0]
+
+
+def test_bot_start_on_a_held_file_is_one_clear_line(
+    tmp_path: Path, db_path: Path, held_by_another_process: subprocess.Popen[str]
+) -> None:
+    code, line = _start_bot(db_path, tmp_path)
+    assert code == 2
+    assert "in use by another durak-bot process" in line and str(db_path) in line
 
 
 def test_bot_start_on_an_unusable_database_path_is_one_clear_line(tmp_path: Path) -> None:
@@ -95,23 +98,9 @@ def test_bot_start_on_an_unusable_database_path_is_one_clear_line(tmp_path: Path
     (root may write anywhere, but nobody can make a directory under a plain file)."""
     (tmp_path / "file").write_text("not a directory")
     path = tmp_path / "file" / "sub" / "durak.sqlite3"
-    env = {k: v for k, v in os.environ.items() if k not in ("DEV_GUILD_ID", "DATABASE_URL")}
-    env.update(
-        DATABASE_PATH=str(path),
-        PYTHONPATH=str(ROOT),
-        DISCORD_TOKEN="AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC",
-    )
-    proc = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
-    assert str(path) in lines[0] and "cannot create its directory" in lines[0]
+    code, line = _start_bot(path, tmp_path)
+    assert code == 2
+    assert str(path) in line and "cannot create its directory" in line
 
 
 # ------------------------------------------------------------------ orphan live rows
