@@ -162,6 +162,10 @@ AI_LEVEL_NAMES = {
 }
 #: The rule profile of ``/durak leaderboard`` without one, until the server settings choose it.
 DEFAULT_PROFILE = "podkidnoy"
+#: The notice when the last voter of a stop vote agrees (by pressing Stop, or by forfeiting).
+_VOTE_PASSED = Message(
+    "every player agreed to stop: the game was stopped, no result is recorded, except forfeits"
+)
 #: Ratings count only players with at least this many rated games, unless asked otherwise.
 MIN_RATED_GAMES = 5
 HISTORY_PER_PAGE = 10
@@ -722,15 +726,7 @@ class GameService:
                     raise NotVoter(exc.message) from None
                 if vote.passed:
                     stopped = await self._end_series_now(ch, now)
-                    notices.append(
-                        (
-                            "stopped",
-                            Message(
-                                "every player agreed to stop: the game was stopped, no result "
-                                "is recorded, except forfeits"
-                            ),
-                        )
-                    )
+                    notices.append(("stopped", _VOTE_PASSED))
                     outcome = "stopped"
                 else:
                     self._set_vote(ch, g, vote)
@@ -972,15 +968,7 @@ class GameService:
             vote = g.vote.without_voter(user_id)
             if vote is not None and vote.passed:
                 stopped = await self._end_series_now(ch, now)
-                notices.append(
-                    (
-                        "stopped",
-                        Message(
-                            "every player agreed to stop: the game was stopped, no result "
-                            "is recorded, except forfeits"
-                        ),
-                    )
-                )
+                notices.append(("stopped", _VOTE_PASSED))
                 return notices, stopped
             self._set_vote(ch, g, vote)
             if vote is None:
