@@ -19,12 +19,13 @@ against each B seat (1 when that B is the durak, 0 when A is, 1/2 when another B
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import Any, TextIO
 
 from rules_engine.actions import parse_action
 from rules_engine.ai import make_agent
@@ -33,11 +34,28 @@ from rules_engine.game import Game
 from rules_engine.observation import observation
 from rules_engine.rules import PROFILES, Rules
 
-__all__ = ["GameResult", "main", "play_game", "wilson"]
+__all__ = ["GameResult", "load_log", "main", "play_game", "summarize", "wilson"]
 
 #: Levels that take an ``iterations`` option from ``--iterations`` (the expert's own
 #: ``iterations`` cap is not exposed here: it would replace its clock).
 _ITERATION_LEVELS = frozenset({"ismcts"})
+#: Levels that think by the clock and take ``--budget`` and ``--clock``.
+_CLOCK_LEVELS = frozenset({"expert"})
+
+
+def _option(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` of ``--a-opt``/``--b-opt``: the value as an int, a float or a string."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    value: Any = raw
+    for kind in (int, float):
+        try:
+            value = kind(raw)
+            break
+        except ValueError:
+            continue
+    return key, value
 
 
 @dataclass
@@ -48,6 +66,9 @@ class GameResult:
     moves: int
     times: dict[str, list[float]] = field(default_factory=dict)
     error: str | None = None
+    #: CPU seconds of this process per move, by side (the tournament runs one game per
+    #: process at a time, so it is the agent's own thinking).
+    cpu: dict[str, list[float]] = field(default_factory=dict)
 
 
 def play_game(
@@ -72,30 +93,46 @@ def play_game(
         agents.append(make_agent(level, seed=seed * 7 + s, **opts))
         sides.append(side)
     times: dict[str, list[float]] = {"a": [], "b": []}
+    cpu: dict[str, list[float]] = {"a": [], "b": []}
     moves = 0
     while not game.finished and moves < max_moves:
         seat = game.to_act
         assert seat is not None
         obs = observation(game, seat)
         t0 = time.perf_counter()
+        c0 = time.process_time()
         try:
             text = agents[seat].choose(obs)
         except Exception as exc:  # an AI crash loses the game
             error = f"{type(exc).__name__}: {exc}"
-            return GameResult(seed, a_seat, sides[seat], moves, times, error)
+            return GameResult(seed, a_seat, sides[seat], moves, times, error, cpu)
         times[sides[seat]].append(time.perf_counter() - t0)
+        cpu[sides[seat]].append(time.process_time() - c0)
         if text not in obs["legal"]:
-            return GameResult(seed, a_seat, sides[seat], moves, times, f"illegal {text!r}")
+            return GameResult(seed, a_seat, sides[seat], moves, times, f"illegal {text!r}", cpu)
         game.apply(parse_action(text))
         moves += 1
     if not game.finished:
-        return GameResult(seed, a_seat, None, moves, times, "move cap")
+        return GameResult(seed, a_seat, None, moves, times, "move cap", cpu)
     loser = game.loser
-    return GameResult(seed, a_seat, None if loser is None else sides[loser], moves, times)
+    return GameResult(seed, a_seat, None if loser is None else sides[loser], moves, times, cpu=cpu)
 
 
 def _task(args: tuple[Any, ...]) -> GameResult:
     return play_game(*args)
+
+
+def _log(log: TextIO | None, r: GameResult) -> None:
+    """One game's result as a JSON line, flushed: partial results of a long run can be read."""
+    if log is not None:
+        log.write(json.dumps(asdict(r)) + "\n")
+        log.flush()
+
+
+def load_log(path: str) -> list[GameResult]:
+    """The games of a ``--log`` file (to summarize a run that was stopped)."""
+    with open(path, encoding="utf-8") as f:
+        return [GameResult(**json.loads(line)) for line in f if line.strip()]
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -156,12 +193,13 @@ def summarize(results: list[GameResult], players: int, level_a: str, level_b: st
         score = pts / max(decided, 1)
     lines.append(f"elo(a - b) = {_elo(score):+.0f}  (a score {score:.3f})")
     for side, level in (("a", level_a), ("b", level_b)):
-        ts = [t for r in results for t in r.times.get(side, [])]
-        lines.append(
-            f"move time {side} {level:8s} p50 {_pct(ts, 0.5) * 1000:7.2f} ms"
-            f"  p95 {_pct(ts, 0.95) * 1000:7.2f} ms  max {max(ts, default=0) * 1000:7.2f} ms"
-            f"  ({len(ts)} moves)"
-        )
+        for what, key in (("move time", "times"), ("move cpu ", "cpu")):
+            ts = [t for r in results for t in getattr(r, key).get(side, [])]
+            lines.append(
+                f"{what} {side} {level:8s} p50 {_pct(ts, 0.5) * 1000:7.2f} ms"
+                f"  p95 {_pct(ts, 0.95) * 1000:7.2f} ms  max {max(ts, default=0) * 1000:7.2f} ms"
+                f"  ({len(ts)} moves)"
+            )
     for r in errors[:5]:
         lines.append(f"error seed={r.seed} a_seat={r.a_seat}: {r.error}")
     return "\n".join(lines)
@@ -190,15 +228,33 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--a-iterations", type=int, default=None, help="the same, side a only")
     parser.add_argument("--b-iterations", type=int, default=None, help="the same, side b only")
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default=None,
+        help="what expert seats think by: wall time (default) or this process's CPU time,"
+        " which keeps their strength independent of the machine's load",
+    )
+    parser.add_argument(
+        "--a-opt",
+        type=_option,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of side a's agent (repeatable), e.g. think_s=0.3",
+    )
+    parser.add_argument("--b-opt", type=_option, action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--log", default=None, help="append one JSON line per finished game")
     args = parser.parse_args(argv)
     rules = PROFILES[args.rules]
-    opts_a: dict[str, Any] = {}
-    opts_b: dict[str, Any] = {}
-    if args.budget is not None:
-        if args.a == "expert":
-            opts_a["budget_s"] = args.budget
-        if args.b == "expert":
-            opts_b["budget_s"] = args.budget
+    opts_a: dict[str, Any] = dict(args.a_opt)
+    opts_b: dict[str, Any] = dict(args.b_opt)
+    for level, opts in ((args.a, opts_a), (args.b, opts_b)):
+        if level in _CLOCK_LEVELS:
+            if args.budget is not None:
+                opts["budget_s"] = args.budget
+            if args.clock is not None:
+                opts["clock"] = args.clock
     label_a, label_b = args.a, args.b
     for level, side_its, opts, side in (
         (args.a, args.a_iterations, opts_a, "a"),
@@ -218,12 +274,20 @@ def main(argv: list[str] | None = None) -> int:
     ]
     start = time.perf_counter()
     results: list[GameResult] = []
-    if args.jobs > 1:
-        with multiprocessing.Pool(args.jobs) as pool:
-            for r in pool.imap_unordered(_task, tasks, chunksize=1):
-                results.append(r)
-    else:
-        results = [_task(t) for t in tasks]
+    log = open(args.log, "a", encoding="utf-8") if args.log else None  # noqa: SIM115
+    try:
+        if args.jobs > 1:
+            with multiprocessing.Pool(args.jobs) as pool:
+                for r in pool.imap_unordered(_task, tasks, chunksize=1):
+                    results.append(r)
+                    _log(log, r)
+        else:
+            for t in tasks:
+                results.append(_task(t))
+                _log(log, results[-1])
+    finally:
+        if log is not None:
+            log.close()
     elapsed = time.perf_counter() - start
     print(
         f"tournament: --a {args.a} --b {args.b} --players {args.players} --deals {args.deals}"
@@ -232,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
         + (f" --iterations {args.iterations}" if args.iterations is not None else "")
         + (f" --a-iterations {args.a_iterations}" if args.a_iterations is not None else "")
         + (f" --b-iterations {args.b_iterations}" if args.b_iterations is not None else "")
+        + (f" --clock {args.clock}" if args.clock is not None else "")
+        + "".join(f" --a-opt {k}={v}" for k, v in args.a_opt)
+        + "".join(f" --b-opt {k}={v}" for k, v in args.b_opt)
         + f"  ({elapsed:.0f} s)"
     )
     print(summarize(results, args.players, label_a, label_b))

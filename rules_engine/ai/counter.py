@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rules_engine.ai.base import Agent, Observation, register_level
@@ -94,14 +95,15 @@ def solve_exact(
     preferred: int,
     node_cap: int,
     deadline: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> int | None:
     """A best move of the two-player position ``game`` (``preferred`` when it is as good),
-    or ``None`` if the node cap is hit."""
+    or ``None`` if the node cap is hit or ``clock()`` passes ``deadline``."""
     me = view.seat
     opp = next(s for s in range(view.n) if s != me and not view.out >> s & 1)
     # in very long games stop transferring (see policy._LONG_GAME_ROUNDS): no endless circles
     transfer = game.rules.transfer and game.round <= LONG_GAME_ROUNDS
-    solver = Solver(game.trump, transfer, stock, node_cap=node_cap, deadline=deadline)
+    solver = Solver(game.trump, transfer, stock, node_cap=node_cap, deadline=deadline, clock=clock)
     root = state_from_game(game, me, opp, stock)
     try:
         children = dict(solver.moves(root))

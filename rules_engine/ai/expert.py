@@ -24,12 +24,21 @@ solved exactly, -1: never), ``solve_cards``, ``node_cap`` (per solve).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from rules_engine.actions import DEFEND, PASS, TAKE, TRANSFER
 from rules_engine.ai.base import Agent, Observation, register_level
 from rules_engine.ai.counter import Counting, perfect_hands, solve_exact
-from rules_engine.ai.policy import DEFAULT, VALUE, Params, casual_code, lowest, with_options
+from rules_engine.ai.policy import (
+    DEFAULT,
+    VALUE,
+    Knowledge,
+    Params,
+    casual_code,
+    lowest,
+    with_options,
+)
 from rules_engine.ai.position import build_game, deterministic_fill, fast_clone
 from rules_engine.ai.solver import SearchAborted, Solver, state_from_game
 from rules_engine.ai.view import View
@@ -55,9 +64,16 @@ _WORTH = 0.01
 _EXTEND_SHARE = 0.4
 #: Entries kept in the shared empty-stock table before it starts afresh (memory bound).
 _ENDGAME_TT_MAX = 100_000
+_CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
-def sample_deal(view: View, counting: Counting, rng: Any) -> tuple[list[int], list[int]] | None:
+def sample_deal(
+    view: View,
+    counting: Counting,
+    rng: Any,
+    w_lacks: float = _W_LACKS,
+    w_stale: float = _W_STALE,
+) -> tuple[list[int], list[int]] | None:
     """Hands and stock (drawing order) for the unseen cards, drawn at random: each opponent
     gets its known cards plus unseen ones, cards it showed it lacks being less likely."""
     hidden = list(iter_bits(counting.unseen))
@@ -98,9 +114,9 @@ def sample_deal(view: View, counting: Counting, rng: Any) -> tuple[list[int], li
             elif g < 0:
                 w = float(cap)
             elif lacks[g] & bit:
-                w = cap * _W_LACKS
+                w = cap * w_lacks
             elif stale[g] & bit:
-                w = cap * _W_STALE
+                w = cap * w_stale
             else:
                 w = float(cap)
             weights.append(w)
@@ -125,7 +141,7 @@ def sample_deal(view: View, counting: Counting, rng: Any) -> tuple[list[int], li
     return hands, stock
 
 
-def candidates(g: Game, legal: list[int], preferred: int, limit: int = 10) -> list[int]:
+def candidates(g: Game, legal: Sequence[int], preferred: int, limit: int = 10) -> list[int]:
     """The actions worth searching: the casual choice, and per rank / per attack the sensible
     card choices (cheapest plain, cheapest trump, the whole group), take and pass."""
     seat = g.to_act
@@ -142,6 +158,7 @@ def candidates(g: Game, legal: list[int], preferred: int, limit: int = 10) -> li
             out.append(code)
 
     if g.phase is Phase.DEFEND:
+        add(TAKE)  # before the card choices: a long list must not crowd it out
         for c in legal:
             if c & 7 == TRANSFER:
                 add(c)
@@ -155,8 +172,8 @@ def candidates(g: Game, legal: list[int], preferred: int, limit: int = 10) -> li
                 add(DEFEND | (a | lowest(trumps, trump) << 6) << 3)
                 high = trumps.bit_length() - 1
                 add(DEFEND | (a | high << 6) << 3)
-        add(TAKE)
     else:
+        add(PASS)  # (only legal when adding): before the card choices, as take above
         cands = hand & g.addable if g.table_attacks else hand
         ranks = []
         rem = cands
@@ -173,7 +190,6 @@ def candidates(g: Game, legal: list[int], preferred: int, limit: int = 10) -> li
                 add(plain << 3)
             add((cards & -cards) << 3)
             add(cards << 3)
-        add(PASS)
     if len(out) > limit:
         out = out[:limit]
     return out
@@ -194,10 +210,28 @@ class ExpertAgent(Agent):
         exact_node_cap: int = 10**9,
         margin: float = 1.0,
         max_candidates: int = 7,
+        clock: str = "wall",
+        epsilon: float = 0.1,
+        w_lacks: float = _W_LACKS,
+        w_stale: float = _W_STALE,
+        know_in_playouts: bool = False,
         params: Params | None = None,
         **options: Any,
     ) -> None:
         super().__init__(seed)
+        if clock not in _CLOCKS:
+            raise ValueError(f"clock must be one of {sorted(_CLOCKS)}, not {clock!r}")
+        #: ``wall`` (a player waits for it) or ``cpu``: this process's CPU time, which makes
+        #: tournaments fair on a busy machine (the strength no longer depends on the load).
+        self.clock = _CLOCKS[clock]
+        #: Share of playout moves made at random (a less predictable model of the others).
+        self.epsilon = epsilon
+        #: Sampling weight of a card for a seat that showed it lacks it (fresh / stale).
+        self.w_lacks = w_lacks
+        self.w_stale = w_stale
+        #: Playouts in which every seat knows the others' cards (the casual policy's lead and
+        #: defence read them): a sharper model of the opponents.
+        self.know_in_playouts = know_in_playouts
         self.budget_s = budget_s
         self.think_s = min(think_s, budget_s)
         self.iterations = iterations
@@ -221,7 +255,7 @@ class ExpertAgent(Agent):
         self._extended = 0
 
     def choose(self, obs: Observation) -> str:
-        start = time.perf_counter()
+        start = self.clock()
         # the last sample in hand is finished after a deadline: keep 8% in reserve
         deadline = start + self.budget_s * 0.92
         soft = start + self.think_s * 0.92
@@ -247,6 +281,7 @@ class ExpertAgent(Agent):
                 code,
                 self.exact_node_cap,
                 None if self.iterations is not None else deadline,
+                self.clock,
             )
             if exact is not None:
                 return view.text_of(exact)
@@ -277,7 +312,7 @@ class ExpertAgent(Agent):
         extended = False
         while done < max_iter:
             if timed:
-                now = time.perf_counter()
+                now = self.clock()
                 if now > hard:
                     break
                 if now > soft:
@@ -288,7 +323,7 @@ class ExpertAgent(Agent):
                         self._extended += 1
                     elif not self._close(scores, live):
                         break
-            sample = sample_deal(view, counting, rng)
+            sample = sample_deal(view, counting, rng, self.w_lacks, self.w_stale)
             if sample is None:
                 return None
             hands, stock = sample
@@ -375,6 +410,9 @@ class ExpertAgent(Agent):
         """1 when ``me`` is not the durak at the end of a playout, 0 when it is (1/2: draw)."""
         params = self.params
         solve_stock = self.solve_stock
+        epsilon = self.epsilon
+        rand = self.rng.random
+        know = Knowledge(g.hands, g.hands) if self.know_in_playouts else None
         check = 0
         while not g.finished:
             if (
@@ -387,10 +425,15 @@ class ExpertAgent(Agent):
                     return v
                 solve_stock = -1  # too big: play it out
             legal = g.legal_codes()
-            g.apply_code(casual_code(g, legal, params) if len(legal) > 1 else legal[0])
+            if len(legal) == 1:
+                g.apply_code(legal[0])
+            elif epsilon and rand() < epsilon:
+                g.apply_code(legal[int(rand() * len(legal))])
+            else:
+                g.apply_code(casual_code(g, legal, params, know))
             check += 1
             if not check & 63:
-                if self.iterations is None and time.perf_counter() > deadline:
+                if self.iterations is None and self.clock() > deadline:
                     raise _OutOfTime
                 if check > _PLAYOUT_CAP:  # with transfers, cards can circle for ever
                     return 0.5
@@ -419,6 +462,7 @@ class ExpertAgent(Agent):
                 stock,
                 node_cap=self.node_cap,
                 deadline=deadline if timed else None,
+                clock=self.clock,
             )
         else:
             solver = self._endgame_solver(g)
@@ -427,7 +471,7 @@ class ExpertAgent(Agent):
         try:
             v = solver.value(state_from_game(g, me, opp, stock))
         except SearchAborted:
-            if timed and time.perf_counter() > deadline:
+            if timed and self.clock() > deadline:
                 raise _OutOfTime from None
             return None
         return (v + 1) / 2
@@ -438,7 +482,7 @@ class ExpertAgent(Agent):
         key = (g.trump, g.rules.transfer)
         solver = self._endgame
         if solver is None or self._endgame_key != key or len(solver.tt) > _ENDGAME_TT_MAX:
-            solver = Solver(g.trump, g.rules.transfer, (), node_cap=self.node_cap)
+            solver = Solver(g.trump, g.rules.transfer, (), node_cap=self.node_cap, clock=self.clock)
             self._endgame, self._endgame_key = solver, key
         return solver
 

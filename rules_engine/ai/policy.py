@@ -62,6 +62,7 @@ class Params:
     add_rank_early: int = 4  # add cards up to this rank index (10) while the stock is big
     add_rank_taking: int = 5  # throw in up to J when the defender takes
     transfer_trump_rank: int = 4
+    transfer: bool = True  # False: never transfer (defend or take instead)
 
 
 DEFAULT = Params()
@@ -136,7 +137,7 @@ def _defend(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge
     plan = defence_plan(hand, attacks, g.beaters, trump)
     stock = len(g.stock)
     transfers = [c for c in legal if c & 7 == TRANSFER]
-    if transfers and g.round <= LONG_GAME_ROUNDS:
+    if transfers and p.transfer and g.round <= LONG_GAME_ROUNDS:
         plain = [c for c in transfers if not (c >> 3) & SUIT_MASK[trump]]
         plan_uses_trump = plan is None or any(b & 3 == trump for _, b in plan)
         if plain:

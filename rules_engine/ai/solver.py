@@ -15,6 +15,7 @@ stock cards left (the next one drawn is ``stock[len(stock) - k]``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from time import perf_counter
 
 from rules_engine.cards import RANK_MASK, RANK_OF, beaters_table
@@ -86,6 +87,7 @@ class Solver:
         node_cap: int = 200_000,
         deadline: float | None = None,
         max_depth: int = 600,
+        clock: Callable[[], float] = perf_counter,
     ) -> None:
         self.beaters = beaters_table(trump)
         self.trump = trump
@@ -96,9 +98,10 @@ class Solver:
         #: plies without repeating a state, and each ply is a Python frame (the default
         #: recursion limit is 1000), so a deeper line aborts the search like the node cap.
         self.max_depth = max_depth
-        #: ``time.perf_counter()`` value after which the search gives up (checked every 512
-        #: nodes); ``None`` for no time limit.
+        #: ``clock()`` value after which the search gives up (checked every 512 nodes);
+        #: ``None`` for no time limit.
         self.deadline = deadline
+        self.clock = clock
         self.nodes = 0
         self.tt: dict[State, tuple[int, int]] = {}
         #: States on the current search path: with transfers, cards can circle between the
@@ -238,7 +241,7 @@ class Solver:
         self.nodes += 1
         if self.nodes > self.node_cap:
             raise SearchAborted
-        if not self.nodes & 511 and self.deadline is not None and perf_counter() > self.deadline:
+        if not self.nodes & 511 and self.deadline is not None and self.clock() > self.deadline:
             raise SearchAborted
         tt = self.tt
         entry = tt.get(s)

@@ -4,12 +4,13 @@ when it thinks longer, and its shared empty-stock table."""
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
 from rules_engine.ai import make_agent
-from rules_engine.ai.expert import _EXTEND_SHARE, ExpertAgent
+from rules_engine.ai.expert import _CLOCKS, _EXTEND_SHARE, ExpertAgent
 from rules_engine.ai.position import fast_clone
 from rules_engine.ai.solver import Solver, state_from_game
 
@@ -102,3 +103,53 @@ def test_the_shared_empty_stock_table_gives_the_values_of_a_fresh_solve() -> Non
             game = fast_clone(game)
             game.apply_code(game.legal_codes()[0])
     assert len(shared.tt) > 0
+
+
+def test_take_and_pass_stay_candidates_however_many_card_choices_there_are() -> None:
+    """The candidate list is cut at ``limit``: taking (defending) and passing (adding) come
+    right after the casual choice, so a long list of card choices cannot crowd them out."""
+    from rules_engine.actions import PASS, TAKE
+    from rules_engine.ai.expert import candidates
+    from rules_engine.ai.policy import casual_code
+    from rules_engine.phase import Phase
+
+    from .ai_support import random_positions
+
+    met = {Phase.DEFEND: 0, Phase.ADD: 0}
+    for game in random_positions(600, seed=5):
+        legal = game.legal_codes()
+        if len(legal) < 2:
+            continue
+        preferred = casual_code(game, legal)
+        for limit in (2, 3, 7):
+            got = candidates(game, legal, preferred, limit)
+            assert got[0] == preferred and len(set(got)) == len(got) <= limit
+            assert set(got) <= set(legal)
+            for code in (TAKE, PASS):
+                if code in legal:
+                    assert code in got
+                    if game.phase in met and limit == 2:
+                        met[game.phase] += 1
+    assert met[Phase.DEFEND] > 10 and met[Phase.ADD] > 10
+
+
+def test_cpu_clock_thinks_by_this_process_cpu_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``clock="cpu"`` the expert reads ``time.process_time``: time spent waiting for the
+    CPU (a busy machine) does not shorten its thinking."""
+    calls = {"cpu": 0}
+    real = time.process_time
+
+    def counting_process_time() -> float:
+        calls["cpu"] += 1
+        return real()
+
+    monkeypatch.setitem(_CLOCKS, "cpu", counting_process_time)
+    expert = ExpertAgent(seed=1, clock="cpu", think_s=0.02, budget_s=0.05)
+    game = Game(PROFILES["podkidnoy"], deal_from_seed(2, 3))
+    seat = game.to_act
+    assert seat is not None
+    obs = observation(game, seat)
+    assert expert.choose(obs) in obs["legal"]
+    assert calls["cpu"] > 0
+    with pytest.raises(ValueError, match="clock"):
+        ExpertAgent(clock="sundial")

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -16,8 +17,8 @@ from rules_engine.agent import serve
 from rules_engine.ai import make_agent
 from rules_engine.ai.position import build_game
 from rules_engine.ai.view import View
+from rules_engine.tournament import GameResult, load_log, play_game, summarize, wilson
 from rules_engine.tournament import main as tournament_main
-from rules_engine.tournament import play_game, wilson
 
 from .ai_support import FAST, random_positions
 
@@ -141,3 +142,44 @@ def test_unknown_level_is_refused() -> None:
     with pytest.raises(ValueError):
         make_agent("grandmaster")
     assert FAST
+
+
+def test_tournament_log_holds_every_game_and_summarizes_like_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "games.jsonl"
+    args = ["--a", "casual", "--b", "beginner", "--deals", "3", "--log", str(log)]
+    assert tournament_main(args) == 0
+    printed = capsys.readouterr().out
+    games = load_log(str(log))
+    assert sorted((g.seed, g.a_seat) for g in games) == [(s, r) for s in (1, 2, 3) for r in (0, 1)]
+    assert all(g.cpu["a"] and g.times["a"] for g in games)
+    # the loss-rate lines of a summary of the log are those the run printed
+    lines = [line for line in summarize(games, 2, "casual", "beginner").splitlines()]
+    assert lines[1] in printed and lines[2] in printed
+
+
+def test_tournament_passes_clock_budget_and_options_to_the_sides(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[str, dict[str, object]]] = []
+
+    def fake_task(args: tuple[object, ...]) -> GameResult:
+        level_a, level_b, opts_a, opts_b = args[4], args[5], args[6], args[7]
+        assert isinstance(level_a, str) and isinstance(level_b, str)
+        assert isinstance(opts_a, dict) and isinstance(opts_b, dict)
+        seen.extend([(level_a, opts_a), (level_b, opts_b)])
+        return GameResult(seed=1, a_seat=0, loser_side="b", moves=1)
+
+    monkeypatch.setattr("rules_engine.tournament._task", fake_task)
+    argv = ["--a", "expert", "--b", "casual", "--deals", "1", "--clock", "cpu", "--budget", "0.5"]
+    argv += ["--a-opt", "think_s=0.2", "--a-opt", "search=tree", "--b-opt", "tempo=3"]
+    assert tournament_main(argv) == 0
+    assert seen[0] == (
+        "expert",
+        {"think_s": 0.2, "search": "tree", "budget_s": 0.5, "clock": "cpu"},
+    )
+    # clock and budget go to clock-bound levels only
+    assert seen[1] == ("casual", {"tempo": 3})
+    with pytest.raises(SystemExit):
+        tournament_main(["--a", "expert", "--b", "casual", "--a-opt", "think_s"])
