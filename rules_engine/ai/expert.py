@@ -2,7 +2,10 @@
 
 For each sampled deal of the unseen cards, consistent with every card seen and weighted away
 from what the opponents showed they lack (a take, a declined throw-in), every candidate action
-is played out: casual-policy playouts for all seats, finished by the exact two-player solver
+is played out: casual-policy playouts for all seats, one move in ten made at random instead
+(``epsilon``: the opponents are not casual players, and a search that trusts its model of them
+too much is easy to beat; against a plain ISMCTS in perevodnoy this one change lifted the
+expert from winning about half its games to three quarters), finished by the exact two-player solver
 once the stock is empty, one opponent is left and at most ``solve_cards`` cards are in play
 (the counter and the expert play such endgames exactly, so the playouts should too).  The
 action that minimises the seat's chance of being the durak over all samples wins; the same
@@ -17,8 +20,11 @@ is clear or ``budget_s`` (0.9 s, the hard per-move limit) comes; at most 40% of 
 may do so, which keeps the median move within ``think_s``.
 
 Options: ``budget_s``, ``think_s``, ``iterations`` (cap on the number of sampled deals and no
-clock: reproducible runs), ``solve_stock`` (largest stock at which sampled two-player deals are
-solved exactly, -1: never), ``solve_cards``, ``node_cap`` (per solve).
+clock: reproducible runs), ``clock`` (``wall``, or ``cpu`` for tournaments on a busy machine),
+``epsilon`` (share of random playout moves, 0.1), ``solve_stock`` (largest stock at which
+sampled two-player deals are solved exactly, -1: never), ``solve_cards``, ``node_cap`` (per
+solve); and, kept to reproduce the measured alternatives (docs/AI.md), ``w_lacks`` /
+``w_stale`` (sampling weights of cards a seat showed it lacks) and ``know_in_playouts``.
 """
 
 from __future__ import annotations
@@ -142,8 +148,9 @@ def sample_deal(
 
 
 def candidates(g: Game, legal: Sequence[int], preferred: int, limit: int = 10) -> list[int]:
-    """The actions worth searching: the casual choice, and per rank / per attack the sensible
-    card choices (cheapest plain, cheapest trump, the whole group), take and pass."""
+    """The actions worth searching, at most ``limit``: the casual choice, take or pass, then per
+    attack / per rank the sensible card choices (cheapest plain, cheapest trump, the whole
+    group)."""
     seat = g.to_act
     assert seat is not None
     legal_set = set(legal)

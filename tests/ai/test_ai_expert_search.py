@@ -153,3 +153,41 @@ def test_cpu_clock_thinks_by_this_process_cpu_time(monkeypatch: pytest.MonkeyPat
     assert calls["cpu"] > 0
     with pytest.raises(ValueError, match="clock"):
         ExpertAgent(clock="sundial")
+
+
+def test_playouts_make_the_epsilon_share_of_their_moves_at_random(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With ``epsilon`` = 0.1 about one playout move in ten (among moves with a choice) skips
+    the casual policy; with 0 every one follows it, and with 1 none does."""
+    import rules_engine.ai.expert as expert_module
+
+    calls = {"casual": 0}
+    real = expert_module.casual_code
+
+    def counting_casual(*args: object, **kwargs: object) -> int:
+        calls["casual"] += 1
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(expert_module, "casual_code", counting_casual)
+    choices = {"n": 0}
+    real_legal = Game.legal_codes
+
+    def counting_legal(self: Game) -> tuple[int, ...]:
+        legal = real_legal(self)
+        if len(legal) > 1:
+            choices["n"] += 1
+        return legal
+
+    monkeypatch.setattr(Game, "legal_codes", counting_legal)
+    share: dict[float, float] = {}
+    for epsilon in (0.0, 0.1, 1.0):
+        calls["casual"] = choices["n"] = 0
+        agent = ExpertAgent(seed=2, epsilon=epsilon, iterations=1, solve_stock=-1, solve_cards=0)
+        for seed in range(40):
+            game = Game(PROFILES["perevodnoy"], deal_from_seed(2, seed))
+            agent._evaluate(game, 0, deadline=float("inf"))
+        share[epsilon] = 1 - calls["casual"] / choices["n"]
+    assert share[0.0] == 0.0
+    assert share[1.0] == 1.0
+    assert 0.07 < share[0.1] < 0.13
