@@ -219,6 +219,7 @@ class ExpertAgent(Agent):
         max_candidates: int = 7,
         clock: str = "wall",
         epsilon: float = 0.1,
+        epsilon_self: float | None = None,
         w_lacks: float = _W_LACKS,
         w_stale: float = _W_STALE,
         know_in_playouts: bool = False,
@@ -233,6 +234,8 @@ class ExpertAgent(Agent):
         self.clock = _CLOCKS[clock]
         #: Share of playout moves made at random (a less predictable model of the others).
         self.epsilon = epsilon
+        #: The same for the searching seat's own later moves (default: ``epsilon``).
+        self.epsilon_self = epsilon if epsilon_self is None else epsilon_self
         #: Sampling weight of a card for a seat that showed it lacks it (fresh / stale).
         self.w_lacks = w_lacks
         self.w_stale = w_stale
@@ -417,7 +420,7 @@ class ExpertAgent(Agent):
         """1 when ``me`` is not the durak at the end of a playout, 0 when it is (1/2: draw)."""
         params = self.params
         solve_stock = self.solve_stock
-        epsilon = self.epsilon
+        epsilon, epsilon_self = self.epsilon, self.epsilon_self
         rand = self.rng.random
         know = Knowledge(g.hands, g.hands) if self.know_in_playouts else None
         check = 0
@@ -434,7 +437,7 @@ class ExpertAgent(Agent):
             legal = g.legal_codes()
             if len(legal) == 1:
                 g.apply_code(legal[0])
-            elif epsilon and rand() < epsilon:
+            elif (eps := epsilon_self if g.to_act == me else epsilon) and rand() < eps:
                 g.apply_code(legal[int(rand() * len(legal))])
             else:
                 g.apply_code(casual_code(g, legal, params, know))
