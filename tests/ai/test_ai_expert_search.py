@@ -191,3 +191,51 @@ def test_playouts_make_the_epsilon_share_of_their_moves_at_random(
     assert share[0.0] == 0.0
     assert share[1.0] == 1.0
     assert 0.07 < share[0.1] < 0.13
+
+
+def test_epsilon_self_sets_the_random_share_of_the_searching_seat_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With ``epsilon`` = 1 and ``epsilon_self`` = 0 the searching seat's playout moves all
+    follow the casual policy and every other seat's move is random; swapped, the reverse."""
+    import rules_engine.ai.expert as expert_module
+
+    real = expert_module.casual_code
+    casual_by_seat: dict[int, int] = {0: 0, 1: 0}
+    choices_by_seat: dict[int, int] = {0: 0, 1: 0}
+
+    def counting_casual(g: Game, *args: object, **kwargs: object) -> int:
+        assert g.to_act is not None
+        casual_by_seat[g.to_act] += 1
+        return real(g, *args, **kwargs)  # type: ignore[arg-type]
+
+    real_legal = Game.legal_codes
+
+    def counting_legal(self: Game) -> tuple[int, ...]:
+        legal = real_legal(self)
+        if len(legal) > 1 and self.to_act is not None:
+            choices_by_seat[self.to_act] += 1
+        return legal
+
+    monkeypatch.setattr(expert_module, "casual_code", counting_casual)
+    monkeypatch.setattr(Game, "legal_codes", counting_legal)
+    for epsilon, epsilon_self in ((1.0, 0.0), (0.0, 1.0)):
+        for counts in (casual_by_seat, choices_by_seat):
+            counts[0] = counts[1] = 0
+        agent = ExpertAgent(
+            seed=3,
+            epsilon=epsilon,
+            epsilon_self=epsilon_self,
+            iterations=1,
+            solve_stock=-1,
+            solve_cards=0,
+        )
+        for seed in range(20):
+            game = Game(PROFILES["perevodnoy"], deal_from_seed(2, seed))
+            agent._evaluate(game, 0, deadline=float("inf"))
+        assert choices_by_seat[0] > 100 and choices_by_seat[1] > 100
+        if epsilon_self == 0.0:
+            assert casual_by_seat == {0: choices_by_seat[0], 1: 0}
+        else:
+            assert casual_by_seat == {0: 0, 1: choices_by_seat[1]}
+    assert ExpertAgent(epsilon=0.3).epsilon_self == 0.3
