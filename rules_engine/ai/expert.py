@@ -52,7 +52,7 @@ from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, iter_bits
 from rules_engine.game import Game
 from rules_engine.phase import Phase
 
-__all__ = ["ExpertAgent", "candidates", "sample_deal"]
+__all__ = ["EPSILON_DEFAULTS", "ExpertAgent", "candidates", "sample_deal"]
 
 _W_LACKS = 0.08
 _PLAYOUT_CAP = 600
@@ -71,6 +71,9 @@ _EXTEND_SHARE = 0.4
 #: Entries kept in the shared empty-stock table before it starts afresh (memory bound).
 _ENDGAME_TT_MAX = 100_000
 _CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+#: Random share of playout moves (other seats, own seat), by whether the rules allow
+#: transfers; measured against ismcts@300 (docs/AI.md, "Making the expert stronger").
+EPSILON_DEFAULTS: dict[bool, tuple[float, float]] = {False: (0.1, 0.1), True: (0.2, 0.05)}
 
 
 def sample_deal(
@@ -218,7 +221,7 @@ class ExpertAgent(Agent):
         margin: float = 1.0,
         max_candidates: int = 7,
         clock: str = "wall",
-        epsilon: float = 0.1,
+        epsilon: float | None = None,
         epsilon_self: float | None = None,
         w_lacks: float = _W_LACKS,
         w_stale: float = _W_STALE,
@@ -232,9 +235,11 @@ class ExpertAgent(Agent):
         #: ``wall`` (a player waits for it) or ``cpu``: this process's CPU time, which makes
         #: tournaments fair on a busy machine (the strength no longer depends on the load).
         self.clock = _CLOCKS[clock]
-        #: Share of playout moves made at random (a less predictable model of the others).
+        #: Share of the other seats' playout moves made at random (a less predictable model
+        #: of them), and of the searching seat's own later moves; ``None``: the rule
+        #: profile's measured default (:data:`EPSILON_DEFAULTS`).  ``epsilon_self`` defaults
+        #: to ``epsilon`` when only that is given.
         self.epsilon = epsilon
-        #: The same for the searching seat's own later moves (default: ``epsilon``).
         self.epsilon_self = epsilon if epsilon_self is None else epsilon_self
         #: Sampling weight of a card for a seat that showed it lacks it (fresh / stale).
         self.w_lacks = w_lacks
@@ -420,7 +425,7 @@ class ExpertAgent(Agent):
         """1 when ``me`` is not the durak at the end of a playout, 0 when it is (1/2: draw)."""
         params = self.params
         solve_stock = self.solve_stock
-        epsilon, epsilon_self = self.epsilon, self.epsilon_self
+        epsilon, epsilon_self = self._epsilons(g.rules.transfer)
         rand = self.rng.random
         know = Knowledge(g.hands, g.hands) if self.know_in_playouts else None
         check = 0
@@ -450,6 +455,13 @@ class ExpertAgent(Agent):
         if g.loser is None:
             return 0.5
         return 0.0 if g.loser == me else 1.0
+
+    def _epsilons(self, transfer: bool) -> tuple[float, float]:
+        """(others, own) random share of playout moves under these rules."""
+        default = EPSILON_DEFAULTS[transfer]
+        others = default[0] if self.epsilon is None else self.epsilon
+        own = default[1] if self.epsilon_self is None else self.epsilon_self
+        return others, own
 
     def _small(self, g: Game) -> bool:
         """Whether an empty-stock position is small enough to solve in a playout."""

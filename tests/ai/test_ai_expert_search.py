@@ -239,3 +239,13 @@ def test_epsilon_self_sets_the_random_share_of_the_searching_seat_alone(
         else:
             assert casual_by_seat == {0: 0, 1: choices_by_seat[1]}
     assert ExpertAgent(epsilon=0.3).epsilon_self == 0.3
+
+
+def test_the_random_playout_share_defaults_by_rule_profile() -> None:
+    """Without options, transfer rules get their own measured shares (others 0.2, own 0.05);
+    the others keep 0.1 for every seat; an explicit option wins over both."""
+    assert ExpertAgent()._epsilons(transfer=False) == (0.1, 0.1)
+    assert ExpertAgent()._epsilons(transfer=True) == (0.2, 0.05)
+    assert ExpertAgent(epsilon=0.3)._epsilons(transfer=True) == (0.3, 0.3)
+    assert ExpertAgent(epsilon_self=0.0)._epsilons(transfer=False) == (0.1, 0.0)
+    assert ExpertAgent(epsilon=0)._epsilons(transfer=True) == (0, 0)
