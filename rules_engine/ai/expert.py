@@ -2,12 +2,14 @@
 
 For each sampled deal of the unseen cards, consistent with every card seen and weighted away
 from what the opponents showed they lack (a take, a declined throw-in), every candidate action
-is played out: casual-policy playouts for all seats, one move in ten made at random instead
-(``epsilon``: the opponents are not casual players, and a search that trusts its model of them
-too much is easy to beat; against a plain ISMCTS in perevodnoy this one change lifted the
-expert from winning about half its games to three quarters), finished by the exact two-player solver
-once the stock is empty, one opponent is left and at most ``solve_cards`` cards are in play
-(the counter and the expert play such endgames exactly, so the playouts should too).  The
+is played out: casual-policy playouts for all seats, some moves made at random instead
+(``epsilon`` for the other seats, ``epsilon_self`` for its own: 0.1 each, and 0.2 / 0.05 under
+transfer rules; the opponents are not casual players, and a search that trusts its model of
+them too much is easy to beat: against a plain ISMCTS in perevodnoy, random moves lifted the
+expert from winning about half its games to two thirds and more), finished by the exact
+two-player solver once the stock is empty, one opponent is left and at most ``solve_cards``
+cards are in play (the counter and the expert play such endgames exactly, so the playouts
+should too).  The
 action that minimises the seat's chance of being the durak over all samples wins; the same
 samples serve every candidate (common random numbers), a candidate clearly worse than the
 leader stops being played out, and a candidate replaces the casual choice only when it is
@@ -21,7 +23,8 @@ may do so, which keeps the median move within ``think_s``.
 
 Options: ``budget_s``, ``think_s``, ``iterations`` (cap on the number of sampled deals and no
 clock: reproducible runs), ``clock`` (``wall``, or ``cpu`` for tournaments on a busy machine),
-``epsilon`` (share of random playout moves, 0.1), ``solve_stock`` (largest stock at which
+``epsilon`` / ``epsilon_self`` (share of random playout moves of the others / its own;
+default by rule profile, :data:`EPSILON_DEFAULTS`), ``solve_stock`` (largest stock at which
 sampled two-player deals are solved exactly, -1: never), ``solve_cards``, ``node_cap`` (per
 solve); and, kept to reproduce the measured alternatives (docs/AI.md), ``w_lacks`` /
 ``w_stale`` (sampling weights of cards a seat showed it lacks) and ``know_in_playouts``.
