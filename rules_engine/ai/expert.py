@@ -2,14 +2,12 @@
 
 For each sampled deal of the unseen cards, consistent with every card seen and weighted away
 from what the opponents showed they lack (a take, a declined throw-in), every candidate action
-is played out: casual-policy playouts for all seats, some moves made at random instead
-(``epsilon`` for the other seats, ``epsilon_self`` for its own: 0.1 each, and 0.2 / 0.05 under
-transfer rules; the opponents are not casual players, and a search that trusts its model of
-them too much is easy to beat: against a plain ISMCTS in perevodnoy, random moves lifted the
-expert from winning about half its games to two thirds and more), finished by the exact
-two-player solver once the stock is empty, one opponent is left and at most ``solve_cards``
-cards are in play (the counter and the expert play such endgames exactly, so the playouts
-should too).  The
+is played out: casual-policy playouts for all seats, one move in ten made at random instead
+(``epsilon``: the opponents are not casual players, and a search that trusts its model of them
+too much is easy to beat; against a plain ISMCTS in perevodnoy this one change lifted the
+expert from winning about half its games to three quarters), finished by the exact two-player solver
+once the stock is empty, one opponent is left and at most ``solve_cards`` cards are in play
+(the counter and the expert play such endgames exactly, so the playouts should too).  The
 action that minimises the seat's chance of being the durak over all samples wins; the same
 samples serve every candidate (common random numbers), a candidate clearly worse than the
 leader stops being played out, and a candidate replaces the casual choice only when it is
@@ -23,8 +21,8 @@ may do so, which keeps the median move within ``think_s``.
 
 Options: ``budget_s``, ``think_s``, ``iterations`` (cap on the number of sampled deals and no
 clock: reproducible runs), ``clock`` (``wall``, or ``cpu`` for tournaments on a busy machine),
-``epsilon`` / ``epsilon_self`` (share of random playout moves of the others / its own;
-default by rule profile, :data:`EPSILON_DEFAULTS`), ``solve_stock`` (largest stock at which
+``epsilon`` (share of random playout moves, 0.1), ``epsilon_self`` (the same for the
+searching seat's own later moves; default ``epsilon``), ``solve_stock`` (largest stock at which
 sampled two-player deals are solved exactly, -1: never), ``solve_cards``, ``node_cap`` (per
 solve); and, kept to reproduce the measured alternatives (docs/AI.md), ``w_lacks`` /
 ``w_stale`` (sampling weights of cards a seat showed it lacks) and ``know_in_playouts``.
@@ -55,7 +53,7 @@ from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, iter_bits
 from rules_engine.game import Game
 from rules_engine.phase import Phase
 
-__all__ = ["EPSILON_DEFAULTS", "ExpertAgent", "candidates", "sample_deal"]
+__all__ = ["ExpertAgent", "candidates", "sample_deal"]
 
 _W_LACKS = 0.08
 _PLAYOUT_CAP = 600
@@ -74,9 +72,6 @@ _EXTEND_SHARE = 0.4
 #: Entries kept in the shared empty-stock table before it starts afresh (memory bound).
 _ENDGAME_TT_MAX = 100_000
 _CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
-#: Random share of playout moves (other seats, own seat), by whether the rules allow
-#: transfers; measured against ismcts@300 (docs/AI.md, "Making the expert stronger").
-EPSILON_DEFAULTS: dict[bool, tuple[float, float]] = {False: (0.1, 0.1), True: (0.2, 0.05)}
 
 
 def sample_deal(
@@ -224,7 +219,7 @@ class ExpertAgent(Agent):
         margin: float = 1.0,
         max_candidates: int = 7,
         clock: str = "wall",
-        epsilon: float | None = None,
+        epsilon: float = 0.1,
         epsilon_self: float | None = None,
         w_lacks: float = _W_LACKS,
         w_stale: float = _W_STALE,
@@ -238,11 +233,9 @@ class ExpertAgent(Agent):
         #: ``wall`` (a player waits for it) or ``cpu``: this process's CPU time, which makes
         #: tournaments fair on a busy machine (the strength no longer depends on the load).
         self.clock = _CLOCKS[clock]
-        #: Share of the other seats' playout moves made at random (a less predictable model
-        #: of them), and of the searching seat's own later moves; ``None``: the rule
-        #: profile's measured default (:data:`EPSILON_DEFAULTS`).  ``epsilon_self`` defaults
-        #: to ``epsilon`` when only that is given.
+        #: Share of playout moves made at random (a less predictable model of the others).
         self.epsilon = epsilon
+        #: The same for the searching seat's own later moves (default: ``epsilon``).
         self.epsilon_self = epsilon if epsilon_self is None else epsilon_self
         #: Sampling weight of a card for a seat that showed it lacks it (fresh / stale).
         self.w_lacks = w_lacks
@@ -428,7 +421,7 @@ class ExpertAgent(Agent):
         """1 when ``me`` is not the durak at the end of a playout, 0 when it is (1/2: draw)."""
         params = self.params
         solve_stock = self.solve_stock
-        epsilon, epsilon_self = self._epsilons(g.rules.transfer)
+        epsilon, epsilon_self = self.epsilon, self.epsilon_self
         rand = self.rng.random
         know = Knowledge(g.hands, g.hands) if self.know_in_playouts else None
         check = 0
@@ -458,13 +451,6 @@ class ExpertAgent(Agent):
         if g.loser is None:
             return 0.5
         return 0.0 if g.loser == me else 1.0
-
-    def _epsilons(self, transfer: bool) -> tuple[float, float]:
-        """(others, own) random share of playout moves under these rules."""
-        default = EPSILON_DEFAULTS[transfer]
-        others = default[0] if self.epsilon is None else self.epsilon
-        own = default[1] if self.epsilon_self is None else self.epsilon_self
-        return others, own
 
     def _small(self, g: Game) -> bool:
         """Whether an empty-stock position is small enough to solve in a playout."""

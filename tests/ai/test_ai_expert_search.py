@@ -62,7 +62,8 @@ def test_at_most_a_bounded_share_of_moves_think_longer(monkeypatch: pytest.Monke
     """Even when every decision looks close, extra time goes to a bounded share of the moves,
     so the median move stays within the normal thinking time."""
     monkeypatch.setattr(ExpertAgent, "_close", lambda self, scores, live: True)
-    expert = ExpertAgent(seed=3, budget_s=0.03, think_s=0.01)
+    # CPU clock: on a loaded machine a wall-clock move can pass its hard limit in one sample
+    expert = ExpertAgent(seed=3, budget_s=0.03, think_s=0.01, clock="cpu")
     counter = make_agent("counter", seed=4)
     game = Game(PROFILES["podkidnoy"], deal_from_seed(2, 17))
     while not game.finished:
@@ -239,13 +240,3 @@ def test_epsilon_self_sets_the_random_share_of_the_searching_seat_alone(
         else:
             assert casual_by_seat == {0: 0, 1: choices_by_seat[1]}
     assert ExpertAgent(epsilon=0.3).epsilon_self == 0.3
-
-
-def test_the_random_playout_share_defaults_by_rule_profile() -> None:
-    """Without options, transfer rules get their own measured shares (others 0.2, own 0.05);
-    the others keep 0.1 for every seat; an explicit option wins over both."""
-    assert ExpertAgent()._epsilons(transfer=False) == (0.1, 0.1)
-    assert ExpertAgent()._epsilons(transfer=True) == (0.2, 0.05)
-    assert ExpertAgent(epsilon=0.3)._epsilons(transfer=True) == (0.3, 0.3)
-    assert ExpertAgent(epsilon_self=0.0)._epsilons(transfer=False) == (0.1, 0.0)
-    assert ExpertAgent(epsilon=0)._epsilons(transfer=True) == (0, 0)
