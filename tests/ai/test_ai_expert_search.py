@@ -156,39 +156,48 @@ def test_cpu_clock_thinks_by_this_process_cpu_time(monkeypatch: pytest.MonkeyPat
         ExpertAgent(clock="sundial")
 
 
+def _playout_counts(
+    monkeypatch: pytest.MonkeyPatch, agent: ExpertAgent, deals: int
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Play ``deals`` two-player perevodnoy playouts for seat 0 and count, per seat, the moves
+    with a choice and how many of them the casual policy made (the rest were random)."""
+    import rules_engine.ai.expert as expert_module
+
+    casual_by_seat = {0: 0, 1: 0}
+    choices_by_seat = {0: 0, 1: 0}
+    real_casual = expert_module.casual_code
+    real_legal = Game.legal_codes
+
+    def counting_casual(g: Game, *args: object, **kwargs: object) -> int:
+        assert g.to_act is not None
+        casual_by_seat[g.to_act] += 1
+        return real_casual(g, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counting_legal(self: Game) -> tuple[int, ...]:
+        legal = real_legal(self)
+        if len(legal) > 1 and self.to_act is not None:
+            choices_by_seat[self.to_act] += 1
+        return legal
+
+    with monkeypatch.context() as patch:
+        patch.setattr(expert_module, "casual_code", counting_casual)
+        patch.setattr(Game, "legal_codes", counting_legal)
+        for seed in range(deals):
+            game = Game(PROFILES["perevodnoy"], deal_from_seed(2, seed))
+            agent._evaluate(game, 0, deadline=float("inf"))
+    return casual_by_seat, choices_by_seat
+
+
 def test_playouts_make_the_epsilon_share_of_their_moves_at_random(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """With ``epsilon`` = 0.1 about one playout move in ten (among moves with a choice) skips
     the casual policy; with 0 every one follows it, and with 1 none does."""
-    import rules_engine.ai.expert as expert_module
-
-    calls = {"casual": 0}
-    real = expert_module.casual_code
-
-    def counting_casual(*args: object, **kwargs: object) -> int:
-        calls["casual"] += 1
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(expert_module, "casual_code", counting_casual)
-    choices = {"n": 0}
-    real_legal = Game.legal_codes
-
-    def counting_legal(self: Game) -> tuple[int, ...]:
-        legal = real_legal(self)
-        if len(legal) > 1:
-            choices["n"] += 1
-        return legal
-
-    monkeypatch.setattr(Game, "legal_codes", counting_legal)
     share: dict[float, float] = {}
     for epsilon in (0.0, 0.1, 1.0):
-        calls["casual"] = choices["n"] = 0
         agent = ExpertAgent(seed=2, epsilon=epsilon, iterations=1, solve_stock=-1, solve_cards=0)
-        for seed in range(40):
-            game = Game(PROFILES["perevodnoy"], deal_from_seed(2, seed))
-            agent._evaluate(game, 0, deadline=float("inf"))
-        share[epsilon] = 1 - calls["casual"] / choices["n"]
+        casual, choices = _playout_counts(monkeypatch, agent, 40)
+        share[epsilon] = 1 - sum(casual.values()) / sum(choices.values())
     assert share[0.0] == 0.0
     assert share[1.0] == 1.0
     assert 0.07 < share[0.1] < 0.13
@@ -199,30 +208,7 @@ def test_epsilon_self_sets_the_random_share_of_the_searching_seat_alone(
 ) -> None:
     """With ``epsilon`` = 1 and ``epsilon_self`` = 0 the searching seat's playout moves all
     follow the casual policy and every other seat's move is random; swapped, the reverse."""
-    import rules_engine.ai.expert as expert_module
-
-    real = expert_module.casual_code
-    casual_by_seat: dict[int, int] = {0: 0, 1: 0}
-    choices_by_seat: dict[int, int] = {0: 0, 1: 0}
-
-    def counting_casual(g: Game, *args: object, **kwargs: object) -> int:
-        assert g.to_act is not None
-        casual_by_seat[g.to_act] += 1
-        return real(g, *args, **kwargs)  # type: ignore[arg-type]
-
-    real_legal = Game.legal_codes
-
-    def counting_legal(self: Game) -> tuple[int, ...]:
-        legal = real_legal(self)
-        if len(legal) > 1 and self.to_act is not None:
-            choices_by_seat[self.to_act] += 1
-        return legal
-
-    monkeypatch.setattr(expert_module, "casual_code", counting_casual)
-    monkeypatch.setattr(Game, "legal_codes", counting_legal)
     for epsilon, epsilon_self in ((1.0, 0.0), (0.0, 1.0)):
-        for counts in (casual_by_seat, choices_by_seat):
-            counts[0] = counts[1] = 0
         agent = ExpertAgent(
             seed=3,
             epsilon=epsilon,
@@ -231,12 +217,10 @@ def test_epsilon_self_sets_the_random_share_of_the_searching_seat_alone(
             solve_stock=-1,
             solve_cards=0,
         )
-        for seed in range(20):
-            game = Game(PROFILES["perevodnoy"], deal_from_seed(2, seed))
-            agent._evaluate(game, 0, deadline=float("inf"))
-        assert choices_by_seat[0] > 100 and choices_by_seat[1] > 100
+        casual, choices = _playout_counts(monkeypatch, agent, 20)
+        assert choices[0] > 100 and choices[1] > 100
         if epsilon_self == 0.0:
-            assert casual_by_seat == {0: choices_by_seat[0], 1: 0}
+            assert casual == {0: choices[0], 1: 0}
         else:
-            assert casual_by_seat == {0: 0, 1: choices_by_seat[1]}
+            assert casual == {0: 0, 1: choices[1]}
     assert ExpertAgent(epsilon=0.3).epsilon_self == 0.3
