@@ -233,7 +233,8 @@ class ExpertAgent(Agent):
         #: ``wall`` (a player waits for it) or ``cpu``: this process's CPU time, which makes
         #: tournaments fair on a busy machine (the strength no longer depends on the load).
         self.clock = _CLOCKS[clock]
-        #: Share of playout moves made at random (a less predictable model of the others).
+        #: Share of the other seats' playout moves made at random (a less predictable model of
+        #: them); ``epsilon_self`` below sets the searching seat's own.
         self.epsilon = epsilon
         #: The same for the searching seat's own later moves (default: ``epsilon``).
         self.epsilon_self = epsilon if epsilon_self is None else epsilon_self
