@@ -39,7 +39,17 @@ class Counting:
     """Everything a counting seat knows: cards each seat surely holds, may hold, and the cards
     whose place is unknown."""
 
-    __slots__ = ("has", "knowledge", "lacks", "lacks_stale", "tracker", "unseen", "view")
+    __slots__ = (
+        "declined",
+        "declined_stale",
+        "has",
+        "knowledge",
+        "lacks",
+        "lacks_stale",
+        "tracker",
+        "unseen",
+        "view",
+    )
 
     def __init__(self, view: View, trump_card: int | None = None) -> None:
         self.view = view
@@ -59,6 +69,11 @@ class Counting:
         ok = tracker.ok
         self.lacks = [x & self.unseen for x in tracker.lacks] if ok else [0] * view.n
         self.lacks_stale = [x & self.unseen for x in tracker.lacks_stale] if ok else [0] * view.n
+        #: Plain cards of a rank a seat did not transfer with when it could (fresh / stale).
+        self.declined = [x & self.unseen for x in tracker.declined] if ok else [0] * view.n
+        self.declined_stale = (
+            [x & self.unseen for x in tracker.declined_stale] if ok else [0] * view.n
+        )
         may = []
         for s in range(view.n):
             if s == view.seat:

@@ -58,6 +58,8 @@ __all__ = ["ExpertAgent", "candidates", "sample_deal"]
 _W_LACKS = 0.08
 _PLAYOUT_CAP = 600
 _W_STALE = 0.5
+#: Sampling weight of a plain card of a rank the seat could have transferred with but did not.
+_W_DECLINED = 0.2
 #: Successive rejection: from sample 24 on, every 8 samples, a candidate whose paired mean is
 #: more than 2.5 standard errors below the leader's stops being played out.
 _PRUNE_FROM = 24
@@ -80,6 +82,7 @@ def sample_deal(
     rng: Any,
     w_lacks: float = _W_LACKS,
     w_stale: float = _W_STALE,
+    w_declined: float = _W_DECLINED,
 ) -> tuple[list[int], list[int]] | None:
     """Hands and stock (drawing order) for the unseen cards, drawn at random: each opponent
     gets its known cards plus unseen ones, cards it showed it lacks being less likely."""
@@ -111,6 +114,8 @@ def sample_deal(
     stock: list[int] = []
     lacks = counting.lacks
     stale = counting.lacks_stale
+    declined = counting.declined
+    declined_stale = counting.declined_stale
     for c in hidden:
         bit = 1 << c
         weights = []
@@ -122,7 +127,9 @@ def sample_deal(
                 w = float(cap)
             elif lacks[g] & bit:
                 w = cap * w_lacks
-            elif stale[g] & bit:
+            elif declined[g] & bit:
+                w = cap * w_declined
+            elif (stale[g] | declined_stale[g]) & bit:
                 w = cap * w_stale
             else:
                 w = float(cap)
@@ -223,6 +230,7 @@ class ExpertAgent(Agent):
         epsilon_self: float | None = None,
         w_lacks: float = _W_LACKS,
         w_stale: float = _W_STALE,
+        w_declined: float = _W_DECLINED,
         know_in_playouts: bool = False,
         params: Params | None = None,
         **options: Any,
@@ -241,6 +249,8 @@ class ExpertAgent(Agent):
         #: Sampling weight of a card for a seat that showed it lacks it (fresh / stale).
         self.w_lacks = w_lacks
         self.w_stale = w_stale
+        #: Sampling weight of a plain card of a rank the seat declined to transfer with.
+        self.w_declined = w_declined
         #: Playouts in which every seat knows the others' cards (the casual policy's lead and
         #: defence read them): a sharper model of the opponents.
         self.know_in_playouts = know_in_playouts
@@ -335,7 +345,7 @@ class ExpertAgent(Agent):
                         self._extended += 1
                     elif not self._close(scores, live):
                         break
-            sample = sample_deal(view, counting, rng, self.w_lacks, self.w_stale)
+            sample = sample_deal(view, counting, rng, self.w_lacks, self.w_stale, self.w_declined)
             if sample is None:
                 return None
             hands, stock = sample

@@ -11,6 +11,8 @@ table) is settled by the next action: only in a new round does the defender act 
 Inferences ("lacks"): a defender who takes lacks the plain beaters of the uncovered attacks;
 an attacker who passes lacks cheap plain cards of the ranks on the table.  Those are soft
 (a player may choose to take, or to keep a card); they are "fresh" until the seat draws again.
+Kept apart ("declined"), as the counter does not use it: a defender who defends or takes where
+it could have transferred probably lacks plain cards of the attacks' rank.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class Tracker:
         "_uncovered",
         "attacker",
         "cap_first",
+        "declined",
+        "declined_stale",
         "defender",
         "discard",
         "first_round",
@@ -79,6 +83,8 @@ class Tracker:
         self.picked = [0] * n
         self.lacks = [0] * n
         self.lacks_stale = [0] * n
+        self.declined = [0] * n
+        self.declined_stale = [0] * n
         self.first_round = True
         self.cap_first = self.rules.first_round_limit
         self.ok = False
@@ -166,6 +172,8 @@ class Tracker:
                 self.stock -= got
                 self.lacks_stale[s] |= self.lacks[s]
                 self.lacks[s] = 0
+                self.declined_stale[s] |= self.declined[s]
+                self.declined[s] = 0
                 if not self.stock:
                     if self.trump_card is not None:
                         self.known[s] |= 1 << self.trump_card
@@ -222,8 +230,21 @@ class Tracker:
         if self._n_att and not self.view.table_attacks:
             self._close_round()
 
+    def _could_transfer(self) -> bool:
+        """Whether the defender could transfer now: nothing covered yet and room for one more
+        card at the next active seat (RULES.md §6.4)."""
+        if not self.rules.transfer or self._table != self._uncovered or not self._n_att:
+            return False
+        cap = self._cap()
+        target = self.sizes[self._next_active(self.defender)]
+        return (cap if cap < target else target) > self._n_att
+
     def _apply(self, seat: int, code: int) -> None:
         kind = code & 7
+        if (kind == DEFEND or kind == TAKE) and self._could_transfer():  # noqa: SIM109
+            low = self._uncovered & -self._uncovered
+            rank = RANK_MASK[RANK_OF[low.bit_length() - 1]]
+            self.declined[seat] |= rank & ~SUIT_MASK[self.trump]
         if kind == DEFEND:
             a = (code >> 3) & 63
             b = code >> 9
