@@ -9,6 +9,7 @@ import time
 import pytest
 
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
+from rules_engine.actions import TRANSFER
 from rules_engine.ai import make_agent
 from rules_engine.ai.expert import _CLOCKS, _EXTEND_SHARE, ExpertAgent
 from rules_engine.ai.position import fast_clone
@@ -224,3 +225,49 @@ def test_epsilon_self_sets_the_random_share_of_the_searching_seat_alone(
         else:
             assert casual == {0: 0, 1: choices[1]}
     assert ExpertAgent(epsilon=0.3).epsilon_self == 0.3
+
+
+def test_p_transfer_is_the_share_of_casual_transfers_the_other_seats_make(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In playouts the other seats make the casual policy's transfer with chance
+    ``p_transfer`` (else they play as if they never transferred); the searching seat always."""
+    import rules_engine.ai.expert as expert_module
+
+    real_casual = expert_module.casual_code
+    real_apply = Game.apply_code
+    offered = {0: 0, 1: 0}  # casual's transfers (its normal parameters), per seat
+    made = {0: 0, 1: 0}  # transfers played
+
+    def counting_casual(g: Game, legal: object, params: object, *rest: object) -> int:
+        code = real_casual(g, legal, params, *rest)  # type: ignore[arg-type]
+        if code & 7 == TRANSFER and getattr(params, "transfer", False):
+            assert g.to_act is not None
+            offered[g.to_act] += 1
+        return code
+
+    def counting_apply(self: Game, code: int) -> None:
+        if code & 7 == TRANSFER and self.to_act is not None:
+            made[self.to_act] += 1
+        real_apply(self, code)
+
+    for p_transfer in (0.0, 0.5, 1.0):
+        offered.update({0: 0, 1: 0})
+        made.update({0: 0, 1: 0})
+        agent = ExpertAgent(
+            seed=5, epsilon=0.0, p_transfer=p_transfer, iterations=1, solve_stock=-1, solve_cards=0
+        )
+        with monkeypatch.context() as patch:
+            patch.setattr(expert_module, "casual_code", counting_casual)
+            patch.setattr(Game, "apply_code", counting_apply)
+            for seed in range(60):
+                game = Game(PROFILES["perevodnoy"], deal_from_seed(2, seed))
+                agent._evaluate(game, 0, deadline=float("inf"))
+        assert offered[0] > 20 and offered[1] > 20, offered
+        assert made[0] == offered[0]
+        if p_transfer == 0.0:
+            assert made[1] == 0
+        elif p_transfer == 1.0:
+            assert made[1] == offered[1]
+        else:
+            assert 0.3 < made[1] / offered[1] < 0.7, (made, offered)
