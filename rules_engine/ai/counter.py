@@ -47,6 +47,7 @@ class Counting:
         "lacks",
         "lacks_stale",
         "tracker",
+        "trumped",
         "unseen",
         "view",
     )
@@ -74,6 +75,8 @@ class Counting:
         self.declined_stale = (
             [x & self.unseen for x in tracker.declined_stale] if ok else [0] * view.n
         )
+        #: Plain beaters of a plain card a seat beat with a trump since it last drew.
+        self.trumped = [x & self.unseen for x in tracker.trumped] if ok else [0] * view.n
         may = []
         for s in range(view.n):
             if s == view.seat:

@@ -26,7 +26,8 @@ searching seat's own later moves; default ``epsilon``), ``solve_stock`` (largest
 sampled two-player deals are solved exactly, -1: never), ``solve_cards``, ``node_cap`` (per
 solve); and, kept to reproduce the measured alternatives (docs/AI.md), ``w_lacks`` /
 ``w_stale`` (sampling weights of cards a seat showed it lacks), ``w_declined`` (of plain cards
-of a rank a seat could have transferred with but did not), ``p_transfer`` (chance that another
+of a rank a seat could have transferred with but did not), ``w_trumped`` (of plain beaters of a
+plain card a seat beat with a trump; 1: off), ``p_transfer`` (chance that another
 seat makes the casual policy's transfer in a playout) and ``know_in_playouts``.
 """
 
@@ -86,6 +87,7 @@ def sample_deal(
     w_lacks: float = _W_LACKS,
     w_stale: float = _W_STALE,
     w_declined: float = _W_DECLINED,
+    w_trumped: float = 1.0,
 ) -> tuple[list[int], list[int]] | None:
     """Hands and stock (drawing order) for the unseen cards, drawn at random: each opponent
     gets its known cards plus unseen ones, cards it showed it lacks being less likely."""
@@ -119,6 +121,7 @@ def sample_deal(
     stale = counting.lacks_stale
     declined = counting.declined
     declined_stale = counting.declined_stale
+    trumped = counting.trumped if w_trumped != 1.0 else [0] * n
     for c in hidden:
         bit = 1 << c
         weights = []
@@ -132,6 +135,8 @@ def sample_deal(
                 w = cap * w_lacks
             elif declined[g] & bit:
                 w = cap * w_declined
+            elif trumped[g] & bit:
+                w = cap * w_trumped
             elif (stale[g] | declined_stale[g]) & bit:
                 w = cap * w_stale
             else:
@@ -234,6 +239,7 @@ class ExpertAgent(Agent):
         w_lacks: float = _W_LACKS,
         w_stale: float = _W_STALE,
         w_declined: float = _W_DECLINED,
+        w_trumped: float = 1.0,
         know_in_playouts: bool = False,
         p_transfer: float = 1.0,
         params: Params | None = None,
@@ -255,6 +261,9 @@ class ExpertAgent(Agent):
         self.w_stale = w_stale
         #: Sampling weight of a plain card of a rank the seat declined to transfer with.
         self.w_declined = w_declined
+        #: Sampling weight of a plain beater of a plain card the seat beat with a trump since
+        #: it last drew (1: no such inference; being measured, docs/AI.md).
+        self.w_trumped = w_trumped
         #: Playouts in which every seat knows the others' cards (the casual policy's lead and
         #: defence read them): a sharper model of the opponents.
         self.know_in_playouts = know_in_playouts

@@ -11,8 +11,9 @@ table) is settled by the next action: only in a new round does the defender act 
 Inferences ("lacks"): a defender who takes lacks the plain beaters of the uncovered attacks;
 an attacker who passes lacks cheap plain cards of the ranks on the table.  Those are soft
 (a player may choose to take, or to keep a card); they are "fresh" until the seat draws again.
-Kept apart ("declined"), as the counter does not use it: a defender who defends or takes where
-it could have transferred probably lacks plain cards of the attacks' rank.
+Kept apart, as the counter does not use them: a defender who defends or takes where it could
+have transferred probably lacks plain cards of the attacks' rank ("declined"); one who beats a
+plain card with a trump probably lacks its plain beaters ("trumped", fresh until it draws).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class Tracker:
         "taking",
         "trump",
         "trump_card",
+        "trumped",
         "view",
     )
 
@@ -85,6 +87,7 @@ class Tracker:
         self.lacks_stale = [0] * n
         self.declined = [0] * n
         self.declined_stale = [0] * n
+        self.trumped = [0] * n
         self.first_round = True
         self.cap_first = self.rules.first_round_limit
         self.ok = False
@@ -174,6 +177,7 @@ class Tracker:
                 self.lacks[s] = 0
                 self.declined_stale[s] |= self.declined[s]
                 self.declined[s] = 0
+                self.trumped[s] = 0
                 if not self.stock:
                     if self.trump_card is not None:
                         self.known[s] |= 1 << self.trump_card
@@ -248,6 +252,8 @@ class Tracker:
         if kind == DEFEND:
             a = (code >> 3) & 63
             b = code >> 9
+            if b & 3 == self.trump and a & 3 != self.trump:
+                self.trumped[seat] |= self._plain_beaters[a]
             self.sizes[seat] -= 1
             self.known[seat] &= ~(1 << b)
             self._table |= 1 << b

@@ -12,7 +12,7 @@ from rules_engine.actions import DEFEND, TAKE, TRANSFER
 from rules_engine.ai.policy import casual_code
 from rules_engine.ai.tracker import Tracker
 from rules_engine.ai.view import View
-from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, card_index
+from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, card_index
 
 
 @pytest.mark.parametrize("rules", sorted(PROFILES))
@@ -91,3 +91,42 @@ def test_declined_transfers_match_the_engine(rules: str, players: int) -> None:
         assert marked > 5
     else:
         assert marked == 0
+
+
+@pytest.mark.parametrize("rules", sorted(PROFILES))
+def test_trumped_plain_cards_match_the_engine(rules: str) -> None:
+    """A seat that beats a plain card with a trump is marked as probably lacking that card's
+    plain beaters, until it draws again."""
+    rng = random.Random(7)
+    marked = 0
+    for seed in range(8):
+        game = Game(PROFILES[rules], deal_from_seed(2, seed))
+        trump_card = game.deal.stock[-1] if game.deal.stock else None
+        expected = [0, 0]
+        while not game.finished:
+            seat = game.to_act
+            assert seat is not None
+            legal = game.legal_codes()
+            if rng.random() < 0.5:
+                code = legal[rng.randrange(len(legal))]
+            else:
+                code = casual_code(game, legal)
+            stock = set(game.stock)
+            if code & 7 == DEFEND:
+                a, b = (code >> 3) & 63, code >> 9
+                if SUIT_OF[b] == game.trump != SUIT_OF[a]:
+                    expected[seat] |= SUIT_MASK[SUIT_OF[a]] & game.beaters[a]
+                    marked += 1
+            game.apply_code(code)
+            if game.finished:
+                break
+            drawn = sum(1 << c for c in stock - set(game.stock))
+            for s in range(2):  # whoever drew from the stock starts afresh
+                if game.hands[s] & drawn:
+                    expected[s] = 0
+            view = View(observation(game, 0))
+            view.known_given = False
+            tracker = Tracker(view, trump_card=trump_card)
+            assert tracker.ok
+            assert tracker.trumped == expected
+    assert marked > 10
