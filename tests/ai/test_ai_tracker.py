@@ -4,6 +4,7 @@ and known cards match the engine's."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -45,39 +46,44 @@ def test_replay_matches_the_engine(rules: str, players: int) -> None:
                 game.apply_code(casual_code(game, legal))
 
 
-@pytest.mark.parametrize("rules", sorted(PROFILES))
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_declined_transfers_match_the_engine(rules: str, players: int) -> None:
-    """A defender that defends or takes where the engine would take a transfer (nothing
-    covered, room at the next seat: RULES.md §6.4), had it a card of the rank, is marked as
-    probably lacking the plain cards of the attacks' rank, and only then."""
-    rng = random.Random(100 + players)
-    marked = 0
-    for seed in range(8):
-        game = Game(PROFILES[rules], deal_from_seed(players, seed))
+class _PerGame:
+    """Expected marks per seat for the game in play; a new game starts afresh."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.game: Game | None = None
+        self.marks: list[int] = []
+
+    def __call__(self, game: Game) -> list[int]:
+        if self.game is not game:
+            self.game, self.marks = game, [0] * self.players
+        return self.marks
+
+
+def _mixed_play_tracked(
+    rules: str,
+    players: int,
+    random_share: float,
+    seed: int,
+    before_move: Callable[[Game, int, tuple[int, ...], int], None],
+    after_move: Callable[[Game, Tracker], None],
+) -> None:
+    """Eight games of casual play with a share of random moves. ``before_move(game, seat,
+    legal, code)`` sees each move before it is made; ``after_move(game, tracker)`` then gets
+    seat 0's tracker replayed from the new observation (without the engine's ``known``)."""
+    rng = random.Random(seed)
+    for deal_seed in range(8):
+        game = Game(PROFILES[rules], deal_from_seed(players, deal_seed))
         trump_card = game.deal.stock[-1] if game.deal.stock else None
-        expected = [0] * players  # ever declined: fresh or stale
         while not game.finished:
             seat = game.to_act
             assert seat is not None
             legal = game.legal_codes()
-            if rng.random() < 0.3:
+            if rng.random() < random_share:
                 code = legal[rng.randrange(len(legal))]
             else:
                 code = casual_code(game, legal)
-            could = (
-                seat == game.defender
-                and game.rules.transfer
-                and not game.covered_any
-                and min(game.cap, game.hands[game.next_active(seat)].bit_count())
-                > len(game.table_attacks)
-            )
-            if any(c & 7 == TRANSFER for c in legal):
-                assert could
-            if code & 7 in (DEFEND, TAKE) and could:
-                rank = RANK_MASK[RANK_OF[game.table_attacks[0]]]
-                expected[seat] |= rank & ~SUIT_MASK[game.trump]
-                marked += 1
+            before_move(game, seat, legal, code)
             game.apply_code(code)
             if game.finished:
                 break
@@ -85,8 +91,39 @@ def test_declined_transfers_match_the_engine(rules: str, players: int) -> None:
             view.known_given = False
             tracker = Tracker(view, trump_card=trump_card)
             assert tracker.ok
-            got = [a | b for a, b in zip(tracker.declined, tracker.declined_stale, strict=True)]
-            assert got == expected
+            after_move(game, tracker)
+
+
+@pytest.mark.parametrize("rules", sorted(PROFILES))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_declined_transfers_match_the_engine(rules: str, players: int) -> None:
+    """A defender that defends or takes where the engine would take a transfer (nothing
+    covered, room at the next seat: RULES.md §6.4), had it a card of the rank, is marked as
+    probably lacking the plain cards of the attacks' rank, and only then."""
+    marks_of = _PerGame(players)  # ever declined (fresh or stale), per seat
+    marked = 0
+
+    def before_move(game: Game, seat: int, legal: tuple[int, ...], code: int) -> None:
+        nonlocal marked
+        could = (
+            seat == game.defender
+            and game.rules.transfer
+            and not game.covered_any
+            and min(game.cap, game.hands[game.next_active(seat)].bit_count())
+            > len(game.table_attacks)
+        )
+        if any(c & 7 == TRANSFER for c in legal):
+            assert could
+        if code & 7 in (DEFEND, TAKE) and could:
+            rank = RANK_MASK[RANK_OF[game.table_attacks[0]]]
+            marks_of(game)[seat] |= rank & ~SUIT_MASK[game.trump]
+            marked += 1
+
+    def after_move(game: Game, tracker: Tracker) -> None:
+        got = [a | b for a, b in zip(tracker.declined, tracker.declined_stale, strict=True)]
+        assert got == marks_of(game)
+
+    _mixed_play_tracked(rules, players, 0.3, 100 + players, before_move, after_move)
     if PROFILES[rules].transfer:
         assert marked > 5
     else:
@@ -97,36 +134,27 @@ def test_declined_transfers_match_the_engine(rules: str, players: int) -> None:
 def test_trumped_plain_cards_match_the_engine(rules: str) -> None:
     """A seat that beats a plain card with a trump is marked as probably lacking that card's
     plain beaters, until it draws again."""
-    rng = random.Random(7)
+    marks_of = _PerGame(2)
+    stock_before: set[int] = set()
     marked = 0
-    for seed in range(8):
-        game = Game(PROFILES[rules], deal_from_seed(2, seed))
-        trump_card = game.deal.stock[-1] if game.deal.stock else None
-        expected = [0, 0]
-        while not game.finished:
-            seat = game.to_act
-            assert seat is not None
-            legal = game.legal_codes()
-            if rng.random() < 0.5:
-                code = legal[rng.randrange(len(legal))]
-            else:
-                code = casual_code(game, legal)
-            stock = set(game.stock)
-            if code & 7 == DEFEND:
-                a, b = (code >> 3) & 63, code >> 9
-                if SUIT_OF[b] == game.trump != SUIT_OF[a]:
-                    expected[seat] |= SUIT_MASK[SUIT_OF[a]] & game.beaters[a]
-                    marked += 1
-            game.apply_code(code)
-            if game.finished:
-                break
-            drawn = sum(1 << c for c in stock - set(game.stock))
-            for s in range(2):  # whoever drew from the stock starts afresh
-                if game.hands[s] & drawn:
-                    expected[s] = 0
-            view = View(observation(game, 0))
-            view.known_given = False
-            tracker = Tracker(view, trump_card=trump_card)
-            assert tracker.ok
-            assert tracker.trumped == expected
+
+    def before_move(game: Game, seat: int, legal: tuple[int, ...], code: int) -> None:
+        nonlocal marked
+        stock_before.clear()
+        stock_before.update(game.stock)
+        if code & 7 == DEFEND:
+            a, b = (code >> 3) & 63, code >> 9
+            if SUIT_OF[b] == game.trump != SUIT_OF[a]:
+                marks_of(game)[seat] |= SUIT_MASK[SUIT_OF[a]] & game.beaters[a]
+                marked += 1
+
+    def after_move(game: Game, tracker: Tracker) -> None:
+        marks = marks_of(game)
+        drawn = sum(1 << c for c in stock_before - set(game.stock))
+        for s in range(2):  # whoever drew from the stock starts afresh
+            if game.hands[s] & drawn:
+                marks[s] = 0
+        assert tracker.trumped == marks
+
+    _mixed_play_tracked(rules, 2, 0.5, 7, before_move, after_move)
     assert marked > 10
