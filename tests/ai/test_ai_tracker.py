@@ -16,36 +16,6 @@ from rules_engine.ai.view import View
 from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, card_index
 
 
-@pytest.mark.parametrize("rules", sorted(PROFILES))
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_replay_matches_the_engine(rules: str, players: int) -> None:
-    rng = random.Random(players)
-    for seed in range(6):
-        game = Game(PROFILES[rules], deal_from_seed(players, seed))
-        trump_card = game.deal.stock[-1] if game.deal.stock else None
-        while not game.finished:
-            seat = game.to_act
-            assert seat is not None
-            obs = observation(game, seat)
-            view = View(obs)
-            view.known_given = False
-            tracker = Tracker(view, trump_card=trump_card)
-            assert tracker.ok, (seed, obs["history"])
-            expected = [sum(1 << card_index(c) for c in k) for k in obs["known"]]
-            if players == 6:  # the dealer's shown card: its holder is not public here
-                shown = sum(1 << c for c in game.deal.shown)
-                expected = [k & ~shown for k in expected]
-                got = [k & ~shown for k in tracker.known]
-            else:
-                got = tracker.known
-            assert got == expected
-            legal = game.legal_codes()
-            if rng.random() < 0.3:
-                game.apply_code(legal[rng.randrange(len(legal))])
-            else:
-                game.apply_code(casual_code(game, legal))
-
-
 class _PerGame:
     """Expected marks per seat for the game in play; a new game starts afresh."""
 
@@ -66,18 +36,26 @@ def _mixed_play_tracked(
     random_share: float,
     seed: int,
     before_move: Callable[[Game, int, tuple[int, ...], int], None],
-    after_move: Callable[[Game, Tracker], None],
+    at_position: Callable[[Game, Tracker], None],
+    deals: int = 8,
 ) -> None:
-    """Eight games of casual play with a share of random moves. ``before_move(game, seat,
-    legal, code)`` sees each move before it is made; ``after_move(game, tracker)`` then gets
-    seat 0's tracker replayed from the new observation (without the engine's ``known``)."""
+    """Games of casual play with a share of random moves. At every position
+    ``at_position(game, tracker)`` gets the tracker of the seat to act, replayed from its
+    observation without the engine's ``known`` (every replay must match the observation);
+    then ``before_move(game, seat, legal, code)`` sees the move about to be made."""
     rng = random.Random(seed)
-    for deal_seed in range(8):
+    for deal_seed in range(deals):
         game = Game(PROFILES[rules], deal_from_seed(players, deal_seed))
         trump_card = game.deal.stock[-1] if game.deal.stock else None
         while not game.finished:
             seat = game.to_act
             assert seat is not None
+            obs = observation(game, seat)
+            view = View(obs)
+            view.known_given = False
+            tracker = Tracker(view, trump_card=trump_card)
+            assert tracker.ok, (deal_seed, obs["history"])
+            at_position(game, tracker)
             legal = game.legal_codes()
             if rng.random() < random_share:
                 code = legal[rng.randrange(len(legal))]
@@ -85,13 +63,22 @@ def _mixed_play_tracked(
                 code = casual_code(game, legal)
             before_move(game, seat, legal, code)
             game.apply_code(code)
-            if game.finished:
-                break
-            view = View(observation(game, 0))
-            view.known_given = False
-            tracker = Tracker(view, trump_card=trump_card)
-            assert tracker.ok
-            after_move(game, tracker)
+
+
+@pytest.mark.parametrize("rules", sorted(PROFILES))
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_replay_matches_the_engine(rules: str, players: int) -> None:
+    def check_known(game: Game, tracker: Tracker) -> None:
+        obs = observation(game, tracker.view.seat)
+        expected = [sum(1 << card_index(c) for c in k) for k in obs["known"]]
+        got = tracker.known
+        if players == 6:  # the dealer's shown card: its holder is not public here
+            shown = sum(1 << c for c in game.deal.shown)
+            expected = [k & ~shown for k in expected]
+            got = [k & ~shown for k in got]
+        assert got == expected
+
+    _mixed_play_tracked(rules, players, 0.3, players, lambda *_: None, check_known, deals=6)
 
 
 @pytest.mark.parametrize("rules", sorted(PROFILES))
@@ -119,11 +106,11 @@ def test_declined_transfers_match_the_engine(rules: str, players: int) -> None:
             marks_of(game)[seat] |= rank & ~SUIT_MASK[game.trump]
             marked += 1
 
-    def after_move(game: Game, tracker: Tracker) -> None:
+    def at_position(game: Game, tracker: Tracker) -> None:
         got = [a | b for a, b in zip(tracker.declined, tracker.declined_stale, strict=True)]
         assert got == marks_of(game)
 
-    _mixed_play_tracked(rules, players, 0.3, 100 + players, before_move, after_move)
+    _mixed_play_tracked(rules, players, 0.3, 100 + players, before_move, at_position)
     if PROFILES[rules].transfer:
         assert marked > 5
     else:
@@ -148,7 +135,7 @@ def test_trumped_plain_cards_match_the_engine(rules: str) -> None:
                 marks_of(game)[seat] |= SUIT_MASK[SUIT_OF[a]] & game.beaters[a]
                 marked += 1
 
-    def after_move(game: Game, tracker: Tracker) -> None:
+    def at_position(game: Game, tracker: Tracker) -> None:
         marks = marks_of(game)
         drawn = sum(1 << c for c in stock_before - set(game.stock))
         for s in range(2):  # whoever drew from the stock starts afresh
@@ -156,5 +143,5 @@ def test_trumped_plain_cards_match_the_engine(rules: str) -> None:
                 marks[s] = 0
         assert tracker.trumped == marks
 
-    _mixed_play_tracked(rules, 2, 0.5, 7, before_move, after_move)
+    _mixed_play_tracked(rules, 2, 0.5, 7, before_move, at_position)
     assert marked > 10
