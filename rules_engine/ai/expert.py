@@ -362,7 +362,15 @@ class ExpertAgent(Agent):
                         self._extended += 1
                     elif not self._close(scores, live):
                         break
-            sample = sample_deal(view, counting, rng, self.w_lacks, self.w_stale, self.w_declined)
+            sample = sample_deal(
+                view,
+                counting,
+                rng,
+                self.w_lacks,
+                self.w_stale,
+                self.w_declined,
+                self.w_trumped,
+            )
             if sample is None:
                 return None
             hands, stock = sample

@@ -7,7 +7,10 @@ import random
 from types import SimpleNamespace
 from typing import Any
 
-from rules_engine.ai.expert import sample_deal
+import pytest
+
+from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
+from rules_engine.ai.expert import ExpertAgent, sample_deal
 
 HAND = sum(1 << c for c in range(6))  # the searching seat's cards
 TRUMP_CARD = 35
@@ -67,3 +70,26 @@ def test_trumped_inference_is_off_unless_its_weight_is_set() -> None:
     assert off == plain  # same random numbers, same deals
     on = _share_dealt_to_opponent(_counting(trumped=WATCHED), w_trumped=0.25)
     assert on < 0.2
+
+
+def test_the_expert_samples_with_its_own_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every sampling weight the agent is given reaches the sampler."""
+    import rules_engine.ai.expert as expert_module
+
+    seen: list[tuple[Any, ...]] = []
+    real = expert_module.sample_deal
+
+    def recording(*args: Any) -> Any:
+        seen.append(args[3:])
+        return real(*args)
+
+    monkeypatch.setattr(expert_module, "sample_deal", recording)
+    agent = ExpertAgent(
+        seed=1, iterations=2, w_lacks=0.11, w_stale=0.22, w_declined=0.33, w_trumped=0.44
+    )
+    game = Game(PROFILES["podkidnoy"], deal_from_seed(2, 3))
+    while not seen:  # play until a move needs a search
+        seat = game.to_act
+        assert seat is not None
+        game.apply(parse_action(agent.choose(observation(game, seat))))
+    assert seen[0] == (0.11, 0.22, 0.33, 0.44)
