@@ -67,16 +67,19 @@ class Counting:
             seen |= h
         self.has = has
         self.unseen = FULL_DECK_MASK & ~seen
-        ok = tracker.ok
-        self.lacks = [x & self.unseen for x in tracker.lacks] if ok else [0] * view.n
-        self.lacks_stale = [x & self.unseen for x in tracker.lacks_stale] if ok else [0] * view.n
+        unseen = self.unseen
+
+        def still_unseen(masks: list[int]) -> list[int]:
+            """An inference per seat, kept to unseen cards (none when the replay failed)."""
+            return [x & unseen for x in masks] if tracker.ok else [0] * view.n
+
+        self.lacks = still_unseen(tracker.lacks)
+        self.lacks_stale = still_unseen(tracker.lacks_stale)
         #: Plain cards of a rank a seat did not transfer with when it could (fresh / stale).
-        self.declined = [x & self.unseen for x in tracker.declined] if ok else [0] * view.n
-        self.declined_stale = (
-            [x & self.unseen for x in tracker.declined_stale] if ok else [0] * view.n
-        )
+        self.declined = still_unseen(tracker.declined)
+        self.declined_stale = still_unseen(tracker.declined_stale)
         #: Plain beaters of a plain card a seat beat with a trump since it last drew.
-        self.trumped = [x & self.unseen for x in tracker.trumped] if ok else [0] * view.n
+        self.trumped = still_unseen(tracker.trumped)
         may = []
         for s in range(view.n):
             if s == view.seat:

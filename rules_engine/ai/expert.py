@@ -121,6 +121,7 @@ def sample_deal(
     stale = counting.lacks_stale
     declined = counting.declined
     declined_stale = counting.declined_stale
+    # off at weight 1, so that its branch below cannot pre-empt the stale weight
     trumped = counting.trumped if w_trumped != 1.0 else [0] * n
     for c in hidden:
         bit = 1 << c
