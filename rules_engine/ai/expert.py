@@ -2,17 +2,17 @@
 
 For each sampled deal of the unseen cards, consistent with every card seen and weighted away
 from what the opponents showed they lack (a take, a declined throw-in), every candidate action
-is played out: casual-policy playouts for all seats, one move in ten made at random instead
-(``epsilon``: the opponents are not casual players, and a search that trusts its model of them
-too much is easy to beat; against a plain ISMCTS in perevodnoy this one change lifted the
-expert from winning about half its games to three quarters), finished by the exact two-player solver
-once the stock is empty, one opponent is left and at most ``solve_cards`` cards are in play
-(the counter and the expert play such endgames exactly, so the playouts should too).  The
-action that minimises the seat's chance of being the durak over all samples wins; the same
-samples serve every candidate (common random numbers), a candidate clearly worse than the
-leader stops being played out, and a candidate replaces the casual choice only when it is
-better by more than ``margin`` standard errors.  With every card's place known (one opponent,
-empty stock) it solves exactly, as the counter does.
+is played out: casual-policy playouts for all seats, one move in ten (heads-up; one in five at
+a bigger table) made at random instead (``epsilon``: the opponents are not casual players, and
+a search that trusts its model of them too much is easy to beat; against a plain ISMCTS in
+perevodnoy this one change lifted the expert from winning about half its games to three
+quarters), finished by the exact two-player solver once the stock is empty, one opponent is
+left and at most ``solve_cards`` cards are in play (the counter and the expert play such
+endgames exactly, so the playouts should too). The action that minimises the seat's chance of
+being the durak over all samples wins; the same samples serve every candidate (common random
+numbers), a candidate clearly worse than the leader stops being played out, and a candidate
+replaces the casual choice only when it is better by more than ``margin`` standard errors. With
+every card's place known (one opponent, empty stock) it solves exactly, as the counter does.
 
 Time: the search normally stops after ``think_s`` (0.3 s).  When the choice is still close
 (a rival may still be better by more than one point of loss rate), it goes on until the choice
@@ -21,8 +21,9 @@ may do so, which keeps the median move within ``think_s``.
 
 Options: ``budget_s``, ``think_s``, ``iterations`` (cap on the number of sampled deals and no
 clock: reproducible runs), ``clock`` (``wall``, or ``cpu`` for tournaments on a busy machine),
-``epsilon`` (share of random playout moves, 0.1), ``epsilon_self`` (the same for the
-searching seat's own later moves; default ``epsilon``), ``solve_stock`` (largest stock at which
+``epsilon`` (share of random playout moves; default 0.1 heads-up, 0.2 with three or more
+players), ``epsilon_self`` (the same for the searching seat's own later moves; default
+``epsilon``), ``solve_stock`` (largest stock at which
 sampled two-player deals are solved exactly, -1: never), ``solve_cards``, ``node_cap`` (per
 solve); and, kept to reproduce the measured alternatives (docs/AI.md), ``w_lacks`` /
 ``w_stale`` (sampling weights of cards a seat showed it lacks), ``w_declined`` (of plain cards
@@ -78,6 +79,10 @@ _EXTEND_SHARE = 0.4
 #: Entries kept in the shared empty-stock table before it starts afresh (memory bound).
 _ENDGAME_TT_MAX = 100_000
 _CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+#: Default random shares of playout moves (other seats, own), by table size (3: three or more).
+#: Heads-up 10% for both; at bigger tables two opponents' play is less predictable
+#: (measured against two ismcts@300, docs/AI.md).
+_EPSILON_DEFAULTS = {2: (0.1, 0.1), 3: (0.2, 0.2)}
 
 
 def sample_deal(
@@ -235,7 +240,7 @@ class ExpertAgent(Agent):
         margin: float = 1.0,
         max_candidates: int = 7,
         clock: str = "wall",
-        epsilon: float = 0.1,
+        epsilon: float | None = None,
         epsilon_self: float | None = None,
         w_lacks: float = _W_LACKS,
         w_stale: float = _W_STALE,
@@ -253,10 +258,10 @@ class ExpertAgent(Agent):
         #: tournaments fair on a busy machine (the strength no longer depends on the load).
         self.clock = _CLOCKS[clock]
         #: Share of the other seats' playout moves made at random (a less predictable model of
-        #: them); ``epsilon_self`` below sets the searching seat's own.
+        #: them); ``None``: the default for the table's size (:meth:`playout_epsilons`).
         self.epsilon = epsilon
-        #: The same for the searching seat's own later moves (default: ``epsilon``).
-        self.epsilon_self = epsilon if epsilon_self is None else epsilon_self
+        #: The same for the searching seat's own later moves (``None``: as the others').
+        self.epsilon_self = epsilon_self
         #: Sampling weight of a card for a seat that showed it lacks it (fresh / stale).
         self.w_lacks = w_lacks
         self.w_stale = w_stale
@@ -287,6 +292,15 @@ class ExpertAgent(Agent):
         self._endgame_key: tuple[int, bool] | None = None
         self._moves = 0
         self._extended = 0
+
+    def playout_epsilons(self, players: int) -> tuple[float, float]:
+        """Shares of random playout moves at a table of ``players`` seats: the other seats',
+        the searching seat's own."""
+        default_others, default_self = _EPSILON_DEFAULTS[min(players, 3)]
+        others = default_others if self.epsilon is None else self.epsilon
+        if self.epsilon_self is not None:
+            return others, self.epsilon_self
+        return others, default_self if self.epsilon is None else others
 
     def new_game(self) -> None:
         self._trump_card = None
@@ -458,7 +472,7 @@ class ExpertAgent(Agent):
         """1 when ``me`` is not the durak at the end of a playout, 0 when it is (1/2: draw)."""
         params = self.params
         solve_stock = self.solve_stock
-        epsilon, epsilon_self = self.epsilon, self.epsilon_self
+        epsilon, epsilon_self = self.playout_epsilons(g.n)
         p_transfer = self.p_transfer
         rand = self.rng.random
         know = Knowledge(g.hands, g.hands) if self.know_in_playouts else None

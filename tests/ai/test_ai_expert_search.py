@@ -158,14 +158,14 @@ def test_cpu_clock_thinks_by_this_process_cpu_time(monkeypatch: pytest.MonkeyPat
 
 
 def _playout_counts(
-    monkeypatch: pytest.MonkeyPatch, agent: ExpertAgent, deals: int
+    monkeypatch: pytest.MonkeyPatch, agent: ExpertAgent, deals: int, players: int = 2
 ) -> tuple[dict[int, int], dict[int, int]]:
-    """Play ``deals`` two-player perevodnoy playouts for seat 0 and count, per seat, the moves
-    with a choice and how many of them the casual policy made (the rest were random)."""
+    """Play ``deals`` perevodnoy playouts for seat 0 and count, per seat, the moves with a
+    choice and how many of them the casual policy made (the rest were random)."""
     import rules_engine.ai.expert as expert_module
 
-    casual_by_seat = {0: 0, 1: 0}
-    choices_by_seat = {0: 0, 1: 0}
+    casual_by_seat = dict.fromkeys(range(players), 0)
+    choices_by_seat = dict.fromkeys(range(players), 0)
     real_casual = expert_module.casual_code
     real_legal = Game.legal_codes
 
@@ -184,7 +184,7 @@ def _playout_counts(
         patch.setattr(expert_module, "casual_code", counting_casual)
         patch.setattr(Game, "legal_codes", counting_legal)
         for seed in range(deals):
-            game = Game(PROFILES["perevodnoy"], deal_from_seed(2, seed))
+            game = Game(PROFILES["perevodnoy"], deal_from_seed(players, seed))
             agent._evaluate(game, 0, deadline=float("inf"))
     return casual_by_seat, choices_by_seat
 
@@ -224,7 +224,22 @@ def test_epsilon_self_sets_the_random_share_of_the_searching_seat_alone(
             assert casual == {0: choices[0], 1: 0}
         else:
             assert casual == {0: 0, 1: choices[1]}
-    assert ExpertAgent(epsilon=0.3).epsilon_self == 0.3
+    assert ExpertAgent(epsilon=0.3).playout_epsilons(2) == (0.3, 0.3)
+    assert ExpertAgent(epsilon=0.3, epsilon_self=0.0).playout_epsilons(3) == (0.3, 0.0)
+
+
+def test_the_default_random_share_depends_on_the_table_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """By default one playout move in ten is random heads-up and one in five at a table of
+    three or more (two ismcts opponents are less predictable than one: docs/AI.md)."""
+    agent = ExpertAgent(seed=4, iterations=1, solve_stock=-1, solve_cards=0)
+    assert agent.playout_epsilons(2) == (0.1, 0.1)
+    assert agent.playout_epsilons(3) == agent.playout_epsilons(6) == (0.2, 0.2)
+    for players, expected in ((2, 0.1), (3, 0.2)):
+        casual, choices = _playout_counts(monkeypatch, agent, 40, players)
+        share = 1 - sum(casual.values()) / sum(choices.values())
+        assert expected - 0.03 < share < expected + 0.03, (players, share)
 
 
 def test_p_transfer_is_the_share_of_casual_transfers_the_other_seats_make(
