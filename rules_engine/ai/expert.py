@@ -23,13 +23,13 @@ Options: ``budget_s``, ``think_s``, ``iterations`` (cap on the number of sampled
 clock: reproducible runs), ``clock`` (``wall``, or ``cpu`` for tournaments on a busy machine),
 ``epsilon`` (share of random playout moves; default 0.1 heads-up, 0.2 with three or more
 players), ``epsilon_self`` (the same for the searching seat's own later moves; default
-``epsilon``), ``solve_stock`` (largest stock at which
-sampled two-player deals are solved exactly, -1: never), ``solve_cards``, ``node_cap`` (per
-solve); and, kept to reproduce the measured alternatives (docs/AI.md), ``w_lacks`` /
-``w_stale`` (sampling weights of cards a seat showed it lacks), ``w_declined`` (of plain cards
-of a rank a seat could have transferred with but did not), ``w_trumped`` (of plain beaters of a
-plain card a seat beat with a trump; 1: off), ``p_transfer`` (chance that another
-seat makes the casual policy's transfer in a playout) and ``know_in_playouts``.
+``epsilon``), ``solve_stock`` (largest stock at which sampled two-player deals are solved
+exactly, -1: never), ``solve_cards``, ``node_cap`` (per solve); and, kept to reproduce the
+measured alternatives (docs/AI.md), ``w_lacks`` / ``w_stale`` (sampling weights of cards a seat
+showed it lacks), ``w_declined`` (of plain cards of a rank a seat could have transferred with
+but did not), ``w_trumped`` (of plain beaters of a plain card a seat beat with a trump; 1:
+off), ``p_transfer`` (chance that another seat makes the casual policy's transfer in a playout)
+and ``know_in_playouts``.
 """
 
 from __future__ import annotations
@@ -79,10 +79,10 @@ _EXTEND_SHARE = 0.4
 #: Entries kept in the shared empty-stock table before it starts afresh (memory bound).
 _ENDGAME_TT_MAX = 100_000
 _CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
-#: Default random shares of playout moves (other seats, own), by table size (3: three or more).
-#: Heads-up 10% for both; at bigger tables two opponents' play is less predictable
-#: (measured against two ismcts@300, docs/AI.md).
-_EPSILON_DEFAULTS = {2: (0.1, 0.1), 3: (0.2, 0.2)}
+#: Default share of random playout moves, every seat alike, by table size (3: three or more):
+#: at a bigger table two opponents' play is less predictable (measured against two
+#: ismcts@300, docs/AI.md).
+_EPSILON_DEFAULTS = {2: 0.1, 3: 0.2}
 
 
 def sample_deal(
@@ -296,11 +296,8 @@ class ExpertAgent(Agent):
     def playout_epsilons(self, players: int) -> tuple[float, float]:
         """Shares of random playout moves at a table of ``players`` seats: the other seats',
         the searching seat's own."""
-        default_others, default_self = _EPSILON_DEFAULTS[min(players, 3)]
-        others = default_others if self.epsilon is None else self.epsilon
-        if self.epsilon_self is not None:
-            return others, self.epsilon_self
-        return others, default_self if self.epsilon is None else others
+        others = _EPSILON_DEFAULTS[min(players, 3)] if self.epsilon is None else self.epsilon
+        return others, others if self.epsilon_self is None else self.epsilon_self
 
     def new_game(self) -> None:
         self._trump_card = None
