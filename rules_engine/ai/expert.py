@@ -83,6 +83,9 @@ _CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 #: at a bigger table two opponents' play is less predictable (measured against two
 #: ismcts@300, docs/AI.md).
 _EPSILON_DEFAULTS = {2: 0.1, 3: 0.2}
+#: Share of the move's budget the exact solve of a known position may take; if it does not
+#: finish, the playout search has the rest (docs/AI.md, "Endgames too big to solve").
+_SOLVE_SHARE = 0.45
 
 
 def sample_deal(
@@ -331,12 +334,14 @@ class ExpertAgent(Agent):
                 stock,
                 code,
                 self.exact_node_cap,
-                None if self.iterations is not None else deadline,
+                None if self.iterations is not None else start + self.budget_s * _SOLVE_SHARE,
                 self.clock,
             )
             if exact is not None:
                 return view.text_of(exact)
-            return view.text_of(code)
+            # Too big to solve in time (with transfers, even a dozen cards can be): search the
+            # known deal by playouts, as any other position, for the time left.
+            soft = min(deadline, self.clock() + self.think_s * 0.92)
         hands, stock = deterministic_fill(view)
         base = build_game(view, hands, stock)
         preferred = casual_code(base, view.legal, self.params, counting.knowledge)
