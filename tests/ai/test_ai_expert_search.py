@@ -14,6 +14,7 @@ from rules_engine.ai import make_agent
 from rules_engine.ai.expert import _CLOCKS, _EXTEND_SHARE, ExpertAgent
 from rules_engine.ai.position import fast_clone
 from rules_engine.ai.solver import Solver, state_from_game
+from rules_engine.ai.view import View
 
 
 def _scores(rng: random.Random, rates: list[float], n: int) -> list[list[float]]:
@@ -286,3 +287,53 @@ def test_p_transfer_is_the_share_of_casual_transfers_the_other_seats_make(
             assert made[1] == offered[1]
         else:
             assert 0.3 < made[1] / offered[1] < 0.7, (made, offered)
+
+
+def _known_endgames(count: int, seed: int, min_cards: int, max_cards: int) -> list[Game]:
+    """Two-player perevodnoy positions with the stock empty (every card's place is known to
+    both seats), ``min_cards``..``max_cards`` cards in the hands, and a choice to make."""
+    rng = random.Random(seed)
+    out: list[Game] = []
+    while len(out) < count:
+        game = Game(PROFILES["perevodnoy"], deal_from_seed(2, rng.randrange(10**9)))
+        while not game.finished and (
+            game.stock or sum(h.bit_count() for h in game.hands) > max_cards
+        ):
+            legal = game.legal_codes()
+            game.apply_code(legal[rng.randrange(len(legal))])
+        cards = sum(h.bit_count() for h in game.hands)
+        if not game.finished and cards >= min_cards and len(game.legal_codes()) > 2:
+            out.append(game)
+    return out
+
+
+def test_a_known_endgame_too_big_to_solve_is_searched_by_playouts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With one opponent and the stock empty the expert first solves exactly; when the solve
+    gives up (here: a node cap of 1), the move comes from the playout search on the known
+    deal, not from the casual policy; a position the solver finishes is never searched."""
+    searched: list[list[int]] = []
+
+    def fake_search(
+        self: ExpertAgent, view: object, counting: object, cands: list[int], *args: object
+    ) -> int:
+        searched.append(cands)
+        return cands[-1]  # a marker: the casual choice is cands[0]
+
+    monkeypatch.setattr(ExpertAgent, "_search", fake_search)
+    for game in _known_endgames(4, seed=31, min_cards=14, max_cards=16):
+        seat = game.to_act
+        assert seat is not None
+        obs = observation(game, seat)
+        expert = ExpertAgent(seed=1, iterations=8, exact_node_cap=1)
+        choice = expert.choose(obs)
+        assert searched, "the search was not asked"
+        cands = searched.pop()
+        assert len(cands) > 1 and choice == View(obs).text_of(cands[-1])
+    for game in _known_endgames(4, seed=32, min_cards=3, max_cards=5):
+        seat = game.to_act
+        assert seat is not None
+        obs = observation(game, seat)
+        assert ExpertAgent(seed=1, iterations=8).choose(obs) in obs["legal"]
+        assert not searched
