@@ -12,7 +12,10 @@ endgames exactly, so the playouts should too). The action that minimises the sea
 being the durak over all samples wins; the same samples serve every candidate (common random
 numbers), a candidate clearly worse than the leader stops being played out, and a candidate
 replaces the casual choice only when it is better by more than ``margin`` standard errors. With
-every card's place known (one opponent, empty stock) it solves exactly, as the counter does.
+every card's place known (one opponent, empty stock) it solves exactly, as the counter does; a
+solve not finished within 45% of the budget (in perevodnoy one in six: transfers and takes pass
+cards back and forth, so even seven cards can be too many) gives way to the playout search on the
+known deal, not to the casual choice.
 
 Time: the search normally stops after ``think_s`` (0.3 s).  When the choice is still close
 (a rival may still be better by more than one point of loss rate), it goes on until the choice
