@@ -342,7 +342,7 @@ class ExpertAgent(Agent):
             )
             if exact is not None:
                 return view.text_of(exact)
-            # Too big to solve in time (with transfers, even a dozen cards can be): search the
+            # Too big to solve in time (with transfers, even seven cards can be): search the
             # known deal by playouts, as any other position, for the time left.
             soft = min(deadline, self.clock() + self.think_s * 0.92)
         hands, stock = deterministic_fill(view)

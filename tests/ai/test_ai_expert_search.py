@@ -77,15 +77,29 @@ def test_at_most_a_bounded_share_of_moves_think_longer(monkeypatch: pytest.Monke
     assert 1 <= expert._extended <= _EXTEND_SHARE * expert._moves
 
 
-def _small_endgames(count: int, seed: int) -> list[Game]:
+def _endgames(
+    count: int,
+    seed: int,
+    rules: str = "podkidnoy",
+    max_cards: int = 8,
+    min_cards: int = 0,
+    min_legal: int = 1,
+) -> list[Game]:
+    """Two-player positions of random play with the stock empty (every card's place is known
+    to both seats), ``min_cards``..``max_cards`` cards in the hands and at least
+    ``min_legal`` legal actions."""
     rng = random.Random(seed)
     out: list[Game] = []
     while len(out) < count:
-        game = Game(PROFILES["podkidnoy"], deal_from_seed(2, rng.randrange(10**9)))
-        while not game.finished and (game.stock or sum(h.bit_count() for h in game.hands) > 8):
+        game = Game(PROFILES[rules], deal_from_seed(2, rng.randrange(10**9)))
+        while not game.finished and (
+            game.stock or sum(h.bit_count() for h in game.hands) > max_cards
+        ):
             legal = game.legal_codes()
             game.apply_code(legal[rng.randrange(len(legal))])
-        if not game.finished:
+        if game.finished or sum(h.bit_count() for h in game.hands) < min_cards:
+            continue
+        if len(game.legal_codes()) >= min_legal:
             out.append(game)
     return out
 
@@ -93,7 +107,7 @@ def _small_endgames(count: int, seed: int) -> list[Game]:
 def test_the_shared_empty_stock_table_gives_the_values_of_a_fresh_solve() -> None:
     """One table serves every empty-stock position of a game (same trump): its answers, query
     after query, equal those of a solver that starts empty."""
-    games = [g for g in _small_endgames(60, seed=21) if g.trump == 0]
+    games = [g for g in _endgames(60, seed=21) if g.trump == 0]
     assert len(games) >= 5
     shared = Solver(0, False, ())
     for game in games:
@@ -289,24 +303,6 @@ def test_p_transfer_is_the_share_of_casual_transfers_the_other_seats_make(
             assert 0.3 < made[1] / offered[1] < 0.7, (made, offered)
 
 
-def _known_endgames(count: int, seed: int, min_cards: int, max_cards: int) -> list[Game]:
-    """Two-player perevodnoy positions with the stock empty (every card's place is known to
-    both seats), ``min_cards``..``max_cards`` cards in the hands, and a choice to make."""
-    rng = random.Random(seed)
-    out: list[Game] = []
-    while len(out) < count:
-        game = Game(PROFILES["perevodnoy"], deal_from_seed(2, rng.randrange(10**9)))
-        while not game.finished and (
-            game.stock or sum(h.bit_count() for h in game.hands) > max_cards
-        ):
-            legal = game.legal_codes()
-            game.apply_code(legal[rng.randrange(len(legal))])
-        cards = sum(h.bit_count() for h in game.hands)
-        if not game.finished and cards >= min_cards and len(game.legal_codes()) > 2:
-            out.append(game)
-    return out
-
-
 def test_a_known_endgame_too_big_to_solve_is_searched_by_playouts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -322,7 +318,7 @@ def test_a_known_endgame_too_big_to_solve_is_searched_by_playouts(
         return cands[-1]  # a marker: the casual choice is cands[0]
 
     monkeypatch.setattr(ExpertAgent, "_search", fake_search)
-    for game in _known_endgames(4, seed=31, min_cards=14, max_cards=16):
+    for game in _endgames(4, 31, "perevodnoy", max_cards=16, min_cards=14, min_legal=3):
         seat = game.to_act
         assert seat is not None
         obs = observation(game, seat)
@@ -331,7 +327,7 @@ def test_a_known_endgame_too_big_to_solve_is_searched_by_playouts(
         assert searched, "the search was not asked"
         cands = searched.pop()
         assert len(cands) > 1 and choice == View(obs).text_of(cands[-1])
-    for game in _known_endgames(4, seed=32, min_cards=3, max_cards=5):
+    for game in _endgames(4, 32, "perevodnoy", max_cards=5, min_cards=3, min_legal=3):
         seat = game.to_act
         assert seat is not None
         obs = observation(game, seat)
