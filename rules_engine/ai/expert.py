@@ -329,13 +329,13 @@ class ExpertAgent(Agent):
         perfect = perfect_hands(view, counting)
         if perfect is not None:
             hands, stock = perfect
-            game = build_game(view, hands, stock)
-            code = casual_code(game, view.legal, self.params, counting.knowledge)
+            base = build_game(view, hands, stock)
+            preferred = casual_code(base, view.legal, self.params, counting.knowledge)
             exact = solve_exact(
                 view,
-                game,
+                base,
                 stock,
-                code,
+                preferred,
                 self.exact_node_cap,
                 None if self.iterations is not None else start + self.budget_s * _SOLVE_SHARE,
                 self.clock,
@@ -345,9 +345,10 @@ class ExpertAgent(Agent):
             # Too big to solve in time (with transfers, even seven cards can be): search the
             # known deal by playouts, as any other position, for the time left.
             soft = min(deadline, self.clock() + self.think_s * 0.92)
-        hands, stock = deterministic_fill(view)
-        base = build_game(view, hands, stock)
-        preferred = casual_code(base, view.legal, self.params, counting.knowledge)
+        else:
+            hands, stock = deterministic_fill(view)
+            base = build_game(view, hands, stock)
+            preferred = casual_code(base, view.legal, self.params, counting.knowledge)
         cands = candidates(base, view.legal, preferred, self.max_candidates)
         if len(cands) == 1:
             return view.text_of(preferred)
