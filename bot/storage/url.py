@@ -1,4 +1,5 @@
-"""``DATABASE_URL``: which backend and where, and the storage built from it.
+"""``DATABASE_URL``: which backend and where (the storage itself is built by
+:func:`bot.storage.backends.create_storage`).
 
 Forms: ``sqlite:///relative/path``, ``sqlite:////absolute/path`` (``sqlite:///:memory:`` for
 tests), ``postgresql://user:password@host:port/dbname`` (``postgres://`` too).
@@ -6,21 +7,16 @@ tests), ``postgresql://user:password@host:port/dbname`` (``postgres://`` too).
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from bot.storage.base import DatabaseUnavailable, Storage
-
 __all__ = [
     "DEFAULT_DATABASE_URL",
     "DatabaseTarget",
-    "create_storage",
     "parse_database_url",
     "redact_url",
     "sqlite_url",
-    "storage_problem",
 ]
 
 DEFAULT_DATABASE_URL = "sqlite:///durak.sqlite3"
@@ -66,34 +62,3 @@ def parse_database_url(url: str) -> DatabaseTarget:
         return DatabaseTarget("postgresql", text)
     scheme = text.split(":", 1)[0] if ":" in text else text
     raise ValueError(f"unsupported database {scheme!r}: use sqlite:///path or postgresql://…")
-
-
-def create_storage(url: str) -> Storage:
-    """The (not yet opened) storage of ``url``."""
-    target = parse_database_url(url)
-    if target.backend == "sqlite":
-        from bot.storage.sqlite import SqliteStorage
-
-        return SqliteStorage(target.location)
-    from bot.storage.postgres import PostgresStorage
-
-    return PostgresStorage(target.location)
-
-
-async def _open_and_close(url: str) -> None:
-    storage = create_storage(url)
-    await storage.open()
-    await storage.close()
-
-
-def storage_problem(url: str) -> str | None:
-    """Open the database of ``url`` once (migrating it and probing a write), then close it.
-    Returns ``None`` if the bot can use it, else one line naming the database and why.  Call
-    it before connecting to Discord (it runs its own event loop)."""
-    try:
-        asyncio.run(_open_and_close(url))
-    except DatabaseUnavailable as exc:
-        return str(exc)
-    except ValueError as exc:
-        return f"DATABASE_URL: {exc}"
-    return None

@@ -29,8 +29,7 @@ from bot.storage import (
     sqlite_url,
 )
 from bot.storage.migrations import Migration
-from bot.storage.postgres import PostgresStorage
-from bot.storage.sql import numbered
+from bot.storage.postgres import PostgresStorage, numbered
 from bot.storage.sqlite import SqliteStorage
 from bot.storage.throwaway_pg import ThrowawayPostgres
 from bot.views import LobbyOptions, LobbySeat

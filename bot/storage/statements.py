@@ -1,11 +1,11 @@
-"""SQL shared by the backends, written with ``?`` placeholders (PostgreSQL gets ``$n`` from
-:func:`numbered`).  Only statements that read the same on SQLite and PostgreSQL live here."""
+"""The SQL statements of :class:`bot.storage.sql_store.SqlStore`, written once with ``?``
+placeholders (the PostgreSQL driver numbers them ``$1, $2, …``).  Every statement here reads
+the same on SQLite and PostgreSQL; what differs between them lives in the backend modules."""
 
 from __future__ import annotations
 
-import re
-
-__all__ = ["numbered"]
+SCHEMA_VERSION = "SELECT COALESCE(MAX(version), 0) FROM schema_version"
+SCHEMA_VERSION_INSERT = "INSERT INTO schema_version (version) VALUES (?)"
 
 LOBBY_UPSERT = (
     "INSERT INTO lobbies (channel_id, guild_id, data, updated_at) VALUES (?, ?, ?, ?) "
@@ -13,10 +13,20 @@ LOBBY_UPSERT = (
     "data = excluded.data, updated_at = excluded.updated_at"
 )
 LOBBY_DELETE = "DELETE FROM lobbies WHERE channel_id = ?"
+#: A new series (its id is returned by the driver's ``insert``).
+SERIES_INSERT = (
+    "INSERT INTO series (guild_id, channel_id, host_id, host_name, profile, rules, options, "
+    "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
 SERIES_PLAYER_INSERT = (
     "INSERT INTO series_players (series_id, seat, user_id, name, ai_level) VALUES (?, ?, ?, ?, ?)"
 )
 SERIES_LAST_GAME = "UPDATE series SET last_game_id = ? WHERE id = ?"
+#: A new game (its id is returned by the driver's ``insert``).
+GAME_INSERT = (
+    "INSERT INTO games (series_id, guild_id, channel_id, profile, rules, seats, seed, deal, "
+    "started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 LIVE_INSERT = (
     "INSERT INTO live_games (game_id, channel_id, series_id, snapshot, meta, version, "
     "updated_at, revision) VALUES (?, ?, ?, ?, ?, 0, ?, ?)"
@@ -148,7 +158,7 @@ BOARD_PROFILE = (
 )
 COUNT_PROFILE = "SELECT COUNT(*) FROM ratings WHERE guild_id = ? AND profile = ? AND games >= ?"
 
-#: One player's current rating (PostgreSQL appends ``FOR UPDATE``).
+#: One player's current rating (read with a row lock where the backend has them).
 RATING_OF = (
     "SELECT mu, sigma, games FROM ratings WHERE guild_id = ? AND profile = ? AND user_id = ?"
 )
@@ -197,11 +207,3 @@ HISTORY_USER_COUNT = (
     "AND g.ended_at IS NOT NULL AND EXISTS "
     "(SELECT 1 FROM game_players p WHERE p.game_id = g.id AND p.user_id = ?)"
 )
-
-_PLACEHOLDER = re.compile(r"\?")
-
-
-def numbered(sql: str) -> str:
-    """``?`` placeholders as PostgreSQL's ``$1, $2, …`` (no ``?`` occurs in our literals)."""
-    counter = iter(range(1, sql.count("?") + 1))
-    return _PLACEHOLDER.sub(lambda _m: f"${next(counter)}", sql)

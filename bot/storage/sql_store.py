@@ -1,0 +1,501 @@
+"""The :class:`Storage` transactions, written once for every SQL backend.
+
+:class:`SqlStore` holds what each :class:`Storage` method reads and writes, and in what
+transaction.  A backend subclasses it and supplies only the driver seam:
+
+- :meth:`SqlStore.read` and :meth:`SqlStore.write`: a read and a write transaction (async
+  context managers) that yield a :class:`SqlConnection`: ``execute`` (rows changed),
+  ``execute_many``, ``fetch`` (rows), ``fetch_one`` (a row or ``None``) and ``insert`` (the
+  new row's id);
+- :meth:`SqlStore.execute`: one write statement on its own (committed alone);
+- :meth:`SqlStore.for_update`: the row-lock clause of a read inside a write transaction.
+
+Statements are written with ``?`` placeholders (:mod:`bot.storage.statements`); rows are plain
+tuples.  Opening, migrating under a backend's own lock and closing stay with the backend, which
+calls :meth:`SqlStore.migrate` and :meth:`SqlStore.probe_write` from its ``open``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from abc import abstractmethod
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol, TypeVar
+
+from bot.ratings import RatedGame, Rating, RatingKey
+from bot.storage import statements as sql
+from bot.storage.base import GameMoved, GuildFilter, Storage
+from bot.storage.migrations import Migration, check_numbering
+from bot.storage.records import (
+    FIRST_REVISION,
+    FinishedGame,
+    GameRecord,
+    HistoryRecord,
+    LiveRecord,
+    LobbyRecord,
+    NewGame,
+    SeriesRecord,
+    StoredState,
+    actions_of_snapshot,
+    backfill_games,
+    board_row,
+    every_guild,
+    game_record_from_row,
+    history_from_row,
+    lobby_from_json,
+    lobby_json,
+    options_json,
+    rated_games_from_rows,
+    rating_updates,
+    seats_json,
+    series_from_row,
+)
+from bot.views import AiLevelStats, LeaderboardRow, LobbySeat, ProfileStats
+from bot.votes import Forfeit
+
+__all__ = ["Row", "SqlConnection", "SqlStore", "Transaction"]
+
+log = logging.getLogger(__name__)
+
+#: One result row, as a tuple of column values.
+Row = tuple[Any, ...]
+
+
+class SqlConnection(Protocol):
+    """A connection inside one transaction; statements use ``?`` placeholders."""
+
+    async def execute(self, statement: str, *params: Any) -> int:
+        """Run one statement; the number of rows it changed."""
+
+    async def execute_many(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement once per parameter row."""
+
+    async def fetch(self, statement: str, *params: Any) -> list[Row]:
+        """Every row of a query."""
+
+    async def fetch_one(self, statement: str, *params: Any) -> Row | None:
+        """The first row of a query, or ``None``."""
+
+    async def insert(self, statement: str, *params: Any) -> int:
+        """Run one ``INSERT`` of a table with an ``id`` key; the new row's id."""
+
+
+#: A factory of transactions (as :meth:`SqlStore.write`), for :meth:`SqlStore.migrate`.
+Transaction = Callable[[], AbstractAsyncContextManager[SqlConnection]]
+
+
+_Handle = TypeVar("_Handle")
+
+
+class _RolledBack(Exception):
+    """Raised inside a write transaction to roll it back on purpose."""
+
+
+class SqlStore(Storage):
+    """:class:`Storage` on a SQL database, through the driver seam of its subclass."""
+
+    def __init__(self, target: str, migrations: tuple[Migration, ...]) -> None:
+        check_numbering(migrations)
+        self.target = target
+        self._migrations = migrations
+
+    @staticmethod
+    def opened(handle: _Handle | None) -> _Handle:
+        """The backend's connection or pool ``handle``; ``RuntimeError`` if it is ``None``
+        (the store is not open)."""
+        if handle is None:
+            raise RuntimeError("storage is not open: await storage.open() first")
+        return handle
+
+    # -------------------------------------------------------------- the driver seam
+    @abstractmethod
+    def read(self) -> AbstractAsyncContextManager[SqlConnection]:
+        """A transaction that reads committed rows only and writes nothing."""
+
+    @abstractmethod
+    def write(self) -> AbstractAsyncContextManager[SqlConnection]:
+        """A write transaction: committed when the block ends, rolled back if it raises."""
+
+    @abstractmethod
+    async def execute(self, statement: str, *params: Any) -> int:
+        """One write statement, committed on its own; the number of rows it changed."""
+
+    def for_update(self, table: str | None = None) -> str:
+        """The clause that locks the rows a query reads (of ``table``, an alias of the
+        query) until the write transaction ends; empty where a write transaction already
+        holds the whole database."""
+        return ""
+
+    # -------------------------------------------------------------- schema
+    async def migrate(self, transaction: Transaction) -> None:
+        """Apply the migrations newer than the database's, each in its own ``transaction()``
+        with its ``schema_version`` row.  The backend creates ``schema_version`` first."""
+        async with transaction() as con:
+            current = await _number(con, sql.SCHEMA_VERSION)
+        for migration in self._migrations:
+            if migration.number <= current:
+                continue
+            async with transaction() as con:
+                for statement in migration.statements:
+                    await con.execute(statement)
+                if migration.backfill is not None:
+                    await self._backfill(con, migration.backfill)
+                await con.execute(sql.SCHEMA_VERSION_INSERT, migration.number)
+            log.info(
+                "database %s migrated to schema version %d (%s)",
+                self.target,
+                migration.number,
+                migration.why,
+            )
+
+    async def _backfill(self, con: SqlConnection, step: str) -> None:
+        """A migration's data step, inside its transaction (see :class:`Migration`)."""
+        if step != "ratings":
+            raise ValueError(f"unknown migration backfill {step!r}")
+        rows = await con.fetch(sql.BACKFILL_GAMES)
+        games, broken = backfill_games(rows)
+        for game in games:
+            await self._rate(con, game)
+        log.info(
+            "database %s: rated %d finished games of %d (%d do not replay)",
+            self.target,
+            len(games),
+            len(rows),
+            broken,
+        )
+
+    async def probe_write(self) -> None:
+        """A write that is rolled back: a database that refuses writes fails here, at start."""
+        with contextlib.suppress(_RolledBack):
+            async with self.write() as con:
+                await con.execute(sql.SCHEMA_VERSION_INSERT, -1)
+                raise _RolledBack
+
+    async def schema_version(self) -> int:
+        async with self.read() as con:
+            return await _number(con, sql.SCHEMA_VERSION)
+
+    # -------------------------------------------------------------- lobbies
+    async def save_lobby(self, lobby: LobbyRecord) -> None:
+        await self.execute(
+            sql.LOBBY_UPSERT, lobby.channel_id, lobby.guild_id, lobby_json(lobby), lobby.created_at
+        )
+
+    async def delete_lobby(self, channel_id: int) -> None:
+        await self.execute(sql.LOBBY_DELETE, channel_id)
+
+    # -------------------------------------------------------------- games
+    async def start_game(self, series: SeriesRecord, game: NewGame) -> tuple[int, int]:
+        async with self.write() as con:
+            await con.execute(sql.LOBBY_DELETE, game.channel_id)
+            series_id = series.id
+            if series_id is None:
+                series_id = await con.insert(
+                    sql.SERIES_INSERT,
+                    series.guild_id,
+                    series.channel_id,
+                    series.host_id,
+                    series.host_name,
+                    series.profile,
+                    json.dumps(series.rules),
+                    options_json(series.options),
+                    series.created_at,
+                )
+                await con.execute_many(
+                    sql.SERIES_PLAYER_INSERT,
+                    [
+                        (series_id, seat, s.user_id, s.name, s.ai_level)
+                        for seat, s in enumerate(series.seats)
+                    ],
+                )
+            game_id = await con.insert(
+                sql.GAME_INSERT,
+                series_id,
+                game.guild_id,
+                game.channel_id,
+                game.profile,
+                json.dumps(game.rules),
+                seats_json(game.seats),
+                game.seed,
+                json.dumps(game.deal, ensure_ascii=False),
+                game.started_at,
+            )
+            await con.execute(sql.SERIES_LAST_GAME, game_id, series_id)
+            await con.execute(
+                sql.LIVE_INSERT,
+                game_id,
+                game.channel_id,
+                series_id,
+                game.snapshot,
+                game.meta,
+                game.started_at,
+                FIRST_REVISION,
+            )
+        return series_id, game_id
+
+    async def save_live(
+        self, game_id: int, snapshot: str, meta: str, version: int, now: float, *, revision: int
+    ) -> int:
+        changed = await self.execute(sql.LIVE_SAVE, snapshot, meta, version, now, game_id, revision)
+        if changed != 1:
+            raise GameMoved(game_id=game_id, revision=revision)
+        return revision + 1
+
+    async def finish_game(
+        self,
+        game: FinishedGame,
+        series: SeriesRecord | None,
+        end_series_at: float | None = None,
+        *,
+        revision: int,
+    ) -> None:
+        async with self.write() as con:
+            if await con.execute(sql.LIVE_DELETE_FENCED, game.game_id, revision) != 1:
+                raise GameMoved(game_id=game.game_id, revision=revision)
+            await con.execute(
+                sql.GAME_FINISH,
+                json.dumps(game.actions, ensure_ascii=False),
+                game.result,
+                game.loser_seat,
+                game.ended_at,
+                game.game_id,
+            )
+            if game.players:
+                await con.execute_many(
+                    sql.GAME_PLAYER_INSERT,
+                    [
+                        (
+                            game.game_id,
+                            p.seat,
+                            game.guild_id,
+                            p.user_id,
+                            game.profile,
+                            p.name,
+                            int(p.lost),
+                            int(p.draw),
+                            game.ended_at,
+                        )
+                        for p in game.players
+                    ],
+                )
+            if game.ai_levels:
+                await con.execute_many(
+                    sql.GAME_AI_LEVEL_INSERT,
+                    [(game.game_id, level) for level in sorted(set(game.ai_levels))],
+                )
+            if game.rated_places:
+                await self._rate(con, game)
+            if series is not None and series.id is not None:
+                await con.execute(
+                    sql.SERIES_COUNTS,
+                    series.games,
+                    series.draws,
+                    series.last_dealer,
+                    series.last_loser,
+                    series.id,
+                )
+                await con.execute_many(
+                    sql.SERIES_PLAYER_LOSSES,
+                    [(n, series.id, seat) for seat, n in enumerate(series.losses)],
+                )
+            if end_series_at is not None:
+                await con.execute(sql.SERIES_END, end_series_at, game.series_id)
+
+    async def _rate(self, con: SqlConnection, game: FinishedGame) -> None:
+        """Inside a write transaction: rate ``game.rated_places``.  Each player's rating row
+        is read with :meth:`for_update`, so two games ending at once in two processes rate
+        one after the other."""
+        before: dict[int, tuple[Rating, int]] = {}
+        for user_id, _ in game.rated_places:
+            row = await con.fetch_one(
+                sql.RATING_OF + self.for_update(), game.guild_id, game.profile, user_id
+            )
+            if row is not None:
+                before[user_id] = (Rating(float(row[0]), float(row[1])), int(row[2]))
+        updates = rating_updates(game, before)
+        await con.execute_many(
+            sql.RATING_HISTORY_INSERT,
+            [
+                (
+                    game.game_id,
+                    game.guild_id,
+                    game.profile,
+                    u.user_id,
+                    u.place,
+                    u.before.mu,
+                    u.before.sigma,
+                    u.after.mu,
+                    u.after.sigma,
+                    game.ended_at,
+                )
+                for u in updates
+            ],
+        )
+        await con.execute_many(
+            sql.RATING_UPSERT,
+            [
+                (
+                    game.guild_id,
+                    game.profile,
+                    u.user_id,
+                    u.after.mu,
+                    u.after.sigma,
+                    u.games,
+                    game.ended_at,
+                )
+                for u in updates
+            ],
+        )
+
+    async def record_forfeit(self, forfeit: Forfeit, guild_id: int, *, revision: int) -> int:
+        async with self.write() as con:
+            if await con.execute(sql.LIVE_BUMP_FENCED, forfeit.at, forfeit.game_id, revision) != 1:
+                raise GameMoved(game_id=forfeit.game_id, revision=revision)
+            await con.execute(
+                sql.FORFEIT_INSERT,
+                forfeit.game_id,
+                forfeit.seat,
+                guild_id,
+                forfeit.user_id,
+                forfeit.reason,
+                forfeit.move,
+                forfeit.at,
+            )
+        return revision + 1
+
+    async def forfeits_of_game(self, game_id: int) -> list[Forfeit]:
+        async with self.read() as con:
+            rows = await con.fetch(sql.FORFEITS_OF_GAME, game_id)
+        return [Forfeit(g, u, s, a, r, m) for g, u, s, a, r, m in rows]
+
+    async def end_series(self, series_id: int, ended_at: float) -> None:
+        await self.execute(sql.SERIES_END_ACTIVE, ended_at, series_id)
+
+    async def discard_orphans(self, ended_at: float) -> list[int]:
+        async with self.write() as con:
+            orphans = await con.fetch(sql.ORPHAN_LIVE + self.for_update("l"))
+            for game_id, snapshot in orphans:
+                await con.execute(
+                    sql.ORPHAN_ABORT, actions_of_snapshot(snapshot), ended_at, game_id
+                )
+                await con.execute(sql.ORPHAN_DELETE, game_id)
+        return [int(game_id) for game_id, _ in orphans]
+
+    # -------------------------------------------------------------- recovery
+    async def load_state(self, include_guild: GuildFilter | None = None) -> StoredState:
+        keep = include_guild or every_guild
+        async with self.read() as con:
+            lobbies = [
+                lobby_from_json(c, g, d) for c, g, d in await con.fetch(sql.LOAD_LOBBIES) if keep(g)
+            ]
+            series: dict[int, SeriesRecord] = {}
+            for row in await con.fetch(sql.LOAD_SERIES):
+                if keep(row[2]):
+                    series[row[0]] = series_from_row(row)
+            for sid, user_id, name, level, losses in await con.fetch(sql.LOAD_SERIES_PLAYERS):
+                rec = series.get(sid)
+                if rec is not None:
+                    rec.seats.append(LobbySeat(user_id, name, level))
+                    rec.losses.append(losses)
+            live = [
+                LiveRecord(gid, ch, sid, json.loads(snap), json.loads(meta), version, guild, rev)
+                for gid, ch, sid, snap, meta, version, guild, rev in await con.fetch(sql.LOAD_LIVE)
+                if keep(guild)
+            ]
+        return StoredState(lobbies, list(series.values()), live)
+
+    async def load_game(self, game_id: int) -> GameRecord | None:
+        async with self.read() as con:
+            row = await con.fetch_one(sql.LOAD_GAME, game_id)
+        return None if row is None else game_record_from_row(game_id, row)
+
+    # -------------------------------------------------------------- server settings
+    async def load_server_config(self, guild_id: int) -> str | None:
+        async with self.read() as con:
+            row = await con.fetch_one(sql.SERVER_SETTINGS_LOAD, guild_id)
+        return None if row is None else str(row[0])
+
+    async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
+        await self.execute(sql.SERVER_SETTINGS_UPSERT, guild_id, settings_json, now)
+
+    # -------------------------------------------------------------- stats
+    async def player_stats(
+        self, guild_id: int, user_id: int, profile: str | None
+    ) -> tuple[str | None, list[ProfileStats]]:
+        async with self.read() as con:
+            if profile is None:
+                fetched = await con.fetch(sql.STATS_ALL, guild_id, user_id, guild_id, user_id)
+            else:
+                fetched = await con.fetch(
+                    sql.STATS_PROFILE, guild_id, user_id, guild_id, user_id, profile
+                )
+            name = await con.fetch_one(sql.LATEST_NAME, guild_id, user_id)
+        rows = [
+            ProfileStats(
+                p,
+                g,
+                lo or 0,
+                dr or 0,
+                fo or 0,
+                None if mu is None else Rating(mu, sigma),
+                rated or 0,
+            )
+            for p, g, lo, dr, fo, mu, sigma, rated in fetched
+        ]
+        return (name[0] if name else None), rows
+
+    async def ai_level_stats(
+        self, guild_id: int, user_id: int, profile: str | None
+    ) -> list[AiLevelStats]:
+        async with self.read() as con:
+            if profile is None:
+                fetched = await con.fetch(sql.STATS_AI_ALL, guild_id, user_id)
+            else:
+                fetched = await con.fetch(sql.STATS_AI_PROFILE, guild_id, user_id, profile)
+        return [AiLevelStats(lv, g, lo or 0, dr or 0) for lv, g, lo, dr in fetched]
+
+    async def leaderboard(
+        self, guild_id: int, profile: str, min_games: int, limit: int, offset: int
+    ) -> tuple[int, list[LeaderboardRow]]:
+        async with self.read() as con:
+            total = await _number(con, sql.COUNT_PROFILE, guild_id, profile, min_games)
+            fetched = await con.fetch(
+                sql.BOARD_PROFILE, guild_id, profile, guild_id, profile, min_games, limit, offset
+            )
+        return total, [board_row(offset + i + 1, r) for i, r in enumerate(fetched)]
+
+    async def ratings(self, guild_id: int | None = None) -> dict[RatingKey, Rating]:
+        async with self.read() as con:
+            rows = await con.fetch(sql.ALL_RATINGS)
+        return {
+            RatingKey(g, p, u): Rating(mu, sigma)
+            for g, p, u, mu, sigma, _ in rows
+            if guild_id is None or g == guild_id
+        }
+
+    async def rated_games(self, guild_id: int | None = None) -> list[RatedGame]:
+        async with self.read() as con:
+            rows = await con.fetch(sql.RATED_GAMES)
+        return rated_games_from_rows([r for r in rows if guild_id is None or r[1] == guild_id])
+
+    async def history(
+        self, guild_id: int, user_id: int | None, limit: int, offset: int
+    ) -> tuple[int, list[HistoryRecord]]:
+        key: tuple[int, ...]
+        if user_id is None:
+            count_sql, query, key = sql.HISTORY_GUILD_COUNT, sql.HISTORY_GUILD, (guild_id,)
+        else:
+            count_sql, query, key = sql.HISTORY_USER_COUNT, sql.HISTORY_USER, (guild_id, user_id)
+        async with self.read() as con:
+            total = await _number(con, count_sql, *key)
+            fetched = await con.fetch(query, *key, limit, offset)
+        return total, [history_from_row(r) for r in fetched]
+
+
+async def _number(con: SqlConnection, query: str, *params: Any) -> int:
+    """The integer a one-value query returns (0 if it returns no row or NULL)."""
+    row = await con.fetch_one(query, *params)
+    return int(row[0] or 0) if row else 0
