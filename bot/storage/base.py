@@ -13,6 +13,7 @@ from bot.storage.records import (
     HistoryRecord,
     LobbyRecord,
     NewGame,
+    PlayerResult,
     SeriesRecord,
     StoredState,
 )
@@ -128,6 +129,16 @@ class Storage(ABC):
     @abstractmethod
     async def load_game(self, game_id: int) -> GameRecord | None:
         """A stored game's rules, deal, actions and result."""
+
+    @abstractmethod
+    async def load_series(self, series_id: int) -> SeriesRecord | None:
+        """A series, active or ended (``active`` says which), with its seats and loss
+        counts; ``None`` if there is none of that id."""
+
+    @abstractmethod
+    async def game_results(self, game_id: int) -> list[PlayerResult]:
+        """The per-player results :meth:`finish_game` recorded for a game (its human seats),
+        by seat; empty for a game not finished, aborted, or of AI seats only."""
 
     @abstractmethod
     async def player_stats(

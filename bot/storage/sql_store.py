@@ -37,6 +37,7 @@ from bot.storage.records import (
     LiveRecord,
     LobbyRecord,
     NewGame,
+    PlayerResult,
     SeriesRecord,
     StoredState,
     actions_of_snapshot,
@@ -411,6 +412,24 @@ class SqlStore(Storage):
         async with self.read() as con:
             row = await con.fetch_one(sql.LOAD_GAME, game_id)
         return None if row is None else game_record_from_row(game_id, row)
+
+    async def load_series(self, series_id: int) -> SeriesRecord | None:
+        async with self.read() as con:
+            row = await con.fetch_one(sql.SERIES_BY_ID, series_id)
+            seats = await con.fetch(sql.SERIES_PLAYERS_OF, series_id)
+        if row is None:
+            return None
+        series = series_from_row(row)
+        series.active = row[14] == "active"
+        for user_id, name, level, losses in seats:
+            series.seats.append(LobbySeat(user_id, name, level))
+            series.losses.append(losses)
+        return series
+
+    async def game_results(self, game_id: int) -> list[PlayerResult]:
+        async with self.read() as con:
+            rows = await con.fetch(sql.GAME_PLAYERS_OF, game_id)
+        return [PlayerResult(s, u, n, bool(lost), bool(draw)) for s, u, n, lost, draw in rows]
 
     # -------------------------------------------------------------- server settings
     async def load_server_config(self, guild_id: int) -> str | None:

@@ -73,6 +73,19 @@ LOAD_SERIES_PLAYERS = (
     "FROM series_players sp JOIN series s ON s.id = sp.series_id "
     "WHERE s.status = 'active' ORDER BY sp.series_id, sp.seat"
 )
+#: One series, active or ended: the columns of LOAD_SERIES and its status.
+SERIES_BY_ID = (
+    "SELECT id, channel_id, guild_id, host_id, host_name, options, rules, profile, "
+    "games, draws, last_dealer, last_loser, last_game_id, created_at, status "
+    "FROM series WHERE id = ?"
+)
+SERIES_PLAYERS_OF = (
+    "SELECT user_id, name, ai_level, losses FROM series_players WHERE series_id = ? ORDER BY seat"
+)
+#: The per-player rows of a finished game (human seats), by seat.
+GAME_PLAYERS_OF = (
+    "SELECT seat, user_id, name, lost, draw FROM game_players WHERE game_id = ? ORDER BY seat"
+)
 LOAD_LIVE = (
     "SELECT l.game_id, l.channel_id, l.series_id, l.snapshot, l.meta, l.version, g.guild_id, "
     "l.revision FROM live_games l JOIN games g ON g.id = l.game_id ORDER BY l.game_id"
