@@ -4,13 +4,13 @@ AI plays the seat to the end; the forfeiter cannot come back to that game."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from bot.errors import ConfirmForfeit, Forfeited, GameFinished, NotSeated, StaleAction
 from bot.service import GameService
+from tests import storage_helpers as stored
 
 from .conftest import (
     ALICE,
@@ -38,20 +38,15 @@ async def _leave(svc: GameService, user: int) -> None:
     await svc.forfeit(CH, user, game_id=info.value.details["game_id"])
 
 
-def _forfeit_rows(path: Path) -> list[tuple[int, int, str]]:
-    con = sqlite3.connect(path)
-    try:
-        return con.execute("SELECT user_id, seat, reason FROM forfeits ORDER BY seat").fetchall()
-    finally:
-        con.close()
+async def _forfeit_rows(svc: GameService) -> list[tuple[int, int, str]]:
+    """The forfeits stored for the game of channel ``CH``."""
+    game_id = (await svc.table(CH)).game_id
+    return [(f.user_id, f.seat, f.reason) for f in await svc.storage.forfeits_of_game(game_id)]
 
 
-def _losses(path: Path) -> list[int]:
-    con = sqlite3.connect(path)
-    try:
-        return [r[0] for r in con.execute("SELECT losses FROM series_players ORDER BY seat")]
-    finally:
-        con.close()
+async def _losses(svc: GameService, series_id: int) -> list[int]:
+    """The stored loss count of each seat of the series."""
+    return (await stored.series(svc.storage, series_id)).losses
 
 
 async def test_two_player_forfeit_ai_plays_on_and_the_loss_counts_once(
@@ -67,7 +62,7 @@ async def test_two_player_forfeit_ai_plays_on_and_the_loss_counts_once(
 
     await svc.forfeit(CH, BOB)
     # recorded at once, before the game ends
-    assert _forfeit_rows(db_path) == [(BOB, 1, "leave")]
+    assert await _forfeit_rows(svc) == [(BOB, 1, "leave")]
     table = await svc.table(CH)
     assert [s.forfeited for s in table.seats] == [False, True]
     await settle(svc)
@@ -82,7 +77,7 @@ async def test_two_player_forfeit_ai_plays_on_and_the_loss_counts_once(
     assert game.forfeits == (1,)
     assert {p.user_id: p.lost for p in game.players} == {ALICE: table.loser == 0, BOB: True}
     losses = [int(table.loser == 0), 1]  # Bob's forfeit counts once, durak or not
-    assert _losses(db_path) == losses
+    assert await _losses(svc, table.series_id) == losses
     assert [e.losses for e in (await svc.series(CH)).standings] == losses
     stats = await svc.stats(GUILD, BOB)
     assert (stats.games, stats.losses, stats.forfeits) == (1, 1, 1)
@@ -103,10 +98,8 @@ async def test_forfeit_then_durak_on_the_same_seat_counts_one_loss(
         table = await play_out(svc)
         assert table.finished
         losses = [int(table.loser == 0), int(table.loser == 1), 1]
-        assert _losses(path) == losses, seed
-        con = sqlite3.connect(path)
-        rows = con.execute("SELECT seat, lost FROM game_players ORDER BY seat").fetchall()
-        con.close()
+        assert await _losses(svc, table.series_id) == losses, seed
+        rows = [(p.seat, int(p.lost)) for p in await svc.storage.game_results(table.game_id)]
         assert rows == [(0, losses[0]), (1, losses[1]), (2, 1)]
         stats = await svc.stats(GUILD, CAROL)
         assert (stats.games, stats.losses, stats.forfeits) == (1, 1, 1)
@@ -160,14 +153,14 @@ async def test_six_player_game_with_two_forfeits(
     await _leave(svc, BOB)
     await settle(svc)
     await _leave(svc, ERIN)
-    assert _forfeit_rows(db_path) == [(BOB, 1, "leave"), (ERIN, 4, "leave")]
+    assert await _forfeit_rows(svc) == [(BOB, 1, "leave"), (ERIN, 4, "leave")]
     table = await play_out(svc)
     assert table.finished
     (game,) = finished
     assert game.forfeits == (1, 4)
     losses = [int(table.loser == i) for i in range(6)]
     losses[1] = losses[4] = 1
-    assert _losses(db_path) == losses
+    assert await _losses(svc, table.series_id) == losses
     for user in (BOB, ERIN):
         stats = await svc.stats(GUILD, user)
         assert (stats.games, stats.losses, stats.forfeits) == (1, 1, 1)
@@ -186,7 +179,7 @@ async def test_a_forfeit_counts_even_when_the_game_is_then_stopped(
     assert await svc.stop(CH, CAROL) == "stopped"
     (game,) = finished
     assert game.result == "aborted" and game.forfeits == (1,)
-    assert _losses(db_path) == [0, 1, 0]
+    assert await _losses(svc, game.series_id) == [0, 1, 0]
     bob = await svc.stats(GUILD, BOB)
     assert (bob.games, bob.losses, bob.forfeits) == (1, 1, 1)
     assert (await svc.stats(GUILD, ALICE)).games == 0  # an aborted game: no result for them
@@ -204,7 +197,7 @@ async def test_a_forfeit_survives_a_restart(make_service: ServiceFactory, db_pat
     with pytest.raises(Forfeited):
         await b.hand(CH, BOB)
     table = await play_out(b)
-    assert table.finished and _losses(db_path)[1] == 1
+    assert table.finished and (await _losses(b, table.series_id))[1] == 1
 
 
 async def test_a_rematch_puts_the_forfeiter_on_autopilot_even_after_a_restart(

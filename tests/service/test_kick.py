@@ -3,7 +3,6 @@ the kicked player forfeits and the ``casual`` AI plays the seat from then on."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -81,11 +80,8 @@ async def test_kick_in_a_game_is_a_forfeit_and_the_ai_plays_on(
     assert db_dump(db_path) == before
     table = await svc.kick(CH, DAVE, BOB, manage_channel=True)
     assert isinstance(table, TableView) and table.seats[1].forfeited
-    con = sqlite3.connect(db_path)
-    assert con.execute("SELECT user_id, seat, reason FROM forfeits").fetchall() == [
-        (BOB, 1, "kick")
-    ]
-    con.close()
+    forfeits = await svc.storage.forfeits_of_game(table.game_id)
+    assert [(f.user_id, f.seat, f.reason) for f in forfeits] == [(BOB, 1, "kick")]
     await settle(svc)
     notice = recorder.notices("forfeit")[-1]
     assert notice[2].key == "{player} was removed from the game: a forfeit, and the AI plays on"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import sqlite3
 
 from bot.service import GameService
+from tests import storage_helpers as stored
 
 from .conftest import ALICE, BOB, CH, GUILD, open_table, play_out, settle
 
@@ -147,19 +147,22 @@ async def test_a_corrupt_snapshot_is_aborted_not_fatal(make_service, db_path):
     await open_table(a, ALICE, BOB)
     await play_some(a, 2)
     await a.close()
-    con = sqlite3.connect(db_path)
-    (snap,) = con.execute("SELECT snapshot FROM live_games").fetchone()
-    data = json.loads(snap)
-    data["actions"] = ["0 take", *data["actions"]]  # not a legal first action
-    with con:
-        con.execute("UPDATE live_games SET snapshot = ?", (json.dumps(data),))
-    con.close()
+    async with stored.opened(db_path) as storage:
+        (live,) = await stored.live_games(storage)
+        data = live.snapshot
+        data["actions"] = ["0 take", *data["actions"]]  # not a legal first action
+        await storage.save_live(
+            live.game_id,
+            json.dumps(data),
+            json.dumps(live.meta),
+            live.version,
+            0.0,
+            revision=live.revision,
+        )
 
     b = await make_service()
     assert b.live_channels() == []
-    con = sqlite3.connect(db_path)
-    assert con.execute("SELECT result FROM games").fetchall() == [("aborted",)]
-    assert con.execute("SELECT COUNT(*) FROM live_games").fetchone() == (0,)
-    con.close()
+    assert [r for r, _ in await stored.results(b.storage, GUILD)] == ["aborted"]
+    assert await stored.live_games(b.storage) == []
     await b.stop(CH, ALICE)  # the host can clear the channel
     assert b.state(CH) == "none"

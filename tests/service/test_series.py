@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from bot.errors import AlreadyStarted, NoGame, NotSeated, NotVoter
+from tests import storage_helpers as stored
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, open_table, play_out, settle
 
@@ -45,11 +44,8 @@ async def test_rematch_after_a_draw_same_dealer(make_service, db_path):
     dealer = finished.dealer
     await a.close()
     # turn the stored result into a draw, as a drawn game leaves it
-    con = sqlite3.connect(db_path)
-    with con:
-        con.execute("UPDATE series SET last_loser = NULL, draws = 1")
-        con.execute("UPDATE series_players SET losses = 0")
-    con.close()
+    async with stored.opened(db_path) as storage:
+        await stored.make_series_a_draw(storage, finished.series_id)
 
     b = await make_service()
     series = await b.series(CH)
@@ -90,9 +86,7 @@ async def test_end_series_frees_the_channel(make_service, recorder, db_path):
         await svc.series(CH)
     await settle(svc)
     assert recorder.notices("series_ended")
-    con = sqlite3.connect(db_path)
-    assert con.execute("SELECT status FROM series").fetchall() == [("ended",)]
-    con.close()
+    assert not (await stored.series(svc.storage, finished.series_id)).active
     await svc.open_lobby(CH, GUILD, CAROL, "Carol")
 
 
@@ -111,12 +105,10 @@ async def test_stop_mid_game_records_no_loss(make_service, recorder, db_path):
     assert svc.state(CH) == "none"
     assert recorder.of("table")[-1].aborted
     assert recorder.notices("stopped")
-    con = sqlite3.connect(db_path)
-    assert con.execute("SELECT result, loser_seat FROM games").fetchall() == [("aborted", None)]
-    assert con.execute("SELECT COUNT(*) FROM game_players").fetchone() == (0,)
-    assert con.execute("SELECT COUNT(*) FROM live_games").fetchone() == (0,)
-    assert con.execute("SELECT SUM(losses) FROM series_players").fetchone() == (0,)
-    con.close()
+    assert await stored.results(svc.storage, GUILD) == [("aborted", None)]
+    assert await svc.storage.game_results(table.game_id) == []
+    assert await stored.live_games(svc.storage) == []
+    assert sum((await stored.series(svc.storage, table.series_id)).losses) == 0
     assert (await svc.stats(GUILD, ALICE)).games == 0
     # timers of the stopped game are gone
     await svc.clock.advance(600)  # type: ignore[attr-defined]
@@ -126,9 +118,7 @@ async def test_stop_mid_game_records_no_loss(make_service, recorder, db_path):
 async def test_new_lobby_after_a_finished_game_ends_the_series(make_service, db_path):
     svc = await make_service()
     await open_table(svc, ALICE, BOB)
-    await play_out(svc)
+    finished = await play_out(svc)
     await svc.open_lobby(CH, GUILD, CAROL, "Carol")
     assert svc.state(CH) == "lobby"
-    con = sqlite3.connect(db_path)
-    assert con.execute("SELECT status FROM series").fetchall() == [("ended",)]
-    con.close()
+    assert not (await stored.series(svc.storage, finished.series_id)).active

@@ -4,13 +4,14 @@ with Manage Channel forces it; a host alone cannot end a game they are losing.""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from bot.errors import NoGame, NotVoter, StaleAction
+from bot.service import GameService
 from bot.votes import STOP_VOTE_TIMEOUT
+from tests import storage_helpers as stored
 
 from .conftest import (
     ALICE,
@@ -28,12 +29,9 @@ from .conftest import (
 )
 
 
-def _results(path: Path) -> list[tuple[str, int | None]]:
-    con = sqlite3.connect(path)
-    try:
-        return con.execute("SELECT result, loser_seat FROM games").fetchall()
-    finally:
-        con.close()
+async def _results(svc: GameService) -> list[tuple[str, int | None]]:
+    """``(result, loser seat)`` of every game stored."""
+    return await stored.results(svc.storage, GUILD)
 
 
 async def test_vote_passes_when_every_player_agrees(
@@ -59,7 +57,7 @@ async def test_vote_passes_when_every_player_agrees(
     assert recorder.notices("stopped")[-1][2].key.startswith("every player agreed to stop")
     (game,) = finished
     assert game.result == "aborted" and game.players == [] and game.forfeits == ()
-    assert _results(db_path) == [("aborted", None)]
+    assert await _results(svc) == [("aborted", None)]
     assert (await svc.stats(GUILD, ALICE)).games == 0
     await svc.clock.advance(STOP_VOTE_TIMEOUT + 1)  # type: ignore[attr-defined]
     await settle(svc)  # the vote's timer is gone with the game
@@ -119,7 +117,7 @@ async def test_manage_channel_forces_the_stop(
     assert await svc.stop(CH, DAVE, manage_channel=True) == "stopped"  # not even seated
     await settle(svc)
     assert svc.state(CH) == "none"
-    assert _results(db_path) == [("aborted", None)]
+    assert await _results(svc) == [("aborted", None)]
     assert recorder.notices("stopped")[-1][2].key.startswith("a member with Manage Channel")
 
 
@@ -177,4 +175,4 @@ async def test_the_host_of_a_table_of_ais_stops_it_alone(
         await svc.stop(CH, BOB)
     assert await svc.stop(CH, ALICE) == "stopped"
     assert svc.state(CH) == "none"
-    assert _results(db_path) == [("aborted", None)]
+    assert await _results(svc) == [("aborted", None)]

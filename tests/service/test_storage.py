@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 
 from bot.errors import StorageFailure
+from tests import storage_helpers as stored
 
 from .conftest import ALICE, BOB, CH, db_dump, open_table
 
@@ -55,6 +56,4 @@ async def test_group_commit_stores_concurrent_games(make_service, db_path):
 
     views = await asyncio.gather(*(first_move(ch) for ch in channels))
     assert all(v.version == 1 for v in views)
-    con = sqlite3.connect(db_path)
-    assert con.execute("SELECT COUNT(*) FROM live_games WHERE version = 1").fetchone() == (8,)
-    con.close()
+    assert [g.version for g in await stored.live_games(svc.storage)] == [1] * 8
