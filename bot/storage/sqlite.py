@@ -38,10 +38,6 @@ class SqliteStorage(SqlStore):
 
     Its own: the file lock, the pragmas, and the group commit of :meth:`save_live`."""
 
-    # The leaderboard statements, kept here for query-plan tests.
-    _BOARD_PROFILE = statements.BOARD_PROFILE
-    _COUNT_PROFILE = statements.COUNT_PROFILE
-
     def __init__(
         self,
         path: str | Path,

@@ -1,13 +1,12 @@
-"""Stats and leaderboard: SQL aggregates on known data, with indexes."""
+"""Stats and leaderboard: SQL aggregates on known data (their indexes:
+tests/storage/test_query_plans.py)."""
 
 from __future__ import annotations
-
-import sqlite3
 
 import pytest
 
 from bot.errors import BadOption
-from bot.storage import SqliteStorage
+from tests import storage_helpers as stored
 
 G, OTHER_GUILD = 10, 11
 # (guild, user, name, profile, lost, draw) per finished game, in time order
@@ -44,32 +43,7 @@ RATINGS = [
 @pytest.fixture
 async def stats_service(make_service, db_path):
     svc = await make_service()
-    con = sqlite3.connect(db_path)
-    with con:
-        con.execute(
-            "INSERT INTO series (id, guild_id, channel_id, host_id, host_name, profile, rules, "
-            "options, created_at) VALUES (1, ?, 1, 1, 'Ann', 'podkidnoy', '{}', '{}', 0)",
-            (G,),
-        )
-        for i, (guild, user, name, profile, lost, draw) in enumerate(GAMES, 1):
-            con.execute(
-                "INSERT INTO games (id, series_id, guild_id, channel_id, profile, rules, seats, "
-                "seed, deal, actions, result, started_at, ended_at) "
-                "VALUES (?, 1, ?, 1, ?, '{}', '[]', 0, '{}', '[]', ?, ?, ?)",
-                (i, guild, profile, "draw" if draw else "loss", i, i + 0.5),
-            )
-            con.execute(
-                "INSERT INTO game_players (game_id, seat, guild_id, user_id, profile, name, "
-                "lost, draw, ended_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?, ?)",
-                (i, guild, user, profile, name, lost, draw, i + 0.5),
-            )
-        for guild, profile, user, mu, sigma, games in RATINGS:
-            con.execute(
-                "INSERT INTO ratings (guild_id, profile, user_id, mu, sigma, games, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, 0)",
-                (guild, profile, user, mu, sigma, games),
-            )
-    con.close()
+    await stored.seed_stats(svc.storage, GAMES, RATINGS)
     return svc
 
 
@@ -138,21 +112,3 @@ async def test_bad_stats_arguments(stats_service):
     ):
         with pytest.raises(BadOption):
             await call
-
-
-async def test_aggregates_use_indexes(stats_service, db_path):
-    con = sqlite3.connect(db_path)
-    plans = []
-    for sql, params in (
-        (SqliteStorage._BOARD_PROFILE, (G, "podkidnoy", G, "podkidnoy", 1, 10, 0)),
-        (
-            "SELECT profile, COUNT(*), SUM(lost), SUM(draw) FROM game_players "
-            "WHERE guild_id = ? AND user_id = ? GROUP BY profile",
-            (G, 1),
-        ),
-    ):
-        plan = " | ".join(row[-1] for row in con.execute(f"EXPLAIN QUERY PLAN {sql}", params))
-        plans.append(plan)
-        assert "INDEX game_players_" in plan, plan
-        assert "SCAN game_players " not in plan + " ", plan
-    con.close()
