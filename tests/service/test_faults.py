@@ -6,9 +6,7 @@ SQLite), so they can be run against it to see them fail."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -18,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from bot.clock import ManualClock
+from bot.service import GameService
 from bot.storage import SqliteStorage
+from tests import storage_helpers as stored
 
-from .conftest import ALICE, BOB, CH, open_table, settle
+from .conftest import ALICE, BOB, CH, GUILD, open_table, settle
 from .test_restart import crash, play_some
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,29 +109,22 @@ async def test_an_orphan_live_row_no_longer_blocks_its_channel(make_service, db_
     await open_table(a, ALICE, BOB)
     await play_some(a, 2)
     await a.close()
-    con = sqlite3.connect(db_path)  # how two processes left it: the series ended, the row not
-    with con:
-        con.execute("UPDATE series SET status = 'ended'")
-    con.close()
+    async with stored.opened(db_path) as storage:  # as two processes left it: the series
+        (live,) = await stored.live_games(storage)  # ended, its live row not
+        await storage.end_series(live.series_id, 0.0)
 
     b = await make_service()
     assert b.state(CH) == "none"
     table = await open_table(b, ALICE, BOB)  # /durak new + start in that channel works again
     assert table.version == 0
-    con = sqlite3.connect(db_path)
-    assert con.execute("SELECT result FROM games ORDER BY id").fetchall() == [
-        ("aborted",),
-        ("live",),
-    ]
-    con.close()
+    assert [r for r, _ in await stored.results(b.storage, GUILD)] == ["aborted", "live"]
 
 
 # ------------------------------------------------------------------ restart on a clock set back
-def _stored_deadline(db_path: Path) -> float | None:
-    con = sqlite3.connect(db_path)
-    (meta,) = con.execute("SELECT meta FROM live_games").fetchone()
-    con.close()
-    return json.loads(meta)["deadline"]
+async def _stored_deadline(svc: GameService) -> float | None:
+    (live,) = await stored.live_games(svc.storage)
+    deadline: float | None = live.meta["deadline"]
+    return deadline
 
 
 async def test_a_clock_set_back_does_not_stretch_the_turn(make_service, clock, db_path) -> None:
@@ -144,7 +137,7 @@ async def test_a_clock_set_back_does_not_stretch_the_turn(make_service, clock, d
     b = await make_service(clock=back)
     table = await b.table(CH)
     assert table.deadline is not None and table.deadline <= back.now() + 60  # one turn at most
-    assert _stored_deadline(db_path) == table.deadline  # and stored back
+    assert await _stored_deadline(b) == table.deadline  # and stored back
     await crash(b)
     c = await make_service(clock=back)  # a crash loop on that clock does not renew it
     assert (await c.table(CH)).deadline == table.deadline

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import sqlite3
 
 import pytest
 
@@ -21,6 +19,7 @@ from bot.views import TableView
 from rules_engine import Action, from_snapshot, parse_action, snapshot
 from rules_engine.cards import parse_card
 from rules_engine.messages import Message, Seat
+from tests import storage_helpers as stored
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, db_dump, open_table, play_out, settle
 
@@ -210,31 +209,24 @@ async def test_whole_game_of_ai_seats_records_the_loss(make_service, recorder, d
     with pytest.raises(GameFinished):
         await svc.act(CH, ALICE, "pass", table.version)
 
-    con = sqlite3.connect(db_path)
-    result, loser_seat, actions = con.execute(
-        "SELECT result, loser_seat, actions FROM games"
-    ).fetchone()
-    assert result == ("draw" if table.draw else "loss") and loser_seat == table.loser
-    assert len(json.loads(actions)) == table.version
-    losses = [r[0] for r in con.execute("SELECT losses FROM series_players ORDER BY seat")]
+    record = await stored.game(svc.storage, table.game_id)
+    assert record.result == ("draw" if table.draw else "loss") and record.loser_seat == table.loser
+    assert len(record.actions) == table.version
+    losses = (await stored.series(svc.storage, table.series_id)).losses
     assert losses == [e.losses for e in series.standings]
-    assert con.execute("SELECT COUNT(*) FROM live_games").fetchone() == (0,)
-    assert con.execute("SELECT COUNT(*) FROM game_players").fetchone() == (0,)  # AIs only
-    con.close()
+    assert await stored.live_games(svc.storage) == []
+    assert await svc.storage.game_results(table.game_id) == []  # AIs only
 
 
 async def test_human_game_to_the_end_records_player_results(make_service, db_path):
     svc = await make_service()
     await open_table(svc, ALICE, BOB, ais=("beginner",))
     table = await play_out(svc)
-    con = sqlite3.connect(db_path)
-    rows = con.execute(
-        "SELECT seat, user_id, lost, draw, profile FROM game_players ORDER BY seat"
-    ).fetchall()
-    con.close()
-    assert [(r[0], r[1]) for r in rows] == [(0, ALICE), (1, BOB)]
-    assert [r[2] for r in rows] == [int(table.loser == s) for s in (0, 1)]
-    assert all(r[4] == "podkidnoy" for r in rows)
+    rows = await svc.storage.game_results(table.game_id)
+    assert [(r.seat, r.user_id) for r in rows] == [(0, ALICE), (1, BOB)]
+    assert [r.lost for r in rows] == [table.loser == s for s in (0, 1)]
+    (ended,) = await stored.ended_games(svc.storage, GUILD)
+    assert ended.profile == "podkidnoy"
     stats = await svc.stats(GUILD, ALICE)
     assert stats.games == 1 and stats.losses == int(table.loser == 0)
 
@@ -247,12 +239,10 @@ async def test_live_snapshot_is_the_engine_snapshot(make_service, db_path):
         user = USERS[table.to_act]
         hand = await svc.hand(CH, user)
         await svc.act(CH, user, hand.legal[-1].text, hand.version)
-    con = sqlite3.connect(db_path)
-    (stored,) = con.execute("SELECT snapshot FROM live_games").fetchone()
-    con.close()
+    (live,) = await stored.live_games(svc.storage)
     game = engine_game(svc)
-    assert json.loads(stored) == snapshot(game)
-    assert from_snapshot(json.loads(stored)).state_dict() == game.state_dict()
+    assert live.snapshot == snapshot(game)
+    assert from_snapshot(live.snapshot).state_dict() == game.state_dict()
 
 
 async def test_hidden_cards_never_reach_public_views(make_service, recorder):
@@ -292,11 +282,9 @@ async def test_a_game_without_end_is_stopped_at_the_action_cap(
     assert svc.state(CH) != "playing"
     stopped = recorder.notices("stopped")
     assert stopped and stopped[-1][2]["n"] == 7
-    con = sqlite3.connect(db_path)
-    result, loser_seat, actions = con.execute(
-        "SELECT result, loser_seat, actions FROM games"
-    ).fetchone()
-    assert result == "aborted" and loser_seat is None and len(json.loads(actions)) == 7
-    assert con.execute("SELECT COUNT(*) FROM live_games").fetchone() == (0,)
-    assert [r[0] for r in con.execute("SELECT losses FROM series_players")] == [0, 0]
-    con.close()
+    (ended,) = await stored.ended_games(svc.storage, GUILD)
+    record = await stored.game(svc.storage, ended.game_id)
+    assert record.result == "aborted" and record.loser_seat is None and len(record.actions) == 7
+    assert await stored.live_games(svc.storage) == []
+    series_id = recorder.of("table")[-1].series_id
+    assert (await stored.series(svc.storage, series_id)).losses == [0, 0]

@@ -62,8 +62,8 @@ async def test_full_lobby_flow(make_service, recorder, db_path):
     with pytest.raises(NoLobby):
         await svc.lobby(CH)
     # the lobby row is gone, the game is live
-    dump = "\n".join(db_dump(db_path))
-    assert 'INSERT INTO "lobbies"' not in dump and 'INSERT INTO "live_games"' in dump
+    state = await svc.storage.load_state()
+    assert state.lobbies == [] and [g.channel_id for g in state.live] == [CH]
 
 
 async def test_host_and_seat_rules(make_service, db_path):
