@@ -10,9 +10,7 @@ whether the bot is idle); every move is a press on a button of a message the use
 from __future__ import annotations
 
 import asyncio
-import json
 import re
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -26,6 +24,7 @@ from cogs.custom_ids import GameButton, parse_game_id
 from cogs.i18n import SUPPORTED, catalog
 from rules_engine import Deal, Game, Rules, parse_action
 from rules_engine.cards import CARD_TEXT, iter_bits
+from tests import storage_helpers as stored
 
 from .fakediscord import FakeDiscord, InteractionRecord, MessageVersion, SimUser, StoredMessage
 
@@ -339,37 +338,29 @@ class Harness:
         view = await self.table_view()
         return view.version > version or view.finished
 
-    # -- database ------------------------------------------------------------------
-    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-        con = sqlite3.connect(self.db)
-        try:
-            return con.execute(sql, params).fetchall()
-        finally:
-            con.close()
+    # -- database (through the running bot's storage) ---------------------------------
+    @property
+    def storage(self) -> Any:
+        """The running bot's :class:`bot.storage.Storage`."""
+        return self.service.storage
 
-    def db_state(self) -> tuple[Any, ...]:
-        """Everything a refused request must leave unchanged."""
-        return (
-            self.query("SELECT * FROM lobbies ORDER BY channel_id"),
-            self.query("SELECT game_id, version, snapshot, meta FROM live_games"),
-            self.query("SELECT * FROM series ORDER BY id"),
-            self.query("SELECT * FROM series_players ORDER BY series_id, seat"),
-            self.query("SELECT id, result, actions FROM games ORDER BY id"),
-        )
+    async def db_state(self) -> tuple[Any, ...]:
+        """Everything a refused request must leave unchanged: lobbies, active series (seats,
+        counts), live games (version, snapshot, meta) and the ended games of the server."""
+        state = await self.storage.load_state()
+        live = [(g.game_id, g.version, g.snapshot, g.meta) for g in state.live]
+        ended = await stored.ended_games(self.storage, self.fake.guild_id)
+        return state.lobbies, state.series, live, ended
 
-    def finished_game(self, game_id: int) -> dict[str, Any]:
-        (row,) = self.query(
-            "SELECT rules, deal, actions, result, loser_seat, seats FROM games WHERE id = ?",
-            game_id,
-        )
-        rules, deal, actions, result, loser, seats = row
+    async def finished_game(self, game_id: int) -> dict[str, Any]:
+        record = await stored.game(self.storage, game_id)
         return {
-            "rules": json.loads(rules),
-            "deal": json.loads(deal),
-            "actions": json.loads(actions or "[]"),
-            "result": result,
-            "loser": loser,
-            "seats": json.loads(seats),
+            "rules": record.rules,
+            "deal": record.deal,
+            "actions": record.actions,
+            "result": record.result,
+            "loser": record.loser_seat,
+            "seats": record.seats,
         }
 
 

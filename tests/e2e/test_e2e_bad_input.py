@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests import storage_helpers as stored
+
 from .durak_e2e import EPHEMERAL, Harness, buttons, prefer
 from .fakediscord import FakeDiscord, InteractionRecord
 
@@ -34,12 +36,12 @@ async def refused(h: Harness, rec: InteractionRecord, before: tuple[Any, ...]) -
     assert answers, f"no refusal for {rec.describe()}: {[m.text() for m in msgs]}"
     for m in msgs:
         assert m.flags & EPHEMERAL and m.visible_to == rec.user.id, m
-    assert (h.db_state(), public_state(h)) == before, f"state changed by {rec.describe()}"
+    assert (await h.db_state(), public_state(h)) == before, f"state changed by {rec.describe()}"
     return answers[-1].content
 
 
-def snapshot(h: Harness) -> tuple[Any, ...]:
-    return h.db_state(), public_state(h)
+async def snapshot(h: Harness) -> tuple[Any, ...]:
+    return await h.db_state(), public_state(h)
 
 
 async def test_bad_inputs_are_answered_privately_and_change_nothing(
@@ -53,7 +55,7 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
     ch = h.channel
     lobby = await h.open_lobby(alice, seats=2)
 
-    before = snapshot(h)
+    before = await snapshot(h)
     text = await refused(h, await h.slash(carol, "leave"), before)  # not seated (lobby)
     await h.lobby_press(bob, "join")
     lobby = h.lobby_message()
@@ -62,7 +64,7 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
         c for c in fake.find_components(lobby) if c.custom_id == f"durak:lobby:{ch}:join"
     ).disabled  # full: Join greyed
 
-    before = snapshot(h)
+    before = await snapshot(h)
     full = await refused(h, await h.slash(carol, "join"), before)  # lobby full
     assert full != text
     for rec in (
@@ -78,7 +80,7 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
 
     await h.lobby_press(alice, "start")
     table = await h.wait_table()
-    before = snapshot(h)
+    before = await snapshot(h)
     for rec in (
         await h.slash(carol, "new"),  # one game per channel
         await h.slash(carol, "join"),  # the game already runs
@@ -94,7 +96,7 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
     rules = await h.slash(carol, "rules")  # anyone may ask, privately
     await h.answered(rules)
     assert rules.ephemeral and rules.original_message is not None
-    assert (h.db_state(), public_state(h)) == before
+    assert (await h.db_state(), public_state(h)) == before
 
     for user in (alice, bob):
         await h.show_hand(user)
@@ -118,7 +120,7 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
     view = await h.table_view()
 
     # illegal move: a greyed card explains itself (the engine's reason)
-    before = snapshot(h)
+    before = await snapshot(h)
     why = await refused(h, await h.press(user, msg, greyed[0]), before)
     assert why.startswith("🚫") and greyed[0].argument in why
     # not your turn: the other player's cards are all greyed, with the reason
@@ -140,7 +142,7 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
     assert (await h.table_view()).version > view.version
 
     # card no longer in hand: the same button on an older copy of the hand
-    before = snapshot(h)
+    before = await snapshot(h)
     gone = await refused(h, await h.press(user, old1, played), before)
     card = played.argument.split()[-1] if played.verb == "defend" else played.argument.split()[0]
     assert card in gone and "not in your hand" in gone
@@ -166,20 +168,18 @@ async def test_bad_inputs_are_answered_privately_and_change_nothing(
     await h.idle()
     refusals = [r for r in recs if r.followups]
     assert len(refusals) == 1, [[m.text() for m in r.followups] for r in recs]
-    (live,) = h.query("SELECT snapshot FROM live_games")
-    import json
-
-    actions = json.loads(live[0])["actions"]
+    (live,) = await stored.live_games(h.storage)
+    actions = live.snapshot["actions"]
     assert actions[version] == f"{h.service.seat_of(ch, player.user.id)} {move.action}"
 
     # Manage Channel may stop someone else's game; an unfinished game records no loss
-    before = snapshot(h)
+    before = await snapshot(h)
     await refused(h, await h.slash(dave, "stop"), before)
     fake.grant_manage_channels(dave)
     rec = await h.slash(dave, "stop")
     await h.answered(rec)
     assert not rec.followups
-    assert h.query("SELECT result FROM games") == [("aborted",)]
-    assert h.query("SELECT losses FROM series_players") == [(0,), (0,)]
+    assert [r for r, _ in await stored.results(h.storage, fake.guild_id)] == ["aborted"]
+    assert (await stored.series(h.storage, live.series_id)).losses == [0, 0]
     assert h.service.state(ch) == "none"
     assert "stopped" in h.last_table().text()

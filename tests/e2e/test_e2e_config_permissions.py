@@ -23,8 +23,10 @@ async def private_answer(h: Harness, rec: InteractionRecord) -> str:
     return msg.text()
 
 
-def settings_rows(h: Harness) -> list[tuple[object, ...]]:
-    return h.query("SELECT guild_id, settings_json FROM server_settings")
+async def settings_rows(h: Harness) -> list[tuple[int, str]]:
+    """The server's stored settings, as ``(guild id, JSON)`` rows (none if never saved)."""
+    settings = await h.storage.load_server_config(h.fake.guild_id)
+    return [] if settings is None else [(h.fake.guild_id, settings)]
 
 
 async def test_config_needs_manage_server_and_new_lobbies_use_it(
@@ -44,27 +46,27 @@ async def test_config_needs_manage_server_and_new_lobbies_use_it(
         assert refused.startswith("⚠️") and "Gérer le serveur" in refused
     shown = await private_answer(h, await h.slash(odile, "config"))
     assert "Réglages du serveur" in shown and "tous les salons" in shown
-    assert settings_rows(h) == []
+    assert await settings_rows(h) == []
 
     # a bad value: a clear private message naming the setting, nothing stored
     refused = await private_answer(h, await h.slash(admin, "config", turn_timeout=5))
     assert refused.startswith("⚠️") and "`turn_timeout`" in refused and "600" in refused
     refused = await private_answer(h, await h.slash(odile, "config", turn_timeout=601))
     assert "`temps_par_tour`" in refused and "“601”" in refused  # in her language
-    assert settings_rows(h) == []
+    assert await settings_rows(h) == []
 
     saved = await private_answer(
         h,
         await h.slash(admin, "config", profile="perevodnoy", turn_timeout=120, add_channel=games),
     )
     assert "Settings saved" in saved and f"<#{games.id}>" in saved and "120" in saved
-    assert len(settings_rows(h)) == 1
+    assert len(await settings_rows(h)) == 1
 
     # /durak new in a channel that is not allowed: refused privately, naming the allowed one
-    before = h.db_state()
+    before = await h.db_state()
     text = await private_answer(h, await h.slash(alice, "new"))
     assert text.startswith("⚠️") and f"<#{games.id}>" in text
-    assert h.db_state() == before and h.service.state(h.channel) == "none"
+    assert await h.db_state() == before and h.service.state(h.channel) == "none"
     assert h.lobby_message() is None
 
     # in the allowed channel, the server's defaults apply to options not given
@@ -109,13 +111,13 @@ async def test_missing_send_messages_is_named_and_opens_nothing(
     alice, bea = h.user("alice"), h.user("bea", locale="es-ES")
     await h.start()
     fake.deny_bot(h.channel, send_messages=True)
-    before = h.db_state()
+    before = await h.db_state()
     text = await private_answer(h, await h.slash(alice, "new"))
     assert text.startswith("⚠️") and "Send Messages" in text
     assert "View Channel" not in text and "Embed Links" not in text
     text = await private_answer(h, await h.slash(bea, "new", seats=2))
     assert "Enviar mensajes" in text
-    assert h.db_state() == before and h.service.state(h.channel) == "none"
+    assert await h.db_state() == before and h.service.state(h.channel) == "none"
     assert not [m for m in fake.messages(h.channel) if m.visible_to is None]
     assert not fake.requests_to(rf"/channels/{h.channel}/messages$", "POST")
 
@@ -197,7 +199,7 @@ async def test_a_lobby_that_cannot_be_posted_is_closed_and_the_host_told(
     await h.answered(rec)
     await poll(lambda: h.service.state(h.channel) == "none", what="the lobby to close")
     await h.idle()
-    assert h.query("SELECT * FROM lobbies") == []
+    assert (await h.storage.load_state()).lobbies == []
     warnings = [
         m.content
         for m in fake.messages(h.channel)

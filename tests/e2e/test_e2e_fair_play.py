@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import pytest
 
+from tests import storage_helpers as stored
+
 from .durak_e2e import EPHEMERAL, Harness, buttons, poll, prefer
 from .fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
+
+
+async def _forfeits(h: Harness) -> list[tuple[int, int, str]]:
+    """``(user, seat, reason)`` of each forfeit stored for the channel's game."""
+    game_id = (await h.table_view()).game_id
+    return [(f.user_id, f.seat, f.reason) for f in await h.storage.forfeits_of_game(game_id)]
 
 
 async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
@@ -34,14 +42,14 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
     assert "forfeit" not in confirm.text()  # no English reaches a French player
     (forfeit,) = buttons(confirm)
     assert forfeit.verb == "forfeit" and forfeit.game_id == leave.game_id
-    assert h.query("SELECT COUNT(*) FROM forfeits") == [(0,)]
+    assert await _forfeits(h) == []
     assert h.service.state(h.channel) == "playing"
 
     # "Leave and forfeit": recorded at once, the table shows the seat played by the AI
     rec = await h.press(bob, confirm, forfeit)
     assert rec.response_type == 6
     await h.idle()
-    assert h.query("SELECT user_id, seat, reason FROM forfeits") == [(bob.id, 1, "leave")]
+    assert await _forfeits(h) == [(bob.id, 1, "leave")]
     assert "Tu as quitté la partie" in confirm.text() and not confirm.custom_ids
     assert any("left the game: a forfeit" in m.text() for m in fake.messages(h.channel))
     live = await poll(h.table_message, what="the table")
@@ -58,7 +66,7 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
     await h.idle()
     view = await h.table_view()
     assert view.finished
-    losses = [r[0] for r in h.query("SELECT losses FROM series_players ORDER BY seat")]
+    losses = (await stored.series(h.storage, view.series_id)).losses
     assert losses == [int(view.loser == 0), 1]  # Bob's forfeit counts once, durak or not
 
     rec = await h.slash(alice, "stats", user=bob)
@@ -102,8 +110,9 @@ async def test_a_stop_vote_passes_when_both_players_press_stop(
     await h.idle()
     assert not rec.followups
     assert h.service.state(h.channel) == "none"
-    assert h.query("SELECT result, loser_seat FROM games") == [("aborted", None)]
-    assert h.query("SELECT COUNT(*) FROM game_players") == [(0,)]
+    assert await stored.results(h.storage, fake.guild_id) == [("aborted", None)]
+    (ended,) = await stored.ended_games(h.storage, fake.guild_id)
+    assert await h.storage.game_results(ended.game_id) == []
     assert "The game was stopped" in h.last_table().text()
     assert any("Every player agreed to stop" in m.text() for m in fake.messages(h.channel))
 
@@ -137,11 +146,11 @@ async def test_kick_from_a_lobby_by_the_host_and_from_a_game_by_manage_channel(
     rec = await h.slash(alice, "kick", user=bob)
     await h.answered(rec)
     assert "Manage Channel" in rec.original_message.text()
-    assert h.query("SELECT COUNT(*) FROM forfeits") == [(0,)]
+    assert await _forfeits(h) == []
     # Manage Channel may: Bob forfeits and the AI plays his seat
     rec = await h.slash(mod, "kick", user=bob)
     await h.answered(rec)
-    assert h.query("SELECT user_id, reason FROM forfeits") == [(bob.id, "kick")]
+    assert [(user, reason) for user, _, reason in await _forfeits(h)] == [(bob.id, "kick")]
     assert any("Bob was removed from the game" in m.text() for m in fake.messages(h.channel))
     await h.play(prefer("defend", "attack", "pick", "pass", "take"))
     assert (await h.table_view()).finished

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests import storage_helpers as stored
+
 from .durak_e2e import EPHEMERAL, Harness, buttons, prefer
 from .fakediscord import FakeDiscord
 
@@ -63,12 +65,11 @@ async def test_complete_game_two_users_and_a_beginner_ai(
     assert final is not None
     text = final.text()
     assert ("is the durak" in text) or ("draw" in text)
-    rows = h.query("SELECT seat, user_id, losses FROM series_players ORDER BY seat")
-    (series,) = h.query("SELECT games, draws, last_loser FROM series")
-    assert series[0] == 1
+    series = await stored.series(h.storage, view.series_id)
+    assert series.games == 1
     if view.loser is not None:
-        assert series[2] == view.loser
-        assert [r[2] for r in rows] == [int(i == view.loser) for i in range(3)]
+        assert series.last_loser == view.loser
+        assert series.losses == [int(i == view.loser) for i in range(3)]
     ids = {b.custom_id for b in fake.find_components(final)}
     assert any(i.endswith(":rematch") for i in ids) and any(i.endswith(":endseries") for i in ids)
 
@@ -115,8 +116,9 @@ async def test_complete_game_two_users_and_a_beginner_ai(
     assert nxt.game_id != view.game_id and not nxt.finished
     assert nxt.dealer == view.loser or view.loser is None
     assert final.components == [] and h.table_message() is not final
-    (games,) = h.query(
-        "SELECT COUNT(*) FROM games WHERE series_id = "
-        "(SELECT id FROM series WHERE status = 'active')"
-    )
-    assert games == (2,)
+    # the series has two games: the ended one and the live one
+    assert nxt.series_id == view.series_id
+    ended = await stored.ended_games(h.storage, fake.guild_id)
+    assert [g.game_id for g in ended] == [view.game_id]
+    live = await stored.live_games(h.storage)
+    assert [g.game_id for g in live if g.series_id == view.series_id] == [nxt.game_id]

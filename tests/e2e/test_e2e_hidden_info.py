@@ -25,7 +25,7 @@ async def test_no_message_shows_a_hidden_card(fake_discord: FakeDiscord, tmp_pat
     await h.idle()
     view = await h.table_view()
     assert view.finished
-    record = h.finished_game(view.game_id)
+    record = await h.finished_game(view.game_id)
     public, held = card_sets(record)
     seat_of = {s.user_id: s.seat for s in view.seats if s.user_id is not None}
 

@@ -5,11 +5,11 @@ by move (▶) and by round (⏭); ratings in ``/durak stats`` and ``/durak leade
 from __future__ import annotations
 
 import re
-import sqlite3
 
 import pytest
 
 from cogs.custom_ids import parse_replay_id
+from tests import storage_helpers as stored
 
 from .durak_e2e import EPHEMERAL, Harness, prefer
 from .fakediscord import FakeDiscord, SimUser, StoredMessage
@@ -140,17 +140,7 @@ async def test_history_replay_to_the_end_names_the_durak(
     assert "Nobody has 5 rated games yet." in rec.original_message.text()
 
     # eleven more finished games (copies of this one): the history pages with ◀ ▶
-    con = sqlite3.connect(h.db)
-    with con:
-        for _ in range(11):
-            con.execute(
-                "INSERT INTO games (series_id, guild_id, channel_id, profile, rules, seats, seed, "
-                "deal, actions, result, loser_seat, started_at, ended_at) SELECT series_id, "
-                "guild_id, channel_id, profile, rules, seats, seed, deal, actions, result, "
-                "loser_seat, started_at, ended_at FROM games WHERE id = ?",
-                (game_id,),
-            )
-    con.close()
+    await stored.copy_game(h.storage, game_id, 11)
     rec = await h.slash(alice, "history")
     await h.answered(rec)
     paged = rec.original_message
@@ -168,10 +158,7 @@ async def test_history_replay_to_the_end_names_the_durak(
     assert f"Move {frame}/{total}" in replay.text()
 
     # a Replay button of a game that belongs to another server now: a private refusal
-    con = sqlite3.connect(h.db)
-    with con:
-        con.execute("UPDATE games SET guild_id = guild_id + 1 WHERE id = ?", (game_id,))
-    con.close()
+    await stored.move_game_to_next_guild(h.storage, game_id)
     await h.restart()  # forget the replays built so far
     before = replay.text()
     rec = await alice.press(replay, _nav(replay)["next"][0])

@@ -16,6 +16,7 @@ import pytest
 
 from bot.shards import shard_of
 from bot.storage.throwaway_pg import ThrowawayPostgres
+from tests import storage_helpers as stored
 
 from .durak_e2e import Harness, prefer
 from .fakediscord import FakeDiscord
@@ -45,14 +46,6 @@ async def pg_url(postgres_server: ThrowawayPostgres) -> AsyncIterator[str]:
         await admin.close()
 
 
-async def _fetch(url: str, sql: str) -> list[asyncpg.Record]:
-    con = await asyncpg.connect(url)
-    try:
-        return list(await con.fetch(sql))
-    finally:
-        await con.close()
-
-
 async def test_a_game_on_postgresql(fake_discord: FakeDiscord, tmp_path: Path, pg_url: str):
     h = Harness(fake_discord, tmp_path / "unused.sqlite3", seeds=[7], database_url=pg_url)
     alice, bob = h.user("alice"), h.user("bob")
@@ -65,9 +58,9 @@ async def test_a_game_on_postgresql(fake_discord: FakeDiscord, tmp_path: Path, p
     view = await h.table_view()
     assert view.finished
     assert not (tmp_path / "unused.sqlite3").exists()  # everything went to PostgreSQL
-    (game,) = await _fetch(pg_url, "SELECT id, result FROM games")
-    assert game["id"] == view.game_id and game["result"] in ("loss", "draw")
-    assert await _fetch(pg_url, "SELECT game_id FROM live_games") == []
+    (game,) = await stored.ended_games(h.storage, fake_discord.guild_id)
+    assert game.game_id == view.game_id and game.result in ("loss", "draw")
+    assert await stored.live_games(h.storage) == []
     stats = await h.service.stats(fake_discord.guild_id, alice.id)
     assert stats.games == 1
 
@@ -103,8 +96,9 @@ async def test_two_processes_hold_different_shards(tmp_path: Path, pg_url: str) 
         await h0.idle()
         await h1.idle()
         assert (await h0.table_view()).finished and (await h1.table_view()).finished
-        rows = await _fetch(pg_url, "SELECT guild_id, result FROM games ORDER BY guild_id")
-        assert [r["guild_id"] for r in rows] == [GUILD_0, GUILD_1]
+        for h in (h0, h1):  # one game per server, and either process reads both
+            counts = [len(await stored.ended_games(h.storage, g)) for g in (GUILD_0, GUILD_1)]
+            assert counts == [1, 1] and await stored.live_games(h.storage) == []
 
         # stats and leaderboards are global: either process answers for either server
         for h in (h0, h1):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests import storage_helpers as stored
+
 from .durak_e2e import Harness, prefer, replay_steps
 from .fakediscord import FakeDiscord
 
@@ -31,7 +33,7 @@ async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -
     await h.idle()
     view = await h.table_view()
     assert view.finished
-    record = h.finished_game(view.game_id)
+    record = await h.finished_game(view.game_id)
     transfers = [a for a in record["actions"] if a.split()[1] == "transfer"]
     assert transfers, record["actions"]
     assert any(a.startswith("transfer") for a in pressed)  # a human pressed Transfer
@@ -49,7 +51,8 @@ async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -
     assert (await rec.wait_response()).type == 6
     await h.idle()
     assert not rec.followups
-    assert h.query("SELECT status, games FROM series") == [("ended", 1)]
+    series = await stored.series(h.storage, view.series_id)
+    assert (series.active, series.games) == (False, 1)
     assert final.components == []
     assert h.service.state(h.channel) == "none"
 
@@ -69,7 +72,7 @@ async def test_five_player_classic_with_a_non_neighbour_throw_in(
     await h.idle()
     view = await h.table_view()
     assert view.finished and len(view.seats) == 5
-    record = h.finished_game(view.game_id)
+    record = await h.finished_game(view.game_id)
     throw_ins = []
     for game, text in replay_steps(record):
         seat, kind = int(text.split()[0]), text.split()[1]
