@@ -88,7 +88,7 @@ class Storage(ABC):
     async def finish_game(
         self,
         game: FinishedGame,
-        series: SeriesRecord | None,
+        series: SeriesRecord | None,  # None: no series counts to store
         end_series_at: float | None = None,
         *,
         revision: int,

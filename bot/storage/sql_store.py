@@ -26,6 +26,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, TypeVar
 
 from bot.ratings import RatedGame, Rating, RatingKey
+from bot.storage import records
 from bot.storage import statements as sql
 from bot.storage.base import GameMoved, GuildFilter, Storage
 from bot.storage.migrations import Migration, check_numbering
@@ -37,7 +38,6 @@ from bot.storage.records import (
     LiveRecord,
     LobbyRecord,
     NewGame,
-    PlayerResult,
     SeriesRecord,
     StoredState,
     actions_of_snapshot,
@@ -426,10 +426,12 @@ class SqlStore(Storage):
             series.losses.append(losses)
         return series
 
-    async def game_results(self, game_id: int) -> list[PlayerResult]:
+    async def game_results(self, game_id: int) -> list[records.PlayerResult]:
         async with self.read() as con:
             rows = await con.fetch(sql.GAME_PLAYERS_OF, game_id)
-        return [PlayerResult(s, u, n, bool(lost), bool(draw)) for s, u, n, lost, draw in rows]
+        return [
+            records.PlayerResult(s, u, n, bool(lost), bool(draw)) for s, u, n, lost, draw in rows
+        ]
 
     # -------------------------------------------------------------- server settings
     async def load_server_config(self, guild_id: int) -> str | None:
