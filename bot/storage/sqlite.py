@@ -64,6 +64,7 @@ class SqliteStorage(SqlStore):
 
     @property
     def db(self) -> aiosqlite.Connection:
+        """The open connection (``RuntimeError`` before :meth:`open`)."""
         return self.opened(self._db)
 
     # -------------------------------------------------------------- lifecycle
@@ -160,7 +161,8 @@ class SqliteStorage(SqlStore):
     # -------------------------------------------------------------- the driver seam
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[SqlConnection]:
-        # Under the lock: never read inside another coroutine's transaction.
+        # Under the lock, so never inside another coroutine's transaction; each statement
+        # commits on its own, and no other process writes the file (see the file lock).
         async with self._lock:
             yield _Connection(self.db)
 
