@@ -1,4 +1,5 @@
-"""Every bad input of PRODUCT.md gets a short private answer and changes nothing."""
+"""Every bad input (a command or button the rules of README.md "Commands" refuse) gets a short
+private answer and changes nothing."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Fair play through Discord (PRODUCT.md, "Leaving, stopping, and fair results"): a player
-leaves a running game with the table's Leave button and its private confirmation, the AI
-plays their seat to the end and the forfeit shows in /durak stats; a stop vote passes when
-both players press Stop."""
+"""Fair play through Discord (README.md, "Fair play"): a player leaves a running game with the
+table's Leave button and its private confirmation, the AI plays their seat to the end and the
+forfeit shows in /durak stats; a stop vote passes when both players press Stop."""
 
 from __future__ import annotations
 
