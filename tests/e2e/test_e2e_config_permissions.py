@@ -129,10 +129,7 @@ async def test_a_failed_table_edit_pauses_the_game_until_table_works(
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[3])
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], seats=2)
-    for user in (alice, bob):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob], seats=2)
     found = await h.turn()
     assert found is not None
     player, hand = found

@@ -17,10 +17,7 @@ async def test_no_message_shows_a_hidden_card(fake_discord: FakeDiscord, tmp_pat
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[21])
     alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol")
     outsider = h.user("olga")
-    await h.start()
-    await h.start_game(alice, join=[bob, carol], ai=["beginner"], rules="perevodnoy", seats=4)
-    for user in (alice, bob, carol):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob, carol], ai=["beginner"], rules="perevodnoy", seats=4)
     await h.play(prefer("transfer", "defend", "attack", "pick", "pass", "take"))
     await h.idle()
     view = await h.table_view()

@@ -44,10 +44,7 @@ async def test_history_replay_to_the_end_names_the_durak(
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[11])
     alice, pierre = h.user("alice"), h.user("pierre", locale="fr")
-    await h.start()
-    await h.start_game(alice, join=[pierre], rules="podkidnoy", seats=2)
-    for user in (alice, pierre):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[pierre], rules="podkidnoy", seats=2)
     await h.play(prefer("defend", "attack", "transfer", "pass", "take"))
     await h.idle()
     view = await h.table_view()

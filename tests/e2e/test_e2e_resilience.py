@@ -30,10 +30,7 @@ async def test_restart_mid_game_resumes_and_old_buttons_work(
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[9])
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
-    for user in (alice, bob):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
     await play_moves(h, 4)
     found = await h.turn()
     assert found is not None
@@ -89,10 +86,7 @@ async def test_expired_token_rate_limit_and_dropped_gateway(
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[13])
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
-    for user in (alice, bob):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
     await play_moves(h, 2)
 
     # 15 minutes later every hand token has expired
@@ -144,10 +138,7 @@ async def test_turn_timeout_plays_the_default_and_shows_it(
     fake = fake_discord
     h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[17])
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], rules="podkidnoy", seats=2, turn_timeout=15)
-    for user in (alice, bob):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob], rules="podkidnoy", seats=2, turn_timeout=15)
     found = await h.turn()
     assert found is not None
     player, _msg = found

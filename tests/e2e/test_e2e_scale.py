@@ -56,10 +56,7 @@ async def _fetch(url: str, sql: str) -> list[asyncpg.Record]:
 async def test_a_game_on_postgresql(fake_discord: FakeDiscord, tmp_path: Path, pg_url: str):
     h = Harness(fake_discord, tmp_path / "unused.sqlite3", seeds=[7], database_url=pg_url)
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
-    for user in (alice, bob):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
     assert await h.play(POLICY) > 0
     await h.idle()
     view = await h.table_view()

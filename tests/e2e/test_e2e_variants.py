@@ -14,10 +14,7 @@ pytestmark = pytest.mark.e2e
 async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -> None:
     h = Harness(fake_discord, tmp_path / "durak.sqlite3", seeds=[3])
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], ai=["beginner"], rules="perevodnoy", seats=3)
-    for user in (alice, bob):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="perevodnoy", seats=3)
     pressed: list[str] = []
 
     base = prefer("transfer", "defend", "attack", "pick", "pass", "take")
@@ -59,12 +56,9 @@ async def test_five_player_classic_with_a_non_neighbour_throw_in(
 ) -> None:
     h = Harness(fake_discord, tmp_path / "durak.sqlite3", seeds=[11])
     alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol")
-    await h.start()
-    await h.start_game(
+    await h.start_with_game(
         alice, join=[bob, carol], ai=["beginner", "beginner"], rules="classic", seats=5
     )
-    for user in (alice, bob, carol):
-        await h.show_hand(user)
     await h.play(prefer("defend", "attack", "pick", "pass", "take"))
     await h.idle()
     view = await h.table_view()
