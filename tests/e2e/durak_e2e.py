@@ -385,6 +385,11 @@ class Harness:
         }
 
 
+#: What the ``harness`` fixture (conftest.py) gives a test: ``harness(seeds=[3], ...)`` makes the
+#: :class:`Harness` of its fake Discord and a fresh SQLite file, with those fields set.
+MakeHarness = Callable[..., Harness]
+
+
 def replay_steps(record: dict[str, Any]) -> Iterator[tuple[Game, str]]:
     """(game before the action, action text) for every action of a stored game."""
     game = Game(Rules.from_spec(record["rules"]), Deal.from_dict(record["deal"]))

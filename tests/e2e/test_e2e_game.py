@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from .durak_e2e import EPHEMERAL, Harness, buttons, prefer
-from .fakediscord import FakeDiscord
+from .durak_e2e import EPHEMERAL, MakeHarness, buttons, prefer
 
 pytestmark = pytest.mark.e2e
 
 
-async def test_complete_game_two_users_and_a_beginner_ai(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[7])
+async def test_complete_game_two_users_and_a_beginner_ai(harness: MakeHarness) -> None:
+    h = harness(seeds=[7])
+    fake = h.fake
     alice, bob = h.user("alice"), h.user("bob")
     table = await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
     assert fake.command("durak") is not None  # synced to DEV_GUILD_ID on start

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from .durak_e2e import Harness, prefer, replay_steps
-from .fakediscord import FakeDiscord
+from .durak_e2e import MakeHarness, prefer, replay_steps
 
 pytestmark = pytest.mark.e2e
 
 
-async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -> None:
-    h = Harness(fake_discord, tmp_path / "durak.sqlite3", seeds=[3])
+async def test_perevodnoy_with_a_transfer(harness: MakeHarness) -> None:
+    h = harness(seeds=[3])
     alice, bob = h.user("alice"), h.user("bob")
     await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="perevodnoy", seats=3)
     pressed: list[str] = []
@@ -38,9 +37,7 @@ async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -
     final = h.table_message()
     assert final is not None
     end = next(
-        c.custom_id
-        for c in fake_discord.find_components(final)
-        if c.custom_id.endswith(":endseries")
+        c.custom_id for c in h.fake.find_components(final) if c.custom_id.endswith(":endseries")
     )
     rec = await bob.press(final, end)
     assert (await rec.wait_response()).type == 6
@@ -51,10 +48,8 @@ async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -
     assert h.service.state(h.channel) == "none"
 
 
-async def test_five_player_classic_with_a_non_neighbour_throw_in(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    h = Harness(fake_discord, tmp_path / "durak.sqlite3", seeds=[11])
+async def test_five_player_classic_with_a_non_neighbour_throw_in(harness: MakeHarness) -> None:
+    h = harness(seeds=[11])
     alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol")
     await h.start_with_game(
         alice, join=[bob, carol], ai=["beginner", "beginner"], rules="classic", seats=5
