@@ -1416,9 +1416,9 @@ class FakeDiscord:
     def _interaction_message(
         self,
         rec: InteractionRecord,
+        created_by: str,
         body: Mapping[str, Any] | None,
         files: list[tuple[str, str, bytes]],
-        created_by: str,
         *,
         extra_flags: int = 0,
         what: str = "",
@@ -1605,11 +1605,11 @@ class FakeDiscord:
         try:
             if ctype == CB_MESSAGE:
                 message = self._interaction_message(
-                    rec, data, req.files, "response", what=f"callback type 4 for {rec.describe()}"
+                    rec, "response", data, req.files, what=f"callback type 4 for {rec.describe()}"
                 )
             elif ctype == CB_DEFERRED_MESSAGE:
                 message = self._interaction_message(
-                    rec, {"flags": data.get("flags", 0)}, [], "response", extra_flags=FLAG_LOADING
+                    rec, "response", {"flags": data.get("flags", 0)}, [], extra_flags=FLAG_LOADING
                 )
             elif ctype in (CB_DEFERRED_UPDATE, CB_UPDATE_MESSAGE):
                 message = self.get_message(rec.source_message_id)
@@ -1676,7 +1676,7 @@ class FakeDiscord:
             )
         else:
             msg = self._interaction_message(
-                rec, body, req.files, "followup", what=f"followup for {rec.describe()}"
+                rec, "followup", body, req.files, what=f"followup for {rec.describe()}"
             )
             rec.followup_ids.append(msg.id)
         if req.query.get("wait") in ("1", "true", "True"):
