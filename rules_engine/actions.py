@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules_engine.cards import ALL_CARDS, CARD_TEXT, Card, card_index, iter_bits
+from rules_engine.cards import ALL_CARDS, CARD_TEXT, Card, card_index, iter_bits, require_text
 from rules_engine.errors import InvalidNotationError
 
 __all__ = [
@@ -159,9 +159,7 @@ def code_text(seat: int, code: int) -> str:
 
 def parse_action(text: str) -> Action:
     """Parse ``"SEAT ACTION"`` text such as ``"1 defend 8♥ 9♥"`` or ``"0 attack TD TS"``."""
-    if not isinstance(text, str):
-        raise InvalidNotationError(f"an action must be text like '0 attack 8♥', not {text!r}")
-    parts = text.split()
+    parts = require_text(text, "an action", "0 attack 8♥").split()
     if len(parts) < 2:
         raise InvalidNotationError(f"action {text!r} must be 'SEAT ACTION', like '0 attack 8♥'")
     seat_text, kind_text, *card_texts = parts

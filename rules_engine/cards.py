@@ -19,6 +19,7 @@ __all__ = [
     "FULL_DECK_MASK",
     "RANK_MASK",
     "RANK_OF",
+    "RANK_SETS",
     "SUIT_MASK",
     "SUIT_OF",
     "Card",
@@ -30,6 +31,7 @@ __all__ = [
     "mask_text",
     "parse_card",
     "parse_suit",
+    "submasks",
 ]
 
 
@@ -95,6 +97,8 @@ SUIT_OF: tuple[int, ...] = tuple(i & 3 for i in range(36))
 #: Bitmask of the four cards of each rank index, and of the nine cards of each suit.
 RANK_MASK: tuple[int, ...] = tuple(0xF << (4 * r) for r in range(9))
 SUIT_MASK: tuple[int, ...] = tuple(sum(1 << (4 * r + s) for r in range(9)) for s in range(4))
+#: Every non-empty set of cards of one rank as a bitmask: 15 per rank, rank by rank.
+RANK_SETS: tuple[int, ...] = tuple(p << (4 * r) for r in range(9) for p in range(1, 16))
 CARD_TEXT: tuple[str, ...] = tuple(RANK_SYMBOLS[i >> 2] + SUIT_SYMBOLS[i & 3] for i in range(36))
 
 
@@ -143,11 +147,17 @@ class Card:
 ALL_CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(36))
 
 
+def require_text(value: object, what: str, example: str) -> str:
+    """``value`` itself when it is a string; otherwise :class:`InvalidNotationError` saying
+    that ``what`` must be text like ``example`` (parsers also meet JSON numbers and None)."""
+    if not isinstance(value, str):
+        raise InvalidNotationError(f"{what} must be text like {example!r}, not {value!r}")
+    return value
+
+
 def card_index(text: str) -> int:
     """Parse card text (``10♦``, ``TD``, ``js``, ``Q♣``) into its index."""
-    if not isinstance(text, str):
-        raise InvalidNotationError(f"a card must be text like '10♦', not {text!r}")
-    t = text.strip()
+    t = require_text(text, "a card", "10♦").strip()
     if len(t) < 2:
         raise InvalidNotationError(f"unknown card {text!r}: expected rank then suit, like '10♦'")
     suit = _SUIT_BY_TEXT.get(t[-1].upper())
@@ -179,6 +189,16 @@ def iter_bits(mask: int) -> Iterator[int]:
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+
+
+def submasks(mask: int) -> tuple[int, ...]:
+    """Every non-empty subset of ``mask``, fewest cards first, then by value."""
+    subsets = []
+    sub = mask
+    while sub:
+        subsets.append(sub)
+        sub = (sub - 1) & mask
+    return tuple(sorted(subsets, key=lambda m: (m.bit_count(), m)))
 
 
 def cards_from_mask(mask: int) -> list[Card]:

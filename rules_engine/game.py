@@ -27,6 +27,7 @@ from rules_engine.cards import (
     FULL_DECK_MASK,
     RANK_MASK,
     RANK_OF,
+    RANK_SETS,
     RANK_SYMBOLS,
     SUIT_OF,
     SUIT_SYMBOLS,
@@ -34,6 +35,7 @@ from rules_engine.cards import (
     beaters_table,
     iter_bits,
     mask_text,
+    submasks,
 )
 from rules_engine.deal import HAND_SIZE, Deal
 from rules_engine.errors import IllegalActionError, InvalidPositionError
@@ -52,19 +54,11 @@ def _subset_table(kind: int) -> dict[int, tuple[tuple[int, ...], ...]]:
     """For every set of cards of one rank: the action codes of its non-empty subsets,
     indexed by the room left under the limit (0..4)."""
     table: dict[int, tuple[tuple[int, ...], ...]] = {}
-    for r in range(9):
-        cards = [r * 4 + s for s in range(4)]
-        for pattern in range(1, 16):
-            rank_mask = sum(1 << cards[s] for s in range(4) if pattern >> s & 1)
-            subsets = []
-            sub = rank_mask
-            while sub:
-                subsets.append(sub)
-                sub = (sub - 1) & rank_mask
-            subsets.sort(key=lambda m: (m.bit_count(), m))
-            table[rank_mask] = tuple(
-                tuple(kind | m << 3 for m in subsets if m.bit_count() <= room) for room in range(5)
-            )
+    for rank_set in RANK_SETS:
+        subsets = submasks(rank_set)
+        table[rank_set] = tuple(
+            tuple(kind | m << 3 for m in subsets if m.bit_count() <= room) for room in range(5)
+        )
     return table
 
 

@@ -1,5 +1,5 @@
 """Help for players: why each card of a hand can or cannot be played now, and the default
-action a turn timeout plays (PRODUCT.md "Turn timeouts")."""
+action a turn timeout plays (docs/RULES.md §9, "Turn timers")."""
 
 from __future__ import annotations
 

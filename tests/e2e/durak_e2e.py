@@ -229,6 +229,18 @@ class Harness:
         assert self.service.state(self.channel) == "playing"
         return await poll(self.table_message, what="the table message")
 
+    async def start_with_game(
+        self, host: SimUser, *, join: Iterable[SimUser] = (), ai: Iterable[str] = (), **options: Any
+    ) -> StoredMessage:
+        """Start the bot, deal a game (:meth:`start_game`) and open every human's private hand;
+        return the table message."""
+        join = tuple(join)
+        await self.start()
+        table = await self.start_game(host, join=join, ai=ai, **options)
+        for user in (host, *join):
+            await self.show_hand(user)
+        return table
+
     # -- table and hands -----------------------------------------------------------
     def table_message(self) -> StoredMessage | None:
         """The newest public message with a game button (the live table, or a game over)."""
@@ -362,6 +374,11 @@ class Harness:
             "loser": record.loser_seat,
             "seats": record.seats,
         }
+
+
+#: What the ``harness`` fixture (conftest.py) gives a test: ``harness(seeds=[3], ...)`` makes the
+#: :class:`Harness` of its fake Discord and a fresh SQLite file, with those fields set.
+MakeHarness = Callable[..., Harness]
 
 
 def replay_steps(record: dict[str, Any]) -> Iterator[tuple[Game, str]]:

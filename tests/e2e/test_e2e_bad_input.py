@@ -1,4 +1,5 @@
-"""Every bad input of PRODUCT.md gets a short private answer and changes nothing."""
+"""Every bad input (a command or button the rules of README.md "Commands" refuse) gets a short
+private answer and changes nothing."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pytest
 
 from tests import storage_helpers as stored
 
-from .durak_e2e import EPHEMERAL, Harness, buttons, prefer
-from .fakediscord import FakeDiscord, InteractionRecord
+from .durak_e2e import EPHEMERAL, Harness, MakeHarness, buttons, prefer
+from .fakediscord import InteractionRecord
 
 pytestmark = pytest.mark.e2e
 
@@ -44,11 +45,9 @@ async def snapshot(h: Harness) -> tuple[Any, ...]:
     return await h.db_state(), public_state(h)
 
 
-async def test_bad_inputs_are_answered_privately_and_change_nothing(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[5])
+async def test_bad_inputs_are_answered_privately_and_change_nothing(harness: MakeHarness) -> None:
+    h = harness(seeds=[5])
+    fake = h.fake
     alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol", locale="es-ES")
     dave = h.user("dave")
     await h.start()

@@ -8,8 +8,8 @@ from __future__ import annotations
 import discord
 import pytest
 
-from .durak_e2e import EPHEMERAL, Harness, buttons, poll
-from .fakediscord import FakeDiscord, InteractionRecord
+from .durak_e2e import EPHEMERAL, Harness, MakeHarness, buttons, poll
+from .fakediscord import InteractionRecord
 
 pytestmark = pytest.mark.e2e
 
@@ -29,12 +29,10 @@ async def settings_rows(h: Harness) -> list[tuple[int, str]]:
     return [] if settings is None else [(h.fake.guild_id, settings)]
 
 
-async def test_config_needs_manage_server_and_new_lobbies_use_it(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
+async def test_config_needs_manage_server_and_new_lobbies_use_it(harness: MakeHarness) -> None:
+    h = harness()
+    fake = h.fake
     games = fake.add_channel("games")
-    h = Harness(fake, tmp_path / "durak.sqlite3")
     admin = h.user("admin", permissions=discord.Permissions(manage_guild=True))
     odile = h.user("odile", locale="fr", permissions=discord.Permissions(manage_guild=True))
     alice = h.user("alice", locale="fr")
@@ -83,10 +81,8 @@ async def test_config_needs_manage_server_and_new_lobbies_use_it(
     await h.open_lobby(alice)
 
 
-async def test_help_is_private_and_in_the_callers_language(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    h = Harness(fake_discord, tmp_path / "durak.sqlite3")
+async def test_help_is_private_and_in_the_callers_language(harness: MakeHarness) -> None:
+    h = harness()
     users = {
         "en": h.user("ann"),
         "es": h.user("bea", locale="es-ES"),
@@ -100,14 +96,12 @@ async def test_help_is_private_and_in_the_callers_language(
         msg = rec.original_message
         assert msg is not None and msg.visible_to == user.id and msg.flags & EPHEMERAL
         assert msg.embeds and msg.embeds[0]["title"] == titles[lang]
-    assert all(m.visible_to is not None for m in fake_discord.messages(h.channel))
+    assert all(m.visible_to is not None for m in h.fake.messages(h.channel))
 
 
-async def test_missing_send_messages_is_named_and_opens_nothing(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3")
+async def test_missing_send_messages_is_named_and_opens_nothing(harness: MakeHarness) -> None:
+    h = harness()
+    fake = h.fake
     alice, bea = h.user("alice"), h.user("bea", locale="es-ES")
     await h.start()
     fake.deny_bot(h.channel, send_messages=True)
@@ -125,16 +119,11 @@ async def test_missing_send_messages_is_named_and_opens_nothing(
     await h.open_lobby(alice)
 
 
-async def test_a_failed_table_edit_pauses_the_game_until_table_works(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[3])
+async def test_a_failed_table_edit_pauses_the_game_until_table_works(harness: MakeHarness) -> None:
+    h = harness(seeds=[3])
+    fake = h.fake
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], seats=2)
-    for user in (alice, bob):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob], seats=2)
     found = await h.turn()
     assert found is not None
     player, hand = found
@@ -183,14 +172,14 @@ async def test_a_failed_table_edit_pauses_the_game_until_table_works(
 
 
 async def test_a_lobby_that_cannot_be_posted_is_closed_and_the_host_told(
-    fake_discord: FakeDiscord, tmp_path, monkeypatch: pytest.MonkeyPatch
+    harness: MakeHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The permissions change between the check and the post (Discord's ``app_permissions``
     said yes): the lobby, which nobody could see, is closed and its host told privately."""
     from cogs.durak_commands import DurakCog
 
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3")
+    h = harness()
+    fake = h.fake
     bea = h.user("bea", locale="es-ES")
     await h.start()
     monkeypatch.setattr(DurakCog, "missing_permissions", staticmethod(lambda interaction: []))

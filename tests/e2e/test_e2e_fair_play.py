@@ -1,7 +1,6 @@
-"""Fair play through Discord (PRODUCT.md, "Leaving, stopping, and fair results"): a player
-leaves a running game with the table's Leave button and its private confirmation, the AI
-plays their seat to the end and the forfeit shows in /durak stats; a stop vote passes when
-both players press Stop."""
+"""Fair play through Discord (README.md, "Fair play"): a player leaves a running game with the
+table's Leave button and its private confirmation, the AI plays their seat to the end and the
+forfeit shows in /durak stats; a stop vote passes when both players press Stop."""
 
 from __future__ import annotations
 
@@ -9,8 +8,7 @@ import pytest
 
 from tests import storage_helpers as stored
 
-from .durak_e2e import EPHEMERAL, Harness, buttons, poll, prefer
-from .fakediscord import FakeDiscord
+from .durak_e2e import EPHEMERAL, Harness, MakeHarness, buttons, poll, prefer
 
 pytestmark = pytest.mark.e2e
 
@@ -22,10 +20,10 @@ async def _forfeits(h: Harness) -> list[tuple[int, int, str]]:
 
 
 async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
-    fake_discord: FakeDiscord, tmp_path
+    harness: MakeHarness,
 ) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[11])
+    h = harness(seeds=[11])
+    fake = h.fake
     alice, bob = h.user("alice"), h.user("bob", locale="fr")  # Bob reads French
     await h.start()
     table = await h.start_game(alice, join=[bob], seats=2)
@@ -75,11 +73,9 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
     assert "1 game" in stats and "1 loss" in stats and "1 forfeit" in stats, stats
 
 
-async def test_a_stop_vote_passes_when_both_players_press_stop(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[3])
+async def test_a_stop_vote_passes_when_both_players_press_stop(harness: MakeHarness) -> None:
+    h = harness(seeds=[3])
+    fake = h.fake
     alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol")
     await h.start()
     await h.start_game(alice, join=[bob], seats=2)
@@ -118,10 +114,10 @@ async def test_a_stop_vote_passes_when_both_players_press_stop(
 
 
 async def test_kick_from_a_lobby_by_the_host_and_from_a_game_by_manage_channel(
-    fake_discord: FakeDiscord, tmp_path
+    harness: MakeHarness,
 ) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[5])
+    h = harness(seeds=[5])
+    fake = h.fake
     alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol")
     mod = h.user("mod", manage_channels=True)
     await h.start()

@@ -7,26 +7,21 @@ import pytest
 
 from tests import storage_helpers as stored
 
-from .durak_e2e import EPHEMERAL, Harness, buttons, prefer
-from .fakediscord import FakeDiscord
+from .durak_e2e import EPHEMERAL, MakeHarness, buttons, prefer
 
 pytestmark = pytest.mark.e2e
 
 
-async def test_complete_game_two_users_and_a_beginner_ai(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[7])
+async def test_complete_game_two_users_and_a_beginner_ai(harness: MakeHarness) -> None:
+    h = harness(seeds=[7])
+    fake = h.fake
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
+    table = await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
     assert fake.command("durak") is not None  # synced to DEV_GUILD_ID on start
-
-    table = await h.start_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
     assert "Show my hand" in table.text()
     for user in (alice, bob):
-        hand = await h.show_hand(user)
-        assert hand.flags & EPHEMERAL
+        hand = h.hand_message(user)
+        assert hand is not None and hand.flags & EPHEMERAL
 
     # a card with several moves: Pick shows them (and Back), Back shows the hand again
     policy = prefer("defend", "attack", "pick", "pass", "take")

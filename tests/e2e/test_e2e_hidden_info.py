@@ -6,21 +6,25 @@ from __future__ import annotations
 
 import pytest
 
-from .durak_e2e import Harness, card_sets, card_timeline, cards_in, is_hand, prefer, rendered_at
-from .fakediscord import FakeDiscord
+from .durak_e2e import (
+    MakeHarness,
+    card_sets,
+    card_timeline,
+    cards_in,
+    is_hand,
+    prefer,
+    rendered_at,
+)
 
 pytestmark = pytest.mark.e2e
 
 
-async def test_no_message_shows_a_hidden_card(fake_discord: FakeDiscord, tmp_path) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[21])
+async def test_no_message_shows_a_hidden_card(harness: MakeHarness) -> None:
+    h = harness(seeds=[21])
+    fake = h.fake
     alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol")
     outsider = h.user("olga")
-    await h.start()
-    await h.start_game(alice, join=[bob, carol], ai=["beginner"], rules="perevodnoy", seats=4)
-    for user in (alice, bob, carol):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob, carol], ai=["beginner"], rules="perevodnoy", seats=4)
     await h.play(prefer("transfer", "defend", "attack", "pick", "pass", "take"))
     await h.idle()
     view = await h.table_view()

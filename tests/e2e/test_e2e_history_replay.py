@@ -11,8 +11,8 @@ import pytest
 from cogs.custom_ids import parse_replay_id
 from tests import storage_helpers as stored
 
-from .durak_e2e import EPHEMERAL, Harness, prefer
-from .fakediscord import FakeDiscord, SimUser, StoredMessage
+from .durak_e2e import EPHEMERAL, Harness, MakeHarness, prefer
+from .fakediscord import SimUser, StoredMessage
 
 pytestmark = pytest.mark.e2e
 
@@ -38,16 +38,10 @@ async def _step(h: Harness, user: SimUser, message: StoredMessage, nav: str) -> 
     return parse_replay_id(custom_id).frame
 
 
-async def test_history_replay_to_the_end_names_the_durak(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[11])
+async def test_history_replay_to_the_end_names_the_durak(harness: MakeHarness) -> None:
+    h = harness(seeds=[11])
     alice, pierre = h.user("alice"), h.user("pierre", locale="fr")
-    await h.start()
-    await h.start_game(alice, join=[pierre], rules="podkidnoy", seats=2)
-    for user in (alice, pierre):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[pierre], rules="podkidnoy", seats=2)
     await h.play(prefer("defend", "attack", "transfer", "pass", "take"))
     await h.idle()
     view = await h.table_view()

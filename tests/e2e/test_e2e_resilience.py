@@ -6,8 +6,8 @@ import pytest
 
 from tests import storage_helpers as stored
 
-from .durak_e2e import Harness, buttons, poll, prefer
-from .fakediscord import FakeDiscord
+from .durak_e2e import Harness, MakeHarness, buttons, poll, prefer
+from .fakediscord import SimUser
 
 pytestmark = pytest.mark.e2e
 
@@ -26,17 +26,19 @@ async def play_moves(h: Harness, count: int) -> None:
         await h.idle()
 
 
-async def test_restart_mid_game_resumes_and_old_buttons_work(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[9])
+async def mid_game(h: Harness, moves: int) -> tuple[SimUser, SimUser]:
+    """Alice and Bob against a beginner AI at podkidnoy, their hands open, ``moves`` human
+    moves played."""
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
-    for user in (alice, bob):
-        await h.show_hand(user)
-    await play_moves(h, 4)
+    await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
+    await play_moves(h, moves)
+    return alice, bob
+
+
+async def test_restart_mid_game_resumes_and_old_buttons_work(harness: MakeHarness) -> None:
+    h = harness(seeds=[9])
+    fake = h.fake
+    alice, bob = await mid_game(h, 4)
     found = await h.turn()
     assert found is not None
     player, msg = found  # a private hand sent by the first process, showing current moves
@@ -86,17 +88,10 @@ async def test_restart_mid_game_resumes_and_old_buttons_work(
     assert (await stored.series(h.storage, view.series_id)).games == 1
 
 
-async def test_expired_token_rate_limit_and_dropped_gateway(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[13])
-    alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
-    for user in (alice, bob):
-        await h.show_hand(user)
-    await play_moves(h, 2)
+async def test_expired_token_rate_limit_and_dropped_gateway(harness: MakeHarness) -> None:
+    h = harness(seeds=[13])
+    fake = h.fake
+    alice, bob = await mid_game(h, 2)
 
     # 15 minutes later every hand token has expired
     fake.advance_clock(15 * 60 + 1)
@@ -141,16 +136,11 @@ async def test_expired_token_rate_limit_and_dropped_gateway(
     assert (await h.table_view()).finished
 
 
-async def test_turn_timeout_plays_the_default_and_shows_it(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[17])
+async def test_turn_timeout_plays_the_default_and_shows_it(harness: MakeHarness) -> None:
+    h = harness(seeds=[17])
+    fake = h.fake
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], rules="podkidnoy", seats=2, turn_timeout=15)
-    for user in (alice, bob):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob], rules="podkidnoy", seats=2, turn_timeout=15)
     found = await h.turn()
     assert found is not None
     player, _msg = found

@@ -18,7 +18,7 @@ from bot.shards import shard_of
 from bot.storage.throwaway_pg import ThrowawayPostgres
 from tests import storage_helpers as stored
 
-from .durak_e2e import Harness, prefer
+from .durak_e2e import Harness, MakeHarness, prefer
 from .fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
@@ -33,35 +33,33 @@ GUILD_0, GUILD_1 = (1000 << 22) | 17, (1001 << 22) | 17
 async def pg_url(postgres_server: ThrowawayPostgres) -> AsyncIterator[str]:
     """A fresh, empty PostgreSQL database on the session's throwaway server."""
     name = f"durak_e2e_{os.getpid()}_{next(_numbers)}"
-    admin = await asyncpg.connect(postgres_server.url())
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
+    await _execute(postgres_server.url(), f'CREATE DATABASE "{name}"')
     yield postgres_server.url(name)
-    admin = await asyncpg.connect(postgres_server.url())
+    await _execute(postgres_server.url(), f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+async def _execute(url: str, sql: str) -> None:
+    """Run one statement on a connection of its own (CREATE DATABASE needs no transaction)."""
+    con = await asyncpg.connect(url)
     try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await con.execute(sql)
     finally:
-        await admin.close()
+        await con.close()
 
 
-async def test_a_game_on_postgresql(fake_discord: FakeDiscord, tmp_path: Path, pg_url: str):
-    h = Harness(fake_discord, tmp_path / "unused.sqlite3", seeds=[7], database_url=pg_url)
+async def test_a_game_on_postgresql(harness: MakeHarness, pg_url: str) -> None:
+    h = harness(seeds=[7], database_url=pg_url)  # the SQLite file stays unused
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
-    for user in (alice, bob):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
     assert await h.play(POLICY) > 0
     await h.idle()
     view = await h.table_view()
     assert view.finished
-    assert not (tmp_path / "unused.sqlite3").exists()  # everything went to PostgreSQL
-    (game,) = await stored.ended_games(h.storage, fake_discord.guild_id)
+    assert not h.db.exists()  # everything went to PostgreSQL
+    (game,) = await stored.ended_games(h.storage, h.fake.guild_id)
     assert game.game_id == view.game_id and game.result in ("loss", "draw")
     assert await stored.live_games(h.storage) == []
-    stats = await h.service.stats(fake_discord.guild_id, alice.id)
+    stats = await h.service.stats(h.fake.guild_id, alice.id)
     assert stats.games == 1
 
 

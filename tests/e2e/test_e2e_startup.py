@@ -25,7 +25,7 @@ from bot.config import Settings
 from bot.discord_app import ShardedDurakBot, create_bot
 from cogs.i18n import COMMANDS, catalog
 
-from .durak_e2e import Harness, buttons, is_hand
+from .durak_e2e import MakeHarness, buttons, is_hand
 from .fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
@@ -195,12 +195,12 @@ def test_the_bot_asks_only_for_the_intents_it_needs(tmp_path: Path) -> None:
 
 
 async def test_a_connection_lost_after_start_is_retried_with_backoff(
-    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    harness: MakeHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Once running, a dropped gateway whose reconnects fail (no network for a while) is retried
     with discord.py's capped exponential backoff, and the bot resumes; it never exits."""
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3")
+    h = harness()
+    fake = h.fake
     await h.start()
     real_from_client = DiscordWebSocket.from_client.__func__  # type: ignore[attr-defined]
     outage = {"failures_left": 3}
@@ -254,9 +254,9 @@ async def test_sharded_bot_plays(fake_discord: FakeDiscord, tmp_path: Path) -> N
     await fake.stop_bot(bot)
 
 
-async def test_languages_user_then_server(fake_discord: FakeDiscord, tmp_path: Path) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3", seeds=[2])
+async def test_languages_user_then_server(harness: MakeHarness) -> None:
+    h = harness(seeds=[2])
+    fake = h.fake
     alice, pierre = h.user("alice"), h.user("pierre", locale="fr")
     lucia = h.user("lucia", locale="es-ES")
     await h.start()
@@ -311,9 +311,9 @@ def _owner_message(fake: FakeDiscord, content: str) -> dict[str, object]:
     }
 
 
-async def test_owner_sync_command(fake_discord: FakeDiscord, tmp_path: Path) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3")
+async def test_owner_sync_command(harness: MakeHarness) -> None:
+    h = harness()
+    fake = h.fake
     await h.start()
     assert all(c.get("guild_id") for c in fake.commands)  # never a global sync on start
     await fake.dispatch("MESSAGE_CREATE", _owner_message(fake, f"<@{fake.bot_user_id}> sync"))
@@ -328,10 +328,10 @@ async def test_owner_sync_command(fake_discord: FakeDiscord, tmp_path: Path) -> 
 
 @pytest.mark.parametrize("words", ["sync heer", "sync here please"])
 async def test_owner_sync_with_an_unknown_scope_is_refused(
-    fake_discord: FakeDiscord, tmp_path: Path, words: str
+    harness: MakeHarness, words: str
 ) -> None:
-    fake = fake_discord
-    h = Harness(fake, tmp_path / "durak.sqlite3")
+    h = harness()
+    fake = h.fake
     await h.start()
     before = [dict(c) for c in fake.commands]
     await fake.dispatch("MESSAGE_CREATE", _owner_message(fake, f"<@{fake.bot_user_id}> {words}"))

@@ -7,19 +7,15 @@ import pytest
 
 from tests import storage_helpers as stored
 
-from .durak_e2e import Harness, prefer, replay_steps
-from .fakediscord import FakeDiscord
+from .durak_e2e import MakeHarness, prefer, replay_steps
 
 pytestmark = pytest.mark.e2e
 
 
-async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -> None:
-    h = Harness(fake_discord, tmp_path / "durak.sqlite3", seeds=[3])
+async def test_perevodnoy_with_a_transfer(harness: MakeHarness) -> None:
+    h = harness(seeds=[3])
     alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
-    await h.start_game(alice, join=[bob], ai=["beginner"], rules="perevodnoy", seats=3)
-    for user in (alice, bob):
-        await h.show_hand(user)
+    await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="perevodnoy", seats=3)
     pressed: list[str] = []
 
     base = prefer("transfer", "defend", "attack", "pick", "pass", "take")
@@ -43,9 +39,7 @@ async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -
     final = h.table_message()
     assert final is not None
     end = next(
-        c.custom_id
-        for c in fake_discord.find_components(final)
-        if c.custom_id.endswith(":endseries")
+        c.custom_id for c in h.fake.find_components(final) if c.custom_id.endswith(":endseries")
     )
     rec = await bob.press(final, end)
     assert (await rec.wait_response()).type == 6
@@ -57,17 +51,12 @@ async def test_perevodnoy_with_a_transfer(fake_discord: FakeDiscord, tmp_path) -
     assert h.service.state(h.channel) == "none"
 
 
-async def test_five_player_classic_with_a_non_neighbour_throw_in(
-    fake_discord: FakeDiscord, tmp_path
-) -> None:
-    h = Harness(fake_discord, tmp_path / "durak.sqlite3", seeds=[11])
+async def test_five_player_classic_with_a_non_neighbour_throw_in(harness: MakeHarness) -> None:
+    h = harness(seeds=[11])
     alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol")
-    await h.start()
-    await h.start_game(
+    await h.start_with_game(
         alice, join=[bob, carol], ai=["beginner", "beginner"], rules="classic", seats=5
     )
-    for user in (alice, bob, carol):
-        await h.show_hand(user)
     await h.play(prefer("defend", "attack", "pick", "pass", "take"))
     await h.idle()
     view = await h.table_view()

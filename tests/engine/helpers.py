@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rules_engine import PROFILES, Deal, Game, Rules, parse_action
+import random
+
+from rules_engine import PROFILES, Deal, Game, Rules, deal_from_seed, parse_action
 from rules_engine.cards import CARD_TEXT, card_index, parse_suit
 
 
@@ -37,6 +39,19 @@ def position(
     game = Game(rules if isinstance(rules, Rules) else PROFILES[rules], deal)
     for text in actions:
         game.apply(parse_action(text))
+    return game
+
+
+def random_game(
+    moves: int, *, players: int = 3, seed: int = 5, profile: str = "perevodnoy"
+) -> Game:
+    """A seeded deal played ``moves`` random legal actions on (fewer if the game ends)."""
+    game = Game(PROFILES[profile], deal_from_seed(players, seed))
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if game.finished:
+            break
+        game.apply_code(rng.choice(game.legal_codes()))
     return game
 
 

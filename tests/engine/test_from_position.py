@@ -37,6 +37,20 @@ def _rebuild(game: Game, **overrides: object) -> Game:
     return Game.from_position(game.rules, list(game.hands), **args)  # type: ignore[arg-type]
 
 
+def _diamonds_led_by_0(hands: list[str], table: list[tuple[str, str | None]], **kw: object) -> Game:
+    """A podkidnoy position, trump ♦, seat 0 leading the round: hands and the table's
+    (attack, defence) pairs written as card text."""
+    pairs = [(card_index(a), None if d is None else card_index(d)) for a, d in table]
+    return Game.from_position(
+        PROFILES["podkidnoy"],
+        [mask(h) for h in hands],
+        trump=2,
+        leader=0,
+        table=pairs,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
 def test_every_reachable_position_rebuilds_and_plays_on_identically() -> None:
     rng = random.Random(5)
     checked = 0
@@ -89,32 +103,12 @@ def test_a_round_start_needs_only_hands_trump_and_leader() -> None:
 
 def test_a_mid_round_position_derives_defender_limit_and_seat_to_act() -> None:
     # 001: 0 led 8♥, 1 beat it with 9♥ and holds J♦ 6♣: 0 may add first (limit 3)
-    g = Game.from_position(
-        PROFILES["podkidnoy"],
-        [mask("9♣ K♠"), mask("J♦ 6♣"), mask("9♠ J♥ 7♣ Q♠")],
-        trump=2,
-        leader=0,
-        table=[(card_index("8♥"), card_index("9♥"))],
-    )
+    g = _diamonds_led_by_0(["9♣ K♠", "J♦ 6♣", "9♠ J♥ 7♣ Q♠"], [("8♥", "9♥")])
     assert (g.phase, g.to_act, g.defender, g.limit) == (Phase.ADD, 0, 1, 3)
     assert g.legal_text() == ["0 attack 9♣", "0 pass"]
-    passed = Game.from_position(
-        PROFILES["podkidnoy"],
-        [mask("9♣ K♠"), mask("J♦ 6♣"), mask("9♠ J♥ 7♣ Q♠")],
-        trump=2,
-        leader=0,
-        table=[(card_index("8♥"), card_index("9♥"))],
-        passed=1,
-    )
+    passed = _diamonds_led_by_0(["9♣ K♠", "J♦ 6♣", "9♠ J♥ 7♣ Q♠"], [("8♥", "9♥")], passed=1)
     assert passed.to_act == 2
-    taking = Game.from_position(
-        PROFILES["podkidnoy"],
-        [mask("8♣ K♠"), mask("J♦ 6♣"), mask("9♠ J♥ 7♣ Q♠")],
-        trump=2,
-        leader=0,
-        table=[(card_index("8♥"), None)],
-        taking=True,
-    )
+    taking = _diamonds_led_by_0(["8♣ K♠", "J♦ 6♣", "9♠ J♥ 7♣ Q♠"], [("8♥", None)], taking=True)
     assert (taking.phase, taking.to_act) == (Phase.TAKING, 0)
     assert taking.legal_text() == ["0 attack 8♣", "0 pass"]
 
@@ -169,13 +163,5 @@ def test_too_many_attacks_and_a_closed_round_are_refused() -> None:
 
 def test_without_validation_the_caller_names_the_seat_to_act() -> None:
     # an AI determinization: seat 2 observes that it may add, whatever the guessed hands say
-    g = Game.from_position(
-        PROFILES["podkidnoy"],
-        [mask("8♠ K♠"), mask("J♦ 6♣"), mask("8♣ J♥")],
-        trump=2,
-        leader=0,
-        table=[(card_index("8♥"), card_index("9♥"))],
-        to_act=2,
-        validate=False,
-    )
+    g = _diamonds_led_by_0(["8♠ K♠", "J♦ 6♣", "8♣ J♥"], [("8♥", "9♥")], to_act=2, validate=False)
     assert g.to_act == 2 and g.legal_text() == ["2 attack 8♣", "2 pass"]

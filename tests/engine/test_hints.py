@@ -1,5 +1,5 @@
-"""hints.card_hints (why a card can or cannot be played) and hints.timeout_action (PRODUCT.md
-"Turn timeouts": a defender takes, an attacker in a throw-in window passes, a leader plays the
+"""hints.card_hints (why a card can or cannot be played) and hints.timeout_action (docs/RULES.md
+§9, "Turn timers": a defender takes, an attacker in a throw-in window passes, a leader plays the
 lowest card, the lowest non-trump if any)."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import pytest
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
 from rules_engine.cards import CARD_TEXT
 
-from .helpers import hidden_from, position
+from .helpers import hidden_from, position, random_game
 
 # The OBS keys of SCENARIOS.md, copied by hand, and the documented extras.
 OBS_KEYS = {
@@ -21,18 +21,8 @@ OBS_KEYS = {
 EXTRA_KEYS = {"round", "to_act", "known", "finished", "loser", "draw"}
 
 
-def _random_game(players: int, seed: int, profile: str, moves: int) -> Game:
-    game = Game(PROFILES[profile], deal_from_seed(players, seed))
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if game.finished:
-            break
-        game.apply_code(rng.choice(game.legal_codes()))
-    return game
-
-
 def test_keys_and_values_against_state() -> None:
-    game = _random_game(3, 11, "perevodnoy", 7)
+    game = random_game(7, seed=11)
     state = game.state_dict()
     for seat in range(3):
         obs = observation(game, seat)
@@ -53,7 +43,7 @@ def test_keys_and_values_against_state() -> None:
 
 def test_legal_only_for_the_seat_to_act() -> None:
     for seed in range(5):
-        game = _random_game(4, seed, "classic", seed * 3)
+        game = random_game(seed * 3, players=4, seed=seed, profile="classic")
         for seat in range(4):
             obs = observation(game, seat)
             if seat == game.to_act:

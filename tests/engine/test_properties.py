@@ -60,19 +60,12 @@ def rule_sets(draw: st.DrawFn) -> Rules:
     return Rules.from_spec({"profile": profile, **overrides})
 
 
-def _table_mask(game: Game) -> int:
-    m = 0
-    for c in game.table_attacks:
-        m |= 1 << c
-    for c in game.table_defences:
-        if c >= 0:
-            m |= 1 << c
-    return m
-
-
 def check_state(game: Game) -> None:
+    # the table's kept mask holds exactly the cards of its attacks and defences
+    on_table = [*game.table_attacks, *(d for d in game.table_defences if d >= 0)]
+    assert game.table_mask == sum(1 << c for c in on_table)
     # 36 cards, each exactly once: hands + stock + table + discard
-    parts = [*game.hands, sum(1 << c for c in game.stock), _table_mask(game), game.discard]
+    parts = [*game.hands, sum(1 << c for c in game.stock), game.table_mask, game.discard]
     assert sum(p.bit_count() for p in parts) == 36
     union = 0
     for p in parts:

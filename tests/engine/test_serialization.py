@@ -21,20 +21,12 @@ from rules_engine import (
     snapshot,
 )
 
-
-def _game(moves: int, players: int = 3, seed: int = 5, profile: str = "perevodnoy") -> Game:
-    game = Game(PROFILES[profile], deal_from_seed(players, seed))
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if game.finished:
-            break
-        game.apply_code(rng.choice(game.legal_codes()))
-    return game
+from .helpers import random_game
 
 
 @pytest.mark.parametrize("moves", [0, 1, 9, 40, 10_000])
 def test_snapshot_json_round_trip(moves: int) -> None:
-    game = _game(moves)
+    game = random_game(moves)
     text = json.dumps(snapshot(game), ensure_ascii=False)
     back = from_snapshot(json.loads(text))
     assert back.state_dict() == game.state_dict()
@@ -59,7 +51,7 @@ def test_snapshot_of_custom_rules_and_six_players() -> None:
 
 
 def test_replay_rebuilds_the_same_game() -> None:
-    game = _game(30)
+    game = random_game(30)
     again = replay(game.rules, game.deal, game.history_text())
     assert again.state_dict() == game.state_dict()
     assert again.history == game.history
@@ -130,7 +122,7 @@ TAMPERINGS: dict[str, Callable[[dict[str, Any]], None]] = {
 
 @pytest.mark.parametrize("name", sorted(TAMPERINGS))
 def test_tampered_snapshot_is_refused(name: str) -> None:
-    game = _game(12)
+    game = random_game(12)
     assert game.rules == PROFILES["perevodnoy"]
     snap = json.loads(json.dumps(snapshot(game)))
     TAMPERINGS[name](snap)
@@ -145,7 +137,7 @@ def test_not_a_snapshot(bad: object) -> None:
 
 
 def test_snapshot_is_not_modified_by_restoring() -> None:
-    snap = snapshot(_game(20))
+    snap = snapshot(random_game(20))
     kept = copy.deepcopy(snap)
     from_snapshot(snap)
     assert snap == kept

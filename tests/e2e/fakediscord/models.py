@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
@@ -95,6 +95,37 @@ def iso(ts: float) -> str:
     return datetime.datetime.fromtimestamp(ts, tz=datetime.UTC).isoformat()
 
 
+def user_payload(
+    user_id: int, username: str, global_name: str | None, *, bot: bool
+) -> dict[str, Any]:
+    """A Discord user object."""
+    return {
+        "id": str(user_id),
+        "username": username,
+        "global_name": global_name,
+        "discriminator": "0",
+        "avatar": None,
+        "bot": bot,
+        "public_flags": 0,
+    }
+
+
+def member_payload(role_ids: Iterable[int], joined_at: float) -> dict[str, Any]:
+    """A guild member object, without its ``user``."""
+    return {
+        "roles": [str(r) for r in role_ids],
+        "joined_at": iso(joined_at),
+        "flags": 0,
+        "deaf": False,
+        "mute": False,
+        "pending": False,
+        "nick": None,
+        "avatar": None,
+        "premium_since": None,
+        "communication_disabled_until": None,
+    }
+
+
 class ComponentInfo(NamedTuple):
     """One interactive component (button or select) of a message."""
 
@@ -119,6 +150,19 @@ def interactive_components(
     components: Sequence[Mapping[str, Any]] | None,
 ) -> list[Mapping[str, Any]]:
     return [c for c in walk_components(components) if c.get("type") in (2, *SELECT_TYPES)]
+
+
+def component_infos(components: Sequence[Mapping[str, Any]] | None) -> list[ComponentInfo]:
+    """Every button and select of a message's components, flattened."""
+    return [
+        ComponentInfo(
+            c.get("custom_id"),
+            c.get("label") or c.get("placeholder"),
+            bool(c.get("disabled", False)),
+            c.get("style"),
+        )
+        for c in interactive_components(components)
+    ]
 
 
 def components_text(components: Sequence[Mapping[str, Any]] | None) -> list[str]:
@@ -326,15 +370,7 @@ class MessageVersion:
         return "\n".join(t for t in self.texts() if t)
 
     def find_components(self) -> list[ComponentInfo]:
-        return [
-            ComponentInfo(
-                c.get("custom_id"),
-                c.get("label") or c.get("placeholder"),
-                bool(c.get("disabled", False)),
-                c.get("style"),
-            )
-            for c in interactive_components(self.components)
-        ]
+        return component_infos(self.components)
 
 
 @dataclass(eq=False)
@@ -618,25 +654,17 @@ class InteractionRecord:
 # --------------------------------------------------------------------------- users
 
 
+@dataclass(eq=False, repr=False)
 class SimUser:
-    """A simulated human member of the fake guild."""
+    """A simulated human member of the fake guild; two are equal when their ids are."""
 
-    def __init__(
-        self,
-        fake: FakeDiscord,
-        *,
-        id: int,
-        name: str,
-        locale: str,
-        role_ids: list[int],
-        joined_at: float,
-    ) -> None:
-        self._fake = fake
-        self.id = id
-        self.name = name
-        self.locale = locale
-        self.role_ids = role_ids
-        self.joined_at = joined_at
+    _fake: FakeDiscord
+    _: KW_ONLY
+    id: int
+    name: str
+    locale: str
+    role_ids: list[int]
+    joined_at: float
 
     def __repr__(self) -> str:
         return f"<SimUser {self.name} id={self.id}>"
@@ -656,31 +684,12 @@ class SimUser:
         return self._fake.member_permissions(self)
 
     def user_payload(self) -> dict[str, Any]:
-        return {
-            "id": str(self.id),
-            "username": self.name,
-            "global_name": self.name.title(),
-            "discriminator": "0",
-            "avatar": None,
-            "bot": False,
-            "public_flags": 0,
-        }
+        return user_payload(self.id, self.name, self.name.title(), bot=False)
 
     def member_payload(
         self, *, with_user: bool = True, with_permissions: bool = False
     ) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "roles": [str(r) for r in self.role_ids],
-            "joined_at": iso(self.joined_at),
-            "flags": 0,
-            "deaf": False,
-            "mute": False,
-            "pending": False,
-            "nick": None,
-            "avatar": None,
-            "premium_since": None,
-            "communication_disabled_until": None,
-        }
+        data = member_payload(self.role_ids, self.joined_at)
         if with_user:
             data["user"] = self.user_payload()
         if with_permissions:

@@ -49,7 +49,10 @@ from .models import (
     SimUser,
     SnowflakeGen,
     StoredMessage,
+    component_infos,
     iso,
+    member_payload,
+    user_payload,
     validate_message,
     walk_components,
 )
@@ -195,6 +198,19 @@ class FakeDiscord:
     """
 
     API_PREFIX = "/api/v10"
+    #: Settings of the application and its server that a guild made by :meth:`add_guild`
+    #: takes from this one (constructor arguments, kept as attributes of the same name).
+    _SHARED_WITH_GUILDS = (
+        "application_id",
+        "bot_name",
+        "token",
+        "ack_deadline",
+        "token_ttl",
+        "heartbeat_interval",
+        "message_events",
+        "old_message_edit_limit",
+        "host",
+    )
     GATEWAY_PATH = "/gateway-ws/"
 
     def __init__(
@@ -355,17 +371,9 @@ class FakeDiscord:
             guild_id=guild_id or self._ids.next(),
             guild_name=guild_name,
             preferred_locale=preferred_locale,
-            application_id=self.application_id,
-            bot_name=self.bot_name,
-            token=self.token,
             channels=channels,
-            ack_deadline=self.ack_deadline,
-            token_ttl=self.token_ttl,
-            heartbeat_interval=self.heartbeat_interval,
-            message_events=self.message_events,
-            old_message_edit_limit=self.old_message_edit_limit,
-            host=self.host,
             ids=self._ids,
+            **{name: getattr(self, name) for name in self._SHARED_WITH_GUILDS},
         )
         peer._primary = self
         peer.port = self.port
@@ -664,29 +672,12 @@ class FakeDiscord:
     # ----------------------------------------------------------------- payloads
 
     def bot_user_payload(self) -> dict[str, Any]:
-        return {
-            "id": str(self.bot_user_id),
-            "username": self.bot_name,
-            "global_name": None,
-            "discriminator": "0",
-            "avatar": None,
-            "bot": True,
-            "public_flags": 0,
-        }
+        return user_payload(self.bot_user_id, self.bot_name, None, bot=True)
 
     def bot_member_payload(self) -> dict[str, Any]:
         return {
             "user": self.bot_user_payload(),
-            "roles": [str(self.bot_role_id)],
-            "joined_at": iso(self.created_at),
-            "flags": 0,
-            "deaf": False,
-            "mute": False,
-            "pending": False,
-            "nick": None,
-            "avatar": None,
-            "premium_since": None,
-            "communication_disabled_until": None,
+            **member_payload([self.bot_role_id], self.created_at),
         }
 
     def guild_payload(self, *, full: bool = True) -> dict[str, Any]:
@@ -1104,13 +1095,20 @@ class FakeDiscord:
             "accent_color": None,
         }
 
-    async def h_user(self, req: _Req) -> tuple[int, Any]:
-        uid = int(req.params["user_id"])
-        if uid == self.bot_user_id:
-            return 200, self.bot_user_payload()
-        if uid in self.users:
-            return 200, self.users[uid].user_payload()
+    def _person(self, user_id: int, *, member: bool) -> dict[str, Any]:
+        """The user (or, with ``member``, guild member) object of the bot or a simulated user;
+        Discord's 404 for anyone else."""
+        if user_id == self.bot_user_id:
+            return self.bot_member_payload() if member else self.bot_user_payload()
+        if user_id in self.users:
+            user = self.users[user_id]
+            return user.member_payload() if member else user.user_payload()
+        if member:
+            raise ApiError(404, 10007, "Unknown Member")
         raise ApiError(404, 10013, "Unknown User")
+
+    async def h_user(self, req: _Req) -> tuple[int, Any]:
+        return 200, self._person(int(req.params["user_id"]), member=False)
 
     async def h_app_me(self, req: _Req) -> tuple[int, Any]:
         return 200, {
@@ -1256,12 +1254,7 @@ class FakeDiscord:
 
     async def h_guild_member(self, req: _Req) -> tuple[int, Any]:
         self._check_guild(req.params["guild_id"])
-        uid = int(req.params["user_id"])
-        if uid == self.bot_user_id:
-            return 200, self.bot_member_payload()
-        if uid in self.users:
-            return 200, self.users[uid].member_payload()
-        raise ApiError(404, 10007, "Unknown Member")
+        return 200, self._person(int(req.params["user_id"]), member=True)
 
     async def h_guild_members(self, req: _Req) -> tuple[int, Any]:
         self._check_guild(req.params["guild_id"])
@@ -1328,6 +1321,29 @@ class FakeDiscord:
                 used.add(nxt)
         return components
 
+    def _requested(
+        self,
+        body: Mapping[str, Any],
+        files: list[tuple[str, str, bytes]],
+        old: StoredMessage | None,
+    ) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+        """The content, embeds, components and attachments that a request creating a message
+        (``old`` None) or editing ``old`` asks for: a field the body leaves out keeps its
+        value, empty on a new message."""
+        content, embeds, components, attachments = (
+            ("", [], [], [])
+            if old is None
+            else (old.content, old.embeds, old.components, old.attachments)
+        )
+        if "content" in body:
+            content = body.get("content") or ""
+        if "embeds" in body:
+            embeds = list(body.get("embeds") or [])
+        if "components" in body:
+            components = list(body.get("components") or [])
+        sent = self._attachments(body, files, attachments)
+        return content, embeds, components, attachments if sent is None else sent
+
     def _create_message(
         self,
         channel_id: int,
@@ -1341,16 +1357,13 @@ class FakeDiscord:
         what: str = "",
     ) -> StoredMessage:
         body = body or {}
-        content = body.get("content") or ""
-        embeds = list(body.get("embeds") or [])
-        components = list(body.get("components") or [])
+        content, embeds, components, attachments = self._requested(body, files, None)
         flags = int(body.get("flags") or 0) & (
             FLAG_SUPPRESS_EMBEDS | FLAG_COMPONENTS_V2 | FLAG_EPHEMERAL
         )
         flags |= extra_flags
         if created_by == "channel":
             flags &= ~FLAG_EPHEMERAL
-        attachments = self._attachments(body, files, []) or []
         if not flags & FLAG_LOADING:
             errors = validate_message(
                 content, embeds, components, flags, attachments=attachments, creating=True
@@ -1400,6 +1413,29 @@ class FakeDiscord:
             self._message_event("MESSAGE_CREATE", msg)
         return msg
 
+    def _interaction_message(
+        self,
+        rec: InteractionRecord,
+        created_by: str,
+        body: Mapping[str, Any] | None,
+        files: list[tuple[str, str, bytes]],
+        *,
+        extra_flags: int = 0,
+        what: str = "",
+    ) -> StoredMessage:
+        """A response or followup (``created_by``) to ``rec``, in its channel; only its user
+        sees it if it is ephemeral."""
+        return self._create_message(
+            rec.channel_id,
+            body,
+            files,
+            created_by=created_by,
+            visible_to=rec.user.id,
+            extra_flags=extra_flags,
+            interaction=rec,
+            what=what,
+        )
+
     def _edit_message(
         self,
         msg: StoredMessage,
@@ -1410,18 +1446,11 @@ class FakeDiscord:
     ) -> StoredMessage:
         body = body or {}
         now = self.now()
-        content = msg.content if "content" not in body else (body.get("content") or "")
-        embeds = msg.embeds if "embeds" not in body else list(body.get("embeds") or [])
-        components = (
-            msg.components if "components" not in body else list(body.get("components") or [])
-        )
+        content, embeds, components, attachments = self._requested(body, files, msg)
         flags = msg.flags & ~FLAG_LOADING
         if body.get("flags") is not None:
             flags = int(body["flags"]) & (FLAG_SUPPRESS_EMBEDS | FLAG_COMPONENTS_V2)
             flags |= msg.flags & (FLAG_EPHEMERAL | FLAG_COMPONENTS_V2)
-        attachments = self._attachments(body, files, msg.attachments)
-        if attachments is None:
-            attachments = msg.attachments
         errors = validate_message(content, embeds, components, flags, attachments=attachments)
         if not (content or embeds or components or attachments):
             errors.append("Cannot edit a message to be empty")
@@ -1575,24 +1604,12 @@ class FakeDiscord:
         message: StoredMessage | None = None
         try:
             if ctype == CB_MESSAGE:
-                message = self._create_message(
-                    rec.channel_id,
-                    data,
-                    req.files,
-                    created_by="response",
-                    visible_to=rec.user.id,
-                    interaction=rec,
-                    what=f"callback type 4 for {rec.describe()}",
+                message = self._interaction_message(
+                    rec, "response", data, req.files, what=f"callback type 4 for {rec.describe()}"
                 )
             elif ctype == CB_DEFERRED_MESSAGE:
-                message = self._create_message(
-                    rec.channel_id,
-                    {"flags": data.get("flags", 0)},
-                    [],
-                    created_by="response",
-                    visible_to=rec.user.id,
-                    extra_flags=FLAG_LOADING,
-                    interaction=rec,
+                message = self._interaction_message(
+                    rec, "response", {"flags": data.get("flags", 0)}, [], extra_flags=FLAG_LOADING
                 )
             elif ctype in (CB_DEFERRED_UPDATE, CB_UPDATE_MESSAGE):
                 message = self.get_message(rec.source_message_id)
@@ -1658,14 +1675,8 @@ class FakeDiscord:
                 orig, body, req.files, what=f"first followup for {rec.describe()}"
             )
         else:
-            msg = self._create_message(
-                rec.channel_id,
-                body,
-                req.files,
-                created_by="followup",
-                visible_to=rec.user.id,
-                interaction=rec,
-                what=f"followup for {rec.describe()}",
+            msg = self._interaction_message(
+                rec, "followup", body, req.files, what=f"followup for {rec.describe()}"
             )
             rec.followup_ids.append(msg.id)
         if req.query.get("wait") in ("1", "true", "True"):
@@ -2093,17 +2104,7 @@ class FakeDiscord:
         if isinstance(message, MessageVersion):
             return message.find_components()
         if isinstance(message, Mapping):
-            from .models import interactive_components
-
-            return [
-                ComponentInfo(
-                    c.get("custom_id"),
-                    c.get("label") or c.get("placeholder"),
-                    bool(c.get("disabled", False)),
-                    c.get("style"),
-                )
-                for c in interactive_components(message.get("components"))
-            ]
+            return component_infos(message.get("components"))
         return self._resolve_message(message).find_components()
 
     # ================================================================= checks
