@@ -19,7 +19,6 @@ import discord
 from discord.ext import commands
 
 from bot.errors import ServiceError
-from cogs import render
 from cogs.custom_ids import (
     GAME_TEMPLATE,
     HISTORY_TEMPLATE,
@@ -32,6 +31,7 @@ from cogs.custom_ids import (
 )
 from cogs.i18n import catalog, pick_locale
 from cogs.presenter import message_kwargs
+from cogs.render.notices import render_error
 
 __all__ = [
     "COG_NAME",
@@ -92,7 +92,7 @@ async def _unavailable(interaction: discord.Interaction[Any]) -> None:
             interaction.guild_locale.value if interaction.guild_locale else None,
         )
     )
-    reply = render.render_error(ServiceError.default_message, t)
+    reply = render_error(ServiceError.default_message, t)
     with contextlib.suppress(discord.HTTPException):
         await interaction.response.send_message(ephemeral=True, **message_kwargs(reply))
 

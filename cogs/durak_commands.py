@@ -40,7 +40,6 @@ from discord.ext import commands
 from bot.errors import BadOption, ConfirmForfeit, NoGame, NotManager, ServiceError, StaleAction
 from bot.service import GameService
 from bot.views import HandView
-from cogs import render
 from cogs.components import COG_NAME
 from cogs.custom_ids import GameButton, HistoryButton, LobbyButton, ReplayButton
 from cogs.i18n import (
@@ -54,6 +53,25 @@ from cogs.i18n import (
     pick_locale,
 )
 from cogs.presenter import DiscordPresenter, message_kwargs
+from cogs.render.hand import render_why
+from cogs.render.info import render_config, render_help, render_rules
+from cogs.render.message import Reply
+from cogs.render.notices import (
+    NEEDED_PERMISSIONS,
+    render_confirm_forfeit,
+    render_error,
+    render_forfeited,
+    render_hidden,
+    render_missing_permissions,
+)
+from cogs.render.records import (
+    render_history,
+    render_leaderboard,
+    render_replay,
+    render_series,
+    render_stats,
+)
+from cogs.render.text import seat_names
 from rules_engine import PROFILES, ActionKind, Rules, parse_action
 from rules_engine.cards import Card, parse_card
 from rules_engine.errors import DurakError
@@ -135,9 +153,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         message = interaction.message
         return message is not None and bool(message.flags.ephemeral)
 
-    async def private(
-        self, interaction: discord.Interaction[Any], message: render.Reply | str
-    ) -> None:
+    async def private(self, interaction: discord.Interaction[Any], message: Reply | str) -> None:
         """Answer ``interaction`` with a message only its user sees."""
         kwargs = message_kwargs(message)
         try:
@@ -154,7 +170,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         t = self.cat(interaction)
         names = await self.seat_names(interaction.channel_id, t)
         message = self.option_names(message, t)
-        await self.private(interaction, render.render_error(message, t, names))
+        await self.private(interaction, render_error(message, t, names))
 
     @staticmethod
     def option_names(message: Message, t: Catalog) -> Message:
@@ -175,14 +191,14 @@ class DurakCog(commands.Cog, name=COG_NAME):
             table = await self.service.table(channel_id)
         except ServiceError:
             return []
-        return render.seat_names(table.seats, t)
+        return seat_names(table.seats, t)
 
     async def done(self, interaction: discord.Interaction[Any]) -> None:
         """A command whose answer is a public message: remove the private "thinking…"."""
         with contextlib.suppress(discord.HTTPException):
             await interaction.delete_original_response()
 
-    async def answer(self, interaction: discord.Interaction[Any], message: render.Reply) -> None:
+    async def answer(self, interaction: discord.Interaction[Any], message: Reply) -> None:
         """Fill the private deferred answer of a command with ``message``."""
         await interaction.edit_original_response(**message_kwargs(message, edit=True))
 
@@ -238,11 +254,11 @@ class DurakCog(commands.Cog, name=COG_NAME):
     @staticmethod
     def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
         """The channel permissions a game needs that the bot lacks where ``interaction`` was
-        used (``interaction.app_permissions``), in :data:`render.NEEDED_PERMISSIONS` order."""
+        used (``interaction.app_permissions``), in :data:`NEEDED_PERMISSIONS` order."""
         perms = interaction.app_permissions
         in_thread = isinstance(interaction.channel, discord.Thread)
         missing = []
-        for name, _ in render.NEEDED_PERMISSIONS:
+        for name, _ in NEEDED_PERMISSIONS:
             # in a thread, posting is Send Messages in Threads (named as Send Messages)
             granted = (
                 perms.send_messages_in_threads
@@ -298,14 +314,14 @@ class DurakCog(commands.Cog, name=COG_NAME):
         if interaction is not None:
             age = discord.utils.utcnow() - interaction.created_at
             if age.total_seconds() < TOKEN_LIFETIME:
-                reply = render.render_hidden(subject, channel_id, problem, self.cat(interaction))
+                reply = render_hidden(subject, channel_id, problem, self.cat(interaction))
                 try:
                     await interaction.followup.send(ephemeral=True, **message_kwargs(reply))
                     return
                 except discord.HTTPException as exc:
                     log.info("could not tell user %d through an interaction: %s", user_id, exc)
         t = self.presenter.guild_catalog(None if interaction is None else interaction.guild_id)
-        reply = render.render_hidden(subject, channel_id, problem, t)
+        reply = render_hidden(subject, channel_id, problem, t)
         try:
             user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
             await user.send(**message_kwargs(reply))
@@ -366,7 +382,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         if verb == "forfeit":  # "Leave and forfeit" on that private confirmation
             await self.defer_update(interaction)
             await self.service.forfeit(channel_id, user_id, game_id=button.game_id)
-            await self.answer(interaction, render.render_forfeited(self.cat(interaction)))
+            await self.answer(interaction, render_forfeited(self.cat(interaction)))
             return
         if verb in ("rematch", "endseries"):
             await self.defer_update(interaction)
@@ -446,7 +462,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
             await self.refuse(interaction, Message("{card} is not in your hand", card=card))
         elif found.reason is not None:
             names = await self.seat_names(interaction.channel_id, t)
-            await self.private(interaction, render.render_why(found.card, found.reason, t, names))
+            await self.private(interaction, render_why(found.card, found.reason, t, names))
         # a card that became playable meanwhile: the refreshed hand is the answer
 
     # -- replays ------------------------------------------------------------
@@ -468,7 +484,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
             if opening:  # leave no "thinking…" behind the private refusal
                 await self.done(interaction)
             raise
-        reply = render.render_replay(view, button.frame, self.cat(interaction))
+        reply = render_replay(view, button.frame, self.cat(interaction))
         await interaction.edit_original_response(**message_kwargs(reply, edit=True))
 
     async def on_history_component(
@@ -481,7 +497,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
             await self.defer_private(interaction)
         assert interaction.guild_id is not None
         view = await self.service.history(interaction.guild_id, button.user_id, button.page)
-        reply = render.render_history(view, self.cat(interaction))
+        reply = render_history(view, self.cat(interaction))
         await interaction.edit_original_response(**message_kwargs(reply, edit=True))
 
     # -- lobby components --------------------------------------------------
@@ -558,7 +574,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         missing = self.missing_permissions(interaction)
         if missing:  # the lobby would be invisible: open nothing, say what is missing
             t = self.cat(interaction)
-            await self.answer(interaction, render.render_missing_permissions(missing, t))
+            await self.answer(interaction, render_missing_permissions(missing, t))
             return
         options = {
             "rules": rules,
@@ -600,7 +616,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
             await self._lobby_action(interaction, "leave")
         except ConfirmForfeit as exc:
             game = int(exc.details["game_id"])
-            reply = render.render_confirm_forfeit(game, exc.message, self.cat(interaction))
+            reply = render_confirm_forfeit(game, exc.message, self.cat(interaction))
             await self.answer(interaction, reply)
             return
         await self.done(interaction)
@@ -660,13 +676,13 @@ class DurakCog(commands.Cog, name=COG_NAME):
         missing = self.missing_permissions(interaction)
         if missing:
             t = self.cat(interaction)
-            await self.answer(interaction, render.render_missing_permissions(missing, t))
+            await self.answer(interaction, render_missing_permissions(missing, t))
             return
         channel_id = interaction.channel_id
         await self.presenter.repost_table(view)
         if self.presenter.is_hidden(channel_id):  # Discord still refuses the table
             t = self.cat(interaction)
-            await self.answer(interaction, render.render_hidden("table", channel_id, "refused", t))
+            await self.answer(interaction, render_hidden("table", channel_id, "refused", t))
             return
         # the table is posted: a game paused while it could not be shown goes on (the
         # presenter's on_visible did it already when it saw the channel come back)
@@ -676,7 +692,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
     @durak.command(name=_T("help"), description=_T(COMMANDS["help"]))
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         await self.defer_private(interaction)
-        await self.answer(interaction, render.render_help(self.cat(interaction)))
+        await self.answer(interaction, render_help(self.cat(interaction)))
 
     @durak.command(name=_T("config"), description=_T(COMMANDS["config"]))
     @app_commands.rename(
@@ -737,7 +753,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         }
         if all(v is None for v in changes.values()):
             config = await self.service.server_config(interaction.guild_id)
-            await self.answer(interaction, render.render_config(config, t))
+            await self.answer(interaction, render_config(config, t))
             return
         config = await self.service.set_server_config(
             interaction.guild_id,
@@ -745,7 +761,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
             manage_guild=manage_guild,
             **{k: v for k, v in changes.items() if v is not None},
         )
-        await self.answer(interaction, render.render_config(config, t, saved=True))
+        await self.answer(interaction, render_config(config, t, saved=True))
 
     @durak.command(name=_T("rules"), description=_T(COMMANDS["rules"]))
     @app_commands.rename(profile=_T("profile"))
@@ -763,7 +779,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
             name, rules = profile, PROFILES[profile].to_dict()
         else:
             name, rules = await self._active_rules(interaction.channel_id)
-        await self.answer(interaction, render.render_rules(name, rules, t))
+        await self.answer(interaction, render_rules(name, rules, t))
 
     async def _active_rules(self, channel_id: int) -> tuple[str | None, dict[str, Any] | None]:
         """(profile name or None for custom options, options) of this channel's lobby or
@@ -787,7 +803,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         await self.defer_private(interaction)
         assert interaction.channel_id is not None
         view = await self.service.series(interaction.channel_id)
-        await self.answer(interaction, render.render_series(view, self.cat(interaction)))
+        await self.answer(interaction, render_series(view, self.cat(interaction)))
 
     @durak.command(name=_T("stats"), description=_T(COMMANDS["stats"]))
     @app_commands.rename(user=_T("user"), profile=_T("profile"))
@@ -803,7 +819,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         assert interaction.guild_id is not None
         who = user or interaction.user
         view = await self.service.stats(interaction.guild_id, who.id, profile)
-        await self.answer(interaction, render.render_stats(view, self.cat(interaction)))
+        await self.answer(interaction, render_stats(view, self.cat(interaction)))
 
     @durak.command(name=_T("leaderboard"), description=_T(COMMANDS["leaderboard"]))
     @app_commands.rename(profile=_T("profile"), min_games=_T("min_games"), page=_T("page"))
@@ -821,7 +837,7 @@ class DurakCog(commands.Cog, name=COG_NAME):
         await self.defer_private(interaction)
         assert interaction.guild_id is not None
         view = await self.service.leaderboard(interaction.guild_id, profile, min_games, page)
-        await self.answer(interaction, render.render_leaderboard(view, self.cat(interaction)))
+        await self.answer(interaction, render_leaderboard(view, self.cat(interaction)))
 
     @durak.command(name=_T("history"), description=_T(COMMANDS["history"]))
     @app_commands.rename(user=_T("user"), page=_T("page"))
@@ -837,4 +853,4 @@ class DurakCog(commands.Cog, name=COG_NAME):
         view = await self.service.history(
             interaction.guild_id, None if user is None else user.id, page
         )
-        await self.answer(interaction, render.render_history(view, self.cat(interaction)))
+        await self.answer(interaction, render_history(view, self.cat(interaction)))

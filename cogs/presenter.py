@@ -17,7 +17,8 @@ It implements :class:`bot.presenter.Presenter` for Discord:
   did either);
   the next table that can be posted calls :attr:`DiscordPresenter.on_visible`.
 
-:func:`message_kwargs` turns a rendered :class:`cogs.render.Reply` into discord.py arguments.
+:func:`message_kwargs` turns a rendered :class:`cogs.render.message.Reply` into discord.py
+arguments.
 """
 
 from __future__ import annotations
@@ -34,8 +35,13 @@ from discord.ext import commands
 
 from bot.presenter import NoticeKind
 from bot.views import HandView, LobbyView, Player, TableView
-from cogs import render
 from cogs.i18n import Catalog, catalog, pick_locale
+from cogs.render.hand import render_hand
+from cogs.render.lobby import render_lobby
+from cogs.render.message import Button, Reply, Select
+from cogs.render.notices import render_notice
+from cogs.render.table import render_table
+from cogs.render.text import seat_names
 from rules_engine.messages import Message
 
 __all__ = ["DiscordPresenter", "build_view", "message_kwargs"]
@@ -63,8 +69,8 @@ class _Refused(Exception):
 
 
 # ================================================================== render → discord.py
-def _item(component: render.Button | render.Select) -> discord.ui.Item[discord.ui.View]:
-    if isinstance(component, render.Select):
+def _item(component: Button | Select) -> discord.ui.Item[discord.ui.View]:
+    if isinstance(component, Select):
         return discord.ui.Select(
             custom_id=component.custom_id,
             placeholder=component.placeholder or None,
@@ -86,7 +92,7 @@ def _item(component: render.Button | render.Select) -> discord.ui.Item[discord.u
     )
 
 
-def build_view(components: tuple[render.Button | render.Select, ...]) -> discord.ui.View | None:
+def build_view(components: tuple[Button | Select, ...]) -> discord.ui.View | None:
     """A ``ui.View`` of the rendered components, already stopped: discord.py sends it but never
     stores it, so presses are routed by the registered ``DynamicItem`` templates only (no
     per-message memory, no 15-minute expiry of ephemeral views)."""
@@ -99,13 +105,13 @@ def build_view(components: tuple[render.Button | render.Select, ...]) -> discord
     return view
 
 
-def message_kwargs(message: render.Reply | str, *, edit: bool = False) -> dict[str, Any]:
-    """``content``/``embeds``/``view`` keyword arguments for a rendered :class:`render.Reply`.
+def message_kwargs(message: Reply | str, *, edit: bool = False) -> dict[str, Any]:
+    """``content``/``embeds``/``view`` keyword arguments for a rendered :class:`Reply`.
 
     With ``edit=True`` every part is given, so that stale content, embeds or buttons of the
     previous version are removed."""
     if isinstance(message, str):
-        message = render.Reply(content=message)
+        message = Reply(content=message)
     content = message.content or None
     embeds = [discord.Embed.from_dict(dict(e)) for e in message.embeds]
     view = build_view(message.components)
@@ -169,7 +175,7 @@ class _TableState:
     round: int | None = None
     finished: bool = False
     repost: bool = False
-    last: render.Reply | None = None  # the message last sent/edited
+    last: Reply | None = None  # the message last sent/edited
 
 
 @dataclass(eq=False)
@@ -178,7 +184,7 @@ class _LobbyState:
     runner: _Coalescer | None = None
     view: LobbyView | None = None
     message_id: int | None = None
-    last: render.Reply | None = None
+    last: Reply | None = None
 
 
 @dataclass(eq=False)
@@ -305,7 +311,7 @@ class DiscordPresenter:
         if view is None:
             return
         t = self.guild_catalog(view.guild_id)
-        message = render.render_lobby(view, t)
+        message = render_lobby(view, t)
         channel = self._channel(st.channel_id, view.guild_id)
         if view.status == "open":
             if st.message_id is not None:
@@ -373,7 +379,7 @@ class DiscordPresenter:
         if view is None:
             return
         t = self.guild_catalog(view.guild_id)
-        message = render.render_table(view, t)
+        message = render_table(view, t)
         channel = self._channel(st.channel_id, view.guild_id)
         over = view.finished or view.aborted
         new_game = st.game_id != view.game_id
@@ -457,7 +463,7 @@ class DiscordPresenter:
         if kind in ("series_ended", "stopped"):
             self._forget_hands(channel_id)
         t = self.guild_catalog(guild_id)
-        text = render.render_notice(kind, message, t, render.seat_names(players, t))
+        text = render_notice(kind, message, t, seat_names(players, t))
         with contextlib.suppress(_Refused):
             await self._public(
                 channel_id,
@@ -543,7 +549,7 @@ class DiscordPresenter:
             and not view.your_turn
         ):
             return
-        message = render.render_hand(view, st.cat, page=st.page, selected=st.selected)
+        message = render_hand(view, st.cat, page=st.page, selected=st.selected)
         try:
             await interaction.edit_original_response(**message_kwargs(message, edit=True))
         except discord.HTTPException as exc:
