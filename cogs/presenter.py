@@ -62,6 +62,8 @@ Hidden = Literal["lobby", "table", "notice"]
 HiddenHandler = Callable[[int, Hidden, discord.HTTPException], Awaitable[None]]
 #: ``on_visible(channel_id)``: a table of a hidden channel was posted again.
 VisibleHandler = Callable[[int], Awaitable[None]]
+#: ``on_closed(channel_id)``: the channel's lobby was closed or its series is over.
+ClosedHandler = Callable[[int], None]
 
 
 class _Refused(Exception):
@@ -215,6 +217,7 @@ class DiscordPresenter:
         self._hidden: set[int] = set()
         self.on_hidden: HiddenHandler | None = None
         self.on_visible: VisibleHandler | None = None
+        self.on_closed: ClosedHandler | None = None
 
     # -- visibility --------------------------------------------------------
     def is_hidden(self, channel_id: int) -> bool:
@@ -473,10 +476,12 @@ class DiscordPresenter:
 
     # -- hands -------------------------------------------------------------
     def _forget_hands(self, channel_id: int) -> None:
-        """The channel's series is over: its players' hand states (and the interactions
-        they hold) are no longer needed."""
+        """The channel's lobby or series is over: its players' hand states (and the
+        interactions they hold) are no longer needed; :attr:`on_closed` is told."""
         for key in [k for k in self._hands if k[0] == channel_id]:
             del self._hands[key]
+        if self.on_closed is not None:
+            self.on_closed(channel_id)
 
     def hand_state(self, channel_id: int, user_id: int, cat: Catalog | None = None) -> _HandState:
         key = (channel_id, user_id)
