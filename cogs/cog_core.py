@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from bot.errors import BadOption, NoGame, ServiceError
 from bot.service import GameService
-from cogs.i18n import COMMANDS, Catalog, catalog, pick_locale
+from cogs.i18n import COMMANDS, OPTIONS, Catalog, catalog, pick_locale
 from cogs.interactions import LatestInteractions
 from cogs.presenter import DiscordPresenter, message_kwargs
 from cogs.render.message import Reply
@@ -27,7 +27,7 @@ from cogs.render.notices import NEEDED_PERMISSIONS, render_error
 from cogs.render.text import seat_names
 from rules_engine.messages import Message
 
-__all__ = ["CogCore", "T", "durak"]
+__all__ = ["CogCore", "T", "durak", "options", "subcommand"]
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +37,30 @@ def T(text: str) -> locale_str:
     return locale_str(text)
 
 
+_Command = TypeVar("_Command")
+
+
+def options(*names: str, texts: Mapping[str, str] = OPTIONS) -> Callable[[_Command], _Command]:
+    """Decorate a command: its options ``names`` are named after themselves and described by
+    ``texts`` (English; both translated by :class:`cogs.i18n.DurakTranslator`)."""
+    rename = app_commands.rename(**{name: T(name) for name in names})
+    describe = app_commands.describe(**{name: T(texts[name]) for name in names})
+
+    def decorate(command: _Command) -> _Command:
+        return describe(rename(command))
+
+    return decorate
+
+
 #: The ``/durak`` group: every feature module adds its commands with ``@durak.command``.
 durak = app_commands.Group(name=T("durak"), description=T(COMMANDS["durak"]), guild_only=True)
+
+
+def subcommand(
+    name: str,
+) -> Callable[[Callable[..., Coroutine[Any, Any, None]]], app_commands.Command[Any, ..., None]]:
+    """Decorate a method as ``/durak <name>``, described by :data:`cogs.i18n.COMMANDS`."""
+    return durak.command(name=T(name), description=T(COMMANDS[name]))
 
 
 class CogCore(commands.Cog):

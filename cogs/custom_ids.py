@@ -38,7 +38,9 @@ from typing import NamedTuple
 
 __all__ = [
     "CARD_PATTERN",
+    "GAME_ACTIONS",
     "GAME_TEMPLATE",
+    "HISTORY_NAVS",
     "HISTORY_TEMPLATE",
     "LOBBY_ACTIONS",
     "LOBBY_TEMPLATE",
@@ -58,6 +60,7 @@ __all__ = [
     "parse_lobby_id",
     "parse_replay_id",
     "replay_id",
+    "route_of",
 ]
 
 #: Discord's limit on a component's ``custom_id``.
@@ -73,6 +76,8 @@ ACTION_PATTERN = (
     rf"|pick {CARD_PATTERN}|why {CARD_PATTERN}|page (?:0|[1-9][0-9]{{0,3}})"
     r"|hand|rematch|endseries|stop|keep|leave|forfeit)"
 )
+#: The game actions a hand's buttons send to the service (the cards follow the verb).
+GAME_ACTIONS = ("attack", "defend", "transfer", "take", "pass")
 LOBBY_ACTIONS = ("join", "leave", "addai", "start", "stop")
 
 #: ``discord.ui.DynamicItem`` template of game components (groups game_id, version, action).
@@ -92,10 +97,12 @@ REPLAY_TEMPLATE = (
     rf"{PREFIX}:replay:(?P<game_id>[1-9][0-9]{{0,19}}):(?P<frame>0|[1-9][0-9]{{0,5}})"
     rf":(?P<nav>{'|'.join(REPLAY_NAVS)})"
 )
+#: The buttons of a history page.
+HISTORY_NAVS = ("prev", "next")
 #: ``discord.ui.DynamicItem`` template of history paging buttons (groups user_id, page, nav).
 HISTORY_TEMPLATE = (
     rf"{PREFIX}:history:(?P<user_id>0|[1-9][0-9]{{0,19}}):(?P<page>[1-9][0-9]{{0,4}})"
-    r":(?P<nav>prev|next)"
+    rf":(?P<nav>{'|'.join(HISTORY_NAVS)})"
 )
 
 _GAME_RE = re.compile(GAME_TEMPLATE)
@@ -124,12 +131,7 @@ class GameButton(NamedTuple):
     @property
     def is_game_action(self) -> bool:
         """True for an action to send to the service (attack/defend/transfer/take/pass)."""
-        return self.verb in ("attack", "defend", "transfer", "take", "pass")
-
-    @property
-    def route(self) -> tuple[str, str]:
-        """What the press asks for: ``("game", verb)``."""
-        return "game", self.verb
+        return self.verb in GAME_ACTIONS
 
     @classmethod
     def from_match(cls, m: re.Match[str]) -> GameButton:
@@ -140,11 +142,6 @@ class GameButton(NamedTuple):
 class LobbyButton(NamedTuple):
     channel_id: int
     action: str
-
-    @property
-    def route(self) -> tuple[str, str]:
-        """What the press asks for: ``("lobby", action)``."""
-        return "lobby", self.action
 
     @classmethod
     def from_match(cls, m: re.Match[str]) -> LobbyButton:
@@ -157,11 +154,6 @@ class ReplayButton(NamedTuple):
     frame: int
     nav: str
 
-    @property
-    def route(self) -> tuple[str, str]:
-        """What the press asks for: ``("replay", nav)``."""
-        return "replay", self.nav
-
     @classmethod
     def from_match(cls, m: re.Match[str]) -> ReplayButton:
         """The button of a match of :data:`REPLAY_TEMPLATE`."""
@@ -173,11 +165,6 @@ class HistoryButton(NamedTuple):
     page: int
     nav: str
 
-    @property
-    def route(self) -> tuple[str, str]:
-        """What the press asks for: ``("history", nav)``."""
-        return "history", self.nav
-
     @classmethod
     def from_match(cls, m: re.Match[str]) -> HistoryButton:
         """The button of a match of :data:`HISTORY_TEMPLATE`."""
@@ -186,6 +173,19 @@ class HistoryButton(NamedTuple):
 
 #: Any of the bot's component buttons, as read from its custom id.
 AnyButton = GameButton | LobbyButton | ReplayButton | HistoryButton
+_KINDS: dict[type[AnyButton], str] = {
+    GameButton: "game",
+    LobbyButton: "lobby",
+    ReplayButton: "replay",
+    HistoryButton: "history",
+}
+
+
+def route_of(button: AnyButton) -> tuple[str, str]:
+    """What a press asks for, as ``(kind, verb)``: ``("game", "attack")``, ``("lobby",
+    "join")``, ``("replay", "next")``, ``("history", "prev")``."""
+    verb = button.verb if isinstance(button, GameButton) else button[-1]
+    return _KINDS[type(button)], str(verb)
 
 
 def _checked(custom_id: str, pattern: re.Pattern[str], valid: bool, what: str) -> str:

@@ -41,7 +41,14 @@ from bot.errors import ServiceError, StaleAction
 from bot.service import GameService
 from cogs.cog_core import durak
 from cogs.components import COG_NAME
-from cogs.custom_ids import AnyButton
+from cogs.custom_ids import (
+    GAME_ACTIONS,
+    HISTORY_NAVS,
+    LOBBY_ACTIONS,
+    REPLAY_NAVS,
+    AnyButton,
+    route_of,
+)
 from cogs.fair_play_commands import FairPlayCommands
 from cogs.info_commands import InfoCommands
 from cogs.interactions import LatestInteractions
@@ -78,46 +85,33 @@ class Route:
     run: Callable[[DurakCog, discord.Interaction[Any], Any], Awaitable[None]]
 
 
-_HAND = Route(Defer.IN_PLACE, PlayCommands.press_act)
-_LOBBY = Route(Defer.UPDATE, LobbyCommands.press_lobby)
-_REPLAY = Route(Defer.IN_PLACE, RecordsCommands.press_replay)
-_HISTORY = Route(Defer.IN_PLACE, RecordsCommands.press_history)
-
-#: Every button and select, by ``button.route`` (see :mod:`cogs.custom_ids`).
+#: Every button and select, by :func:`~cogs.custom_ids.route_of` its press.
 ROUTES: dict[tuple[str, str], Route] = {
-    # the table
+    # the table; Leave's private confirmation; a finished game's table
     ("game", "hand"): Route(Defer.PRIVATE, PlayCommands.press_show_hand),
     ("game", "stop"): Route(Defer.UPDATE, FairPlayCommands.press_stop),
     ("game", "keep"): Route(Defer.UPDATE, FairPlayCommands.press_keep),
     ("game", "leave"): Route(Defer.PRIVATE, LobbyCommands.leave_or_confirm),
-    # the private confirmation of Leave
     ("game", "forfeit"): Route(Defer.UPDATE, FairPlayCommands.press_forfeit),
-    # a finished game's table
-    ("game", "rematch"): Route(Defer.UPDATE, PlayCommands.press_rematch),
-    ("game", "endseries"): Route(Defer.UPDATE, PlayCommands.press_end_series),
+    ("game", "rematch"): Route(Defer.UPDATE, PlayCommands.press_game_over),
+    ("game", "endseries"): Route(Defer.UPDATE, PlayCommands.press_game_over),
     # a hand
-    ("game", "attack"): _HAND,
-    ("game", "defend"): _HAND,
-    ("game", "transfer"): _HAND,
-    ("game", "take"): _HAND,
-    ("game", "pass"): _HAND,
+    **{("game", verb): Route(Defer.IN_PLACE, PlayCommands.press_act) for verb in GAME_ACTIONS},
     ("game", "pick"): Route(Defer.IN_PLACE, PlayCommands.press_pick),
     ("game", "page"): Route(Defer.IN_PLACE, PlayCommands.press_page),
     ("game", "why"): Route(Defer.IN_PLACE, PlayCommands.press_why),
     # the lobby
-    ("lobby", "join"): _LOBBY,
-    ("lobby", "leave"): _LOBBY,
-    ("lobby", "addai"): _LOBBY,
-    ("lobby", "start"): _LOBBY,
-    ("lobby", "stop"): _LOBBY,
-    # a history and its replays
+    **{
+        ("lobby", action): Route(Defer.UPDATE, LobbyCommands.press_lobby)
+        for action in LOBBY_ACTIONS
+    },
+    # a history and its replays (``open`` starts a new private replay)
+    **{("replay", nav): Route(Defer.IN_PLACE, RecordsCommands.press_replay) for nav in REPLAY_NAVS},
     ("replay", "open"): Route(Defer.PRIVATE, RecordsCommands.press_replay),
-    ("replay", "prevround"): _REPLAY,
-    ("replay", "prev"): _REPLAY,
-    ("replay", "next"): _REPLAY,
-    ("replay", "nextround"): _REPLAY,
-    ("history", "prev"): _HISTORY,
-    ("history", "next"): _HISTORY,
+    **{
+        ("history", nav): Route(Defer.IN_PLACE, RecordsCommands.press_history)
+        for nav in HISTORY_NAVS
+    },
 }
 
 
@@ -166,7 +160,7 @@ class DurakCog(
 
     async def on_component(self, interaction: discord.Interaction[Any], button: AnyButton) -> None:
         """A press on any button or select: acknowledged and handled as :data:`ROUTES` says."""
-        route = ROUTES.get(button.route)
+        route = ROUTES.get(route_of(button))
         if route is None:  # a custom id the templates accept but nothing handles
             raise StaleAction()
         self.remember(interaction)

@@ -7,12 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import discord
-from discord import app_commands
 
 from cogs.choices import SeatNumber
-from cogs.cog_core import CogCore, T, durak
+from cogs.cog_core import CogCore, options, subcommand
 from cogs.custom_ids import GameButton
-from cogs.i18n import COMMANDS, KICK_USER, OPTIONS
+from cogs.i18n import KICK_USER, OPTIONS
 from cogs.render.notices import render_forfeited
 
 __all__ = ["FairPlayCommands"]
@@ -21,9 +20,8 @@ __all__ = ["FairPlayCommands"]
 class FairPlayCommands(CogCore):
     """Removing players, voting to stop a game, and leaving one for good."""
 
-    @durak.command(name=T("kick"), description=T(COMMANDS["kick"]))
-    @app_commands.rename(user=T("user"), seat=T("seat"))
-    @app_commands.describe(user=T(KICK_USER), seat=T(OPTIONS["seat"]))
+    @subcommand("kick")
+    @options("user", "seat", texts={**OPTIONS, "user": KICK_USER})
     async def kick(
         self,
         interaction: discord.Interaction[Any],

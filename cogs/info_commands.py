@@ -10,8 +10,8 @@ from discord import app_commands
 
 from bot.errors import NotManager, ServiceError
 from cogs.choices import RULE_PROFILES, SWITCH, THROW_IN, choices
-from cogs.cog_core import CogCore, T, durak
-from cogs.i18n import COMMANDS, CONFIG_OPTIONS, OPTIONS
+from cogs.cog_core import CogCore, options, subcommand
+from cogs.i18n import CONFIG_OPTIONS, OPTIONS
 from cogs.render.info import render_config, render_help, render_rules
 from rules_engine import PROFILES, Rules
 
@@ -21,31 +21,22 @@ __all__ = ["InfoCommands"]
 class InfoCommands(CogCore):
     """How to play, the rules in force, and the server's settings."""
 
-    @durak.command(name=T("help"), description=T(COMMANDS["help"]))
+    @subcommand("help")
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         await self.defer_private(interaction)
         await self.answer(interaction, render_help(self.cat(interaction)))
 
-    @durak.command(name=T("config"), description=T(COMMANDS["config"]))
-    @app_commands.rename(
-        profile=T("profile"),
-        transfer=T("transfer"),
-        throw_in=T("throw_in"),
-        first_round_limit=T("first_round_limit"),
-        turn_timeout=T("turn_timeout"),
-        add_channel=T("add_channel"),
-        remove_channel=T("remove_channel"),
-        count_ai_games=T("count_ai_games"),
-    )
-    @app_commands.describe(
-        profile=T(CONFIG_OPTIONS["profile"]),
-        transfer=T(CONFIG_OPTIONS["transfer"]),
-        throw_in=T(CONFIG_OPTIONS["throw_in"]),
-        first_round_limit=T(CONFIG_OPTIONS["first_round_limit"]),
-        turn_timeout=T(CONFIG_OPTIONS["turn_timeout"]),
-        add_channel=T(OPTIONS["add_channel"]),
-        remove_channel=T(OPTIONS["remove_channel"]),
-        count_ai_games=T(OPTIONS["count_ai_games"]),
+    @subcommand("config")
+    @options(
+        "profile",
+        "transfer",
+        "throw_in",
+        "first_round_limit",
+        "turn_timeout",
+        "add_channel",
+        "remove_channel",
+        "count_ai_games",
+        texts={**OPTIONS, **CONFIG_OPTIONS},
     )
     @app_commands.choices(
         profile=choices(RULE_PROFILES),
@@ -95,9 +86,8 @@ class InfoCommands(CogCore):
         )
         await self.answer(interaction, render_config(config, t, saved=True))
 
-    @durak.command(name=T("rules"), description=T(COMMANDS["rules"]))
-    @app_commands.rename(profile=T("profile"))
-    @app_commands.describe(profile=T(OPTIONS["profile"]))
+    @subcommand("rules")
+    @options("profile")
     @app_commands.choices(profile=choices(RULE_PROFILES))
     async def rules(
         self, interaction: discord.Interaction[Any], profile: str | None = None

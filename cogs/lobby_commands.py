@@ -19,9 +19,8 @@ from cogs.choices import (
     choices,
     level_choices,
 )
-from cogs.cog_core import CogCore, T, durak
+from cogs.cog_core import CogCore, options, subcommand
 from cogs.custom_ids import LobbyButton
-from cogs.i18n import COMMANDS, OPTIONS
 from cogs.render.notices import render_confirm_forfeit, render_missing_permissions
 
 __all__ = ["LobbyCommands"]
@@ -30,23 +29,8 @@ __all__ = ["LobbyCommands"]
 class LobbyCommands(CogCore):
     """Opening a lobby, taking and freeing seats, adding AI players, starting and closing."""
 
-    @durak.command(name=T("new"), description=T(COMMANDS["new"]))
-    @app_commands.rename(
-        rules=T("rules"),
-        transfer=T("transfer"),
-        throw_in=T("throw_in"),
-        first_round_limit=T("first_round_limit"),
-        turn_timeout=T("turn_timeout"),
-        seats=T("seats"),
-    )
-    @app_commands.describe(
-        rules=T(OPTIONS["rules"]),
-        transfer=T(OPTIONS["transfer"]),
-        throw_in=T(OPTIONS["throw_in"]),
-        first_round_limit=T(OPTIONS["first_round_limit"]),
-        turn_timeout=T(OPTIONS["turn_timeout"]),
-        seats=T(OPTIONS["seats"]),
-    )
+    @subcommand("new")
+    @options("rules", "transfer", "throw_in", "first_round_limit", "turn_timeout", "seats")
     @app_commands.choices(  # type: ignore[misc]  # str and int choices
         rules=choices(RULE_PROFILES),
         throw_in=choices(THROW_IN),
@@ -90,41 +74,40 @@ class LobbyCommands(CogCore):
         )
         await self.done(interaction)
 
-    @durak.command(name=T("join"), description=T(COMMANDS["join"]))
+    @subcommand("join")
     async def join(self, interaction: discord.Interaction[Any]) -> None:
-        await self.defer_private(interaction)
-        await self.lobby_action(interaction, "join")
-        await self.done(interaction)
+        await self.lobby_command(interaction, "join")
 
-    @durak.command(name=T("leave"), description=T(COMMANDS["leave"]))
+    @subcommand("leave")
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         await self.defer_private(interaction)
         await self.leave_or_confirm(interaction)
 
-    @durak.command(name=T("addbot"), description=T(COMMANDS["addbot"]))
-    @app_commands.rename(level=T("level"))
-    @app_commands.describe(level=T(OPTIONS["level"]))
+    @subcommand("addbot")
+    @options("level")
     @app_commands.choices(level=level_choices())
     async def addbot(
         self, interaction: discord.Interaction[Any], level: str = DEFAULT_LEVEL
     ) -> None:
-        await self.defer_private(interaction)
-        await self.lobby_action(interaction, "addai", level)
-        await self.done(interaction)
+        await self.lobby_command(interaction, "addai", level)
 
-    @durak.command(name=T("start"), description=T(COMMANDS["start"]))
+    @subcommand("start")
     async def start(self, interaction: discord.Interaction[Any]) -> None:
-        await self.defer_private(interaction)
-        await self.lobby_action(interaction, "start")
-        await self.done(interaction)
+        await self.lobby_command(interaction, "start")
 
-    @durak.command(name=T("stop"), description=T(COMMANDS["stop"]))
+    @subcommand("stop")
     async def stop(self, interaction: discord.Interaction[Any]) -> None:
-        await self.defer_private(interaction)
-        await self.lobby_action(interaction, "stop")
-        await self.done(interaction)
+        await self.lobby_command(interaction, "stop")
 
     # -- shared by the commands and the buttons ----------------------------
+    async def lobby_command(
+        self, interaction: discord.Interaction[Any], action: str, level: str | None = None
+    ) -> None:
+        """A slash command doing a lobby ``action``: the lobby message is the answer."""
+        await self.defer_private(interaction)
+        await self.lobby_action(interaction, action, level)
+        await self.done(interaction)
+
     async def leave_or_confirm(self, interaction: discord.Interaction[Any], *_: object) -> None:
         """Free the caller's lobby seat (the lobby message is the answer), or, in a running
         game, answer privately with the "Leave and forfeit" confirmation (the interaction is

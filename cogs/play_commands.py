@@ -10,9 +10,8 @@ import discord
 
 from bot.errors import ServiceError, StaleAction
 from bot.views import HandView
-from cogs.cog_core import CogCore, T, durak
+from cogs.cog_core import CogCore, subcommand
 from cogs.custom_ids import GameButton
-from cogs.i18n import COMMANDS
 from cogs.render.hand import render_why
 from cogs.render.notices import render_hidden, render_missing_permissions
 from rules_engine import ActionKind, parse_action
@@ -26,12 +25,12 @@ __all__ = ["PlayCommands"]
 class PlayCommands(CogCore):
     """A player's hand and moves, the public table, and what follows a finished game."""
 
-    @durak.command(name=T("hand"), description=T(COMMANDS["hand"]))
+    @subcommand("hand")
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         await self.defer_private(interaction)
         await self.open_hand(interaction, page=0)
 
-    @durak.command(name=T("table"), description=T(COMMANDS["table"]))
+    @subcommand("table")
     async def table(self, interaction: discord.Interaction[Any]) -> None:
         await self.defer_private(interaction)
         assert interaction.channel_id is not None
@@ -139,31 +138,15 @@ class PlayCommands(CogCore):
         # a card that became playable meanwhile: the refreshed hand is the answer
 
     # -- game over -----------------------------------------------------------
-    async def press_rematch(
+    async def press_game_over(
         self, interaction: discord.Interaction[Any], button: GameButton
     ) -> None:
-        """The finished game's Rematch button."""
-        channel_id = await self._finished_game(interaction, button)
-        await self.service.rematch(
-            channel_id, interaction.user.id, manage_channel=self.manage(interaction)
-        )
-
-    async def press_end_series(
-        self, interaction: discord.Interaction[Any], button: GameButton
-    ) -> None:
-        """The finished game's End series button."""
-        channel_id = await self._finished_game(interaction, button)
-        await self.service.end_series(
-            channel_id, interaction.user.id, manage_channel=self.manage(interaction)
-        )
-
-    async def _finished_game(
-        self, interaction: discord.Interaction[Any], button: GameButton
-    ) -> int:
-        """The channel of a game-over button, if its game is still the channel's last one."""
+        """A finished game's Rematch or End series button (while it is the channel's last
+        game)."""
         channel_id = interaction.channel_id
         assert channel_id is not None
         table = await self.service.table(channel_id)
         if table.game_id != button.game_id:
             raise StaleAction()
-        return channel_id
+        then = self.service.rematch if button.verb == "rematch" else self.service.end_series
+        await then(channel_id, interaction.user.id, manage_channel=self.manage(interaction))

@@ -10,9 +10,8 @@ from discord import app_commands
 
 from bot.errors import ServiceError
 from cogs.choices import RULE_PROFILES, choices
-from cogs.cog_core import CogCore, T, durak
+from cogs.cog_core import CogCore, options, subcommand
 from cogs.custom_ids import HistoryButton, ReplayButton
-from cogs.i18n import COMMANDS, OPTIONS
 from cogs.render.records import (
     render_history,
     render_leaderboard,
@@ -27,16 +26,15 @@ __all__ = ["RecordsCommands"]
 class RecordsCommands(CogCore):
     """Loss counts, ratings, the server's finished games and their replays (all private)."""
 
-    @durak.command(name=T("series"), description=T(COMMANDS["series"]))
+    @subcommand("series")
     async def series(self, interaction: discord.Interaction[Any]) -> None:
         await self.defer_private(interaction)
         assert interaction.channel_id is not None
         view = await self.service.series(interaction.channel_id)
         await self.answer(interaction, render_series(view, self.cat(interaction)))
 
-    @durak.command(name=T("stats"), description=T(COMMANDS["stats"]))
-    @app_commands.rename(user=T("user"), profile=T("profile"))
-    @app_commands.describe(user=T(OPTIONS["user"]), profile=T(OPTIONS["profile"]))
+    @subcommand("stats")
+    @options("user", "profile")
     @app_commands.choices(profile=choices(RULE_PROFILES))
     async def stats(
         self,
@@ -50,11 +48,8 @@ class RecordsCommands(CogCore):
         view = await self.service.stats(interaction.guild_id, who.id, profile)
         await self.answer(interaction, render_stats(view, self.cat(interaction)))
 
-    @durak.command(name=T("leaderboard"), description=T(COMMANDS["leaderboard"]))
-    @app_commands.rename(profile=T("profile"), min_games=T("min_games"), page=T("page"))
-    @app_commands.describe(
-        profile=T(OPTIONS["profile"]), min_games=T(OPTIONS["min_games"]), page=T(OPTIONS["page"])
-    )
+    @subcommand("leaderboard")
+    @options("profile", "min_games", "page")
     @app_commands.choices(profile=choices(RULE_PROFILES))
     async def leaderboard(
         self,
@@ -68,9 +63,8 @@ class RecordsCommands(CogCore):
         view = await self.service.leaderboard(interaction.guild_id, profile, min_games, page)
         await self.answer(interaction, render_leaderboard(view, self.cat(interaction)))
 
-    @durak.command(name=T("history"), description=T(COMMANDS["history"]))
-    @app_commands.rename(user=T("user"), page=T("page"))
-    @app_commands.describe(user=T(OPTIONS["user"]), page=T(OPTIONS["page"]))
+    @subcommand("history")
+    @options("user", "page")
     async def history(
         self,
         interaction: discord.Interaction[Any],
