@@ -12,7 +12,8 @@ The catalogues live in ``cogs/locales/<lang>/LC_MESSAGES/durak.po`` (the source)
   does the same from a locale name.
 - :class:`DurakTranslator` localises the ``/durak`` command names, descriptions, option names
   and choice names (``discord.app_commands.Translator``).  Use ``locale_str`` with the English
-  strings of :data:`COMMANDS`, :data:`OPTIONS` and :data:`CHOICES` in the cog.
+  strings of :data:`COMMANDS`, :data:`OPTIONS` and :data:`CHOICES` (AI levels:
+  :data:`cogs.choices.LEVEL_TEXTS`) in the cog.
 
 Extraction markers (``babel.cfg``): ``Message(key, ...)`` and ``N_(key)`` for messages,
 ``NC_(context, text)`` for command strings, and the catalogue's own ``gettext``/``ngettext``/

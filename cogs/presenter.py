@@ -162,6 +162,18 @@ class _Coalescer:
             self._busy = False
 
 
+async def _kick(runner: _Coalescer | None) -> None:
+    """Ask a state's coalescer for a run (every state gets its coalescer when it is made)."""
+    assert runner is not None
+    await runner.kick()
+
+
+async def _unless_refused(post: Awaitable[None]) -> None:
+    """Await a public post or edit; a refusal was already reported to ``on_hidden``."""
+    with contextlib.suppress(_Refused):
+        await post
+
+
 def _newer(a: tuple[int, int], b: tuple[int, int] | None) -> bool:
     return b is None or a >= b
 
@@ -289,7 +301,9 @@ class DiscordPresenter:
         st = self._lobbies.get(channel_id)
         if st is None:
             st = self._lobbies[channel_id] = _LobbyState(channel_id)
-            st.runner = _Coalescer(lambda: self._lobby_work(st), f"the lobby of {channel_id}")
+            st.runner = _Coalescer(
+                lambda: _unless_refused(self._lobby_post(st)), f"the lobby of {channel_id}"
+            )
         return st
 
     def adopt_lobby_message(self, channel_id: int, message_id: int) -> None:
@@ -302,19 +316,13 @@ class DiscordPresenter:
         st = self._lobby_state(view.channel_id)
         st.view = view
         await self._ready()
-        assert st.runner is not None
-        await st.runner.kick()
-
-    async def _lobby_work(self, st: _LobbyState) -> None:
-        with contextlib.suppress(_Refused):
-            await self._lobby_post(st)
+        await _kick(st.runner)
 
     async def _lobby_post(self, st: _LobbyState) -> None:
         view = st.view
         if view is None:
             return
-        t = self.guild_catalog(view.guild_id)
-        message = render_lobby(view, t)
+        message = render_lobby(view, self.guild_catalog(view.guild_id))
         channel = self._channel(st.channel_id, view.guild_id)
         if view.status == "open":
             if st.message_id is not None:
@@ -348,7 +356,9 @@ class DiscordPresenter:
         st = self._tables.get(channel_id)
         if st is None:
             st = self._tables[channel_id] = _TableState(channel_id, guild_id)
-            st.runner = _Coalescer(lambda: self._table_work(st), f"the table of {channel_id}")
+            st.runner = _Coalescer(
+                lambda: _unless_refused(self._table_post(st)), f"the table of {channel_id}"
+            )
         return st
 
     async def table_changed(self, view: TableView) -> None:
@@ -361,8 +371,7 @@ class DiscordPresenter:
             return  # an older view overtaken by a newer one
         st.view = view
         await self._ready()
-        assert st.runner is not None
-        await st.runner.kick()
+        await _kick(st.runner)
 
     async def repost_table(self, view: TableView) -> None:
         """``/durak table``: post the table again at the bottom of the channel."""
@@ -370,19 +379,13 @@ class DiscordPresenter:
         if st.view is None or (view.game_id, view.version) >= (st.view.game_id, st.view.version):
             st.view = view
         st.repost = True
-        assert st.runner is not None
-        await st.runner.kick()
-
-    async def _table_work(self, st: _TableState) -> None:
-        with contextlib.suppress(_Refused):
-            await self._table_post(st)
+        await _kick(st.runner)
 
     async def _table_post(self, st: _TableState) -> None:
         view = st.view
         if view is None:
             return
-        t = self.guild_catalog(view.guild_id)
-        message = render_table(view, t)
+        message = render_table(view, self.guild_catalog(view.guild_id))
         channel = self._channel(st.channel_id, view.guild_id)
         over = view.finished or view.aborted
         new_game = st.game_id != view.game_id
@@ -513,8 +516,7 @@ class DiscordPresenter:
         st = self.hand_state(channel_id, user_id)
         if not self._store_hand(st, view) or st.interaction is None:
             return
-        assert st.runner is not None
-        await st.runner.kick()
+        await _kick(st.runner)
 
     async def show_hand(
         self,
@@ -536,8 +538,7 @@ class DiscordPresenter:
         if page is not None:
             st.page = max(0, page)
         st.selected = selected if st.key == (view.game_id, view.version) else None
-        assert st.runner is not None
-        await st.runner.kick()
+        await _kick(st.runner)
 
     async def _hand_work(self, st: _HandState) -> None:
         interaction, view = st.interaction, st.view
