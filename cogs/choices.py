@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from discord import app_commands
 from discord.app_commands import Choice, locale_str
 
+# the table limits: rewired to bot.limits at merge
 from bot.service import MAX_TIMEOUT, MIN_TIMEOUT
 from bot.view_builders import MAX_SEATS, MIN_SEATS
 from cogs.i18n import CHOICES, NC_
@@ -65,7 +66,7 @@ LEVEL_TEXTS: dict[str, LevelTexts] = {
 }
 #: The levels players are offered, weakest first (values are what the service accepts).
 # rewired to rules_engine.ai.levels.OFFERED_LEVELS at merge
-OFFERED_LEVELS: tuple[str, ...] = tuple(LEVEL_TEXTS)
+OFFERED_LEVELS: tuple[str, ...] = ("beginner", "casual", "counter", "expert")
 #: The level of ``/durak addbot`` without a ``level``, and of an empty Add AI select.
 DEFAULT_LEVEL = "casual"
 
