@@ -22,7 +22,13 @@ caller's language: slash-command errors through the tree's single error hook
 (``bot.tree.error``), component errors through the same function.
 
 The presenter is :class:`cogs.presenter.DiscordPresenter`; the buttons are the
-``DynamicItem``s of :mod:`cogs.components`, which route every press here.
+``DynamicItem``s of :mod:`cogs.components`, which hand every press to
+:meth:`DurakCog.on_component`: the table :data:`ROUTES` says how it is acknowledged and which
+handler runs.  The commands and handlers live in feature modules over a shared core
+(:mod:`cogs.cog_core`): :mod:`cogs.lobby_commands`, :mod:`cogs.play_commands`,
+:mod:`cogs.fair_play_commands`, :mod:`cogs.records_commands`, :mod:`cogs.info_commands`;
+this module puts them together and keeps what concerns the whole cog (loading, the error
+hook, public messages Discord refuses to show).
 """
 
 from __future__ import annotations
