@@ -1,9 +1,11 @@
 """Pure rendering of the service's views into Discord message data (no I/O, no discord objects).
 
-Every function returns plain data that the adapter converts: :class:`Reply` with embeds as
-Discord embed JSON dicts (``discord.Embed.from_dict``) and components as :class:`Button` /
-:class:`Select` (classic ``ui.View`` layout: rows 0–4, ≤ 5 buttons per row, a select fills a
-row).  Every user-visible string goes through the :class:`~cogs.i18n.Catalog`.
+Every function returns plain data that the adapter converts:
+:class:`~cogs.render.message.Reply` with embeds as Discord embed JSON dicts
+(``discord.Embed.from_dict``) and components as :class:`~cogs.render.message.Button` /
+:class:`~cogs.render.message.Select` (classic ``ui.View`` layout: rows 0–4, ≤ 5 buttons per
+row, a select fills a row).  Every user-visible string goes through the
+:class:`~cogs.i18n.Catalog`.
 
 Card colours: on buttons, playable red cards (♥ ♦) are ``danger`` (red) and playable black cards
 (♠ ♣) ``primary``; cards that cannot be played now are ``secondary`` (grey) but stay enabled,

@@ -40,6 +40,8 @@ Style = Literal["primary", "secondary", "success", "danger"]
 
 @dataclass(frozen=True, slots=True)
 class Button:
+    """A button: its custom id, label, style (colour), and row (0–4)."""
+
     custom_id: str
     label: str
     style: Style = "secondary"
@@ -50,6 +52,8 @@ class Button:
 
 @dataclass(frozen=True, slots=True)
 class SelectOption:
+    """One option of a :class:`Select`."""
+
     label: str
     value: str
     description: str | None = None
@@ -57,6 +61,8 @@ class SelectOption:
 
 @dataclass(frozen=True, slots=True)
 class Select:
+    """A string select; it fills its row."""
+
     custom_id: str
     placeholder: str
     options: tuple[SelectOption, ...]
@@ -82,6 +88,7 @@ GREEN, RED, GREY, BLURPLE, GOLD = 0x2E7D32, 0xDD2E44, 0x4F545C, 0x5865F2, 0xF1C4
 
 # ------------------------------------------------------------------------------ helpers
 def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ending with "…" when cut."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -101,6 +108,7 @@ def clip_lines(lines: Sequence[str], limit: int, more: str = "…") -> str:
 
 
 def embed_field(name: str, value: str, inline: bool = False) -> dict[str, Any]:
+    """An embed field dict; empty parts become a zero-width space (Discord refuses empty ones)."""
     return {
         "name": clip(name, FIELD_NAME_MAX) or "\u200b",
         "value": clip(value, FIELD_VALUE_MAX) or "\u200b",

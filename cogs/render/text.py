@@ -64,10 +64,12 @@ def card_md(card: Card) -> str:
 
 
 def cards_md(cards: Iterable[Card]) -> str:
+    """Cards for embed text, separated by spaces (see :func:`card_md`)."""
     return " ".join(card_md(c) for c in cards)
 
 
 def is_red(card: Card) -> bool:
+    """Whether ``card`` is a heart or a diamond."""
     return str(card)[-1:] in RED_SUITS
 
 
@@ -103,20 +105,24 @@ def seat_names(seats: Sequence[Seated], t: Catalog) -> list[str]:
 
 
 def bold_names(names: Sequence[str]) -> list[str]:
+    """``names`` in bold (the names of ``Seat`` parameters in a list of events)."""
     return [f"**{name}**" for name in names]
 
 
 def when(deadline: float) -> str:
+    """A Unix time as a Discord relative timestamp ("in 30 seconds")."""
     return f"<t:{int(deadline)}:R>"
 
 
 def seat_name(names: Sequence[str], seat: int | None, t: Catalog) -> str:
+    """The name of ``seat``, or "player N" when ``names`` has none for it."""
     if seat is not None and 0 <= seat < len(names):
         return names[seat]
     return t.render(Message("player {number}", number=(seat or 0) + 1))
 
 
 def ai_label(level: str, t: Catalog) -> str:
+    """An AI level's name in the reader's language (an unknown level as it is written)."""
     texts = LEVEL_TEXTS.get(level)
     return t.gettext(texts.label) if texts else esc(level)
 
@@ -128,6 +134,7 @@ def rules_title(rules: Rules, t: Catalog) -> str:
 
 
 def rules_lines(rules: Rules, t: Catalog) -> list[str]:
+    """The options of a rule set, one line each (who adds cards, first round, transfers)."""
     return [
         t.gettext("Everyone may add cards to an attack")
         if rules.throw_in == "all"
