@@ -16,6 +16,8 @@ It implements :class:`bot.presenter.Presenter` for Discord:
   called (the cog closes the lobby or pauses the game, and tells the host privately when it
   did either);
   the next table that can be posted calls :attr:`DiscordPresenter.on_visible`.
+- when a channel's lobby is closed or its series is over (a ``stopped`` or ``series_ended``
+  notice), its hands are forgotten and :attr:`DiscordPresenter.on_closed` is called.
 
 :func:`message_kwargs` turns a rendered :class:`cogs.render.message.Reply` into discord.py
 arguments.
