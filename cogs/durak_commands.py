@@ -64,7 +64,7 @@ from cogs.presenter import DiscordPresenter, message_kwargs
 from cogs.records_commands import RecordsCommands
 from cogs.render.notices import render_hidden
 
-__all__ = ["ROUTES", "Defer", "DurakCog", "Route"]
+__all__ = ["ROUTES", "SUBCOMMAND_ORDER", "Defer", "DurakCog", "Route"]
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +119,40 @@ ROUTES: dict[tuple[str, str], Route] = {
         for nav in HISTORY_NAVS
     },
 }
+
+
+#: The order of the ``/durak`` subcommands as Discord is sent them (the feature modules add
+#: them in their import order).
+SUBCOMMAND_ORDER = (
+    "new",
+    "join",
+    "leave",
+    "kick",
+    "addbot",
+    "start",
+    "stop",
+    "hand",
+    "table",
+    "help",
+    "config",
+    "rules",
+    "series",
+    "stats",
+    "leaderboard",
+    "history",
+)
+
+
+def _order_subcommands(group: app_commands.Group, names: tuple[str, ...]) -> None:
+    """Re-add the group's subcommands in ``names`` order."""
+    for name in names:
+        command = group.get_command(name)
+        if command is not None:
+            group.remove_command(name)
+            group.add_command(command)
+
+
+_order_subcommands(durak, SUBCOMMAND_ORDER)
 
 
 # ================================================================== the cog

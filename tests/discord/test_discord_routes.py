@@ -75,3 +75,9 @@ def test_how_presses_are_acknowledged() -> None:
         assert ROUTES["game", verb].defer is Defer.IN_PLACE
     assert ROUTES["replay", "next"].defer is Defer.IN_PLACE
     assert ROUTES["history", "prev"].defer is Defer.IN_PLACE
+
+
+def test_the_subcommands_are_sent_to_discord_in_one_fixed_order() -> None:
+    from cogs.durak_commands import SUBCOMMAND_ORDER
+
+    assert [c.name for c in DurakCog.durak.commands] == list(SUBCOMMAND_ORDER)
