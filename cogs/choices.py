@@ -35,8 +35,8 @@ __all__ = [
     "SeatCount",
     "SeatNumber",
     "TurnTimeout",
-    "choices",
     "level_choices",
+    "named_choices",
 ]
 
 
@@ -82,7 +82,7 @@ SeatNumber = app_commands.Range[int, 1, MAX_SEATS]
 TurnTimeout = app_commands.Range[int, MIN_TIMEOUT, MAX_TIMEOUT]
 
 
-def choices(names: tuple[str, ...]) -> list[Choice[str]]:
+def named_choices(names: tuple[str, ...]) -> list[Choice[str]]:
     """Slash command choices of ``names`` (values stay English; names from
     :data:`cogs.i18n.CHOICES`, translated by :class:`cogs.i18n.DurakTranslator`)."""
     return [Choice(name=locale_str(CHOICES.get(n, n)), value=n) for n in names]

@@ -27,12 +27,12 @@ from cogs.render.notices import NEEDED_PERMISSIONS, render_error
 from cogs.render.text import seat_names
 from rules_engine.messages import Message
 
-__all__ = ["CogCore", "T", "durak", "options", "subcommand"]
+__all__ = ["CogCore", "durak", "options", "subcommand"]
 
 log = logging.getLogger(__name__)
 
 
-def T(text: str) -> locale_str:
+def _T(text: str) -> locale_str:
     """A command string for :class:`cogs.i18n.DurakTranslator` (English in the source)."""
     return locale_str(text)
 
@@ -43,8 +43,8 @@ _Command = TypeVar("_Command")
 def options(*names: str, texts: Mapping[str, str] = OPTIONS) -> Callable[[_Command], _Command]:
     """Decorate a command: its options ``names`` are named after themselves and described by
     ``texts`` (English; both translated by :class:`cogs.i18n.DurakTranslator`)."""
-    rename = app_commands.rename(**{name: T(name) for name in names})
-    describe = app_commands.describe(**{name: T(texts[name]) for name in names})
+    rename = app_commands.rename(**{name: _T(name) for name in names})
+    describe = app_commands.describe(**{name: _T(texts[name]) for name in names})
 
     def decorate(command: _Command) -> _Command:
         return describe(rename(command))
@@ -53,14 +53,14 @@ def options(*names: str, texts: Mapping[str, str] = OPTIONS) -> Callable[[_Comma
 
 
 #: The ``/durak`` group: every feature module adds its commands with ``@durak.command``.
-durak = app_commands.Group(name=T("durak"), description=T(COMMANDS["durak"]), guild_only=True)
+durak = app_commands.Group(name=_T("durak"), description=_T(COMMANDS["durak"]), guild_only=True)
 
 
 def subcommand(
     name: str,
 ) -> Callable[[Callable[..., Coroutine[Any, Any, None]]], app_commands.Command[Any, ..., None]]:
     """Decorate a method as ``/durak <name>``, described by :data:`cogs.i18n.COMMANDS`."""
-    return durak.command(name=T(name), description=T(COMMANDS[name]))
+    return durak.command(name=_T(name), description=_T(COMMANDS[name]))
 
 
 class CogCore(commands.Cog):

@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import NotManager, ServiceError
-from cogs.choices import RULE_PROFILES, SWITCH, THROW_IN, choices
+from cogs.choices import RULE_PROFILES, SWITCH, THROW_IN, named_choices
 from cogs.cog_core import CogCore, options, subcommand
 from cogs.i18n import CONFIG_OPTIONS, OPTIONS
 from cogs.render.info import render_config, render_help, render_rules
@@ -39,10 +39,10 @@ class InfoCommands(CogCore):
         texts={**OPTIONS, **CONFIG_OPTIONS},
     )
     @app_commands.choices(
-        profile=choices(RULE_PROFILES),
-        transfer=choices(SWITCH),
-        throw_in=choices((*THROW_IN, "default")),
-        first_round_limit=choices(("5", "6", "default")),
+        profile=named_choices(RULE_PROFILES),
+        transfer=named_choices(SWITCH),
+        throw_in=named_choices((*THROW_IN, "default")),
+        first_round_limit=named_choices(("5", "6", "default")),
     )
     async def config(
         self,
@@ -88,7 +88,7 @@ class InfoCommands(CogCore):
 
     @subcommand("rules")
     @options("profile")
-    @app_commands.choices(profile=choices(RULE_PROFILES))
+    @app_commands.choices(profile=named_choices(RULE_PROFILES))
     async def rules(
         self, interaction: discord.Interaction[Any], profile: str | None = None
     ) -> None:

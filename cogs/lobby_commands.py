@@ -16,8 +16,8 @@ from cogs.choices import (
     THROW_IN,
     SeatCount,
     TurnTimeout,
-    choices,
     level_choices,
+    named_choices,
 )
 from cogs.cog_core import CogCore, options, subcommand
 from cogs.custom_ids import LobbyButton
@@ -32,8 +32,8 @@ class LobbyCommands(CogCore):
     @subcommand("new")
     @options("rules", "transfer", "throw_in", "first_round_limit", "turn_timeout", "seats")
     @app_commands.choices(  # type: ignore[misc]  # str and int choices
-        rules=choices(RULE_PROFILES),
-        throw_in=choices(THROW_IN),
+        rules=named_choices(RULE_PROFILES),
+        throw_in=named_choices(THROW_IN),
         first_round_limit=[Choice(name="5", value=5), Choice(name="6", value=6)],
     )
     async def new(

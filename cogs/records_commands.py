@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import ServiceError
-from cogs.choices import RULE_PROFILES, choices
+from cogs.choices import RULE_PROFILES, named_choices
 from cogs.cog_core import CogCore, options, subcommand
 from cogs.custom_ids import HistoryButton, ReplayButton
 from cogs.render.records import (
@@ -35,7 +35,7 @@ class RecordsCommands(CogCore):
 
     @subcommand("stats")
     @options("user", "profile")
-    @app_commands.choices(profile=choices(RULE_PROFILES))
+    @app_commands.choices(profile=named_choices(RULE_PROFILES))
     async def stats(
         self,
         interaction: discord.Interaction[Any],
@@ -50,7 +50,7 @@ class RecordsCommands(CogCore):
 
     @subcommand("leaderboard")
     @options("profile", "min_games", "page")
-    @app_commands.choices(profile=choices(RULE_PROFILES))
+    @app_commands.choices(profile=named_choices(RULE_PROFILES))
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
