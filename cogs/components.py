@@ -5,7 +5,7 @@
 :mod:`cogs.custom_ids`, so they keep working on messages sent before a restart.  Messages are
 sent with views that are never stored by discord.py (they are stopped before sending): every
 press is routed by the registered templates alone, to the loaded cog (a
-:class:`ComponentHandler`).
+:class:`ComponentHandler`), which looks the press up in its one table of actions.
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Awaitable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, Self, runtime_checkable
 
 import discord
 from discord.ext import commands
 
 from bot.errors import ServiceError
-from cogs import render
 from cogs.custom_ids import (
     GAME_TEMPLATE,
     HISTORY_TEMPLATE,
     LOBBY_TEMPLATE,
     REPLAY_TEMPLATE,
+    AnyButton,
     GameButton,
     HistoryButton,
     LobbyButton,
@@ -32,6 +32,7 @@ from cogs.custom_ids import (
 )
 from cogs.i18n import catalog, pick_locale
 from cogs.presenter import message_kwargs
+from cogs.render.notices import render_error
 
 __all__ = [
     "COG_NAME",
@@ -50,25 +51,8 @@ COG_NAME = "Durak"
 class ComponentHandler(Protocol):
     """What the components need from the cog."""
 
-    async def on_game_component(
-        self, interaction: discord.Interaction[Any], button: GameButton
-    ) -> None:
-        """Handle a press on a game button or select."""
-
-    async def on_lobby_component(
-        self, interaction: discord.Interaction[Any], button: LobbyButton
-    ) -> None:
-        """Handle a press on a lobby button or the Add AI select."""
-
-    async def on_replay_component(
-        self, interaction: discord.Interaction[Any], button: ReplayButton
-    ) -> None:
-        """Handle a press on a history's Replay button or a replay's navigation."""
-
-    async def on_history_component(
-        self, interaction: discord.Interaction[Any], button: HistoryButton
-    ) -> None:
-        """Handle a press on a history's paging buttons."""
+    async def on_component(self, interaction: discord.Interaction[Any], button: AnyButton) -> None:
+        """Handle a press on any of the bot's buttons or selects."""
 
     async def run_component(
         self, interaction: discord.Interaction[Any], work: Awaitable[None]
@@ -92,107 +76,57 @@ async def _unavailable(interaction: discord.Interaction[Any]) -> None:
             interaction.guild_locale.value if interaction.guild_locale else None,
         )
     )
-    reply = render.render_error(ServiceError.default_message, t)
+    reply = render_error(ServiceError.default_message, t)
     with contextlib.suppress(discord.HTTPException):
         await interaction.response.send_message(ephemeral=True, **message_kwargs(reply))
 
 
-class GameComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=GAME_TEMPLATE):
+class _Component(discord.ui.DynamicItem[discord.ui.Item[Any]], template=r"(?!)"):
+    """What every component does: read its button from the custom id and hand the press to
+    the cog.  Never registered itself (its template matches nothing): the subclasses are."""
+
+    #: The button type of the custom ids the subclass's template matches.
+    button_type: ClassVar[type[AnyButton]]
+
+    def __init__(self, item: discord.ui.Item[Any], button: AnyButton) -> None:
+        super().__init__(item)
+        self.button = button
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> Self:
+        """The component of a pressed custom id."""
+        return cls(item, cls.button_type.from_match(match))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Route the press to the cog."""
+        handler = _handler(interaction)
+        if handler is None:
+            await _unavailable(interaction)
+            return
+        await handler.run_component(interaction, handler.on_component(interaction, self.button))
+
+
+class GameComponent(_Component, template=GAME_TEMPLATE):
     """Every game button or select: ``durak:<game_id>:<version>:<action>``."""
 
-    def __init__(self, item: discord.ui.Item[Any], button: GameButton) -> None:
-        super().__init__(item)
-        self.button = button
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> GameComponent:
-        """The component of a pressed custom id."""
-        return cls(item, GameButton(int(match["game_id"]), int(match["version"]), match["action"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Route the press to the cog."""
-        handler = _handler(interaction)
-        if handler is None:
-            await _unavailable(interaction)
-            return
-        await handler.run_component(
-            interaction, handler.on_game_component(interaction, self.button)
-        )
+    button_type = GameButton
 
 
-class LobbyComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=LOBBY_TEMPLATE):
+class LobbyComponent(_Component, template=LOBBY_TEMPLATE):
     """Lobby buttons and the Add AI select: ``durak:lobby:<channel_id>:<action>``."""
 
-    def __init__(self, item: discord.ui.Item[Any], button: LobbyButton) -> None:
-        super().__init__(item)
-        self.button = button
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> LobbyComponent:
-        """The component of a pressed custom id."""
-        return cls(item, LobbyButton(int(match["channel_id"]), match["action"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Route the press to the cog."""
-        handler = _handler(interaction)
-        if handler is None:
-            await _unavailable(interaction)
-            return
-        await handler.run_component(
-            interaction, handler.on_lobby_component(interaction, self.button)
-        )
+    button_type = LobbyButton
 
 
-class ReplayComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=REPLAY_TEMPLATE):
+class ReplayComponent(_Component, template=REPLAY_TEMPLATE):
     """Replay buttons: ``durak:replay:<game_id>:<frame>:<nav>``."""
 
-    def __init__(self, item: discord.ui.Item[Any], button: ReplayButton) -> None:
-        super().__init__(item)
-        self.button = button
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ReplayComponent:
-        """The component of a pressed custom id."""
-        return cls(item, ReplayButton(int(match["game_id"]), int(match["frame"]), match["nav"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Route the press to the cog."""
-        handler = _handler(interaction)
-        if handler is None:
-            await _unavailable(interaction)
-            return
-        await handler.run_component(
-            interaction, handler.on_replay_component(interaction, self.button)
-        )
+    button_type = ReplayButton
 
 
-class HistoryComponent(discord.ui.DynamicItem[discord.ui.Item[Any]], template=HISTORY_TEMPLATE):
+class HistoryComponent(_Component, template=HISTORY_TEMPLATE):
     """History paging buttons: ``durak:history:<user_id>:<page>:<prev|next>``."""
 
-    def __init__(self, item: discord.ui.Item[Any], button: HistoryButton) -> None:
-        super().__init__(item)
-        self.button = button
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> HistoryComponent:
-        """The component of a pressed custom id."""
-        user_id = int(match["user_id"]) or None
-        return cls(item, HistoryButton(user_id, int(match["page"]), match["nav"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Route the press to the cog."""
-        handler = _handler(interaction)
-        if handler is None:
-            await _unavailable(interaction)
-            return
-        await handler.run_component(
-            interaction, handler.on_history_component(interaction, self.button)
-        )
+    button_type = HistoryButton

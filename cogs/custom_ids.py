@@ -38,13 +38,16 @@ from typing import NamedTuple
 
 __all__ = [
     "CARD_PATTERN",
+    "GAME_ACTIONS",
     "GAME_TEMPLATE",
+    "HISTORY_NAVS",
     "HISTORY_TEMPLATE",
     "LOBBY_ACTIONS",
     "LOBBY_TEMPLATE",
     "MAX_CUSTOM_ID",
     "REPLAY_NAVS",
     "REPLAY_TEMPLATE",
+    "AnyButton",
     "GameButton",
     "HistoryButton",
     "LobbyButton",
@@ -57,6 +60,7 @@ __all__ = [
     "parse_lobby_id",
     "parse_replay_id",
     "replay_id",
+    "route_of",
 ]
 
 #: Discord's limit on a component's ``custom_id``.
@@ -72,6 +76,8 @@ ACTION_PATTERN = (
     rf"|pick {CARD_PATTERN}|why {CARD_PATTERN}|page (?:0|[1-9][0-9]{{0,3}})"
     r"|hand|rematch|endseries|stop|keep|leave|forfeit)"
 )
+#: The game actions a hand's buttons send to the service (the cards follow the verb).
+GAME_ACTIONS = ("attack", "defend", "transfer", "take", "pass")
 LOBBY_ACTIONS = ("join", "leave", "addai", "start", "stop")
 
 #: ``discord.ui.DynamicItem`` template of game components (groups game_id, version, action).
@@ -91,10 +97,12 @@ REPLAY_TEMPLATE = (
     rf"{PREFIX}:replay:(?P<game_id>[1-9][0-9]{{0,19}}):(?P<frame>0|[1-9][0-9]{{0,5}})"
     rf":(?P<nav>{'|'.join(REPLAY_NAVS)})"
 )
+#: The buttons of a history page.
+HISTORY_NAVS = ("prev", "next")
 #: ``discord.ui.DynamicItem`` template of history paging buttons (groups user_id, page, nav).
 HISTORY_TEMPLATE = (
     rf"{PREFIX}:history:(?P<user_id>0|[1-9][0-9]{{0,19}}):(?P<page>[1-9][0-9]{{0,4}})"
-    r":(?P<nav>prev|next)"
+    rf":(?P<nav>{'|'.join(HISTORY_NAVS)})"
 )
 
 _GAME_RE = re.compile(GAME_TEMPLATE)
@@ -123,12 +131,22 @@ class GameButton(NamedTuple):
     @property
     def is_game_action(self) -> bool:
         """True for an action to send to the service (attack/defend/transfer/take/pass)."""
-        return self.verb in ("attack", "defend", "transfer", "take", "pass")
+        return self.verb in GAME_ACTIONS
+
+    @classmethod
+    def from_match(cls, m: re.Match[str]) -> GameButton:
+        """The button of a match of :data:`GAME_TEMPLATE`."""
+        return cls(int(m["game_id"]), int(m["version"]), m["action"])
 
 
 class LobbyButton(NamedTuple):
     channel_id: int
     action: str
+
+    @classmethod
+    def from_match(cls, m: re.Match[str]) -> LobbyButton:
+        """The button of a match of :data:`LOBBY_TEMPLATE`."""
+        return cls(int(m["channel_id"]), m["action"])
 
 
 class ReplayButton(NamedTuple):
@@ -136,78 +154,97 @@ class ReplayButton(NamedTuple):
     frame: int
     nav: str
 
+    @classmethod
+    def from_match(cls, m: re.Match[str]) -> ReplayButton:
+        """The button of a match of :data:`REPLAY_TEMPLATE`."""
+        return cls(int(m["game_id"]), int(m["frame"]), m["nav"])
+
 
 class HistoryButton(NamedTuple):
     user_id: int | None  # None: the whole server
     page: int
     nav: str
 
+    @classmethod
+    def from_match(cls, m: re.Match[str]) -> HistoryButton:
+        """The button of a match of :data:`HISTORY_TEMPLATE`."""
+        return cls(int(m["user_id"]) or None, int(m["page"]), m["nav"])
 
-def _checked(custom_id: str) -> str:
+
+#: Any of the bot's component buttons, as read from its custom id.
+AnyButton = GameButton | LobbyButton | ReplayButton | HistoryButton
+_KINDS: dict[type[AnyButton], str] = {
+    GameButton: "game",
+    LobbyButton: "lobby",
+    ReplayButton: "replay",
+    HistoryButton: "history",
+}
+
+
+def route_of(button: AnyButton) -> tuple[str, str]:
+    """What a press asks for, as ``(kind, verb)``: ``("game", "attack")``, ``("lobby",
+    "join")``, ``("replay", "next")``, ``("history", "prev")``."""
+    verb = button.verb if isinstance(button, GameButton) else button[-1]
+    return _KINDS[type(button)], str(verb)
+
+
+def _checked(custom_id: str, pattern: re.Pattern[str], valid: bool, what: str) -> str:
+    """``custom_id`` if ``valid`` and it matches ``pattern`` within Discord's length limit;
+    else ``ValueError``."""
+    if not valid or not pattern.fullmatch(custom_id):
+        raise ValueError(f"not a valid {what} component id: {custom_id!r}")
     if len(custom_id) > MAX_CUSTOM_ID:
         raise ValueError(f"custom id longer than {MAX_CUSTOM_ID} characters: {custom_id!r}")
     return custom_id
 
 
+def _match(s: str, pattern: re.Pattern[str], what: str) -> re.Match[str]:
+    """The match of a received custom id; ``ValueError`` if it is not one of ``what``."""
+    m = pattern.fullmatch(s) if len(s) <= MAX_CUSTOM_ID else None
+    if m is None:
+        raise ValueError(f"not a {what} component id: {s!r}")
+    return m
+
+
 def game_id(game_id: int, version: int, action: str) -> str:
     """The custom id of a game component; ``ValueError`` if malformed or over 100 chars."""
     custom_id = f"{PREFIX}:{int(game_id)}:{int(version)}:{action}"
-    if game_id < 0 or version < 0 or not _GAME_RE.fullmatch(custom_id):
-        raise ValueError(f"not a valid game component id: {custom_id!r}")
-    return _checked(custom_id)
+    return _checked(custom_id, _GAME_RE, game_id >= 0 and version >= 0, "game")
 
 
 def lobby_id(channel_id: int, action: str) -> str:
     """The custom id of a lobby component; ``ValueError`` if malformed or over 100 chars."""
     custom_id = f"{PREFIX}:lobby:{int(channel_id)}:{action}"
-    if channel_id < 0 or not _LOBBY_RE.fullmatch(custom_id):
-        raise ValueError(f"not a valid lobby component id: {custom_id!r}")
-    return _checked(custom_id)
-
-
-def parse_game_id(s: str) -> GameButton:
-    """Read a game component id; ``ValueError`` if it is not one."""
-    m = _GAME_RE.fullmatch(s) if len(s) <= MAX_CUSTOM_ID else None
-    if m is None:
-        raise ValueError(f"not a game component id: {s!r}")
-    return GameButton(int(m["game_id"]), int(m["version"]), m["action"])
-
-
-def parse_lobby_id(s: str) -> LobbyButton:
-    """Read a lobby component id; ``ValueError`` if it is not one."""
-    m = _LOBBY_RE.fullmatch(s) if len(s) <= MAX_CUSTOM_ID else None
-    if m is None:
-        raise ValueError(f"not a lobby component id: {s!r}")
-    return LobbyButton(int(m["channel_id"]), m["action"])
+    return _checked(custom_id, _LOBBY_RE, channel_id >= 0, "lobby")
 
 
 def replay_id(game_id: int, frame: int, nav: str) -> str:
     """The custom id of a replay button; ``ValueError`` if malformed."""
     custom_id = f"{PREFIX}:replay:{int(game_id)}:{int(frame)}:{nav}"
-    if game_id < 1 or frame < 0 or not _REPLAY_RE.fullmatch(custom_id):
-        raise ValueError(f"not a valid replay component id: {custom_id!r}")
-    return _checked(custom_id)
-
-
-def parse_replay_id(s: str) -> ReplayButton:
-    """Read a replay button id; ``ValueError`` if it is not one."""
-    m = _REPLAY_RE.fullmatch(s) if len(s) <= MAX_CUSTOM_ID else None
-    if m is None:
-        raise ValueError(f"not a replay component id: {s!r}")
-    return ReplayButton(int(m["game_id"]), int(m["frame"]), m["nav"])
+    return _checked(custom_id, _REPLAY_RE, game_id >= 1 and frame >= 0, "replay")
 
 
 def history_id(user_id: int | None, page: int, nav: str) -> str:
     """The custom id of a history paging button; ``ValueError`` if malformed."""
     custom_id = f"{PREFIX}:history:{int(user_id or 0)}:{int(page)}:{nav}"
-    if (user_id or 0) < 0 or not _HISTORY_RE.fullmatch(custom_id):
-        raise ValueError(f"not a valid history component id: {custom_id!r}")
-    return _checked(custom_id)
+    return _checked(custom_id, _HISTORY_RE, (user_id or 0) >= 0, "history")
+
+
+def parse_game_id(s: str) -> GameButton:
+    """Read a game component id; ``ValueError`` if it is not one."""
+    return GameButton.from_match(_match(s, _GAME_RE, "game"))
+
+
+def parse_lobby_id(s: str) -> LobbyButton:
+    """Read a lobby component id; ``ValueError`` if it is not one."""
+    return LobbyButton.from_match(_match(s, _LOBBY_RE, "lobby"))
+
+
+def parse_replay_id(s: str) -> ReplayButton:
+    """Read a replay button id; ``ValueError`` if it is not one."""
+    return ReplayButton.from_match(_match(s, _REPLAY_RE, "replay"))
 
 
 def parse_history_id(s: str) -> HistoryButton:
     """Read a history paging id; ``ValueError`` if it is not one."""
-    m = _HISTORY_RE.fullmatch(s) if len(s) <= MAX_CUSTOM_ID else None
-    if m is None:
-        raise ValueError(f"not a history component id: {s!r}")
-    return HistoryButton(int(m["user_id"]) or None, int(m["page"]), m["nav"])
+    return HistoryButton.from_match(_match(s, _HISTORY_RE, "history"))

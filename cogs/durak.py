@@ -1,20 +1,6 @@
-"""The ``/durak`` extension: loads the cog (:mod:`cogs.durak_commands`) and registers the
-buttons (:mod:`cogs.components`); the Discord presenter is :mod:`cogs.presenter`.
-
-How a request flows
--------------------
-Every interaction is acknowledged first (``defer``), then the service is called:
-
-- slash commands defer *ephemerally* ("thinking…", visible to the caller only).  A refusal
-  replaces that with a private explanation; a success that changes a public message (lobby,
-  table) deletes it, since the public message is the answer; ``hand``, ``rules``, ``series``,
-  ``stats`` and ``leaderboard`` answer privately in it.
-- buttons on a public message (lobby, table, game over) defer as an update (type 6): the
-  presenter edits the public message; a refusal is a private followup.  "Show my hand" defers
-  ephemerally and that new private message becomes the player's hand.
-- buttons on a hand (ephemeral) defer as an update (type 6) of that hand: the press becomes the
-  player's latest interaction, through which the presenter edits the hand from then on.
-"""
+"""The ``/durak`` extension: loads the cog (:mod:`cogs.durak_commands`, which also says how a
+request flows) and registers the buttons (:mod:`cogs.components`); the Discord presenter is
+:mod:`cogs.presenter`."""
 
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ The catalogues live in ``cogs/locales/<lang>/LC_MESSAGES/durak.po`` (the source)
   does the same from a locale name.
 - :class:`DurakTranslator` localises the ``/durak`` command names, descriptions, option names
   and choice names (``discord.app_commands.Translator``).  Use ``locale_str`` with the English
-  strings of :data:`COMMANDS`, :data:`OPTIONS` and :data:`CHOICES` in the cog.
+  strings of :data:`COMMANDS`, :data:`OPTIONS` and :data:`CHOICES` (AI levels:
+  :data:`cogs.choices.LEVEL_TEXTS`) in the cog.
 
 Extraction markers (``babel.cfg``): ``Message(key, ...)`` and ``N_(key)`` for messages,
 ``NC_(context, text)`` for command strings, and the catalogue's own ``gettext``/``ngettext``/
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import gettext
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import discord
@@ -124,17 +125,14 @@ CONFIG_OPTIONS: dict[str, str] = {
     "first_round_limit": NC_("cmd", "Default most attacks in the first round"),
     "turn_timeout": NC_("cmd", "Default seconds per turn, 15 to 600"),
 }
-#: Choice names (values stay English) → English display name.
+#: Choice names (values stay English) → English display name (AI levels: in
+#: :data:`cogs.choices.LEVEL_TEXTS`).
 CHOICES: dict[str, str] = {
     "podkidnoy": NC_("cmd", "podkidnoy (neighbours add, no transfer)"),
     "perevodnoy": NC_("cmd", "perevodnoy (everyone adds, transfer)"),
     "classic": NC_("cmd", "classic (everyone adds, first round 5)"),
     "neighbours": NC_("cmd", "the defender's neighbours"),
     "all": NC_("cmd", "everyone"),
-    "beginner": NC_("cmd", "beginner"),
-    "casual": NC_("cmd", "casual"),
-    "counter": NC_("cmd", "counter (counts cards)"),
-    "expert": NC_("cmd", "expert"),
     "on": NC_("cmd", "on"),
     "off": NC_("cmd", "off"),
     "default": NC_("cmd", "default (reset)"),
@@ -257,21 +255,6 @@ def valid_command_name(name: str) -> bool:
         and all(ch in "-_" or ch.isalnum() for ch in name)
         and not any(ch.isspace() for ch in name)
     )
-
-
-def command_strings() -> Iterable[tuple[str, str]]:
-    """Every (context, msgid) the translator may be asked for."""
-    names = set(COMMANDS) | set(OPTIONS)
-    for name in sorted(names):
-        yield _NAME_CONTEXT, name
-    for text in (
-        *COMMANDS.values(),
-        *OPTIONS.values(),
-        *CONFIG_OPTIONS.values(),
-        *CHOICES.values(),
-        KICK_USER,
-    ):
-        yield _TEXT_CONTEXT, text
 
 
 class DurakTranslator(app_commands.Translator):

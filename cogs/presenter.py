@@ -16,8 +16,11 @@ It implements :class:`bot.presenter.Presenter` for Discord:
   called (the cog closes the lobby or pauses the game, and tells the host privately when it
   did either);
   the next table that can be posted calls :attr:`DiscordPresenter.on_visible`.
+- when a channel's lobby is closed or its series is over (a ``stopped`` or ``series_ended``
+  notice), its hands are forgotten and :attr:`DiscordPresenter.on_closed` is called.
 
-:func:`message_kwargs` turns a rendered :class:`cogs.render.Reply` into discord.py arguments.
+:func:`message_kwargs` turns a rendered :class:`cogs.render.message.Reply` into discord.py
+arguments.
 """
 
 from __future__ import annotations
@@ -34,8 +37,13 @@ from discord.ext import commands
 
 from bot.presenter import NoticeKind
 from bot.views import HandView, LobbyView, Player, TableView
-from cogs import render
 from cogs.i18n import Catalog, catalog, pick_locale
+from cogs.render.hand import render_hand
+from cogs.render.lobby import render_lobby
+from cogs.render.message import Button, Reply, Select
+from cogs.render.notices import render_notice
+from cogs.render.table import render_table
+from cogs.render.text import seat_names
 from rules_engine.messages import Message
 
 __all__ = ["DiscordPresenter", "build_view", "message_kwargs"]
@@ -56,6 +64,8 @@ Hidden = Literal["lobby", "table", "notice"]
 HiddenHandler = Callable[[int, Hidden, discord.HTTPException], Awaitable[None]]
 #: ``on_visible(channel_id)``: a table of a hidden channel was posted again.
 VisibleHandler = Callable[[int], Awaitable[None]]
+#: ``on_closed(channel_id)``: the channel's lobby was closed or its series is over.
+ClosedHandler = Callable[[int], None]
 
 
 class _Refused(Exception):
@@ -63,8 +73,8 @@ class _Refused(Exception):
 
 
 # ================================================================== render → discord.py
-def _item(component: render.Button | render.Select) -> discord.ui.Item[discord.ui.View]:
-    if isinstance(component, render.Select):
+def _item(component: Button | Select) -> discord.ui.Item[discord.ui.View]:
+    if isinstance(component, Select):
         return discord.ui.Select(
             custom_id=component.custom_id,
             placeholder=component.placeholder or None,
@@ -86,7 +96,7 @@ def _item(component: render.Button | render.Select) -> discord.ui.Item[discord.u
     )
 
 
-def build_view(components: tuple[render.Button | render.Select, ...]) -> discord.ui.View | None:
+def build_view(components: tuple[Button | Select, ...]) -> discord.ui.View | None:
     """A ``ui.View`` of the rendered components, already stopped: discord.py sends it but never
     stores it, so presses are routed by the registered ``DynamicItem`` templates only (no
     per-message memory, no 15-minute expiry of ephemeral views)."""
@@ -99,13 +109,13 @@ def build_view(components: tuple[render.Button | render.Select, ...]) -> discord
     return view
 
 
-def message_kwargs(message: render.Reply | str, *, edit: bool = False) -> dict[str, Any]:
-    """``content``/``embeds``/``view`` keyword arguments for a rendered :class:`render.Reply`.
+def message_kwargs(message: Reply | str, *, edit: bool = False) -> dict[str, Any]:
+    """``content``/``embeds``/``view`` keyword arguments for a rendered :class:`Reply`.
 
     With ``edit=True`` every part is given, so that stale content, embeds or buttons of the
     previous version are removed."""
     if isinstance(message, str):
-        message = render.Reply(content=message)
+        message = Reply(content=message)
     content = message.content or None
     embeds = [discord.Embed.from_dict(dict(e)) for e in message.embeds]
     view = build_view(message.components)
@@ -154,6 +164,18 @@ class _Coalescer:
             self._busy = False
 
 
+async def _kick(runner: _Coalescer | None) -> None:
+    """Ask a state's coalescer for a run (every state gets its coalescer when it is made)."""
+    assert runner is not None
+    await runner.kick()
+
+
+async def _unless_refused(post: Awaitable[None]) -> None:
+    """Await a public post or edit; a refusal was already reported to ``on_hidden``."""
+    with contextlib.suppress(_Refused):
+        await post
+
+
 def _newer(a: tuple[int, int], b: tuple[int, int] | None) -> bool:
     return b is None or a >= b
 
@@ -169,7 +191,7 @@ class _TableState:
     round: int | None = None
     finished: bool = False
     repost: bool = False
-    last: render.Reply | None = None  # the message last sent/edited
+    last: Reply | None = None  # the message last sent/edited
 
 
 @dataclass(eq=False)
@@ -178,7 +200,7 @@ class _LobbyState:
     runner: _Coalescer | None = None
     view: LobbyView | None = None
     message_id: int | None = None
-    last: render.Reply | None = None
+    last: Reply | None = None
 
 
 @dataclass(eq=False)
@@ -209,6 +231,7 @@ class DiscordPresenter:
         self._hidden: set[int] = set()
         self.on_hidden: HiddenHandler | None = None
         self.on_visible: VisibleHandler | None = None
+        self.on_closed: ClosedHandler | None = None
 
     # -- visibility --------------------------------------------------------
     def is_hidden(self, channel_id: int) -> bool:
@@ -280,7 +303,9 @@ class DiscordPresenter:
         st = self._lobbies.get(channel_id)
         if st is None:
             st = self._lobbies[channel_id] = _LobbyState(channel_id)
-            st.runner = _Coalescer(lambda: self._lobby_work(st), f"the lobby of {channel_id}")
+            st.runner = _Coalescer(
+                lambda: _unless_refused(self._lobby_post(st)), f"the lobby of {channel_id}"
+            )
         return st
 
     def adopt_lobby_message(self, channel_id: int, message_id: int) -> None:
@@ -293,19 +318,13 @@ class DiscordPresenter:
         st = self._lobby_state(view.channel_id)
         st.view = view
         await self._ready()
-        assert st.runner is not None
-        await st.runner.kick()
-
-    async def _lobby_work(self, st: _LobbyState) -> None:
-        with contextlib.suppress(_Refused):
-            await self._lobby_post(st)
+        await _kick(st.runner)
 
     async def _lobby_post(self, st: _LobbyState) -> None:
         view = st.view
         if view is None:
             return
-        t = self.guild_catalog(view.guild_id)
-        message = render.render_lobby(view, t)
+        message = render_lobby(view, self.guild_catalog(view.guild_id))
         channel = self._channel(st.channel_id, view.guild_id)
         if view.status == "open":
             if st.message_id is not None:
@@ -339,7 +358,9 @@ class DiscordPresenter:
         st = self._tables.get(channel_id)
         if st is None:
             st = self._tables[channel_id] = _TableState(channel_id, guild_id)
-            st.runner = _Coalescer(lambda: self._table_work(st), f"the table of {channel_id}")
+            st.runner = _Coalescer(
+                lambda: _unless_refused(self._table_post(st)), f"the table of {channel_id}"
+            )
         return st
 
     async def table_changed(self, view: TableView) -> None:
@@ -352,8 +373,7 @@ class DiscordPresenter:
             return  # an older view overtaken by a newer one
         st.view = view
         await self._ready()
-        assert st.runner is not None
-        await st.runner.kick()
+        await _kick(st.runner)
 
     async def repost_table(self, view: TableView) -> None:
         """``/durak table``: post the table again at the bottom of the channel."""
@@ -361,19 +381,13 @@ class DiscordPresenter:
         if st.view is None or (view.game_id, view.version) >= (st.view.game_id, st.view.version):
             st.view = view
         st.repost = True
-        assert st.runner is not None
-        await st.runner.kick()
-
-    async def _table_work(self, st: _TableState) -> None:
-        with contextlib.suppress(_Refused):
-            await self._table_post(st)
+        await _kick(st.runner)
 
     async def _table_post(self, st: _TableState) -> None:
         view = st.view
         if view is None:
             return
-        t = self.guild_catalog(view.guild_id)
-        message = render.render_table(view, t)
+        message = render_table(view, self.guild_catalog(view.guild_id))
         channel = self._channel(st.channel_id, view.guild_id)
         over = view.finished or view.aborted
         new_game = st.game_id != view.game_id
@@ -457,7 +471,7 @@ class DiscordPresenter:
         if kind in ("series_ended", "stopped"):
             self._forget_hands(channel_id)
         t = self.guild_catalog(guild_id)
-        text = render.render_notice(kind, message, t, render.seat_names(players, t))
+        text = render_notice(kind, message, t, seat_names(players, t))
         with contextlib.suppress(_Refused):
             await self._public(
                 channel_id,
@@ -467,10 +481,12 @@ class DiscordPresenter:
 
     # -- hands -------------------------------------------------------------
     def _forget_hands(self, channel_id: int) -> None:
-        """The channel's series is over: its players' hand states (and the interactions
-        they hold) are no longer needed."""
+        """The channel's lobby or series is over: its players' hand states (and the
+        interactions they hold) are no longer needed; :attr:`on_closed` is told."""
         for key in [k for k in self._hands if k[0] == channel_id]:
             del self._hands[key]
+        if self.on_closed is not None:
+            self.on_closed(channel_id)
 
     def hand_state(self, channel_id: int, user_id: int, cat: Catalog | None = None) -> _HandState:
         key = (channel_id, user_id)
@@ -502,8 +518,7 @@ class DiscordPresenter:
         st = self.hand_state(channel_id, user_id)
         if not self._store_hand(st, view) or st.interaction is None:
             return
-        assert st.runner is not None
-        await st.runner.kick()
+        await _kick(st.runner)
 
     async def show_hand(
         self,
@@ -525,8 +540,7 @@ class DiscordPresenter:
         if page is not None:
             st.page = max(0, page)
         st.selected = selected if st.key == (view.game_id, view.version) else None
-        assert st.runner is not None
-        await st.runner.kick()
+        await _kick(st.runner)
 
     async def _hand_work(self, st: _HandState) -> None:
         interaction, view = st.interaction, st.view
@@ -543,7 +557,7 @@ class DiscordPresenter:
             and not view.your_turn
         ):
             return
-        message = render.render_hand(view, st.cat, page=st.page, selected=st.selected)
+        message = render_hand(view, st.cat, page=st.page, selected=st.selected)
         try:
             await interaction.edit_original_response(**message_kwargs(message, edit=True))
         except discord.HTTPException as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from cogs.render import Button, Reply, Select
+from cogs.render.message import Button, Reply, Select
 
 CARD = re.compile(r"(?:10|[6-9JQKA])[♠♥♦♣]")
 

@@ -8,13 +8,15 @@ import re
 import pytest
 
 from bot.server_config import ServerConfig
-from cogs import render
 from cogs.i18n import COMMANDS, SUPPORTED, catalog
+from cogs.render.info import HELP_COMMANDS, render_config, render_help
+from cogs.render.message import Reply
+from cogs.render.notices import render_hidden, render_missing_permissions
 
 from .dsc_limits import check_message
 
 
-def _text(reply: render.Reply) -> str:
+def _text(reply: Reply) -> str:
     parts = [reply.content or ""]
     for embed in reply.embeds:
         parts += [embed.get("title", ""), embed.get("description", "")]
@@ -26,17 +28,17 @@ def _text(reply: render.Reply) -> str:
 @pytest.mark.parametrize("lang", SUPPORTED)
 def test_help_lists_every_command_in_the_readers_language(lang: str) -> None:
     t = catalog(lang)
-    reply = render.render_help(t)
+    reply = render_help(t)
     check_message(reply)
     text = _text(reply)
-    for name in render.HELP_COMMANDS:
+    for name in HELP_COMMANDS:
         assert name in COMMANDS  # help lists only real commands
         localised = t.pgettext("cmd-name", name)
         assert f"/{t.pgettext('cmd-name', 'durak')} {localised}" in text
         assert t.pgettext("cmd", COMMANDS[name]) in text
     assert t.gettext("How a game goes") in text
     if lang != "en":  # translated, not English with translated names
-        english = _text(render.render_help(catalog("en")))
+        english = _text(render_help(catalog("en")))
         for line in english.splitlines():
             if len(line) > 12 and not line.startswith("`"):
                 assert line not in text, line
@@ -46,7 +48,7 @@ def test_help_names_every_command_the_cog_registers() -> None:
     from cogs.durak_commands import DurakCog
 
     registered = {c.name for c in DurakCog.durak.commands}
-    assert set(render.HELP_COMMANDS) == registered
+    assert set(HELP_COMMANDS) == registered
 
 
 @pytest.mark.parametrize("lang", SUPPORTED)
@@ -61,13 +63,13 @@ def test_config_shows_every_setting(lang: str) -> None:
         channels=[111, 222],
         count_ai_games=True,
     )
-    reply = render.render_config(config, t, saved=True)
+    reply = render_config(config, t, saved=True)
     check_message(reply)
     text = _text(reply)
     assert "perevodnoy" in text and "90" in text and "<#111>, <#222>" in text
     assert t.gettext("off") in text and t.gettext("the defender's neighbours") in text
     assert t.gettext("yes") in text and t.gettext("Server settings") in text
-    plain = _text(render.render_config(ServerConfig(), t))
+    plain = _text(render_config(ServerConfig(), t))
     assert t.gettext("every channel") in plain and t.gettext("the profile's") in plain
     assert t.gettext("no") in plain
 
@@ -75,7 +77,7 @@ def test_config_shows_every_setting(lang: str) -> None:
 @pytest.mark.parametrize("lang", SUPPORTED)
 def test_missing_permissions_are_named_in_the_readers_language(lang: str) -> None:
     t = catalog(lang)
-    reply = render.render_missing_permissions(["send_messages", "embed_links"], t)
+    reply = render_missing_permissions(["send_messages", "embed_links"], t)
     check_message(reply)
     assert reply.content is not None
     assert t.gettext("Send Messages") in reply.content
@@ -89,7 +91,7 @@ def test_missing_permissions_are_named_in_the_readers_language(lang: str) -> Non
 @pytest.mark.parametrize("what", ["lobby", "table"])
 @pytest.mark.parametrize("problem", ["permissions", "gone", "refused"])
 def test_hidden_warning_names_the_channel(lang: str, what: str, problem: str) -> None:
-    reply = render.render_hidden(what, 4242, problem, catalog(lang))
+    reply = render_hidden(what, 4242, problem, catalog(lang))
     check_message(reply)
     assert reply.content is not None and "<#4242>" in reply.content
     assert not re.search(r"\{\w+\}", reply.content)  # every placeholder filled

@@ -16,6 +16,7 @@ from discord.app_commands import TranslationContext, TranslationContextLocation,
 
 import bot.errors as errors
 from bot.views import ActionRecord, action_message
+from cogs.choices import LEVEL_TEXTS
 from cogs.i18n import (
     CHOICES,
     COMMANDS,
@@ -295,7 +296,7 @@ def test_translator_descriptions_and_choices() -> None:
             where = TranslationContextLocation.command_description
             out = _translate(text, locale, where)
             assert out is not None and 1 <= len(out) <= 100 and out != text
-        for text in CHOICES.values():
+        for text in (*CHOICES.values(), *(level.choice for level in LEVEL_TEXTS.values())):
             out = _translate(text, locale, TranslationContextLocation.choice_name) or text
             assert 1 <= len(out) <= 100
     for english in (discord.Locale.american_english, discord.Locale.british_english):

@@ -20,26 +20,19 @@ from bot.views import (
 )
 from cogs.custom_ids import parse_game_id, parse_lobby_id
 from cogs.i18n import SUPPORTED, catalog
-from cogs.render import (
-    CARDS_PER_PAGE,
-    Button,
-    Reply,
-    Select,
-    card_md,
+from cogs.render.hand import CARDS_PER_PAGE, render_hand, render_why
+from cogs.render.info import render_rules
+from cogs.render.lobby import render_lobby
+from cogs.render.message import Button, Reply, Select
+from cogs.render.notices import (
     render_confirm_forfeit,
     render_error,
     render_forfeited,
-    render_hand,
-    render_leaderboard,
-    render_lobby,
     render_notice,
-    render_rules,
-    render_series,
-    render_stats,
-    render_table,
-    render_why,
-    seat_names,
 )
+from cogs.render.records import render_leaderboard, render_series, render_stats
+from cogs.render.table import render_table
+from cogs.render.text import card_md, seat_names
 from rules_engine.actions import ActionKind
 from rules_engine.cards import parse_card
 from rules_engine.messages import Message, Seat

@@ -24,7 +24,8 @@ from cogs.custom_ids import (
     replay_id,
 )
 from cogs.i18n import SUPPORTED, catalog
-from cogs.render import Button, render_history, render_replay, render_stats
+from cogs.render.message import Button
+from cogs.render.records import render_history, render_replay, render_stats
 from rules_engine import PROFILES, Game, deal_from_seed
 
 from .dsc_factories import LONG, stats_view

@@ -1,0 +1,95 @@
+"""What the ``/durak`` commands and the lobby offer: the AI levels with their display texts,
+the rule choices, and the ranges of seats and turn timeouts.
+
+The one place of the cogs that names the AI levels: the lobby's Add AI select, AI seat names
+and the ``level`` choices of ``/durak addbot`` all read :data:`LEVEL_TEXTS`.  The texts are
+gettext msgids written as literals (``N_`` for messages, ``NC_`` for command strings) so that
+Babel extracts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from discord import app_commands
+from discord.app_commands import Choice, locale_str
+
+# the table limits: rewired to bot.limits at merge
+from bot.service import MAX_TIMEOUT, MIN_TIMEOUT
+from bot.view_builders import MAX_SEATS, MIN_SEATS
+from cogs.i18n import CHOICES, NC_
+from rules_engine.messages import N_
+
+__all__ = [
+    "DEFAULT_LEVEL",
+    "LEVEL_TEXTS",
+    "MAX_SEATS",
+    "MAX_TIMEOUT",
+    "MIN_SEATS",
+    "MIN_TIMEOUT",
+    "OFFERED_LEVELS",
+    "RULE_PROFILES",
+    "SWITCH",
+    "THROW_IN",
+    "LevelTexts",
+    "SeatCount",
+    "SeatNumber",
+    "TurnTimeout",
+    "level_choices",
+    "named_choices",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class LevelTexts:
+    """How an AI level is shown (English msgids)."""
+
+    label: str  #: its name in the lobby's select and in AI seat names ("Casual")
+    description: str  #: one line under the label in the lobby's select
+    choice: str  #: its choice name in ``/durak addbot`` (context ``cmd``)
+
+
+#: Display texts of every AI level the cogs can show, keyed by level name.
+LEVEL_TEXTS: dict[str, LevelTexts] = {
+    "beginner": LevelTexts(
+        N_("Beginner"), N_("Plays legal cards, prefers cheap ones"), NC_("cmd", "beginner")
+    ),
+    "casual": LevelTexts(
+        N_("Casual"), N_("Sound habits: sheds low cards, saves trumps"), NC_("cmd", "casual")
+    ),
+    "counter": LevelTexts(
+        N_("Counter"), N_("Tracks every card seen"), NC_("cmd", "counter (counts cards)")
+    ),
+    "expert": LevelTexts(
+        N_("Expert"), N_("Searches the possible deals; exact endgame"), NC_("cmd", "expert")
+    ),
+}
+#: The levels players are offered, weakest first (values are what the service accepts).
+# rewired to rules_engine.ai.levels.OFFERED_LEVELS at merge
+OFFERED_LEVELS: tuple[str, ...] = ("beginner", "casual", "counter", "expert")
+#: The level of ``/durak addbot`` without a ``level``, and of an empty Add AI select.
+DEFAULT_LEVEL = "casual"
+
+RULE_PROFILES = ("podkidnoy", "perevodnoy", "classic")
+THROW_IN = ("neighbours", "all")
+SWITCH = ("on", "off", "default")
+
+#: ``/durak new seats``: a table's size.
+SeatCount = app_commands.Range[int, MIN_SEATS, MAX_SEATS]
+#: ``/durak kick seat``: a seat's number as the lobby shows it (1-based).
+SeatNumber = app_commands.Range[int, 1, MAX_SEATS]
+#: ``/durak new turn_timeout``: seconds per turn.
+TurnTimeout = app_commands.Range[int, MIN_TIMEOUT, MAX_TIMEOUT]
+
+
+def named_choices(names: tuple[str, ...]) -> list[Choice[str]]:
+    """Slash command choices of ``names`` (values stay English; names from
+    :data:`cogs.i18n.CHOICES`, translated by :class:`cogs.i18n.DurakTranslator`)."""
+    return [Choice(name=locale_str(CHOICES.get(n, n)), value=n) for n in names]
+
+
+def level_choices() -> list[Choice[str]]:
+    """The ``level`` choices of ``/durak addbot``: every offered level."""
+    return [
+        Choice(name=locale_str(LEVEL_TEXTS[level].choice), value=level) for level in OFFERED_LEVELS
+    ]

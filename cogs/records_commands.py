@@ -1,0 +1,103 @@
+"""Records: ``/durak series``, ``stats``, ``leaderboard`` and ``history``, a history's paging
+buttons and its replays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.errors import ServiceError
+from cogs.choices import RULE_PROFILES, named_choices
+from cogs.cog_core import CogCore, options, subcommand
+from cogs.custom_ids import HistoryButton, ReplayButton
+from cogs.render.records import (
+    render_history,
+    render_leaderboard,
+    render_replay,
+    render_series,
+    render_stats,
+)
+
+__all__ = ["RecordsCommands"]
+
+
+class RecordsCommands(CogCore):
+    """Loss counts, ratings, the server's finished games and their replays (all private)."""
+
+    @subcommand("series")
+    async def series(self, interaction: discord.Interaction[Any]) -> None:
+        await self.defer_private(interaction)
+        assert interaction.channel_id is not None
+        view = await self.service.series(interaction.channel_id)
+        await self.answer(interaction, render_series(view, self.cat(interaction)))
+
+    @subcommand("stats")
+    @options("user", "profile")
+    @app_commands.choices(profile=named_choices(RULE_PROFILES))
+    async def stats(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | discord.Member | None = None,
+        profile: str | None = None,
+    ) -> None:
+        await self.defer_private(interaction)
+        assert interaction.guild_id is not None
+        who = user or interaction.user
+        view = await self.service.stats(interaction.guild_id, who.id, profile)
+        await self.answer(interaction, render_stats(view, self.cat(interaction)))
+
+    @subcommand("leaderboard")
+    @options("profile", "min_games", "page")
+    @app_commands.choices(profile=named_choices(RULE_PROFILES))
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[Any],
+        profile: str | None = None,
+        min_games: app_commands.Range[int, 1, 10_000] = 5,
+        page: app_commands.Range[int, 1, 10_000] = 1,
+    ) -> None:
+        await self.defer_private(interaction)
+        assert interaction.guild_id is not None
+        view = await self.service.leaderboard(interaction.guild_id, profile, min_games, page)
+        await self.answer(interaction, render_leaderboard(view, self.cat(interaction)))
+
+    @subcommand("history")
+    @options("user", "page")
+    async def history(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | discord.Member | None = None,
+        page: app_commands.Range[int, 1, 10_000] = 1,
+    ) -> None:
+        await self.defer_private(interaction)
+        assert interaction.guild_id is not None
+        view = await self.service.history(
+            interaction.guild_id, None if user is None else user.id, page
+        )
+        await self.answer(interaction, render_history(view, self.cat(interaction)))
+
+    async def press_history(
+        self, interaction: discord.Interaction[Any], button: HistoryButton
+    ) -> None:
+        """A history's ◀ ▶ page buttons: the private history message shows that page."""
+        assert interaction.guild_id is not None
+        view = await self.service.history(interaction.guild_id, button.user_id, button.page)
+        await self.answer(interaction, render_history(view, self.cat(interaction)))
+
+    async def press_replay(
+        self, interaction: discord.Interaction[Any], button: ReplayButton
+    ) -> None:
+        """A history's Replay button (a new private replay) or a replay's navigation (the
+        replay message edited in place).  Replays are rebuilt from the stored game at every
+        press, so a press after a restart works the same."""
+        opening = button.nav == "open" or not self.source_is_private(interaction)
+        assert interaction.guild_id is not None
+        try:
+            view = await self.service.replay(interaction.guild_id, button.game_id)
+        except ServiceError:
+            if opening:  # leave no "thinking…" behind the private refusal
+                await self.done(interaction)
+            raise
+        await self.answer(interaction, render_replay(view, button.frame, self.cat(interaction)))

@@ -1,0 +1,99 @@
+"""The public lobby message."""
+
+from __future__ import annotations
+
+from bot.views import (
+    LobbyView,
+)
+from cogs.choices import LEVEL_TEXTS, OFFERED_LEVELS
+from cogs.custom_ids import lobby_id
+from cogs.i18n import Catalog
+from cogs.render.message import (
+    BLURPLE,
+    FIELD_VALUE_MAX,
+    GREY,
+    Button,
+    Reply,
+    Select,
+    SelectOption,
+    clip,
+    clip_lines,
+    embed_field,
+    make_embed,
+)
+from cogs.render.text import ai_label, esc, rules_lines, rules_title, seat_names
+
+__all__ = ["render_lobby"]
+
+
+def render_lobby(view: LobbyView, t: Catalog) -> Reply:
+    """The public lobby: rules summary, seats, Join / Leave / Start / Stop and the AI select."""
+    lines = [
+        t.fill("Host: **{name}**", name=esc(view.host_name)),
+        *rules_lines(view.rules, t),
+        t.fill("Turn time: {seconds} s", seconds=view.turn_timeout),
+    ]
+    if view.status == "closed":
+        lines.insert(0, t.gettext("**This lobby is closed.**"))
+    elif view.status == "started":
+        lines.insert(0, t.gettext("**The game has started.**"))
+    seats = []
+    names = seat_names(view.seats, t)
+    for i in range(max(view.max_seats, len(view.seats))):
+        if i < len(view.seats):
+            s = view.seats[i]
+            line = f"`{i + 1}` " + names[i]
+            if s.ai_level:
+                line += " · " + t.fill("🤖 AI ({level})", level=ai_label(s.ai_level, t))
+            if s.user_id is not None and s.user_id == view.host_id:
+                line += " · " + t.gettext("host")
+        else:
+            line = f"`{i + 1}` " + t.gettext("*free seat*")
+        seats.append(line)
+    fields = [
+        embed_field(
+            t.fill("Seats ({taken}/{total})", taken=len(view.seats), total=view.max_seats),
+            clip_lines(seats, FIELD_VALUE_MAX),
+        )
+    ]
+    footer = None
+    if view.status == "open":
+        footer = t.gettext(
+            "Press Join to take a seat. The host adds AI players and presses Start (2–6 seats)."
+        )
+    embed = make_embed(
+        t.fill("Durak lobby — {rules}", rules=rules_title(view.rules, t)),
+        "\n".join(lines),
+        color=BLURPLE if view.status == "open" else GREY,
+        fields=fields,
+        footer=footer,
+    )
+    components: list[Button | Select] = []
+    if view.status == "open":
+        ch = view.channel_id
+        full = len(view.seats) >= view.max_seats
+        components += [
+            Button(lobby_id(ch, "join"), t.gettext("Join"), "success", disabled=full, row=0),
+            Button(lobby_id(ch, "leave"), t.gettext("Leave"), "secondary", row=0),
+            Button(
+                lobby_id(ch, "start"),
+                t.gettext("Start"),
+                "primary",
+                disabled=not view.can_start,
+                row=0,
+            ),
+            Button(lobby_id(ch, "stop"), t.gettext("Stop"), "danger", row=0),
+        ]
+        if not full:
+            options = tuple(
+                SelectOption(
+                    clip(t.gettext(LEVEL_TEXTS[level].label), 100),
+                    level,
+                    clip(t.gettext(LEVEL_TEXTS[level].description), 100),
+                )
+                for level in OFFERED_LEVELS
+            )
+            components.append(
+                Select(lobby_id(ch, "addai"), t.gettext("Add an AI player…"), options, row=1)
+            )
+    return Reply(embeds=(embed,), components=tuple(components))

@@ -1,0 +1,191 @@
+"""The public table message (and the finished game's result on it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.views import (
+    ActionRecord,
+    Role,
+    SeatView,
+    TableView,
+)
+from cogs.custom_ids import game_id
+from cogs.i18n import Catalog
+from cogs.render.message import (
+    FIELD_VALUE_MAX,
+    GREEN,
+    GREY,
+    RED,
+    Button,
+    Reply,
+    Select,
+    clip_lines,
+    embed_field,
+    make_embed,
+)
+from cogs.render.records import standings
+from cogs.render.text import (
+    ROLE_NAMES,
+    bold_names,
+    card_md,
+    cards_md,
+    deck_lines,
+    rules_title,
+    seat_name,
+    seat_names,
+    when,
+)
+
+__all__ = ["RECENT_SHOWN", "render_table"]
+
+#: How many of the last actions the table lists.
+RECENT_SHOWN = 6
+
+
+# ------------------------------------------------------------------------------ table
+
+
+def _describe(rec: ActionRecord, names: Sequence[str], t: Catalog) -> str:
+    text = t.render(rec.message, names, card_text=card_md)
+    if rec.auto == "timeout":
+        text += " " + t.gettext("(time ran out)")
+    elif rec.auto == "autopilot":
+        text += " " + t.gettext("(autopilot)")
+    return text
+
+
+def _seat_line(s: SeatView, name: str, t: Catalog, finished: bool) -> str:
+    marker = "▶" if s.to_act and not finished else "•"
+    parts = [f"{marker} **{name}**"]
+    if s.ai_level:
+        parts[0] += " 🤖"
+    parts.append(t.nfill("{count} card", "{count} cards", s.cards))
+    if s.role is not None:
+        parts.append(t.gettext(ROLE_NAMES[s.role]))
+    elif s.out:
+        parts.append(t.gettext(ROLE_NAMES[Role.OUT]))
+    if s.forfeited:
+        parts.append(t.gettext("left: the AI plays"))
+    elif s.autopilot:
+        parts.append(t.gettext("autopilot"))
+    return " · ".join(parts)
+
+
+def render_table(view: TableView, t: Catalog) -> Reply:
+    """The public table: trump, stock, pairs, seats and roles, whose turn with a countdown,
+    the last actions and Show my hand; when finished: the durak (or draw), the series
+    standings, Rematch and End series."""
+    seats = view.seats
+    names = seat_names(seats, t)
+    finished = view.finished or view.aborted
+    lines: list[str] = []
+    if view.aborted and any(s.forfeited for s in seats):
+        lines.append(
+            t.gettext("🛑 **The game was stopped: no result is recorded, except forfeits.**")
+        )
+    elif view.aborted:
+        lines.append(t.gettext("🛑 **The game was stopped: no loss is recorded.**"))
+    elif view.finished:
+        if view.draw or view.loser is None:
+            lines.append(t.gettext("🤝 **A draw: nobody is the durak.**"))
+        else:
+            lines.append(
+                t.fill("🃏 **{name} is the durak!**", name=seat_name(names, view.loser, t))
+            )
+    lines += deck_lines(view.trump, view.trump_card, view.stock, view.discard, view.round, t)
+    if view.shown and view.round <= 1 and not finished:
+        lines.append(t.fill("Shown at the deal: {cards}", cards=cards_md(view.shown)))
+    if not finished:
+        lines.append("")
+        if view.pairs:
+            header = (
+                t.fill("**On the table** (limit {limit}):", limit=view.limit)
+                if view.limit is not None
+                else t.gettext("**On the table:**")
+            )
+            lines.append(header)
+            pair_texts = [
+                f"{card_md(p.attack)} ⟵ {card_md(p.defence)}"
+                if p.defence
+                else f"{card_md(p.attack)} ⟵ ❔"
+                for p in view.pairs
+            ]
+            lines.append("   ".join(pair_texts))
+        else:
+            lines.append(t.gettext("*The table is empty.*"))
+        defender = next((s.seat for s in seats if s.role is Role.DEFENDER), None)
+        if view.taking and defender is not None:
+            lines.append(
+                t.fill(
+                    "📥 **{name}** takes: the attackers may still add cards", name=names[defender]
+                )
+            )
+        if view.to_act is not None:
+            name = seat_name(names, view.to_act, t)
+            if view.waiting_for == "defend":
+                turn = t.fill("⏳ **{name}** to defend", name=name)
+            elif view.waiting_for == "lead":
+                turn = t.fill("⏳ **{name}** to lead the round", name=name)
+            elif view.waiting_for == "add":
+                turn = t.fill("⏳ **{name}** may add cards or pass", name=name)
+            else:
+                turn = t.fill("⏳ **{name}** to play", name=name)
+            if view.deadline is not None:
+                turn += " — " + t.fill("time runs out {when}", when=when(view.deadline))
+            lines.append(turn)
+        if view.stop_vote is not None:
+            yes, total = view.stop_vote
+            vote = "🛑 **" + t.fill("Stop? {yes}/{total}", yes=yes, total=total) + "** — "
+            vote += t.gettext("every player must press Stop to end the game")
+            if view.stop_vote_deadline is not None:
+                vote += " " + t.fill("(until {when})", when=when(view.stop_vote_deadline))
+            lines.append(vote)
+    fields = [
+        embed_field(
+            t.gettext("Players"),
+            clip_lines([_seat_line(s, names[s.seat], t, finished) for s in seats], FIELD_VALUE_MAX),
+        )
+    ]
+    if view.recent:
+        bold = bold_names(names)
+        recent = [_describe(r, bold, t) for r in view.recent[-RECENT_SHOWN:]]
+        fields.append(embed_field(t.gettext("Last moves"), clip_lines(recent, FIELD_VALUE_MAX)))
+    if finished and view.series is not None and not view.aborted:
+        fields.append(embed_field(*standings(view.series, t)))
+    title = (
+        t.fill("Durak — {rules} · game over", rules=rules_title(view.rules, t))
+        if finished
+        else t.fill("Durak — {rules}", rules=rules_title(view.rules, t))
+    )
+    color = GREY if view.aborted else (RED if view.finished else GREEN)
+    embed = make_embed(
+        title,
+        "\n".join(lines),
+        color=color,
+        fields=fields,
+        footer=t.fill("Game {game} · move {version}", game=view.game_id, version=view.version),
+    )
+    components: list[Button | Select] = []
+    gid, ver = view.game_id, view.version
+    if not finished:
+        stop_label = (
+            t.gettext("Stop")
+            if view.stop_vote is None
+            else t.fill("Stop? {yes}/{total}", yes=view.stop_vote[0], total=view.stop_vote[1])
+        )
+        components += [
+            Button(game_id(gid, ver, "hand"), t.gettext("Show my hand"), "primary", emoji="🃏"),
+            Button(game_id(gid, ver, "stop"), stop_label, "danger", emoji="🛑"),
+        ]
+        if view.stop_vote is not None:
+            components.append(
+                Button(game_id(gid, ver, "keep"), t.gettext("Keep playing"), "success")
+            )
+        components.append(Button(game_id(gid, ver, "leave"), t.gettext("Leave"), "secondary"))
+    elif not view.aborted and (view.series is None or view.series.active):
+        components += [
+            Button(game_id(gid, ver, "rematch"), t.gettext("Rematch"), "success", emoji="🔁"),
+            Button(game_id(gid, ver, "endseries"), t.gettext("End series"), "danger", emoji="🏁"),
+        ]
+    return Reply(embeds=(embed,), components=tuple(components))
