@@ -87,7 +87,7 @@ from bot.errors import (
     UnknownGame,
     UnknownLevel,
 )
-from bot.presenter import NoticeKind, Presenter
+from bot.presenter import Notice, NoticeKind, Presenter
 from bot.ratings import finishing_places, should_rate
 from bot.replay import build_replay
 from bot.server_config import ConfigProblem, ServerConfig
@@ -2074,7 +2074,8 @@ class GameService:
         user_id: int | None = None,
         players: tuple[Player, ...] = (),
     ) -> None:
-        self._emit(lambda p: p.notice(channel_id, kind, message, user_id=user_id, players=players))
+        notice = Notice(channel_id, kind, message, user_id, players)
+        self._emit(lambda p: p.notice(notice))
 
     def _emit_table(self, ch: ChannelState) -> None:
         if self._presenters and ch.game is not None:

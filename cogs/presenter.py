@@ -32,11 +32,10 @@ from typing import Any, Literal
 import discord
 from discord.ext import commands
 
-from bot.presenter import NoticeKind
-from bot.views import HandView, LobbyView, Player, TableView
+from bot.presenter import Notice
+from bot.views import HandView, LobbyView, TableView
 from cogs import render
 from cogs.i18n import Catalog, catalog, pick_locale
-from rules_engine.messages import Message
 
 __all__ = ["DiscordPresenter", "build_view", "message_kwargs"]
 
@@ -435,16 +434,14 @@ class DiscordPresenter:
             await self._channel(channel_id, st.guild_id).get_partial_message(mid).edit(view=None)
 
     # -- notices -----------------------------------------------------------
-    async def notice(
-        self,
-        channel_id: int,
-        kind: NoticeKind,
-        message: Message,
-        *,
-        user_id: int | None = None,
-        players: tuple[Player, ...] = (),
-    ) -> None:
+    async def notice(self, notice: Notice) -> None:
         """Post a public notice in the channel's server language."""
+        channel_id, kind, message, players = (
+            notice.channel_id,
+            notice.kind,
+            notice.message,
+            notice.players,
+        )
         await self._ready()
         st = self._tables.get(channel_id)
         guild_id = st.guild_id if st is not None else None

@@ -12,7 +12,7 @@ import pytest
 
 from bot.ai_pool import ThreadAI
 from bot.clock import ManualClock
-from bot.presenter import NoticeKind, NullPresenter
+from bot.presenter import Notice, NullPresenter
 from bot.service import GameService
 from bot.storage import FinishedGame, SqliteStorage
 from bot.views import HandView, LobbyView, Player, TableView
@@ -38,16 +38,9 @@ class Recorder(NullPresenter):
     async def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
         self.events.append(("hand", (channel_id, user_id, view)))
 
-    async def notice(
-        self,
-        channel_id: int,
-        kind: NoticeKind,
-        message: Message,
-        *,
-        user_id: int | None = None,
-        players: tuple[Player, ...] = (),
-    ) -> None:
-        self.events.append(("notice", (channel_id, kind, message, user_id, players)))
+    async def notice(self, notice: Notice) -> None:
+        n = notice
+        self.events.append(("notice", (n.channel_id, n.kind, n.message, n.user_id, n.players)))
 
     async def game_over(self, view: TableView) -> None:
         self.events.append(("over", view))
