@@ -92,7 +92,7 @@ async def make_service(clock: ManualClock, db_path: Path) -> AsyncIterator[Servi
 
     yield factory
     for svc in made:
-        if not svc._closed:
+        if not svc.closed:
             await svc.close()
     for runner in runners:
         await runner.close()

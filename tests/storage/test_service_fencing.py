@@ -47,7 +47,7 @@ async def make_service(request: pytest.FixtureRequest) -> AsyncIterator[MakeServ
 
     yield factory
     for svc in made:
-        if not svc._closed:
+        if not svc.closed:
             await svc.close()
     await ai.close()
 
