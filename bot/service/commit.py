@@ -12,6 +12,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 from bot.ai_pool import AIPool, ThreadAI
 from bot.clock import Clock
@@ -45,32 +46,23 @@ def storage_errors() -> Iterator[None]:
         raise StorageFailure() from exc
 
 
+@dataclass(eq=False)
 class Commit:
     """Stores and applies the changes of games (see the module docstring).
 
-    :param rearm: called after every change of a running game, to arm what moves it on
-        (the turn driver's :meth:`~bot.service.driver.Driver.rearm`).
-    :param count_ai_games: whether a server rates games with AI seats (its cached setting).
+    ``rearm``: called after every change of a running game, to arm what moves it on (the
+    turn driver's :meth:`~bot.service.driver.Driver.rearm`); ``count_ai_games``: whether a
+    server rates games with AI seats (its cached setting); ``latency_sink``: told the seconds
+    from receiving an action to having it stored.
     """
 
-    def __init__(
-        self,
-        storage: Storage,
-        clock: Clock,
-        channels: Channels,
-        ai: AIPool | ThreadAI,
-        *,
-        rearm: Callable[[ChannelState], None],
-        count_ai_games: Callable[[int], bool],
-        latency_sink: Callable[[float], None] | None = None,
-    ) -> None:
-        self.storage = storage
-        self.clock = clock
-        self.channels = channels
-        self._ai = ai
-        self._rearm = rearm
-        self._count_ai_games = count_ai_games
-        self._latency_sink = latency_sink
+    storage: Storage
+    clock: Clock
+    channels: Channels
+    ai: AIPool | ThreadAI
+    rearm: Callable[[ChannelState], None]
+    count_ai_games: Callable[[int], bool]
+    latency_sink: Callable[[float], None] | None = None
 
     @contextlib.contextmanager
     def storage_errors(self, g: GameState | None = None) -> Iterator[None]:
@@ -146,7 +138,7 @@ class Commit:
         ch.rules = rules
         ch.turn_timeout = turn_timeout
         ch.game = g
-        self._rearm(ch)
+        self.rearm(ch)
 
     async def apply(
         self,
@@ -185,7 +177,7 @@ class Commit:
                     now,
                     forfeits=g.forfeits,
                     game=game,
-                    count_ai_games=self._count_ai_games(series.guild_id),
+                    count_ai_games=self.count_ai_games(series.guild_id),
                 )
                 new_series = done.series
                 await self.storage.finish_game(done.record, new_series, revision=g.revision)
@@ -200,19 +192,19 @@ class Commit:
                     now,
                     revision=g.revision,
                 )
-        if self._latency_sink is not None:
-            self._latency_sink(time.perf_counter() - t0)
+        if self.latency_sink is not None:
+            self.latency_sink(time.perf_counter() - t0)
         g.game = game
         g.recent = recent
         g.deadline = deadline
         g.timeouts = timeouts
         g.autopilot = autopilot
         if game.finished:
-            self._ai.forget(g.game_id)
+            self.ai.forget(g.game_id)
         if new_series is not None:
             ch.series = new_series
             g.close_vote()
-        self._rearm(ch)
+        self.rearm(ch)
 
     async def save_meta(
         self, g: GameState, *, deadline: float | None, timeouts: list[int], autopilot: list[bool]
@@ -259,7 +251,7 @@ class Commit:
             running.disarm()
             running.close_vote()
             running.aborted = True
-            self._ai.forget(running.game_id)
+            self.ai.forget(running.game_id)
             running.deadline = None
             view = table_view(ch)
         series.active = False

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import InitVar, dataclass, field
 
 from bot.ai_pool import AIPool, AIPoolClosed, ThreadAI, hard_limit
 from bot.clock import Clock
@@ -43,32 +44,26 @@ MAX_GAME_ACTIONS = 3000
 EndlessStop = Callable[[int, int, int], Awaitable[None]]
 
 
+@dataclass(eq=False)
 class Driver:
-    """Arms turn timers, vote timers and AI turns (see the module docstring)."""
+    """Arms turn timers, vote timers and AI turns (see the module docstring).
+    ``ai_concurrency``: AI moves played and stored at once across all channels."""
 
-    def __init__(
-        self,
-        clock: Clock,
-        channels: Channels,
-        commit: Commit,
-        ai: AIPool | ThreadAI,
-        tasks: Tasks,
-        *,
-        ai_delay: float,
-        autopilot_level: str,
-        ai_concurrency: int,
-        on_endless: EndlessStop,
-    ) -> None:
-        self.clock = clock
-        self.channels = channels
-        self.commit = commit
-        self.tasks = tasks
-        self.ai_delay = ai_delay
-        self.autopilot_level = autopilot_level
-        self.closed = False
-        self._ai = ai
+    clock: Clock
+    channels: Channels
+    commit: Commit
+    ai: AIPool | ThreadAI
+    tasks: Tasks
+    ai_delay: float
+    autopilot_level: str
+    ai_concurrency: InitVar[int]
+    on_endless: EndlessStop
+    #: Set by close: no timer is armed any more.
+    closed: bool = field(default=False, init=False)
+    _ai_slots: asyncio.Semaphore = field(init=False)
+
+    def __post_init__(self, ai_concurrency: int) -> None:
         self._ai_slots = asyncio.Semaphore(ai_concurrency)
-        self._on_endless = on_endless
 
     # ------------------------------------------------------------------ turns
     def rearm(self, ch: ChannelState) -> None:
@@ -77,7 +72,7 @@ class Driver:
         self.schedule(ch)
         g = ch.game
         if ch.playing and g is not None and g.game.version >= MAX_GAME_ACTIONS:
-            self.tasks.spawn(self._on_endless(ch.channel_id, g.game_id, MAX_GAME_ACTIONS))
+            self.tasks.spawn(self.on_endless(ch.channel_id, g.game_id, MAX_GAME_ACTIONS))
 
     def schedule(self, ch: ChannelState) -> None:
         """Arm what moves the game on: the turn timer of a waiting human, or an AI task."""
@@ -174,7 +169,7 @@ class Driver:
             return
         try:
             # the observation takes ~50 µs on the loop; the agent runs in a worker process
-            text = await self._ai.decide(
+            text = await self.ai.decide(
                 channel_id,
                 g.game_id,
                 seat,

@@ -10,6 +10,7 @@ vote would (README, "Fair play").
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 
 from bot.errors import (
     BadOption,
@@ -75,16 +76,14 @@ def voters(ch: ChannelState, g: GameState) -> list[int]:
     ]
 
 
+@dataclass(eq=False)
 class FairPlay:
     """The stop, vote, forfeit and kick commands (see the module docstring)."""
 
-    def __init__(
-        self, channels: Channels, commit: Commit, driver: Driver, lobbies: Lobbies
-    ) -> None:
-        self.channels = channels
-        self.commit = commit
-        self.driver = driver
-        self.lobbies = lobbies
+    channels: Channels
+    commit: Commit
+    driver: Driver
+    lobbies: Lobbies
 
     # ------------------------------------------------------------------ stop
     async def stop(

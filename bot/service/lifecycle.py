@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from bot.errors import GameMoved
@@ -32,40 +33,29 @@ __all__ = ["Lifecycle", "restored_deadline"]
 log = logging.getLogger(__name__)
 
 
+@dataclass(eq=False)
 class Lifecycle:
-    """:meth:`restore` once at startup, :meth:`close` once at the end."""
+    """:meth:`restore` once at startup, :meth:`close` once at the end (see the module
+    docstring; ``include_guild``: the servers this process serves, ``None``: all)."""
 
-    def __init__(
-        self,
-        channels: Channels,
-        commit: Commit,
-        driver: Driver,
-        settings: SettingsStore,
-        *,
-        turn_timeout: int,
-        restore_grace: float,
-        include_guild: Callable[[int], bool] | None,
-    ) -> None:
-        self.channels = channels
-        self.commit = commit
-        self.storage = commit.storage
-        self.clock = commit.clock
-        self.driver = driver
-        self.settings = settings
-        self.turn_timeout = turn_timeout
-        self.restore_grace = restore_grace
-        self._include_guild = include_guild
+    channels: Channels
+    commit: Commit
+    driver: Driver
+    settings: SettingsStore
+    turn_timeout: int
+    restore_grace: float
+    include_guild: Callable[[int], bool] | None
 
     async def restore(self) -> int:
         """Open the storage, reload open lobbies, active series and every live game (replayed
         from its snapshot) of the servers this process serves, re-arm turn timers with the
         time that was left, and resume AI seats.  Presenters get ``table_changed`` and a
         ``restored`` notice per live game.  Returns the number of live games resumed."""
-        await self.storage.open()
-        now = self.clock.now()
-        for game_id in await self.storage.discard_orphans(now):
+        await self.commit.storage.open()
+        now = self.commit.clock.now()
+        for game_id in await self.commit.storage.discard_orphans(now):
             log.warning("live game %d had no active series: recorded as aborted", game_id)
-        state = await self.storage.load_state(include_guild=self._include_guild)
+        state = await self.commit.storage.load_state(include_guild=self.include_guild)
         for guild_id in sorted(
             {r.guild_id for r in state.lobbies} | {s.guild_id for s in state.series}
         ):
@@ -129,7 +119,7 @@ class Lifecycle:
             log.exception("live game %d does not restore from its snapshot: aborted", live.game_id)
             actions = list(live.snapshot.get("actions") or [])
             done = settle(GameEnd.UNRESTORABLE, ch.series, live.game_id, actions, now)
-            await self.storage.finish_game(done.record, done.series, revision=live.revision)
+            await self.commit.storage.finish_game(done.record, done.series, revision=live.revision)
             return None
         meta = live.meta
         n = game.n
@@ -147,12 +137,12 @@ class Lifecycle:
             for seat, kind, cards, auto in meta.get("recent") or []
         )
         ch.game = g
-        g.forfeits = {f.seat: f for f in await self.storage.forfeits_of_game(g.game_id)}
+        g.forfeits = {f.seat: f for f in await self.commit.storage.forfeits_of_game(g.game_id)}
         if g.human_waits(ch.series):
             g.deadline = restored_deadline(meta, now, ch.turn_timeout, self.restore_grace)
         try:  # claim the game (a process that served it before is fenced out) and store
             # the re-armed deadline, so that a crash-looping bot still times the turn out
-            g.revision = await self.storage.save_live(
+            g.revision = await self.commit.storage.save_live(
                 g.game_id,
                 g.snapshot_json(),
                 g.meta(deadline=g.deadline),
@@ -169,7 +159,7 @@ class Lifecycle:
         """Stop timers, store each waiting turn's remaining time (so a restart re-arms it
         with exactly that)."""
         self.driver.closed = True
-        now = self.clock.now()
+        now = self.commit.clock.now()
         for ch in self.channels:
             async with self.channels.edit(ch.channel_id):
                 g = ch.game
@@ -182,7 +172,7 @@ class Lifecycle:
                 if ch.playing and g.deadline is not None:
                     remaining = max(0.0, g.deadline - now)
                     with contextlib.suppress(Exception):
-                        await self.storage.save_live(
+                        await self.commit.storage.save_live(
                             g.game_id,
                             g.snapshot_json(),
                             g.meta(deadline=g.deadline, remaining=remaining),

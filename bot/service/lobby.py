@@ -9,6 +9,7 @@ lobby left with no human closes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from bot.ai_pool import ai_only_table_refusal
@@ -82,27 +83,18 @@ def refuse_ai_only_table(
     )
 
 
+@dataclass(eq=False)
 class Lobbies:
-    """The lobby commands (see the module docstring)."""
+    """The lobby commands (see the module docstring).  ``turn_timeout``: the default of a
+    lobby that chooses none; ``max_ai_only_tables``: the current cap of AI-only games."""
 
-    def __init__(
-        self,
-        channels: Channels,
-        commit: Commit,
-        settings: SettingsStore,
-        clock: Clock,
-        *,
-        turn_timeout: int,
-        seed_source: Callable[[], int],
-        max_ai_only_tables: Callable[[], int],
-    ) -> None:
-        self.channels = channels
-        self.commit = commit
-        self.settings = settings
-        self.clock = clock
-        self.turn_timeout = turn_timeout
-        self._seed_source = seed_source
-        self._max_ai_only_tables = max_ai_only_tables
+    channels: Channels
+    commit: Commit
+    settings: SettingsStore
+    clock: Clock
+    turn_timeout: int
+    seed_source: Callable[[], int]
+    max_ai_only_tables: Callable[[], int]
 
     async def open_lobby(
         self,
@@ -322,7 +314,7 @@ class Lobbies:
                 losses=[0] * n,
                 created_at=self.clock.now(),
             )
-            seed = self._seed_source()
+            seed = self.seed_source()
             deal = deal_from_seed(n, seed)
             await self.commit.begin_game(ch, series, lobby.rules, lobby.turn_timeout, deal, seed)
             ch.lobby = None
@@ -339,7 +331,7 @@ class Lobbies:
         running = refuse_ai_only_table(self.channels, ch, guild_id, seats)
         if running is None:
             return
-        cap = self._max_ai_only_tables()
+        cap = self.max_ai_only_tables()
         refusal = ai_only_table_refusal(running, cap)
         if refusal is not None:
             raise AIOnlyLimit(refusal, running=running, cap=cap)

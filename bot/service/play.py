@@ -72,24 +72,16 @@ def _back(seat: int) -> Message:
     return Message("{name} is back", name=Seat(seat))
 
 
+@dataclass(eq=False)
 class Play:
     """The play commands (see the module docstring)."""
 
-    def __init__(
-        self,
-        channels: Channels,
-        commit: Commit,
-        driver: Driver,
-        lobbies: Lobbies,
-        clock: Clock,
-        seed_source: Callable[[], int],
-    ) -> None:
-        self.channels = channels
-        self.commit = commit
-        self.driver = driver
-        self.lobbies = lobbies
-        self.clock = clock
-        self._seed_source = seed_source
+    channels: Channels
+    commit: Commit
+    driver: Driver
+    lobbies: Lobbies
+    clock: Clock
+    seed_source: Callable[[], int]
 
     async def act(
         self,
@@ -221,7 +213,7 @@ class Play:
             self.lobbies.need_ai_only_room(ch, series.guild_id, series.seats)
             n = len(series.seats)
             dealer, _leader = next_dealer_and_leader(n, series.last_dealer, series.last_loser)
-            seed = self._seed_source()
+            seed = self.seed_source()
             deal = deal_from_seed(n, seed, dealer=dealer, first_of_series=False)
             away = sorted(ch.game.forfeits) if ch.game is not None else []
             await self.commit.begin_game(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import logging
+from dataclasses import dataclass, field
 
 from bot.errors import BadOption, UnknownGame
 from bot.replay import build_replay
@@ -38,13 +39,16 @@ HISTORY_PER_PAGE = 10
 REPLAY_CACHE = 16
 
 
+@dataclass(eq=False)
 class Records:
     """The record commands (see the module docstring)."""
 
-    def __init__(self, storage: Storage, settings: SettingsStore) -> None:
-        self.storage = storage
-        self.settings = settings
-        self._replays: collections.OrderedDict[int, ReplayView] = collections.OrderedDict()
+    storage: Storage
+    settings: SettingsStore
+    #: Replays built, most recently asked last (at most :data:`REPLAY_CACHE`).
+    _replays: collections.OrderedDict[int, ReplayView] = field(
+        default_factory=collections.OrderedDict, init=False
+    )
 
     async def stats(self, guild_id: int, user_id: int, profile: str | None = None) -> StatsView:
         """A player's finished games in this guild: games, losses, draws, forfeits, loss rate
