@@ -29,6 +29,23 @@ class LobbyState:
     seats: list[LobbySeat]
     created_at: float
 
+    def new_series(self, profile: str, now: float) -> SeriesRecord:
+        """The series this lobby starts (not stored yet: no id), seats in lobby order."""
+        seats = list(self.seats)
+        return SeriesRecord(
+            None,
+            self.channel_id,
+            self.guild_id,
+            self.host_id,
+            self.host_name,
+            self.options,
+            self.rules.to_dict(),
+            profile,
+            seats,
+            [0] * len(seats),
+            created_at=now,
+        )
+
     def record(
         self, seats: list[LobbySeat] | None = None, host: tuple[int, str] | None = None
     ) -> LobbyRecord:

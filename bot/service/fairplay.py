@@ -64,6 +64,10 @@ _FORCED = Message(
 )
 _AI_TABLE = Message("the game was stopped: no loss is recorded")
 _YOURSELF = Message("to give up your own seat, use /durak leave")
+_ALREADY_LEFT: dict[ForfeitReason, Message] = {
+    "leave": Message("you have already left this game"),
+    "kick": Message("that player has already left this game"),
+}
 
 
 def voters(ch: ChannelState, g: GameState) -> list[int]:
@@ -230,10 +234,7 @@ class FairPlay:
             ch, g = tx.need_game()
             if game_id is not None and game_id != g.game_id:
                 raise StaleAction(game_id=g.game_id)
-            seat = require_seat(ch, user_id)
-            if seat in g.forfeits:
-                raise Forfeited(Message("you have already left this game"))
-            return await self._forfeit(tx, ch, g, seat, user_id, "leave")
+            return await self._forfeit(tx, ch, g, require_seat(ch, user_id), user_id, "leave")
 
     async def kick(
         self,
@@ -305,8 +306,6 @@ class FairPlay:
             raise BadOption(Message("an AI seat cannot be removed from a running game"))
         if kicked == requester_id:
             raise BadOption(_YOURSELF)
-        if index in g.forfeits:
-            raise Forfeited(Message("that player has already left this game"))
         return await self._forfeit(tx, ch, g, index, kicked, "kick")
 
     async def _forfeit(
@@ -320,7 +319,10 @@ class FairPlay:
     ) -> TableView:
         """Record ``user_id``'s forfeit of ``seat`` (fenced, at once), hand the seat to the AI
         and take the player out of an open stop vote (which may pass now).  Queues the
-        notices, then the table (and hands); returns the table."""
+        notices, then the table (and hands); returns the table.  :class:`Forfeited` if the
+        seat was forfeited already."""
+        if seat in g.forfeits:
+            raise Forfeited(_ALREADY_LEFT[reason])
         series = ch.series
         assert series is not None
         players = players_of(series)

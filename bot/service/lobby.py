@@ -40,7 +40,6 @@ from bot.service.options import (
 )
 from bot.service.settings import SettingsStore
 from bot.state import ChannelState, LobbyState
-from bot.storage import SeriesRecord
 from bot.view_builders import MAX_SEATS, MIN_SEATS, lobby_view, table_view
 from bot.views import LobbyOptions, LobbySeat, LobbyView, TableView
 from rules_engine import deal_from_seed
@@ -301,19 +300,7 @@ class Lobbies:
                 )
             ch = tx.channel(lobby.guild_id)
             self.need_ai_only_room(ch, lobby.guild_id, lobby.seats)
-            series = SeriesRecord(
-                id=None,
-                channel_id=channel_id,
-                guild_id=lobby.guild_id,
-                host_id=lobby.host_id,
-                host_name=lobby.host_name,
-                options=lobby.options,
-                rules=lobby.rules.to_dict(),
-                profile=profile_of(lobby.rules),
-                seats=list(lobby.seats),
-                losses=[0] * n,
-                created_at=self.clock.now(),
-            )
+            series = lobby.new_series(profile_of(lobby.rules), self.clock.now())
             seed = self.seed_source()
             deal = deal_from_seed(n, seed)
             await self.commit.begin_game(ch, series, lobby.rules, lobby.turn_timeout, deal, seed)

@@ -16,14 +16,7 @@ from dataclasses import dataclass
 
 from bot.clock import Clock
 from bot.errors import AlreadyStarted, Forfeited, NoGame, NotYourTurn, ServiceError, StaleAction
-from bot.service.channels import (
-    Channels,
-    need_game,
-    need_member,
-    players_of,
-    require_seat,
-    seat_of,
-)
+from bot.service.channels import Channels, need_game, need_member, players_of, require_seat, seat_of
 from bot.service.commit import Commit
 from bot.service.driver import Driver
 from bot.service.lobby import Lobbies

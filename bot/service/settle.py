@@ -26,13 +26,12 @@ log = logging.getLogger(__name__)
 
 
 class GameEnd(enum.Enum):
-    """How a game ended."""
+    """How a game ended: ``FINISHED`` (played to its end: a durak, or a draw), ``STOPPED``
+    (before its end: a vote, Manage Channel, the endless-game cap) or ``UNRESTORABLE`` (its
+    stored snapshot does not restore: recorded as aborted, nothing counted)."""
 
-    #: played to its end: a durak, or a draw
     FINISHED = "finished"
-    #: stopped before its end (a vote, Manage Channel, the endless-game cap)
     STOPPED = "stopped"
-    #: its stored snapshot does not restore: recorded as aborted, nothing counted
     UNRESTORABLE = "unrestorable"
 
 
@@ -62,38 +61,25 @@ def settle(
     the finished game (:attr:`GameEnd.FINISHED` only, for its loser, draw, dealer and ranking);
     ``count_ai_games``: the server rates games with AI seats."""
     assert series.id is not None
-    seats = tuple(sorted(forfeits))
-    if end is GameEnd.UNRESTORABLE:
-        record = FinishedGame(
-            game_id, series.id, series.guild_id, series.profile, "aborted", None, actions, now
-        )
-        return Settlement(record, None)
+    finished = end is GameEnd.FINISHED
+    seats = tuple(sorted(forfeits)) if end is not GameEnd.UNRESTORABLE else ()
     new = dataclasses.replace(series, losses=list(series.losses), seats=list(series.seats))
-    if end is GameEnd.STOPPED:
-        for seat in seats:
-            new.losses[seat] += 1
-        record = FinishedGame(
-            game_id,
-            series.id,
-            series.guild_id,
-            series.profile,
-            "aborted",
-            None,
-            actions,
-            now,
-            _results(series, seats, None, draw=False),
-            forfeits=seats,
-        )
-        return Settlement(record, new if seats else None)
-    assert game is not None and game.finished
-    loser = game.loser
-    new.games += 1
-    new.last_dealer = game.deal.dealer
-    new.last_loser = loser
-    if loser is None:
-        new.draws += 1
-    else:
-        new.losses[loser] += 1
+    loser: int | None = None
+    draw = False
+    levels: tuple[str, ...] = ()
+    places: tuple[tuple[int, int], ...] = ()
+    if finished:
+        assert game is not None and game.finished
+        loser, draw = game.loser, game.draw
+        levels = tuple(sorted({s.ai_level for s in series.seats if s.ai_level is not None}))
+        places = rated_places(series, game, seats, count_ai_games)
+        new.games += 1
+        new.last_dealer = game.deal.dealer
+        new.last_loser = loser
+        if loser is None:
+            new.draws += 1
+        else:
+            new.losses[loser] += 1
     for seat in seats:  # a forfeit is a loss; a forfeiting durak loses once
         if seat != loser:
             new.losses[seat] += 1
@@ -102,16 +88,16 @@ def settle(
         series.id,
         series.guild_id,
         series.profile,
-        "draw" if game.draw else "loss",
+        ("draw" if draw else "loss") if finished else "aborted",
         loser,
         actions,
         now,
-        _results(series, seats, loser, draw=game.draw),
+        _results(series, seats, loser, draw=draw),
         forfeits=seats,
-        ai_levels=tuple(sorted({s.ai_level for s in series.seats if s.ai_level is not None})),
-        rated_places=rated_places(series, game, seats, count_ai_games),
+        ai_levels=levels,
+        rated_places=places,
     )
-    return Settlement(record, new)
+    return Settlement(record, new if finished or seats else None)
 
 
 def _results(

@@ -1,4 +1,4 @@
-"""Forfeits (PRODUCT.md, "Leaving, stopping, and fair results"): leaving a running game, after
+"""Forfeits (README, "Fair play"): leaving a running game, after
 a confirmation, is recorded at once and counts as a loss whatever happens after; the ``casual``
 AI plays the seat to the end; the forfeiter cannot come back to that game."""
 

@@ -12,17 +12,18 @@ NOW = 1_700_000_000.0
 
 
 def _series(*seats: LobbySeat) -> SeriesRecord:
+    profile = "podkidnoy"
     return SeriesRecord(
-        id=7,
-        channel_id=100,
-        guild_id=10,
-        host_id=1,
-        host_name="Alice",
-        options=LobbyOptions(),
-        rules={"profile": "podkidnoy"},
-        profile="podkidnoy",
-        seats=list(seats),
-        losses=[0] * len(seats),
+        7,
+        100,
+        10,
+        1,
+        "Alice",
+        LobbyOptions(),
+        {"profile": profile},
+        profile,
+        list(seats),
+        [0] * len(seats),
     )
 
 

@@ -1,4 +1,4 @@
-"""Stopping a running game (PRODUCT.md, "Leaving, stopping, and fair results"): every seated
+"""Stopping a running game (README, "Fair play"): every seated
 human who has not forfeited must agree within 60 s, shown on the table as Stop? n/m; a member
 with Manage Channel forces it; a host alone cannot end a game they are losing."""
 
