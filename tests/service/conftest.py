@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -10,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from bot.ai_pool import ThreadAI
 from bot.clock import ManualClock
 from bot.presenter import Notice, NullPresenter
 from bot.service import GameService
@@ -18,9 +16,10 @@ from bot.storage import FinishedGame, SqliteStorage
 from bot.views import HandView, LobbyView, Player, TableView
 from rules_engine.messages import Message
 
-GUILD = 10
-CH = 100
-ALICE, BOB, CAROL, DAVE = 1, 2, 3, 4
+from .support import ALICE, BOB, CAROL, CH, DAVE, GUILD, Services
+
+# the people and places of the tests, for the test modules that import them from here
+__all__ = ["ALICE", "BOB", "CAROL", "CH", "DAVE", "GUILD"]
 
 
 class Recorder(NullPresenter):
@@ -70,37 +69,26 @@ async def make_service(clock: ManualClock, db_path: Path) -> AsyncIterator[Servi
     """``await make_service(**kw)``: a restored service on ``db_path`` (closed at teardown).
     Seeds count up from ``seed`` (default 1) so deals are reproducible.  AI seats think in a
     :class:`ThreadAI` (no worker processes to start) unless ``ai=`` says otherwise."""
-    made: list[GameService] = []
-    runners: list[ThreadAI] = []
+    services = Services()
 
     async def factory(path: Path | None = None, *, seed: int = 1, **kw: Any) -> GameService:
-        seeds = itertools.count(seed)
-        kw.setdefault("ai_delay", 0.0)
         kw.setdefault("turn_timeout", 60)
-        if "ai" not in kw:
-            kw["ai"] = ThreadAI()
-            runners.append(kw["ai"])
-        svc = GameService(
-            SqliteStorage(path or db_path),
-            clock=kw.pop("clock", clock),
-            seed_source=lambda: next(seeds),
-            **kw,
-        )
-        await svc.restore()
-        made.append(svc)
-        return svc
+        storage = SqliteStorage(path or db_path)
+        return await services.make(storage, clock=kw.pop("clock", clock), seed=seed, **kw)
 
     yield factory
-    for svc in made:
-        if not svc.closed:
-            await svc.close()
-    for runner in runners:
-        await runner.close()
+    await services.close()
 
 
 @pytest.fixture
 def recorder() -> Recorder:
     return Recorder()
+
+
+@pytest.fixture
+async def svc(make_service: ServiceFactory, recorder: Recorder) -> GameService:
+    """A restored service that reports to ``recorder``."""
+    return await make_service(presenters=[recorder])
 
 
 def spy_finished(svc: GameService) -> list[FinishedGame]:

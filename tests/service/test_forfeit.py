@@ -12,21 +12,8 @@ import pytest
 from bot.errors import ConfirmForfeit, Forfeited, GameFinished, NotSeated, StaleAction
 from bot.service import GameService
 
-from .conftest import (
-    ALICE,
-    BOB,
-    CAROL,
-    CH,
-    DAVE,
-    GUILD,
-    Recorder,
-    ServiceFactory,
-    db_dump,
-    open_table,
-    play_out,
-    settle,
-    spy_finished,
-)
+from .conftest import Recorder, ServiceFactory, db_dump, open_table, play_out, settle, spy_finished
+from .support import ALICE, BOB, CAROL, CH, DAVE, GUILD
 
 ERIN, FRANK = 5, 6
 

@@ -11,6 +11,7 @@ from bot.service.lobby import next_host
 from bot.views import LobbySeat
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, Recorder, ServiceFactory, settle
+from .support import lobby_of
 
 
 async def test_the_host_role_passes_in_seat_order_and_the_ex_host_has_no_power(
@@ -44,9 +45,7 @@ async def test_a_lobby_left_with_only_ai_seats_closes(
     make_service: ServiceFactory, recorder: Recorder
 ) -> None:
     svc = await make_service(presenters=[recorder])
-    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
-    await svc.add_ai(CH, ALICE, "casual")
-    await svc.add_ai(CH, ALICE, "expert")
+    await lobby_of(svc, ALICE, "casual", "expert")
     view = await svc.leave(CH, ALICE)
     assert view.status == "closed" and svc.state(CH) == "none"
     with pytest.raises(NoLobby):

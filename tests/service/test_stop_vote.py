@@ -12,20 +12,8 @@ import pytest
 from bot.errors import NoGame, NotVoter, StaleAction
 from bot.votes import STOP_VOTE_TIMEOUT
 
-from .conftest import (
-    ALICE,
-    BOB,
-    CAROL,
-    CH,
-    DAVE,
-    GUILD,
-    Recorder,
-    ServiceFactory,
-    db_dump,
-    open_table,
-    settle,
-    spy_finished,
-)
+from .conftest import Recorder, ServiceFactory, db_dump, open_table, settle, spy_finished
+from .support import ALICE, BOB, CAROL, CH, DAVE, GUILD
 
 
 def _results(path: Path) -> list[tuple[str, int | None]]:
