@@ -131,7 +131,7 @@ class GameService:
         self._presenters: list[Presenter] = list(presenters)
         self._restored = False
         channels = self._channels = Channels(self._tasks, self._presenters)
-        settings = SettingsStore(
+        settings = self._settings = SettingsStore(
             storage, self.clock, turn_timeout, lambda g: any(c.guild_id == g for c in channels)
         )
         commit = Commit(
@@ -282,6 +282,10 @@ class GameService:
     def channel_count(self) -> int:
         """Channels with something in them (a lobby, a series or a game)."""
         return len(self._channels)
+
+    def cached_servers(self) -> int:
+        """Servers whose settings are cached (bounded: see :mod:`bot.service.settings`)."""
+        return len(self._settings)
 
 
 def _first_level(levels: Iterable[str]) -> str:

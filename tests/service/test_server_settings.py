@@ -8,6 +8,7 @@ import pytest
 
 from bot.errors import BadOption, ChannelNotAllowed, NotManager
 from bot.server_config import ServerConfig
+from bot.service import settings
 from rules_engine.messages import Message
 
 from .conftest import ALICE, BOB, CH, GUILD, db_dump, open_table, settle
@@ -176,3 +177,17 @@ async def test_a_restored_game_knows_its_servers_ratings_switch(make_service):
     again = await make_service()
     assert again.count_ai_games_now(GUILD)
     assert not again.count_ai_games_now(GUILD + 1)
+
+
+async def test_the_settings_cache_forgets_idle_servers_but_keeps_those_in_use(
+    make_service, monkeypatch
+):
+    monkeypatch.setattr(settings, "CACHED_GUILDS", 2)
+    svc = await make_service()
+    await svc.set_server_config(GUILD, ALICE, manage_guild=True, count_ai_games="on")
+    await open_table(svc, ALICE, BOB)  # GUILD has a game here: its settings stay cached
+    for guild in range(GUILD + 1, GUILD + 6):
+        await svc.server_config(guild)
+    assert svc.count_ai_games_now(GUILD)  # still cached, read without waiting
+    assert svc.cached_servers() == 2  # the guild in use and the latest other one
+    assert await svc.count_ai_games(GUILD + 1) is False  # an evicted one is read again
