@@ -148,10 +148,13 @@ class ChannelState:
 
     channel_id: int
     guild_id: int
+    #: The open lobby (then no series), if any.
     lobby: LobbyState | None = None
+    #: The series, its rules and turn timeout (kept between its games).
     series: SeriesRecord | None = None
-    rules: Rules | None = None  # the series' rules
+    rules: Rules | None = None
     turn_timeout: int = 60
+    #: The running game, or the last finished one (shown until a rematch).
     game: GameState | None = None
 
     @property

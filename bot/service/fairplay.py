@@ -31,7 +31,7 @@ from bot.service.channels import (
 from bot.service.commit import Commit
 from bot.service.driver import Driver
 from bot.service.lobby import Lobbies
-from bot.state import ChannelState, GameState
+from bot.state import ChannelState, GameState, LobbyState
 from bot.view_builders import table_view
 from bot.views import LobbySeat, LobbyView, TableView
 from bot.votes import Forfeit, ForfeitReason, StopVote, VoteProblem
@@ -265,25 +265,24 @@ class FairPlay:
                 raise NoGame(Message("there is no lobby or running game in this channel"))
             if ch.lobby is not None:
                 return await self._kick_from_lobby(
-                    tx, ch.lobby.seats, requester_id, user_id, seat, manage_channel
+                    tx, ch.lobby, requester_id, user_id, seat, manage_channel
                 )
             return await self._kick_from_game(tx, ch, requester_id, user_id, seat, manage_channel)
 
     async def _kick_from_lobby(
         self,
         tx: Transaction,
-        seats: list[LobbySeat],
+        lobby: LobbyState,
         requester_id: int,
         user_id: int | None,
         seat: int | None,
         manage_channel: bool,
     ) -> LobbyView:
-        lobby = tx.need_lobby()
         need_host(lobby.host_id, requester_id, manage_channel)
-        index = _seat_index(seats, user_id, seat)
-        if seats[index].user_id == requester_id:
+        index = _seat_index(lobby.seats, user_id, seat)
+        if lobby.seats[index].user_id == requester_id:
             raise BadOption(_YOURSELF)
-        return await self.lobbies.kick(tx, requester_id, index, manage_channel)
+        return await self.lobbies.kick(tx, index)
 
     async def _kick_from_game(
         self,

@@ -250,11 +250,9 @@ class Lobbies:
             seats = [s for i, s in enumerate(lobby.seats) if i != seat]
             return await self._reseat(tx, lobby, seats, announce_host=False)
 
-    async def kick(
-        self, tx: Transaction, requester_id: int, index: int, manage_channel: bool
-    ) -> LobbyView:
-        """Free lobby seat ``index`` (checked by the caller) for the host or Manage Channel;
-        a kicked host hands the lobby on."""
+    async def kick(self, tx: Transaction, index: int) -> LobbyView:
+        """Free lobby seat ``index`` (the caller checked the seat and who asks); a kicked host
+        hands the lobby on."""
         lobby = tx.need_lobby()
         kicked = lobby.seats[index]
         seats = [s for i, s in enumerate(lobby.seats) if i != index]
