@@ -31,7 +31,7 @@ Decisions the README leaves open (tested in ``tests/fairplay/test_ratings.py``):
   when the AI took the forfeited seat out.
 - **Key shape**: :class:`RatingKey` ``(guild_id, profile, user_id)``; ``profile`` is
   :func:`rating_profile` of the game's rules: the profile name, or ``"custom"`` for rules that
-  match no profile (the same pooling as the stats in ``bot/service.py``).  :func:`rate_game` is
+  match no profile (the same pooling as the stats in ``bot.service.records``).  :func:`rate_game` is
   generic and accepts any hashable keys.
 - **Which games count**: see :func:`should_rate`.
 """

@@ -27,10 +27,10 @@ The rooms, from the bottom up:
 - :mod:`~bot.service.lifecycle`: restore at startup, close at the end.
 
 AI-only tables (every seat an AI) cost the AI pool the most and no one plays them, so a server
-runs at most ``max_ai_only_tables`` of them at once (:data:`bot.ai_pool.MAX_AI_ONLY_TABLES_PER_
-SERVER`), counted when a lobby starts or a series rematches; the next one is refused with
-:class:`AIOnlyLimit`.  Every game of a server lives in the process holding its shard, so this
-process's count is the server's.
+runs at most ``max_ai_only_tables`` of them at once
+(:data:`bot.ai_pool.MAX_AI_ONLY_TABLES_PER_SERVER`), counted when a lobby starts or a series
+rematches; the next one is refused with :class:`AIOnlyLimit`.  Every game of a server lives in
+the process holding its shard, so this process's count is the server's.
 """
 
 from __future__ import annotations
