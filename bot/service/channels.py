@@ -182,6 +182,9 @@ class Transaction:
     def after_change(self, ch: ChannelState, view: TableView) -> None:
         self.outbox.after_change(ch, view)
 
+    def show_table(self, ch: ChannelState) -> None:
+        self.outbox.show_table(ch)
+
 
 class Channels:
     """The registry of channel states, their locks and the presenters they publish to."""

@@ -207,7 +207,7 @@ class Driver:
                     )
                     self._retry_later(ch, g, version)
                     return
-                tx.outbox.show_table(ch)
+                tx.show_table(ch)
 
     def _retry_later(self, ch: ChannelState, g: GameState, version: int) -> None:
         """After a failed automatic move (storage down?), try again in a while."""

@@ -150,7 +150,7 @@ class Play:
             if back:
                 players = players_of(ch.series)
                 tx.notice("autopilot_off", _back(seat), user_id=user_id, players=players)
-                tx.outbox.show_table(ch)
+                tx.show_table(ch)
         return view
 
     async def table(self, channel_id: int) -> TableView:
