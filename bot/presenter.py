@@ -10,12 +10,13 @@ rendered.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from bot.views import HandView, LobbyView, Player, TableView
 from rules_engine.messages import Message
 
-__all__ = ["NoticeKind", "NullPresenter", "Presenter"]
+__all__ = ["Notice", "NoticeKind", "NullPresenter", "Presenter"]
 
 #: ``timeout``: a turn timed out and the default action was played for a player;
 #: ``autopilot_on`` / ``autopilot_off``: a player went on or came back from autopilot;
@@ -40,6 +41,18 @@ NoticeKind = Literal[
 ]
 
 
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A public one-line notice of a channel: ``message`` is translated by the adapter; its
+    ``Seat`` parameters name ``players[seat]``; ``user_id`` is the player concerned, if any."""
+
+    channel_id: int
+    kind: NoticeKind
+    message: Message
+    user_id: int | None = None
+    players: tuple[Player, ...] = ()
+
+
 @runtime_checkable
 class Presenter(Protocol):
     async def lobby_changed(self, view: LobbyView) -> None:
@@ -51,17 +64,8 @@ class Presenter(Protocol):
     async def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
         """``user_id``'s private hand view changed; show it to that user only."""
 
-    async def notice(
-        self,
-        channel_id: int,
-        kind: NoticeKind,
-        message: Message,
-        *,
-        user_id: int | None = None,
-        players: tuple[Player, ...] = (),
-    ) -> None:
-        """A public one-line notice: ``message`` is translated by the adapter; its ``Seat``
-        parameters name ``players[seat]``; ``user_id`` is the player concerned, if any."""
+    async def notice(self, notice: Notice) -> None:
+        """A public one-line notice of a channel (see :class:`Notice`)."""
 
     async def game_over(self, view: TableView) -> None:
         """The game ended: ``view.loser``/``view.draw`` and ``view.series`` standings are set.
@@ -80,15 +84,7 @@ class NullPresenter:
     async def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
         return None
 
-    async def notice(
-        self,
-        channel_id: int,
-        kind: NoticeKind,
-        message: Message,
-        *,
-        user_id: int | None = None,
-        players: tuple[Player, ...] = (),
-    ) -> None:
+    async def notice(self, notice: Notice) -> None:
         return None
 
     async def game_over(self, view: TableView) -> None:

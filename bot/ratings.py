@@ -1,6 +1,6 @@
 """OpenSkill (Plackett-Luce) ratings from finished games: pure functions, no I/O.
 
-PRODUCT.md, "Leaving, stopping, and fair results": one rating per player, per server and rule
+README, "Fair play": one rating per player, per server and rule
 profile; a finished game ranks its players by the order they went out.
 
 Pieces, in the order the service uses them when a game ends:
@@ -15,7 +15,7 @@ Pieces, in the order the service uses them when a game ends:
 :func:`recompute` replays the whole rating history from stored :class:`RatedGame` records, so
 ratings can always be rebuilt from the games (and a test can check that they are).
 
-Decisions where PRODUCT.md is silent (tested in ``tests/fairplay/test_ratings.py``):
+Decisions the README leaves open (tested in ``tests/fairplay/test_ratings.py``):
 
 - **Places** are dense (1, 2, 3, ...): players who went out at the close of the same round share
   a place; the durak takes the place after everyone who went out.  Only the order matters to
@@ -31,7 +31,7 @@ Decisions where PRODUCT.md is silent (tested in ``tests/fairplay/test_ratings.py
   when the AI took the forfeited seat out.
 - **Key shape**: :class:`RatingKey` ``(guild_id, profile, user_id)``; ``profile`` is
   :func:`rating_profile` of the game's rules: the profile name, or ``"custom"`` for rules that
-  match no profile (the same pooling as the stats in ``bot/service.py``).  :func:`rate_game` is
+  match no profile (the same pooling as the stats in ``bot.service.records``).  :func:`rate_game` is
   generic and accepts any hashable keys.
 - **Which games count**: see :func:`should_rate`.
 """

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 CONFIG_VERSION = 1
-#: Turn timeout bounds in seconds (PRODUCT.md; the same as ``bot.service``'s lobby option).
+#: Turn timeout bounds in seconds (README, "Commands"; the same as the lobby option).
 MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT = 15, 600, 60
 #: Largest Discord snowflake (64-bit unsigned).
 _MAX_ID = 2**64 - 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 
 from bot.clock import Timer
@@ -11,7 +12,7 @@ from bot.views import ActionRecord, LobbyOptions, LobbySeat
 from bot.votes import Forfeit, StopVote
 from rules_engine import Game, Rules, snapshot
 
-__all__ = ["ChannelState", "GameState", "LobbyState"]
+__all__ = ["ChannelState", "GameState", "LobbyState", "human_plays"]
 
 
 @dataclass(slots=True)
@@ -27,6 +28,23 @@ class LobbyState:
     turn_timeout: int
     seats: list[LobbySeat]
     created_at: float
+
+    def new_series(self, profile: str, now: float) -> SeriesRecord:
+        """The series this lobby starts (not stored yet: no id), seats in lobby order."""
+        seats = list(self.seats)
+        return SeriesRecord(
+            None,
+            self.channel_id,
+            self.guild_id,
+            self.host_id,
+            self.host_name,
+            self.options,
+            self.rules.to_dict(),
+            profile,
+            seats,
+            [0] * len(seats),
+            created_at=now,
+        )
 
     def record(
         self, seats: list[LobbySeat] | None = None, host: tuple[int, str] | None = None
@@ -69,6 +87,26 @@ class GameState:
     #: Seconds that were left of the waiting human's turn when it was paused.
     paused_left: float | None = None
 
+    def human_waits(self, series: SeriesRecord) -> bool:
+        """Whether the seat to act is a human who plays it now (so a turn deadline runs)."""
+        seat = self.game.to_act
+        if seat is None or self.aborted:
+            return False
+        return human_plays(series.seats, seat, self.autopilot, self.forfeits)
+
+    def disarm(self) -> None:
+        """Cancel the turn timer (or the retry timer), if any."""
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def close_vote(self) -> None:
+        """Drop the open stop vote, if any, and its timer."""
+        if self.vote_timer is not None:
+            self.vote_timer.cancel()
+            self.vote_timer = None
+        self.vote = None
+
     def snapshot_json(self, game: Game | None = None) -> str:
         """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one)."""
         return json.dumps(
@@ -110,13 +148,28 @@ class ChannelState:
 
     channel_id: int
     guild_id: int
+    #: The open lobby (then no series), if any.
     lobby: LobbyState | None = None
+    #: The series, its rules and turn timeout (kept between its games).
     series: SeriesRecord | None = None
-    rules: Rules | None = None  # the series' rules
+    rules: Rules | None = None
     turn_timeout: int = 60
+    #: The running game, or the last finished one (shown until a rematch).
     game: GameState | None = None
 
     @property
     def playing(self) -> bool:
         """A game runs (not finished, not stopped)."""
         return self.game is not None and not self.game.game.finished and not self.game.aborted
+
+    @property
+    def empty(self) -> bool:
+        """Nothing is left in the channel (no lobby, no series, no game, hence no timer)."""
+        return self.lobby is None and self.series is None and self.game is None
+
+
+def human_plays(
+    seats: Sequence[LobbySeat], seat: int, autopilot: Sequence[bool], forfeits: Container[int]
+) -> bool:
+    """Whether ``seat``'s player plays it now: a human seat, not on autopilot, not forfeited."""
+    return seats[seat].ai_level is None and not autopilot[seat] and seat not in forfeits

@@ -25,14 +25,13 @@ from typing import TextIO
 
 from bot.ai_pool import ThreadAI
 from bot.errors import ServiceError, StaleAction
-from bot.presenter import NoticeKind, NullPresenter
+from bot.presenter import Notice, NullPresenter
 from bot.service import GameService
 from bot.storage import SqliteStorage
 from bot.text import render_hand, render_message, render_series, render_table
-from bot.views import ActionChoice, HandView, LobbyOptions, Player, TableView
+from bot.views import ActionChoice, HandView, LobbyOptions, TableView
 from rules_engine import Action, ActionKind, parse_card
 from rules_engine.errors import DurakError
-from rules_engine.messages import Message
 
 __all__ = ["HELP", "LEGEND", "play", "turn_time"]
 
@@ -152,17 +151,9 @@ class _Printer(NullPresenter):
         self.key = key
         self.changed.set()
 
-    async def notice(
-        self,
-        channel_id: int,
-        kind: NoticeKind,
-        message: Message,
-        *,
-        user_id: int | None = None,
-        players: tuple[Player, ...] = (),
-    ) -> None:
-        if kind in ("timeout", "autopilot_on", "autopilot_off"):
-            self.say(f"* {render_message(message, [p.name for p in players])}")
+    async def notice(self, notice: Notice) -> None:
+        if notice.kind in ("timeout", "autopilot_on", "autopilot_off"):
+            self.say(f"* {render_message(notice.message, [p.name for p in notice.players])}")
 
 
 def turn_time(deadline: float | None, turn_timeout: int, now: float) -> str | None:

@@ -17,7 +17,7 @@ from enum import StrEnum
 from typing import Literal
 
 from bot.ratings import Rating
-from bot.replay import Replay
+from bot.replay import Replay, TablePair
 from rules_engine.actions import ActionKind
 from rules_engine.cards import Card
 from rules_engine.messages import Message, Seat
@@ -143,14 +143,6 @@ class LobbyView:
     max_seats: int
     seats: tuple[LobbySeat, ...]
     can_start: bool  # 2..max_seats seats taken
-
-
-@dataclass(frozen=True, slots=True)
-class TablePair:
-    """One attack on the table and the card covering it, if any."""
-
-    attack: Card
-    defence: Card | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Stop votes and forfeits as pure values (PRODUCT.md, "Leaving, stopping, and fair results").
+"""Stop votes and forfeits as pure values (README, "Fair play").
 
 - :class:`StopVote`: ``/durak stop`` on a running game opens a vote on the table; every seated
   human is a voter, the vote passes when all of them agree, and it lapses after ``timeout_s``

@@ -43,8 +43,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.errors import ServiceError, StaleAction
-from bot.service import GameService
+from bot.errors import StaleAction
+from bot.service import GameService, Unshowable
 from cogs.cog_core import durak
 from cogs.components import COG_NAME
 from cogs.custom_ids import (
@@ -225,20 +225,11 @@ class DurakCog(
           followup of their latest interaction in the channel when it is younger than
           Discord's 15 minutes, else by a direct message (which may be closed: then only
           the log knows, and the paused game waits for anyone's ``/durak table``)."""
-        svc = self.service
-        host = svc.host_of(channel_id)
-        state = svc.state(channel_id)
-        if what == "lobby" and state == "lobby" and host is not None:
-            try:
-                await svc.stop(channel_id, host, manage_channel=True)
-            except ServiceError:
-                return
-            subject = "lobby"
-        elif state == "playing" and await svc.pause_timers(channel_id):
-            subject = "table"
-        else:
+        outcome = await self.service.table_unshowable(channel_id, lobby=what == "lobby")
+        if outcome.done is Unshowable.NOTHING:
             log.warning("channel %d: a public %s could not be posted: %s", channel_id, what, error)
             return
+        subject, host = outcome.done.value, outcome.host_id
         if host is None:
             return
         if isinstance(error, discord.Forbidden):

@@ -35,8 +35,8 @@ from typing import Any, Literal
 import discord
 from discord.ext import commands
 
-from bot.presenter import NoticeKind
-from bot.views import HandView, LobbyView, Player, TableView
+from bot.presenter import Notice
+from bot.views import HandView, LobbyView, TableView
 from cogs.i18n import Catalog, catalog, pick_locale
 from cogs.render.hand import render_hand
 from cogs.render.lobby import render_lobby
@@ -44,7 +44,6 @@ from cogs.render.message import Button, Reply, Select
 from cogs.render.notices import render_notice
 from cogs.render.table import render_table
 from cogs.render.text import seat_names
-from rules_engine.messages import Message
 
 __all__ = ["DiscordPresenter", "build_view", "message_kwargs"]
 
@@ -449,16 +448,9 @@ class DiscordPresenter:
             await self._channel(channel_id, st.guild_id).get_partial_message(mid).edit(view=None)
 
     # -- notices -----------------------------------------------------------
-    async def notice(
-        self,
-        channel_id: int,
-        kind: NoticeKind,
-        message: Message,
-        *,
-        user_id: int | None = None,
-        players: tuple[Player, ...] = (),
-    ) -> None:
+    async def notice(self, notice: Notice) -> None:
         """Post a public notice in the channel's server language."""
+        channel_id, kind = notice.channel_id, notice.kind
         await self._ready()
         st = self._tables.get(channel_id)
         guild_id = st.guild_id if st is not None else None
@@ -471,7 +463,7 @@ class DiscordPresenter:
         if kind in ("series_ended", "stopped"):
             self._forget_hands(channel_id)
         t = self.guild_catalog(guild_id)
-        text = render_notice(kind, message, t, seat_names(players, t))
+        text = render_notice(kind, notice.message, t, seat_names(notice.players, t))
         with contextlib.suppress(_Refused):
             await self._public(
                 channel_id,

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.ratings import Rating
-from bot.replay import ReplayFrame
-from bot.replay import TablePair as ReplayPair
+from bot.replay import ReplayFrame, TablePair
 from bot.views import (
     HistoryPage,
     LeaderboardPage,
@@ -258,7 +257,7 @@ def render_history(view: HistoryPage, t: Catalog) -> Reply:
     return Reply(embeds=(embed,), components=tuple(components))
 
 
-def _pairs_md(pairs: Sequence[ReplayPair]) -> str:
+def _pairs_md(pairs: Sequence[TablePair]) -> str:
     return "   ".join(
         f"{card_md(p.attack)} ⟵ {card_md(p.defence)}" if p.defence else f"{card_md(p.attack)} ⟵ ❔"
         for p in pairs

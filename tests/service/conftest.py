@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -10,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from bot.ai_pool import ThreadAI
 from bot.clock import ManualClock
-from bot.presenter import NoticeKind, NullPresenter
+from bot.presenter import Notice, NullPresenter
 from bot.service import GameService
 from bot.storage import FinishedGame, SqliteStorage
 from bot.views import HandView, LobbyView, Player, TableView
 from rules_engine.messages import Message
 
-GUILD = 10
-CH = 100
-ALICE, BOB, CAROL, DAVE = 1, 2, 3, 4
+from .support import ALICE, BOB, CAROL, CH, DAVE, GUILD, Services
+
+# the people and places of the tests, for the test modules that import them from here
+__all__ = ["ALICE", "BOB", "CAROL", "CH", "DAVE", "GUILD"]
 
 
 class Recorder(NullPresenter):
@@ -38,16 +37,9 @@ class Recorder(NullPresenter):
     async def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
         self.events.append(("hand", (channel_id, user_id, view)))
 
-    async def notice(
-        self,
-        channel_id: int,
-        kind: NoticeKind,
-        message: Message,
-        *,
-        user_id: int | None = None,
-        players: tuple[Player, ...] = (),
-    ) -> None:
-        self.events.append(("notice", (channel_id, kind, message, user_id, players)))
+    async def notice(self, notice: Notice) -> None:
+        n = notice
+        self.events.append(("notice", (n.channel_id, n.kind, n.message, n.user_id, n.players)))
 
     async def game_over(self, view: TableView) -> None:
         self.events.append(("over", view))
@@ -77,37 +69,26 @@ async def make_service(clock: ManualClock, db_path: Path) -> AsyncIterator[Servi
     """``await make_service(**kw)``: a restored service on ``db_path`` (closed at teardown).
     Seeds count up from ``seed`` (default 1) so deals are reproducible.  AI seats think in a
     :class:`ThreadAI` (no worker processes to start) unless ``ai=`` says otherwise."""
-    made: list[GameService] = []
-    runners: list[ThreadAI] = []
+    services = Services()
 
     async def factory(path: Path | None = None, *, seed: int = 1, **kw: Any) -> GameService:
-        seeds = itertools.count(seed)
-        kw.setdefault("ai_delay", 0.0)
         kw.setdefault("turn_timeout", 60)
-        if "ai" not in kw:
-            kw["ai"] = ThreadAI()
-            runners.append(kw["ai"])
-        svc = GameService(
-            SqliteStorage(path or db_path),
-            clock=kw.pop("clock", clock),
-            seed_source=lambda: next(seeds),
-            **kw,
-        )
-        await svc.restore()
-        made.append(svc)
-        return svc
+        storage = SqliteStorage(path or db_path)
+        return await services.make(storage, clock=kw.pop("clock", clock), seed=seed, **kw)
 
     yield factory
-    for svc in made:
-        if not svc._closed:
-            await svc.close()
-    for runner in runners:
-        await runner.close()
+    await services.close()
 
 
 @pytest.fixture
 def recorder() -> Recorder:
     return Recorder()
+
+
+@pytest.fixture
+async def svc(make_service: ServiceFactory, recorder: Recorder) -> GameService:
+    """A restored service that reports to ``recorder``."""
+    return await make_service(presenters=[recorder])
 
 
 def spy_finished(svc: GameService) -> list[FinishedGame]:

@@ -1,4 +1,4 @@
-"""Forfeits (PRODUCT.md, "Leaving, stopping, and fair results"): leaving a running game, after
+"""Forfeits (README, "Fair play"): leaving a running game, after
 a confirmation, is recorded at once and counts as a loss whatever happens after; the ``casual``
 AI plays the seat to the end; the forfeiter cannot come back to that game."""
 
@@ -12,21 +12,8 @@ from bot.errors import ConfirmForfeit, Forfeited, GameFinished, NotSeated, Stale
 from bot.service import GameService
 from tests import storage_helpers as stored
 
-from .conftest import (
-    ALICE,
-    BOB,
-    CAROL,
-    CH,
-    DAVE,
-    GUILD,
-    Recorder,
-    ServiceFactory,
-    db_dump,
-    open_table,
-    play_out,
-    settle,
-    spy_finished,
-)
+from .conftest import Recorder, ServiceFactory, db_dump, open_table, play_out, settle, spy_finished
+from .support import ALICE, BOB, CAROL, CH, DAVE, GUILD
 
 ERIN, FRANK = 5, 6
 

@@ -27,7 +27,9 @@ USERS = {0: ALICE, 1: BOB}
 
 
 def engine_game(svc: GameService, channel: int = CH):
-    return svc._channels[channel].game.game
+    game = svc.game_of(channel)
+    assert game is not None
+    return game
 
 
 async def test_views_of_a_new_game(make_service):
@@ -268,10 +270,10 @@ async def test_a_game_without_end_is_stopped_at_the_action_cap(
     make_service, recorder, db_path, monkeypatch
 ):
     """RULES.md lets a game cycle forever; the service stops it at MAX_GAME_ACTIONS moves,
-    stored as aborted with no loss (the choice documented in bot/service.py)."""
-    import bot.service
+    stored as aborted with no loss (the choice documented in bot/service/driver.py)."""
+    import bot.service.driver
 
-    monkeypatch.setattr(bot.service, "MAX_GAME_ACTIONS", 7)
+    monkeypatch.setattr(bot.service.driver, "MAX_GAME_ACTIONS", 7)
     svc = await make_service(presenters=[recorder])
     await svc.open_lobby(CH, GUILD, ALICE, "Alice", seat_host=False)
     for _ in range(2):

@@ -7,8 +7,11 @@ from __future__ import annotations
 import pytest
 
 from bot.errors import NoLobby, NotHost, NotVoter
+from bot.service.lobby import next_host
+from bot.views import LobbySeat
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, Recorder, ServiceFactory, settle
+from .support import lobby_of
 
 
 async def test_the_host_role_passes_in_seat_order_and_the_ex_host_has_no_power(
@@ -42,9 +45,7 @@ async def test_a_lobby_left_with_only_ai_seats_closes(
     make_service: ServiceFactory, recorder: Recorder
 ) -> None:
     svc = await make_service(presenters=[recorder])
-    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
-    await svc.add_ai(CH, ALICE, "casual")
-    await svc.add_ai(CH, ALICE, "expert")
+    await lobby_of(svc, ALICE, "casual", "expert")
     view = await svc.leave(CH, ALICE)
     assert view.status == "closed" and svc.state(CH) == "none"
     with pytest.raises(NoLobby):
@@ -52,3 +53,13 @@ async def test_a_lobby_left_with_only_ai_seats_closes(
     await settle(svc)
     assert recorder.of("lobby")[-1].status == "closed"
     await svc.open_lobby(CH, GUILD, BOB, "Bob")  # the channel is free
+
+
+def test_next_host_keeps_a_seated_host_else_the_first_seated_human():
+    alice, bob, carol = LobbySeat(ALICE, "Alice"), LobbySeat(BOB, "Bob"), LobbySeat(CAROL, "Carol")
+    ai = LobbySeat(None, "Casual AI", "casual")
+    host = (ALICE, "Alice")
+    assert next_host(host, [alice, ai, bob]) == host
+    assert next_host(host, [ai, carol, bob]) == (CAROL, "Carol")  # seat order, AIs skipped
+    assert next_host(host, [ai]) is None  # no human left: the lobby closes
+    assert next_host(host, []) is None

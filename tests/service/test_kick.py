@@ -8,31 +8,15 @@ from pathlib import Path
 import pytest
 
 from bot.errors import BadOption, Forfeited, NoGame, NotHost, NotSeated
+from bot.service import GameService
 from bot.views import LobbyView, TableView
 
-from .conftest import (
-    ALICE,
-    BOB,
-    CAROL,
-    CH,
-    DAVE,
-    GUILD,
-    Recorder,
-    ServiceFactory,
-    db_dump,
-    open_table,
-    play_out,
-    settle,
-)
+from .conftest import Recorder, db_dump, open_table, play_out, settle
+from .support import ALICE, BOB, CAROL, CH, DAVE, GUILD, lobby_of
 
 
-async def test_kick_in_a_lobby(
-    make_service: ServiceFactory, recorder: Recorder, db_path: Path
-) -> None:
-    svc = await make_service(presenters=[recorder])
-    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
-    await svc.join(CH, BOB, "Bob")
-    await svc.join(CH, CAROL, "Carol")
+async def test_kick_in_a_lobby(svc: GameService, recorder: Recorder, db_path: Path) -> None:
+    await lobby_of(svc, ALICE, BOB, CAROL)
     before = db_dump(db_path)
     for attempt, error in (
         (svc.kick(CH, BOB, CAROL), NotHost),  # only the host (or Manage Channel)
@@ -52,12 +36,9 @@ async def test_kick_in_a_lobby(
 
 
 async def test_manage_channel_kicks_the_host_of_a_lobby_and_the_host_role_passes(
-    make_service: ServiceFactory, recorder: Recorder
+    svc: GameService, recorder: Recorder
 ) -> None:
-    svc = await make_service(presenters=[recorder])
-    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
-    await svc.add_ai(CH, ALICE, "casual")
-    await svc.join(CH, BOB, "Bob")
+    await lobby_of(svc, ALICE, "casual", BOB)
     view = await svc.kick(CH, DAVE, ALICE, manage_channel=True)
     assert isinstance(view, LobbyView) and view.host_id == BOB
     await settle(svc)
@@ -67,9 +48,8 @@ async def test_manage_channel_kicks_the_host_of_a_lobby_and_the_host_role_passes
 
 
 async def test_kick_in_a_game_is_a_forfeit_and_the_ai_plays_on(
-    make_service: ServiceFactory, recorder: Recorder, db_path: Path
+    svc: GameService, recorder: Recorder, db_path: Path
 ) -> None:
-    svc = await make_service(presenters=[recorder])
     await open_table(svc, ALICE, BOB, CAROL)
     before = db_dump(db_path)
     with pytest.raises(NotHost) as info:  # the host may not kick from a running game
@@ -99,13 +79,9 @@ async def test_kick_in_a_game_is_a_forfeit_and_the_ai_plays_on(
 
 
 async def test_kick_by_seat_removes_an_ai_seat_of_a_lobby_but_not_of_a_game(
-    make_service: ServiceFactory, recorder: Recorder, db_path: Path
+    svc: GameService, recorder: Recorder, db_path: Path
 ) -> None:
-    svc = await make_service(presenters=[recorder])
-    await svc.open_lobby(CH, GUILD, ALICE, "Alice")
-    await svc.add_ai(CH, ALICE, "casual")
-    await svc.add_ai(CH, ALICE, "expert")
-    await svc.join(CH, BOB, "Bob")
+    await lobby_of(svc, ALICE, "casual", "expert", BOB)
     before = db_dump(db_path)
     for attempt in (
         svc.kick(CH, ALICE),  # neither a player nor a seat

@@ -15,9 +15,9 @@ from .conftest import ALICE, BOB, CAROL, CH, GUILD, db_dump, open_table, play_ou
 
 
 def finished_game(svc: GameService, channel: int = CH):
-    g = svc._channels[channel].game
-    assert g is not None and g.game.finished
-    return g.game
+    game = svc.game_of(channel)
+    assert game is not None and game.finished
+    return game
 
 
 async def test_a_game_of_humans_is_rated_from_the_finishing_order(make_service):
@@ -67,9 +67,9 @@ async def test_games_with_ai_seats_are_not_rated_by_default(make_service):
     assert stats.by_profile[0].rating is None
 
 
-async def test_a_server_counting_ai_games_rates_only_the_humans(make_service, monkeypatch):
+async def test_a_server_counting_ai_games_rates_only_the_humans(make_service):
     svc = await make_service()
-    monkeypatch.setattr(svc, "_count_ai_games", lambda guild_id: True)
+    await svc.set_server_config(GUILD, ALICE, manage_guild=True, count_ai_games="on")
     await open_table(svc, ALICE, BOB, ais=("casual", "beginner"))
     await play_out(svc)
     ratings = await svc.storage.ratings()
@@ -78,9 +78,9 @@ async def test_a_server_counting_ai_games_rates_only_the_humans(make_service, mo
     assert [(a.level, a.games) for a in stats.by_ai_level] == [("beginner", 1), ("casual", 1)]
 
 
-async def test_one_human_is_never_rated(make_service, monkeypatch):
+async def test_one_human_is_never_rated(make_service):
     svc = await make_service()
-    monkeypatch.setattr(svc, "_count_ai_games", lambda guild_id: True)
+    await svc.set_server_config(GUILD, ALICE, manage_guild=True, count_ai_games="on")
     await open_table(svc, ALICE, ais=("beginner",))
     await play_out(svc)
     assert await svc.storage.ratings() == {}
@@ -162,7 +162,7 @@ async def test_a_game_that_cannot_be_ranked_is_recorded_unrated(make_service, mo
     def broken(*args, **kwargs):
         raise RuntimeError("no ranking today")
 
-    monkeypatch.setattr("bot.service.finishing_places", broken)
+    monkeypatch.setattr("bot.service.settle.finishing_places", broken)
     svc = await make_service()
     await open_table(svc, ALICE, BOB)
     table = await play_out(svc)

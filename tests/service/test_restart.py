@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 
@@ -16,14 +15,7 @@ USERS = {0: ALICE, 1: BOB}
 
 async def crash(svc: GameService) -> None:
     """Stop a service the way a killed process stops: nothing more is written."""
-    svc._closed = True
-    for ch in svc._channels.values():
-        if ch.game is not None and ch.game.timer is not None:
-            ch.game.timer.cancel()
-    for task in list(svc._tasks):
-        task.cancel()
-    await asyncio.gather(*svc._tasks, return_exceptions=True)
-    await svc.storage.close()
+    await svc.halt()
 
 
 async def play_some(svc: GameService, moves: int) -> None:
@@ -32,6 +24,12 @@ async def play_some(svc: GameService, moves: int) -> None:
         user = USERS[table.to_act]
         hand = await svc.hand(CH, user)
         await svc.act(CH, user, hand.legal[-1].text, hand.version)
+
+
+def game_state(svc: GameService) -> dict[str, object]:
+    game = svc.game_of(CH)
+    assert game is not None
+    return game.state_dict()
 
 
 def same_table(a, b) -> bool:
@@ -45,7 +43,7 @@ async def test_graceful_restart_resumes_identical_game_with_time_left(make_servi
     await clock.advance(20)
     before = await a.table(CH)
     hands = [await a.hand(CH, u) for u in (ALICE, BOB)]
-    state = a._channels[CH].game.game.state_dict()
+    state = game_state(a)
     await a.close()
 
     await clock.advance(300)  # the bot is down for five minutes
@@ -53,7 +51,7 @@ async def test_graceful_restart_resumes_identical_game_with_time_left(make_servi
     after = await b.table(CH)
     assert same_table(before, after)
     assert after.deadline == clock.now() + 40  # the 40 s that were left
-    assert b._channels[CH].game.game.state_dict() == state
+    assert game_state(b) == state
     for user, hand in zip((ALICE, BOB), hands, strict=True):
         again = await b.hand(CH, user)
         assert dataclasses.replace(again, deadline=None) == dataclasses.replace(hand, deadline=None)

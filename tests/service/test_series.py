@@ -11,7 +11,9 @@ from .conftest import ALICE, BOB, CAROL, CH, GUILD, open_table, play_out, settle
 
 
 def deal_of(svc):
-    return svc._channels[CH].game.game.deal
+    game = svc.game_of(CH)
+    assert game is not None
+    return game.deal
 
 
 async def test_rematch_after_a_loss_loser_deals_left_neighbour_leads(make_service):

@@ -8,6 +8,7 @@ import pytest
 
 from bot.errors import BadOption, ChannelNotAllowed, NotManager
 from bot.server_config import ServerConfig
+from bot.service import settings
 from rules_engine.messages import Message
 
 from .conftest import ALICE, BOB, CH, GUILD, db_dump, open_table, settle
@@ -74,14 +75,14 @@ async def test_settings_are_stored_per_server_and_survive_a_restart(make_service
     )
     assert config.profile == "perevodnoy" and config.transfer is False
     assert config.turn_timeout == 90 and config.count_ai_games and config.channels == {CH}
-    assert await svc.count_ai_games(GUILD) and svc._count_ai_games(GUILD)
+    assert await svc.count_ai_games(GUILD) and svc.count_ai_games_now(GUILD)
     assert not await svc.count_ai_games(GUILD + 1)  # another server keeps the defaults
     assert (await svc.server_config(GUILD + 1)).channels == frozenset()
     await svc.close()
 
     again = await make_service()
     assert await again.server_config(GUILD) == config
-    assert again._count_ai_games(GUILD)
+    assert again.count_ai_games_now(GUILD)
     config = await again.set_server_config(
         GUILD, ALICE, manage_guild=True, remove_channel=str(CH), transfer="default"
     )
@@ -167,12 +168,26 @@ async def test_paused_ai_seats_hold_their_moves(make_service, clock):
 
 
 async def test_a_restored_game_knows_its_servers_ratings_switch(make_service):
-    """The ratings code asks ``_count_ai_games`` without waiting, when a game ends: the
+    """The ratings code asks ``count_ai_games_now`` without waiting, when a game ends: the
     settings of every guild with a lobby or a series are read back at restore."""
     svc = await make_service()
     await svc.set_server_config(GUILD, ALICE, manage_guild=True, count_ai_games="on")
     await open_table(svc, ALICE, ais=("beginner",))
     await svc.close()
     again = await make_service()
-    assert again._count_ai_games(GUILD)
-    assert not again._count_ai_games(GUILD + 1)
+    assert again.count_ai_games_now(GUILD)
+    assert not again.count_ai_games_now(GUILD + 1)
+
+
+async def test_the_settings_cache_forgets_idle_servers_but_keeps_those_in_use(
+    make_service, monkeypatch
+):
+    monkeypatch.setattr(settings, "CACHED_GUILDS", 2)
+    svc = await make_service()
+    await svc.set_server_config(GUILD, ALICE, manage_guild=True, count_ai_games="on")
+    await open_table(svc, ALICE, BOB)  # GUILD has a game here: its settings stay cached
+    for guild in range(GUILD + 1, GUILD + 6):
+        await svc.server_config(guild)
+    assert svc.count_ai_games_now(GUILD)  # still cached, read without waiting
+    assert svc.cached_servers() == 2  # the guild in use and the latest other one
+    assert await svc.count_ai_games(GUILD + 1) is False  # an evicted one is read again

@@ -1,4 +1,4 @@
-"""Stopping a running game (PRODUCT.md, "Leaving, stopping, and fair results"): every seated
+"""Stopping a running game (README, "Fair play"): every seated
 human who has not forfeited must agree within 60 s, shown on the table as Stop? n/m; a member
 with Manage Channel forces it; a host alone cannot end a game they are losing."""
 
@@ -13,20 +13,8 @@ from bot.service import GameService
 from bot.votes import STOP_VOTE_TIMEOUT
 from tests import storage_helpers as stored
 
-from .conftest import (
-    ALICE,
-    BOB,
-    CAROL,
-    CH,
-    DAVE,
-    GUILD,
-    Recorder,
-    ServiceFactory,
-    db_dump,
-    open_table,
-    settle,
-    spy_finished,
-)
+from .conftest import Recorder, ServiceFactory, db_dump, open_table, settle, spy_finished
+from .support import ALICE, BOB, CAROL, CH, DAVE, GUILD
 
 
 async def _results(svc: GameService) -> list[tuple[str, int | None]]:

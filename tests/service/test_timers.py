@@ -145,7 +145,9 @@ async def test_acting_resets_the_count_and_ends_autopilot(make_service, recorder
     hand = await svc.hand(CH, USERS[other])  # someone else's press changes nothing
     assert (await svc.table(CH)).seats[lead].autopilot
     version = table.version
-    move = svc._channels[CH].game.game.legal_actions()[0].text  # without asking for the hand
+    game = svc.game_of(CH)
+    assert game is not None
+    move = game.legal_actions()[0].text  # without asking for the hand
     table = await svc.act(CH, USERS[lead], move, version)
     await settle(svc)
     assert not table.seats[lead].autopilot

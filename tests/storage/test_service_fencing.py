@@ -15,7 +15,8 @@ from bot.ai_pool import ThreadAI
 from bot.clock import ManualClock
 from bot.errors import GameMoved, NoGame
 from bot.service import GameService
-from tests.service.conftest import ALICE, BOB, CH, GUILD, open_table
+from tests.service.conftest import open_table
+from tests.service.support import ALICE, BOB, CH, GUILD, Services
 
 from .conftest import Backend
 
@@ -28,27 +29,22 @@ async def make_service(request: pytest.FixtureRequest) -> AsyncIterator[MakeServ
     """Services on the test's ``backend`` (or ``postgres_backend``), one clock for all."""
     name = "postgres_backend" if "postgres_backend" in request.fixturenames else "backend"
     backend: Backend = request.getfixturevalue(name)
-    made: list[GameService] = []
+    services = Services()
     ai = ThreadAI()
     clock = ManualClock()
-    seeds = itertools.count(1)
+    seeds = itertools.count(1)  # one sequence of deals across the test's services
 
     async def factory(ai_delay: float = 0.0) -> GameService:
-        svc = GameService(
+        return await services.make(
             backend.storage(),
             clock=clock,
             ai_delay=ai_delay,
-            seed_source=lambda: next(seeds),
             ai=ai,
+            seed_source=lambda: next(seeds),
         )
-        await svc.restore()
-        made.append(svc)
-        return svc
 
     yield factory
-    for svc in made:
-        if not svc._closed:
-            await svc.close()
+    await services.close()
     await ai.close()
 
 

@@ -1,0 +1,295 @@
+"""The game service: lobbies, series and games per channel, independent of any transport.
+
+Adapters call the async methods of :class:`GameService` with plain ids (``channel_id``,
+``guild_id``, ``user_id``: ints) and display names, receive frozen views (:mod:`bot.views`)
+or typed results (:class:`StopOutcome`, :class:`ChannelPhase`, :class:`UnshowableOutcome`),
+and get a typed :class:`bot.errors.ServiceError` for every refusal.  A refused request changes
+nothing, in memory or in the database.  An accepted action is acknowledged (the method
+returns) only after it is stored.
+
+A channel holds at most one lobby *or* one series.  A series is a sequence of games with the
+same seats; between games (after game over) the channel waits for Rematch / End series, and a
+new lobby opened there ends the finished series.  Every command edits its channel in one
+transaction (:mod:`bot.service.channels`): validated against the current state under the
+channel's lock, stored, applied, and only then announced to the presenters; games in
+different channels never wait on each other.
+
+The rooms, from the bottom up:
+
+- :mod:`~bot.service.channels`: the channel registry, locks, guards and the transaction;
+- :mod:`~bot.service.commit`: begin, apply, stop and store games;
+  :mod:`~bot.service.settle`: how a game's end is counted (one pure function);
+- :mod:`~bot.service.driver`: turn and vote timers, AI turns, retries;
+- commands: :mod:`~bot.service.lobby`, :mod:`~bot.service.fairplay` (stop votes, forfeits,
+  kicks), :mod:`~bot.service.play` (act, hand, table, series, paused timers),
+  :mod:`~bot.service.records` (stats, leaderboard, history, replay),
+  :mod:`~bot.service.settings` (server settings);
+- :mod:`~bot.service.lifecycle`: restore at startup, close at the end.
+
+AI-only tables (every seat an AI) cost the AI pool the most and no one plays them, so a server
+runs at most ``max_ai_only_tables`` of them at once
+(:data:`bot.ai_pool.MAX_AI_ONLY_TABLES_PER_SERVER`), counted when a lobby starts or a series
+rematches; the next one is refused with :class:`AIOnlyLimit`.  Every game of a server lives in
+the process holding its shard, so this process's count is the server's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Callable, Iterable
+
+from bot.ai_pool import MAX_AI_ONLY_TABLES_PER_SERVER, AIPool, ThreadAI
+from bot.clock import Clock, SystemClock
+from bot.presenter import Presenter
+from bot.service.channels import Channels
+from bot.service.commit import Commit
+from bot.service.driver import Driver
+from bot.service.fairplay import FairPlay, StopOutcome
+from bot.service.lifecycle import Lifecycle
+from bot.service.lobby import Lobbies
+from bot.service.options import AI_LEVEL_NAMES, MAX_TIMEOUT, MIN_TIMEOUT
+from bot.service.play import ChannelPhase, Play, Unshowable, UnshowableOutcome
+from bot.service.records import Records
+from bot.service.settings import SettingsStore
+from bot.service.tasks import Tasks
+from bot.storage import Storage
+from rules_engine import Game
+from rules_engine.ai import LEVELS
+
+__all__ = [
+    "AI_LEVEL_NAMES",
+    "MAX_TIMEOUT",
+    "MIN_TIMEOUT",
+    "ChannelPhase",
+    "GameService",
+    "StopOutcome",
+    "Unshowable",
+    "UnshowableOutcome",
+]
+
+
+class GameService:
+    """The transport-agnostic game service.  Construct, ``await restore()``, serve,
+    ``await close()``.  Its commands are those of the parts it composes (see the module).
+
+    :param storage: where everything is stored (opened by :meth:`restore` if needed).
+    :param clock: time and timers (default: wall clock on the running loop).
+    :param presenters: event sinks (more via :meth:`add_presenter`).
+    :param turn_timeout: default seconds per human turn (lobbies may choose 15–600).
+    :param ai_delay: seconds an AI seat (or autopilot) waits after deciding, before playing.
+    :param seed_source: returns the seed of each new deal (default: cryptographic random).
+    :param restore_grace: after a crash, a turn whose deadline already passed gets this many
+        seconds (at most the turn timeout) instead of timing out at once.
+    :param latency_sink: called with the seconds from receiving an action to having it stored.
+    :param autopilot_level: AI level playing for absent players (default ``casual`` if the
+        engine has it, else ``beginner``).
+    :param ai: where AI decisions run: an :class:`~bot.ai_pool.AIPool` of worker processes
+        (the default, owned and closed by the service; ``AI_WORKERS`` sets its size) or a
+        :class:`~bot.ai_pool.ThreadAI` (tests, terminal).  Either is fair per channel.  One
+        passed in is closed by whoever made it.
+    :param ai_concurrency: AI moves being played and stored at once across all channels.
+        Further AI moves queue, so that a burst of AI work never delays a human's press: a
+        press only competes with this many AI moves.
+    :param max_ai_only_tables: AI-only games one server may run at once (see the module
+        docstring).
+    :param include_guild: the servers this process serves (those on its gateway shards,
+        :func:`bot.shards.guild_filter`); :meth:`restore` loads only their lobbies, series and
+        games (default: every server).  Stats and leaderboards answer for any server.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        clock: Clock | None = None,
+        presenters: Iterable[Presenter] = (),
+        turn_timeout: int = 60,
+        ai_delay: float = 1.0,
+        seed_source: Callable[[], int] | None = None,
+        restore_grace: float = 10.0,
+        latency_sink: Callable[[float], None] | None = None,
+        autopilot_level: str | None = None,
+        ai: AIPool | ThreadAI | None = None,
+        ai_concurrency: int = 4,
+        max_ai_only_tables: int = MAX_AI_ONLY_TABLES_PER_SERVER,
+        include_guild: Callable[[int], bool] | None = None,
+    ) -> None:
+        if not MIN_TIMEOUT <= turn_timeout <= MAX_TIMEOUT:
+            raise ValueError(f"turn_timeout must be {MIN_TIMEOUT}–{MAX_TIMEOUT} s")
+        if ai_delay < 0:
+            raise ValueError("ai_delay must be >= 0")
+        self.storage = storage
+        self.clock: Clock = clock or SystemClock()
+        self.turn_timeout = turn_timeout
+        self.restore_grace = restore_grace
+        self.max_ai_only_tables = max_ai_only_tables
+        seeds = seed_source or (lambda: secrets.randbits(62))
+        self._own_ai = ai is None
+        self._ai: AIPool | ThreadAI = ai if ai is not None else AIPool()
+        self._tasks = Tasks()
+        self._presenters: list[Presenter] = list(presenters)
+        self._restored = False
+        channels = self._channels = Channels(self._tasks, self._presenters)
+        settings = self._settings = SettingsStore(
+            storage, self.clock, turn_timeout, lambda g: any(c.guild_id == g for c in channels)
+        )
+        commit = Commit(
+            storage,
+            self.clock,
+            channels,
+            self._ai,
+            rearm=lambda ch: driver.rearm(ch),
+            count_ai_games=settings.count_ai_games_now,
+            latency_sink=latency_sink,
+        )
+        driver = self._driver = Driver(
+            self.clock,
+            channels,
+            commit,
+            self._ai,
+            self._tasks,
+            ai_delay=ai_delay,
+            autopilot_level=autopilot_level or _first_level(("casual", "beginner")),
+            ai_concurrency=ai_concurrency,
+            on_endless=lambda c, g, cap: fairplay.stop_endless_game(c, g, cap),
+        )
+        lobbies = Lobbies(
+            channels,
+            commit,
+            settings,
+            self.clock,
+            turn_timeout=turn_timeout,
+            seed_source=seeds,
+            max_ai_only_tables=lambda: self.max_ai_only_tables,
+        )
+        fairplay = FairPlay(channels, commit, driver, lobbies)
+        play = Play(channels, commit, driver, lobbies, self.clock, seeds)
+        records = Records(storage, settings)
+        self._lifecycle = Lifecycle(
+            channels,
+            commit,
+            driver,
+            settings,
+            turn_timeout=turn_timeout,
+            restore_grace=restore_grace,
+            include_guild=include_guild,
+        )
+        # the commands, by part
+        self.open_lobby = lobbies.open_lobby
+        self.lobby = lobbies.lobby
+        self.join = lobbies.join
+        self.leave = lobbies.leave
+        self.add_ai = lobbies.add_ai
+        self.remove_seat = lobbies.remove_seat
+        self.start = lobbies.start
+        self.stop = fairplay.stop
+        self.keep_playing = fairplay.keep_playing
+        self.forfeit = fairplay.forfeit
+        self.kick = fairplay.kick
+        self.act = play.act
+        self.hand = play.hand
+        self.table = play.table
+        self.seat_of = play.seat_of
+        self.state = play.state
+        self.live_channels = play.live_channels
+        self.host_of = play.host_of
+        self.rematch = play.rematch
+        self.end_series = play.end_series
+        self.series = play.series
+        self.timers_paused = play.timers_paused
+        self.pause_timers = play.pause_timers
+        self.resume_timers = play.resume_timers
+        self.table_unshowable = play.table_unshowable
+        self.stats = records.stats
+        self.leaderboard = records.leaderboard
+        self.history = records.history
+        self.replay = records.replay
+        self.server_config = settings.server_config
+        self.set_server_config = settings.set_server_config
+        self.count_ai_games = settings.count_ai_games
+        self.count_ai_games_now = settings.count_ai_games_now
+
+    # ------------------------------------------------------------------ settings shared
+    @property
+    def ai_delay(self) -> float:
+        """Seconds an AI seat (or autopilot) waits after deciding, before playing."""
+        return self._driver.ai_delay
+
+    @ai_delay.setter
+    def ai_delay(self, seconds: float) -> None:
+        self._driver.ai_delay = seconds
+
+    @property
+    def autopilot_level(self) -> str:
+        """The AI level playing for absent players."""
+        return self._driver.autopilot_level
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` (or :meth:`halt`) ran."""
+        return self._driver.closed
+
+    # ------------------------------------------------------------------ lifecycle
+    def add_presenter(self, presenter: Presenter) -> None:
+        """Register an event sink (e.g. the Discord adapter)."""
+        self._presenters.append(presenter)
+
+    def remove_presenter(self, presenter: Presenter) -> None:
+        with contextlib.suppress(ValueError):
+            self._presenters.remove(presenter)
+
+    async def restore(self) -> int:
+        """Startup recovery (:meth:`bot.service.lifecycle.Lifecycle.restore`): reload what
+        was stored, re-arm turn timers with the time that was left, resume AI seats.  Runs
+        once.  Returns the number of live games resumed."""
+        if self._restored:
+            raise RuntimeError("restore() runs once, at startup")
+        self._restored = True
+        return await self._lifecycle.restore()
+
+    async def close(self) -> None:
+        """Stop timers and AI tasks, store each waiting turn's remaining time (so a restart
+        re-arms it with exactly that), and close the storage."""
+        await self._lifecycle.close()
+        await self._tasks.cancel_all()
+        if self._own_ai:
+            await self._ai.close()
+        await self.storage.close()
+
+    async def halt(self) -> None:
+        """Stop the way a killed process stops: timers and tasks end, nothing more is
+        written, the storage closes (for crash tests and fault drills)."""
+        self._driver.closed = True
+        for ch in self._channels:
+            if ch.game is not None:
+                ch.game.disarm()
+        await self._tasks.cancel_all()
+        await self.storage.close()
+
+    async def wait_idle(self) -> None:
+        """Wait until no AI decision, timer action or presenter call is running (tasks
+        waiting on the clock for the AI delay do not count).  For tests and the terminal."""
+        await self._tasks.wait_idle()
+
+    # ------------------------------------------------------------------ read-only views
+    def game_of(self, channel_id: int) -> Game | None:
+        """A copy of the engine game of the channel (running or just finished), if any: for
+        tests and tools that check positions; changing it changes nothing here."""
+        ch = self._channels.get(channel_id)
+        return None if ch is None or ch.game is None else ch.game.game.clone()
+
+    def channel_count(self) -> int:
+        """Channels with something in them (a lobby, a series or a game)."""
+        return len(self._channels)
+
+    def cached_servers(self) -> int:
+        """Servers whose settings are cached (bounded: see :mod:`bot.service.settings`)."""
+        return len(self._settings)
+
+
+def _first_level(levels: Iterable[str]) -> str:
+    for level in levels:
+        if level in LEVELS:
+            return level
+    raise RuntimeError("the rules engine provides no AI level")

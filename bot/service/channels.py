@@ -1,0 +1,305 @@
+"""The channel core: every channel's state, its lock, the guards, and one transaction.
+
+A command edits a channel in one transaction::
+
+    async with channels.edit(channel_id) as tx:
+        lobby = tx.need_lobby()            # a guard: refuses with a ServiceError
+        ...                                # validate, store, then change memory
+        tx.lobby_changed(view)             # queued in the transaction's outbox
+
+The transaction holds the channel's ``asyncio.Lock``; what it queues for the presenters is
+published only after the lock is released, and only if the block ended without an error (a
+refused request announces nothing).  A channel with nothing left in it (no lobby, no series,
+no game, hence no timer) is dropped with its lock, so the registry holds only live channels.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterator
+from dataclasses import dataclass, field
+
+from bot.errors import AlreadyStarted, GameFinished, NoGame, NoLobby, NotHost, NotSeated
+from bot.presenter import Notice, NoticeKind, Presenter
+from bot.service.tasks import Tasks
+from bot.state import ChannelState, GameState, LobbyState
+from bot.storage import SeriesRecord
+from bot.view_builders import hand_view, table_view
+from bot.views import HandView, LobbyView, Player, TableView
+from rules_engine.messages import Message
+
+__all__ = [
+    "Channels",
+    "KeyedLocks",
+    "Outbox",
+    "Transaction",
+    "need_host",
+    "need_member",
+    "players_of",
+    "require_seat",
+    "seat_of",
+]
+
+log = logging.getLogger(__name__)
+
+Event = Callable[[Presenter], Awaitable[None]]
+
+
+@dataclass(slots=True)
+class _Slot:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0  # holding or waiting
+
+
+class KeyedLocks:
+    """One ``asyncio.Lock`` per key, dropped as soon as nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._slots: dict[Hashable, _Slot] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: Hashable) -> AsyncIterator[None]:
+        slot = self._slots.get(key)
+        if slot is None:
+            slot = self._slots[key] = _Slot()
+        slot.users += 1
+        try:
+            async with slot.lock:
+                yield
+        finally:
+            slot.users -= 1
+            if slot.users == 0:
+                del self._slots[key]
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+
+class Outbox:
+    """Presenter events queued by a transaction, published after its lock is released."""
+
+    def __init__(self, presenters: list[Presenter]) -> None:
+        self._presenters = presenters
+        self.events: list[Event] = []
+
+    def lobby_changed(self, view: LobbyView) -> None:
+        self.events.append(lambda p: p.lobby_changed(view))
+
+    def table_changed(self, view: TableView) -> None:
+        self.events.append(lambda p: p.table_changed(view))
+
+    def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
+        self.events.append(lambda p: p.hand_changed(channel_id, user_id, view))
+
+    def notice(self, notice: Notice) -> None:
+        self.events.append(lambda p: p.notice(notice))
+
+    def after_change(self, ch: ChannelState, view: TableView) -> None:
+        """The table, every seated human's hand, and game over."""
+        if not self._presenters:
+            return
+        self.table_changed(view)
+        g = ch.game
+        if g is not None and ch.series is not None and g.game_id == view.game_id:
+            for seat, s in enumerate(ch.series.seats):
+                user_id = s.user_id
+                if user_id is not None and seat not in g.forfeits:
+                    self.hand_changed(ch.channel_id, user_id, hand_view(ch, g, seat))
+        if view.finished:
+            self.events.append(lambda p: p.game_over(view))
+
+    def show_table(self, ch: ChannelState) -> None:
+        """:meth:`after_change` with the channel's current table, if it has a game."""
+        if self._presenters and ch.game is not None:
+            self.after_change(ch, table_view(ch))
+
+
+class Transaction:
+    """One command's hold on a channel: its state, guards and outbox (see the module)."""
+
+    def __init__(self, channels: Channels, channel_id: int, outbox: Outbox) -> None:
+        self.channel_id = channel_id
+        self.outbox = outbox
+        self._channels = channels
+
+    @property
+    def ch(self) -> ChannelState | None:
+        """The channel's state, if anything is in it."""
+        return self._channels.get(self.channel_id)
+
+    def channel(self, guild_id: int) -> ChannelState:
+        """The channel's state, created empty if there is none."""
+        return self._channels.create(self.channel_id, guild_id)
+
+    def need_lobby(self) -> LobbyState:
+        """The open lobby (:class:`AlreadyStarted` if a game runs, else :class:`NoLobby`)."""
+        ch = self.ch
+        if ch is None or ch.lobby is None:
+            if ch is not None and ch.playing:
+                raise AlreadyStarted()
+            raise NoLobby()
+        return ch.lobby
+
+    def need_game(self, *, allow_finished: bool = False) -> tuple[ChannelState, GameState]:
+        """The running game (or the finished one, if allowed): :class:`NoGame`,
+        :class:`GameFinished`."""
+        return need_game(self.ch, allow_finished=allow_finished)
+
+    def need_series(self) -> tuple[ChannelState, SeriesRecord]:
+        """The channel's series (:class:`NoGame` if none)."""
+        ch = self.ch
+        if ch is None or ch.series is None:
+            raise NoGame(Message("there is no series in this channel"))
+        return ch, ch.series
+
+    def running(self, game_id: int) -> tuple[ChannelState, GameState] | None:
+        """The running game ``game_id`` of the channel, if it still runs (for timers)."""
+        ch = self.ch
+        g = ch.game if ch is not None else None
+        if ch is None or g is None or g.game_id != game_id or not ch.playing:
+            return None
+        return ch, g
+
+    def notice(
+        self,
+        kind: NoticeKind,
+        message: Message,
+        *,
+        user_id: int | None = None,
+        players: tuple[Player, ...] = (),
+    ) -> None:
+        """Queue a public notice of this channel."""
+        self.outbox.notice(Notice(self.channel_id, kind, message, user_id, players))
+
+    def lobby_changed(self, view: LobbyView) -> None:
+        self.outbox.lobby_changed(view)
+
+    def table_changed(self, view: TableView) -> None:
+        self.outbox.table_changed(view)
+
+    def after_change(self, ch: ChannelState, view: TableView) -> None:
+        self.outbox.after_change(ch, view)
+
+    def show_table(self, ch: ChannelState) -> None:
+        self.outbox.show_table(ch)
+
+
+class Channels:
+    """The registry of channel states, their locks and the presenters they publish to."""
+
+    def __init__(self, tasks: Tasks, presenters: list[Presenter]) -> None:
+        self.tasks = tasks
+        self.presenters = presenters
+        self._states: dict[int, ChannelState] = {}
+        self._locks = KeyedLocks()
+
+    def get(self, channel_id: int) -> ChannelState | None:
+        return self._states.get(channel_id)
+
+    def create(self, channel_id: int, guild_id: int) -> ChannelState:
+        """The channel's state, created empty if there is none."""
+        ch = self._states.get(channel_id)
+        if ch is None:
+            ch = self._states[channel_id] = ChannelState(channel_id, guild_id)
+        return ch
+
+    def forget(self, channel_id: int) -> None:
+        """Drop the channel's state (its lock goes when nobody waits for it)."""
+        self._states.pop(channel_id, None)
+
+    def __iter__(self) -> Iterator[ChannelState]:
+        return iter(list(self._states.values()))
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    @property
+    def lock_count(self) -> int:
+        """Locks held or waited for now (for tests: they do not outlive their users)."""
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def edit(self, channel_id: int) -> AsyncIterator[Transaction]:
+        """Hold the channel's lock for one command (see the module docstring)."""
+        outbox = Outbox(self.presenters)
+        async with self._locks.hold(channel_id):
+            tx = Transaction(self, channel_id, outbox)
+            try:
+                yield tx
+            finally:
+                ch = self._states.get(channel_id)
+                if ch is not None and ch.empty:
+                    del self._states[channel_id]
+        self.publish(outbox)
+
+    def publish(self, outbox: Outbox) -> None:
+        """Run each queued event for every presenter, each in a task of its own."""
+        for event in outbox.events:
+            for p in self.presenters:
+                self.tasks.spawn(_present(p, event))
+        outbox.events = []
+
+
+async def _present(p: Presenter, event: Event) -> None:
+    """Run one presenter event; a failing presenter is logged and never breaks a game."""
+    try:
+        await event(p)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("presenter %r failed", p)
+
+
+# ---------------------------------------------------------------------------------- guards
+def need_game(
+    ch: ChannelState | None, *, allow_finished: bool = False
+) -> tuple[ChannelState, GameState]:
+    """The channel's game: :class:`NoGame` if none (or only a lobby), :class:`GameFinished`
+    if it ended (unless ``allow_finished``)."""
+    if ch is None or ch.game is None:
+        if ch is not None and ch.lobby is not None:
+            raise NoGame(Message("the game has not started yet"))
+        raise NoGame()
+    if not allow_finished and not ch.playing:
+        raise GameFinished()
+    return ch, ch.game
+
+
+def need_host(host_id: int, requester_id: int, manage_channel: bool) -> None:
+    """Refuse (:class:`NotHost`) anyone but the host, unless they have Manage Channel."""
+    if requester_id != host_id and not manage_channel:
+        raise NotHost()
+
+
+def need_member(series: SeriesRecord, requester_id: int, manage_channel: bool) -> None:
+    """Refuse (:class:`NotSeated`) anyone but the host and the series' players, unless they
+    have Manage Channel."""
+    if manage_channel or requester_id == series.host_id:
+        return
+    if any(s.user_id == requester_id for s in series.seats):
+        return
+    raise NotSeated(Message("only the players of this series (or the host) can do that"))
+
+
+def seat_of(series: SeriesRecord | None, user_id: int) -> int | None:
+    """The user's seat in ``series``, if any (no error)."""
+    if series is None:
+        return None
+    return next((i for i, s in enumerate(series.seats) if s.user_id == user_id), None)
+
+
+def require_seat(ch: ChannelState, user_id: int) -> int:
+    """The user's seat in the channel's series; :class:`NotSeated` if they have none."""
+    seat = seat_of(ch.series, user_id)
+    if seat is None:
+        raise NotSeated()
+    return seat
+
+
+def players_of(series: SeriesRecord | None) -> tuple[Player, ...]:
+    """Who sits at each seat of ``series`` (to name ``Seat`` parameters of notices)."""
+    if series is None:
+        return ()
+    return tuple(Player(s.name, s.ai_level) for s in series.seats)

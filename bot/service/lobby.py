@@ -1,0 +1,369 @@
+"""Lobbies: open, join, leave, AI seats, kicks from a lobby, close, and the start of a series.
+
+A channel holds at most one lobby *or* one series.  Host actions (add AI, remove a seat, kick,
+start, close) accept ``manage_channel=True`` as an override (Discord's "Manage Channel").  A
+host who gives up their seat hands the lobby to the next seated human (:func:`next_host`); a
+lobby left with no human closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.ai_pool import ai_only_table_refusal
+from bot.clock import Clock
+from bot.errors import (
+    AIOnlyLimit,
+    AlreadySeated,
+    BadOption,
+    ChannelBusy,
+    ChannelNotAllowed,
+    ConfirmForfeit,
+    Forfeited,
+    LobbyFull,
+    NoLobby,
+    NotEnoughPlayers,
+    NotSeated,
+    UnknownLevel,
+)
+from bot.service.channels import Channels, Transaction, need_host, seat_of
+from bot.service.commit import Commit
+from bot.service.options import (
+    AI_LEVEL_NAMES,
+    clean_name,
+    lobby_options,
+    profile_of,
+    rules_of,
+    with_server_defaults,
+)
+from bot.service.settings import SettingsStore
+from bot.state import ChannelState, LobbyState
+from bot.view_builders import MAX_SEATS, MIN_SEATS, lobby_view, table_view
+from bot.views import LobbyOptions, LobbySeat, LobbyView, TableView
+from rules_engine import deal_from_seed
+from rules_engine.ai import LEVELS
+from rules_engine.messages import Message
+
+__all__ = ["Lobbies", "next_host", "refuse_ai_only_table"]
+
+Host = tuple[int, str]
+
+
+def next_host(host: Host, seats: Iterable[LobbySeat]) -> Host | None:
+    """Who hosts a lobby with ``seats``: the host while seated, else the first seated human;
+    ``None`` when no human is seated (the lobby closes)."""
+    humans = [s for s in seats if s.user_id is not None]
+    if not humans:
+        return None
+    if any(s.user_id == host[0] for s in humans):
+        return host
+    heir = humans[0]
+    assert heir.user_id is not None
+    return heir.user_id, heir.name
+
+
+def refuse_ai_only_table(
+    channels: Iterable[ChannelState], ch: ChannelState, guild_id: int, seats: Iterable[LobbySeat]
+) -> int | None:
+    """How many AI-only games ``guild_id`` runs in other channels than ``ch`` when a game of
+    ``seats`` (AI seats only) is about to be dealt there; ``None`` if a human is seated."""
+    if any(s.user_id is not None for s in seats):
+        return None
+    return sum(
+        1
+        for other in channels
+        if other is not ch
+        and other.guild_id == guild_id
+        and other.playing
+        and other.series is not None
+        and all(s.user_id is None for s in other.series.seats)
+    )
+
+
+@dataclass(eq=False)
+class Lobbies:
+    """The lobby commands (see the module docstring).  ``turn_timeout``: the default of a
+    lobby that chooses none; ``max_ai_only_tables``: the current cap of AI-only games."""
+
+    channels: Channels
+    commit: Commit
+    settings: SettingsStore
+    clock: Clock
+    turn_timeout: int
+    seed_source: Callable[[], int]
+    max_ai_only_tables: Callable[[], int]
+
+    async def open_lobby(
+        self,
+        channel_id: int,
+        guild_id: int,
+        host_id: int,
+        host_name: str,
+        options: LobbyOptions | Mapping[str, Any] | None = None,
+        *,
+        seat_host: bool = True,
+        parent_id: int | None = None,
+    ) -> LobbyView:
+        """Open a lobby in ``channel_id``; the host takes the first seat.  ``seat_host=False``
+        opens it with no seat taken, for tables of AI seats only (benchmarks, tests; the
+        Discord adapter always seats the host).
+
+        ``options``: rules profile, rule overrides (``transfer``, ``throw_in``,
+        ``first_round_limit``), ``turn_timeout`` (15–600 s), ``seats`` (2–6); an option not
+        given (absent or ``None``) comes from the server's settings (:meth:`server_config`;
+        its house options only when the lobby uses the server's default profile).  Raises
+        :class:`ChannelNotAllowed` if the server's settings allow games only in other channels
+        (``parent_id``: the channel a thread belongs to, checked instead of the thread),
+        :class:`ChannelBusy` if a lobby or a running game is there (a finished series there is
+        ended), :class:`BadOption` for an invalid option."""
+        config = await self.settings.server_config(guild_id)
+        if not config.channel_allowed(parent_id if parent_id is not None else channel_id):
+            raise ChannelNotAllowed(
+                Message(
+                    "games can only be opened in {channels}",
+                    channels=", ".join(f"<#{c}>" for c in sorted(config.channels)),
+                )
+            )
+        opts = lobby_options(with_server_defaults(options, config))
+        rules = rules_of(opts)
+        name = clean_name(host_name, host_id)
+        async with self.channels.edit(channel_id) as tx:
+            ch = tx.channel(guild_id)
+            if ch.lobby is not None or ch.playing:
+                raise ChannelBusy()
+            now = self.clock.now()
+            seats = [LobbySeat(host_id, name)] if seat_host else []
+            timeout = opts.turn_timeout or self.turn_timeout
+            lobby = LobbyState(
+                channel_id, guild_id, host_id, name, opts, rules, timeout, seats, now
+            )
+            ended = ch.series
+            with self.commit.storage_errors():
+                if ended is not None and ended.id is not None:
+                    await self.commit.storage.end_series(ended.id, now)
+                await self.commit.storage.save_lobby(lobby.record())
+            if ended is not None:
+                ch.series = None
+                ch.game = None
+                tx.notice("series_ended", Message("the previous series is over"))
+            ch.guild_id = guild_id
+            ch.lobby = lobby
+            view = lobby_view(lobby, "open")
+            tx.lobby_changed(view)
+        return view
+
+    async def lobby(self, channel_id: int) -> LobbyView:
+        """The open lobby of the channel (:class:`NoLobby` if none)."""
+        ch = self.channels.get(channel_id)
+        if ch is None or ch.lobby is None:
+            raise NoLobby()
+        return lobby_view(ch.lobby, "open")
+
+    async def join(self, channel_id: int, user_id: int, name: str) -> LobbyView:
+        """Take a seat.  :class:`LobbyFull`, :class:`AlreadySeated`, :class:`AlreadyStarted`,
+        :class:`NoLobby`."""
+        async with self.channels.edit(channel_id) as tx:
+            ch = tx.ch
+            if ch is not None and ch.playing and ch.game is not None:
+                seat = seat_of(ch.series, user_id)
+                if seat is not None and seat in ch.game.forfeits:
+                    raise Forfeited()
+            lobby = tx.need_lobby()
+            if any(s.user_id == user_id for s in lobby.seats):
+                raise AlreadySeated()
+            _need_room(lobby)
+            seats = [*lobby.seats, LobbySeat(user_id, clean_name(name, user_id))]
+            await self._save_seats(lobby, seats)
+            view = lobby_view(lobby, "open")
+            tx.lobby_changed(view)
+        return view
+
+    async def leave(self, channel_id: int, user_id: int) -> LobbyView:
+        """Free the caller's lobby seat.  A leaving host hands the lobby to the next seated
+        human (seat order); a lobby left with no human closes (``status='closed'``).
+
+        During a running game, leaving is a forfeit that the player must confirm: a seated
+        player gets :class:`ConfirmForfeit` (``details['game_id']``), and the adapter then
+        calls :meth:`forfeit`; a player who already forfeited gets :class:`Forfeited`."""
+        async with self.channels.edit(channel_id) as tx:
+            ch = tx.ch
+            if ch is not None and ch.playing and ch.game is not None:
+                seat = seat_of(ch.series, user_id)
+                if seat is None:
+                    raise NotSeated()
+                if seat in ch.game.forfeits:
+                    raise Forfeited(Message("you have already left this game"))
+                raise ConfirmForfeit(game_id=ch.game.game_id)
+            lobby = tx.need_lobby()
+            if not any(s.user_id == user_id for s in lobby.seats):
+                raise NotSeated(Message("you are not seated in this lobby"))
+            seats = [s for s in lobby.seats if s.user_id != user_id]
+            return await self._reseat(tx, lobby, seats)
+
+    async def add_ai(
+        self,
+        channel_id: int,
+        requester_id: int,
+        level: str = "beginner",
+        *,
+        manage_channel: bool = False,
+    ) -> LobbyView:
+        """Seat an AI player of ``level`` (host only).  :class:`UnknownLevel` if the engine
+        has no such level."""
+        async with self.channels.edit(channel_id) as tx:
+            lobby = tx.need_lobby()
+            need_host(lobby.host_id, requester_id, manage_channel)
+            level = str(level).strip().lower()
+            if level not in LEVELS:  # (a name check: no agent is built on the event loop)
+                raise UnknownLevel(
+                    Message(
+                        "unknown AI level {level}: choose {choices}",
+                        level=level,
+                        choices=", ".join(LEVELS),
+                    ),
+                    level=level,
+                )
+            _need_room(lobby)
+            base = f"{AI_LEVEL_NAMES.get(level, level.title())} AI"
+            taken = {s.name for s in lobby.seats}
+            name = base
+            k = 2
+            while name in taken:
+                name = f"{base} {k}"
+                k += 1
+            await self._save_seats(lobby, [*lobby.seats, LobbySeat(None, name, level)])
+            view = lobby_view(lobby, "open")
+            tx.lobby_changed(view)
+        return view
+
+    async def remove_seat(
+        self, channel_id: int, requester_id: int, seat: int, *, manage_channel: bool = False
+    ) -> LobbyView:
+        """Remove the lobby seat at index ``seat`` (host only; e.g. an AI seat)."""
+        async with self.channels.edit(channel_id) as tx:
+            lobby = tx.need_lobby()
+            need_host(lobby.host_id, requester_id, manage_channel)
+            if not isinstance(seat, int) or not 0 <= seat < len(lobby.seats):
+                raise BadOption(Message("there is no seat {seat} in this lobby", seat=repr(seat)))
+            seats = [s for i, s in enumerate(lobby.seats) if i != seat]
+            return await self._reseat(tx, lobby, seats, announce_host=False)
+
+    async def kick(self, tx: Transaction, index: int) -> LobbyView:
+        """Free lobby seat ``index`` (the caller checked the seat and who asks); a kicked host
+        hands the lobby on."""
+        lobby = tx.need_lobby()
+        kicked = lobby.seats[index]
+        seats = [s for i, s in enumerate(lobby.seats) if i != index]
+        host_before = lobby.host_id
+        view = await self._reseat(tx, lobby, seats, announce_host=False)
+        if kicked.ai_level is None:
+            removed = Message("{name} was removed from the lobby", name=kicked.name)
+        else:
+            removed = Message("an AI seat was removed from the lobby")
+        tx.notice("kicked", removed, user_id=kicked.user_id)
+        _announce_host(tx, view, host_before)
+        return view
+
+    async def close(self, tx: Transaction, requester_id: int, manage_channel: bool) -> None:
+        """Close the channel's lobby (host or Manage Channel)."""
+        lobby = tx.need_lobby()
+        need_host(lobby.host_id, requester_id, manage_channel)
+        with self.commit.storage_errors():
+            await self.commit.storage.delete_lobby(tx.channel_id)
+        assert tx.ch is not None
+        tx.ch.lobby = None
+        tx.lobby_changed(lobby_view(lobby, "closed"))
+        tx.notice("stopped", Message("the lobby was closed"), user_id=requester_id)
+
+    async def start(
+        self, channel_id: int, requester_id: int, manage_channel: bool = False
+    ) -> TableView:
+        """Deal the first game of a new series (host only; 2–6 seats).  The lobby becomes the
+        series' seats, in lobby order; the first dealer is drawn from the seed and the lowest
+        trump leads (RULES.md §4)."""
+        async with self.channels.edit(channel_id) as tx:
+            lobby = tx.need_lobby()
+            need_host(lobby.host_id, requester_id, manage_channel)
+            n = len(lobby.seats)
+            if not MIN_SEATS <= n <= MAX_SEATS:
+                raise NotEnoughPlayers(
+                    Message(
+                        "a game needs {min} to {max} players, not {value}",
+                        min=MIN_SEATS,
+                        max=MAX_SEATS,
+                        value=n,
+                    )
+                )
+            ch = tx.channel(lobby.guild_id)
+            self.need_ai_only_room(ch, lobby.guild_id, lobby.seats)
+            series = lobby.new_series(profile_of(lobby.rules), self.clock.now())
+            seed = self.seed_source()
+            deal = deal_from_seed(n, seed)
+            await self.commit.begin_game(ch, series, lobby.rules, lobby.turn_timeout, deal, seed)
+            ch.lobby = None
+            tx.lobby_changed(lobby_view(lobby, "started"))
+            view = table_view(ch)
+            tx.after_change(ch, view)
+        return view
+
+    def need_ai_only_room(
+        self, ch: ChannelState, guild_id: int, seats: Iterable[LobbySeat]
+    ) -> None:
+        """Refuse (:class:`AIOnlyLimit`) to deal an AI-only game in ``ch`` when its server
+        already runs ``max_ai_only_tables`` AI-only games in other channels."""
+        running = refuse_ai_only_table(self.channels, ch, guild_id, seats)
+        if running is None:
+            return
+        cap = self.max_ai_only_tables()
+        refusal = ai_only_table_refusal(running, cap)
+        if refusal is not None:
+            raise AIOnlyLimit(refusal, running=running, cap=cap)
+
+    async def _save_seats(
+        self, lobby: LobbyState, seats: list[LobbySeat], host: Host | None = None
+    ) -> None:
+        with self.commit.storage_errors():
+            await self.commit.storage.save_lobby(lobby.record(seats, host))
+        lobby.seats = seats
+        if host is not None:
+            lobby.host_id, lobby.host_name = host
+
+    async def _reseat(
+        self,
+        tx: Transaction,
+        lobby: LobbyState,
+        seats: list[LobbySeat],
+        *,
+        announce_host: bool = True,
+    ) -> LobbyView:
+        """Store new seats and queue the lobby's view (and a host hand-off if
+        ``announce_host``); a lobby left with no human closes."""
+        host_before = lobby.host_id
+        host = next_host((lobby.host_id, lobby.host_name), seats)
+        if host is None:
+            with self.commit.storage_errors():
+                await self.commit.storage.delete_lobby(lobby.channel_id)
+            assert tx.ch is not None
+            tx.ch.lobby = None
+            lobby.seats = []
+            view = lobby_view(lobby, "closed")
+        else:
+            await self._save_seats(lobby, seats, host)
+            view = lobby_view(lobby, "open")
+        tx.lobby_changed(view)
+        if announce_host:
+            _announce_host(tx, view, host_before)
+        return view
+
+
+def _need_room(lobby: LobbyState) -> None:
+    if len(lobby.seats) >= lobby.options.seats:
+        raise LobbyFull(Message("the lobby is full ({seats} seats)", seats=lobby.options.seats))
+
+
+def _announce_host(tx: Transaction, view: LobbyView, host_before: int) -> None:
+    """Queue a host hand-off notice (the lobby's host changed with its seats)."""
+    if view.status == "open" and view.host_id != host_before:
+        tx.notice("host", Message("{name} is the host now", name=view.host_name))

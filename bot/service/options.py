@@ -1,0 +1,214 @@
+"""What a command's raw arguments mean: lobby options, rules, names, actions, profiles.
+
+Pure checks: each turns an adapter's raw value into a typed one or raises
+:class:`bot.errors.BadOption` / :class:`bot.errors.BadAction` with the problem's message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from bot.errors import BadAction, BadOption
+from bot.server_config import ConfigProblem, ServerConfig
+from bot.view_builders import MAX_SEATS, MIN_SEATS
+from bot.views import LobbyOptions
+from rules_engine import PROFILES, Action, ActionKind, DurakError, Rules, parse_action
+from rules_engine.messages import Message, Seat
+
+__all__ = [
+    "AI_LEVEL_NAMES",
+    "MAX_TIMEOUT",
+    "MIN_TIMEOUT",
+    "clean_name",
+    "lobby_options",
+    "parse_channel_id",
+    "parse_player_action",
+    "profile_filter",
+    "profile_of",
+    "rules_of",
+    "with_server_defaults",
+]
+
+log = logging.getLogger(__name__)
+
+MIN_TIMEOUT, MAX_TIMEOUT = 15, 600
+NAME_MAX = 64
+AI_LEVEL_NAMES = {
+    "beginner": "Beginner",
+    "casual": "Casual",
+    "counter": "Counter",
+    "expert": "Expert",
+}
+_OPTION_KEYS = {f.name for f in dataclasses.fields(LobbyOptions)}
+
+
+def clean_name(name: object, user_id: int) -> str:
+    """A display name on one line, at most :data:`NAME_MAX` characters (never empty)."""
+    text = " ".join(str(name or "").split())[:NAME_MAX]
+    return text or f"Player {user_id}"
+
+
+def with_server_defaults(
+    options: LobbyOptions | Mapping[str, Any] | None, config: ServerConfig
+) -> dict[str, Any]:
+    """``/durak new``'s options with the server's settings for those not given (``None``)."""
+    if options is None:
+        given: dict[str, Any] = {}
+    elif isinstance(options, LobbyOptions):
+        given = dataclasses.asdict(options)
+    elif isinstance(options, Mapping):
+        given = dict(options)
+    else:
+        raise BadOption(Message("options must be LobbyOptions or a mapping"))
+    return config.lobby_options(given)
+
+
+def parse_channel_id(raw: object) -> int:
+    """A channel id given to ``add_channel``/``remove_channel`` (an int, or its text)."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().isdecimal():
+        return int(raw.strip())
+    raise ConfigProblem(
+        "channels",
+        Message(
+            "{setting} must be channels of this server (or {default} for every channel), "
+            "not {value}",
+            setting="channels",
+            default="default",
+            value=repr(raw),
+        ),
+    )
+
+
+def lobby_options(options: LobbyOptions | Mapping[str, Any] | None) -> LobbyOptions:
+    """Checked lobby options (profile name lower-cased)."""
+    if options is None:
+        opts = LobbyOptions()
+    elif isinstance(options, LobbyOptions):
+        opts = options
+    elif isinstance(options, Mapping):
+        unknown = set(options) - _OPTION_KEYS
+        if unknown:
+            raise BadOption(
+                Message("unknown option(s): {value}", value=", ".join(sorted(map(str, unknown))))
+            )
+        opts = LobbyOptions(**{k: v for k, v in options.items() if v is not None})
+    else:
+        raise BadOption(Message("options must be LobbyOptions or a mapping"))
+    if not isinstance(opts.rules, str) or opts.rules.strip().lower() not in PROFILES:
+        raise BadOption(
+            Message(
+                "unknown rules {value}: choose {choices}",
+                value=repr(opts.rules),
+                choices=", ".join(PROFILES),
+            )
+        )
+    t = opts.turn_timeout
+    if t is not None and (
+        not isinstance(t, int) or isinstance(t, bool) or not MIN_TIMEOUT <= t <= MAX_TIMEOUT
+    ):
+        raise BadOption(
+            Message(
+                "turn_timeout must be {min}–{max} seconds, not {value}",
+                min=MIN_TIMEOUT,
+                max=MAX_TIMEOUT,
+                value=repr(t),
+            )
+        )
+    n = opts.seats
+    if not isinstance(n, int) or isinstance(n, bool) or not MIN_SEATS <= n <= MAX_SEATS:
+        raise BadOption(
+            Message(
+                "seats must be {min}–{max}, not {value}",
+                min=MIN_SEATS,
+                max=MAX_SEATS,
+                value=repr(n),
+            )
+        )
+    return dataclasses.replace(opts, rules=opts.rules.strip().lower())
+
+
+def rules_of(opts: LobbyOptions) -> Rules:
+    """The engine rules of checked lobby options (rule overrides checked here)."""
+    spec: dict[str, Any] = {"profile": opts.rules}
+    if opts.transfer is not None:
+        spec["transfer"] = opts.transfer
+    if opts.throw_in is not None:
+        spec["throw_in"] = opts.throw_in
+    if opts.first_round_limit is not None:
+        spec["first_round_limit"] = opts.first_round_limit
+    if opts.throw_in is not None and opts.throw_in not in ("neighbours", "all"):
+        raise BadOption(
+            Message("throw_in must be neighbours or all, not {value}", value=repr(opts.throw_in))
+        )
+    if opts.first_round_limit is not None and opts.first_round_limit not in (5, 6):
+        raise BadOption(
+            Message(
+                "first_round_limit must be 5 or 6, not {value}", value=repr(opts.first_round_limit)
+            )
+        )
+    if opts.transfer is not None and not isinstance(opts.transfer, bool):
+        raise BadOption(
+            Message("transfer must be true or false, not {value}", value=repr(opts.transfer))
+        )
+    try:
+        return Rules.from_spec(spec)
+    except DurakError as exc:
+        log.info("rule options refused: %s", exc)
+        raise BadOption() from exc
+
+
+def profile_of(rules: Rules) -> str:
+    """The profile name stats and ratings file ``rules`` under (``custom`` if none)."""
+    return rules.profile or "custom"
+
+
+def profile_filter(profile: str | None) -> str | None:
+    """A checked profile name to filter stats by (``None``: every profile)."""
+    if profile is None:
+        return None
+    p = str(profile).strip().lower()
+    if p not in PROFILES and p != "custom":
+        raise BadOption(
+            Message(
+                "unknown profile {value}: choose {choices} or custom",
+                value=repr(profile),
+                choices=", ".join(PROFILES),
+            )
+        )
+    return p
+
+
+def parse_player_action(action: str | Action, seat: int) -> Action:
+    """The action a player at ``seat`` typed or pressed (the seat may be left out)."""
+    if isinstance(action, Action):
+        act = action
+    else:
+        if not isinstance(action, str) or not action.strip():
+            raise BadAction()
+        typed = action.strip()
+        text = typed if typed.split()[0].isdigit() else f"{seat} {typed}"
+        try:
+            act = parse_action(text)
+        except DurakError as exc:
+            raise BadAction(
+                Message(
+                    "{text} is not an action: try 'attack 8♥', 'defend 8♥ 9♥', 'take' or 'pass'",
+                    text=repr(typed),
+                )
+            ) from exc
+    if act.seat != seat:
+        raise BadAction(
+            Message(
+                "that action is for {seat}; you sit at {other}",
+                seat=Seat(act.seat),
+                other=Seat(seat),
+            )
+        )
+    if act.kind not in ActionKind:  # pragma: no cover - Action validates its kind
+        raise BadAction()
+    return act

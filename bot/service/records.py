@@ -1,0 +1,205 @@
+"""Records of ended games: stats, leaderboards, history and replays.
+
+These read the storage only: they never touch a channel's state or lock.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+from dataclasses import dataclass, field
+
+from bot.errors import BadOption, UnknownGame
+from bot.replay import build_replay
+from bot.service.commit import storage_errors
+from bot.service.options import profile_filter, profile_of
+from bot.service.settings import SettingsStore
+from bot.storage import Storage
+from bot.views import (
+    HistoryEntry,
+    HistoryPage,
+    HistoryResult,
+    LeaderboardPage,
+    Player,
+    ReplayView,
+    StatsView,
+)
+from rules_engine import DurakError, Rules
+from rules_engine.deal import Deal
+from rules_engine.messages import Message
+
+__all__ = ["HISTORY_PER_PAGE", "MIN_RATED_GAMES", "REPLAY_CACHE", "Records"]
+
+log = logging.getLogger(__name__)
+
+#: Ratings count only players with at least this many rated games, unless asked otherwise.
+MIN_RATED_GAMES = 5
+HISTORY_PER_PAGE = 10
+#: Replays kept built (a finished game never changes): every ◀ ▶ press of a replay asks again.
+REPLAY_CACHE = 16
+
+
+@dataclass(eq=False)
+class Records:
+    """The record commands (see the module docstring)."""
+
+    storage: Storage
+    settings: SettingsStore
+    #: Replays built, most recently asked last (at most :data:`REPLAY_CACHE`).
+    _replays: collections.OrderedDict[int, ReplayView] = field(
+        default_factory=collections.OrderedDict, init=False
+    )
+
+    async def stats(self, guild_id: int, user_id: int, profile: str | None = None) -> StatsView:
+        """A player's finished games in this guild: games, losses, draws, forfeits, loss rate
+        and rating (± uncertainty) per rule profile (``profile`` restricts to one: a profile
+        name or ``custom``), and their games against each AI level apart."""
+        profile = profile_filter(profile)
+        with storage_errors():
+            name, rows = await self.storage.player_stats(guild_id, user_id, profile)
+            by_level = await self.storage.ai_level_stats(guild_id, user_id, profile)
+        return StatsView(
+            guild_id=guild_id,
+            user_id=user_id,
+            name=name,
+            profile=profile,
+            games=sum(r.games for r in rows),
+            losses=sum(r.losses for r in rows),
+            draws=sum(r.draws for r in rows),
+            by_profile=tuple(rows),
+            forfeits=sum(r.forfeits for r in rows),
+            by_ai_level=tuple(by_level),
+        )
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        profile: str | None = None,
+        min_games: int = MIN_RATED_GAMES,
+        page: int = 1,
+        per_page: int = 10,
+    ) -> LeaderboardPage:
+        """The guild's rated players of one rule profile (default: the server's default
+        profile), by the conservative estimate of their rating (``mu - 3 sigma``), among
+        those with at least ``min_games`` rated games.  ``page`` is 1-based; a page past the
+        end is empty."""
+        chosen = profile_filter(profile) or (await self.settings.server_config(guild_id)).profile
+        if not isinstance(min_games, int) or isinstance(min_games, bool) or min_games < 1:
+            raise BadOption(Message("min_games must be a whole number ≥ 1"))
+        _need_page(page)
+        if not isinstance(per_page, int) or not 1 <= per_page <= 50:
+            raise BadOption(Message("per_page must be 1–50"))
+        with storage_errors():
+            total, rows = await self.storage.leaderboard(
+                guild_id, chosen, min_games, per_page, (page - 1) * per_page
+            )
+        pages = max(1, -(-total // per_page))
+        return LeaderboardPage(
+            guild_id, chosen, min_games, page, pages, per_page, total, tuple(rows)
+        )
+
+    async def history(
+        self,
+        guild_id: int,
+        user_id: int | None = None,
+        page: int = 1,
+        per_page: int = HISTORY_PER_PAGE,
+    ) -> HistoryPage:
+        """The guild's ended games, newest first (with ``user_id``: the games that player has
+        a result in): when, rules, players, result.  ``page`` is 1-based; a page past the end
+        is empty."""
+        _need_page(page)
+        if not isinstance(per_page, int) or isinstance(per_page, bool) or not 1 <= per_page <= 25:
+            raise BadOption(Message("per_page must be 1–25"))
+        with storage_errors():
+            total, records = await self.storage.history(
+                guild_id, user_id, per_page, (page - 1) * per_page
+            )
+        entries = []
+        for rec in records:
+            try:
+                rules = Rules.from_spec(rec.rules)
+            except DurakError:
+                log.exception("game %d has unreadable rules: left out of the history", rec.game_id)
+                continue
+            result: HistoryResult = (
+                "loss" if rec.result == "loss" else "draw" if rec.result == "draw" else "aborted"
+            )
+            entries.append(
+                HistoryEntry(
+                    game_id=rec.game_id,
+                    ended_at=rec.ended_at,
+                    rules=rules,
+                    profile=rec.profile,
+                    players=tuple(Player(s.name, s.ai_level) for s in rec.seats),
+                    result=result,
+                    loser=rec.loser_seat if result == "loss" else None,
+                )
+            )
+        pages = max(1, -(-total // per_page))
+        return HistoryPage(guild_id, user_id, page, pages, per_page, total, tuple(entries))
+
+    async def replay(self, guild_id: int, game_id: int) -> ReplayView:
+        """A finished game of this guild, move by move, rebuilt from its stored action log by
+        the engine (:func:`bot.replay.build_replay`): every hand face up, so show it privately.
+        :class:`UnknownGame` for an unknown id, a game of another server, a game still being
+        played or one stopped before its end."""
+        if not isinstance(game_id, int) or isinstance(game_id, bool) or game_id < 1:
+            raise UnknownGame(
+                Message("there is no game #{value} in this server", value=repr(game_id))
+            )
+        cached = self._replays.get(game_id)
+        if cached is not None and cached.guild_id == guild_id:
+            self._replays.move_to_end(game_id)
+            return cached
+        with storage_errors():
+            rec = await self.storage.load_game(game_id)
+            forfeits = await self.storage.forfeits_of_game(game_id) if rec is not None else []
+        if rec is None or rec.guild_id != guild_id:
+            raise UnknownGame(Message("there is no game #{value} in this server", value=game_id))
+        if rec.result == "live":
+            raise UnknownGame(
+                Message(
+                    "game #{value} is still being played: replay it once it ends",
+                    value=game_id,
+                )
+            )
+        if rec.result == "aborted":
+            raise UnknownGame(
+                Message(
+                    "game #{value} was stopped before its end: there is nothing to replay",
+                    value=game_id,
+                )
+            )
+        try:
+            rules = Rules.from_spec(rec.rules)
+            frames = build_replay(
+                rules,
+                Deal.from_dict(rec.deal),
+                rec.actions,
+                {f.seat: f.move for f in forfeits if f.move is not None},
+            )
+        except (DurakError, ValueError, KeyError, TypeError) as exc:
+            log.exception("game %d does not replay", game_id)
+            raise UnknownGame(
+                Message("game #{value} cannot be replayed from what was stored", value=game_id)
+            ) from exc
+        view = ReplayView(
+            game_id=game_id,
+            guild_id=guild_id,
+            rules=rules,
+            profile=profile_of(rules),
+            players=tuple(Player(s.name, s.ai_level) for s in rec.seats),
+            ended_at=rec.ended_at or 0.0,
+            replay=frames,
+        )
+        self._replays[game_id] = view
+        while len(self._replays) > REPLAY_CACHE:
+            self._replays.popitem(last=False)
+        return view
+
+
+def _need_page(page: object) -> None:
+    """Refuse a page number that is not a whole number ≥ 1."""
+    if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+        raise BadOption(Message("page must be a whole number ≥ 1"))
