@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules_engine.actions import ATTACK, DEFEND, PASS, TAKE, TRANSFER
-from rules_engine.ai.base import Agent, Observation, register_level
+from rules_engine.ai.base import Agent, Observation
 from rules_engine.ai.view import View
 
 __all__ = ["BeginnerAgent", "card_cost"]
@@ -20,8 +20,6 @@ def card_cost(card_index: int, trump: int) -> int:
 
 
 class BeginnerAgent(Agent):
-    level = "beginner"
-
     def __init__(self, seed: int | None = None, careless: float = 0.6, **_: Any) -> None:
         super().__init__(seed)
         self.careless = careless
@@ -81,6 +79,3 @@ def _plain_beaters(trump: int) -> list[int]:
 
     t = 0x111111111 << trump
     return [b & ~t for b in beaters_table(trump)]
-
-
-register_level("beginner", BeginnerAgent)

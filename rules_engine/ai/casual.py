@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules_engine.ai.base import Agent, Observation, register_level
+from rules_engine.ai.base import Agent, Observation
 from rules_engine.ai.policy import DEFAULT, Params, casual_code, with_options
 from rules_engine.ai.position import build_game, deterministic_fill
 from rules_engine.ai.view import View
@@ -15,8 +15,6 @@ __all__ = ["CasualAgent"]
 
 
 class CasualAgent(Agent):
-    level = "casual"
-
     def __init__(
         self, seed: int | None = None, params: Params | None = None, **options: Any
     ) -> None:
@@ -33,6 +31,3 @@ class CasualAgent(Agent):
         game = build_game(view, hands, stock)
         code = casual_code(game, view.legal, self.params)
         return view.text_of(code)
-
-
-register_level("casual", CasualAgent)

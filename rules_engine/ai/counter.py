@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rules_engine.ai.base import Agent, Observation, register_level
+from rules_engine.ai.base import Agent, Observation
 from rules_engine.ai.policy import (
     DEFAULT,
     LONG_GAME_ROUNDS,
@@ -141,8 +141,6 @@ def solve_exact(
 
 
 class CounterAgent(Agent):
-    level = "counter"
-
     def __init__(
         self,
         seed: int | None = None,
@@ -189,6 +187,3 @@ class CounterAgent(Agent):
             if exact is not None:
                 code = exact
         return view.text_of(code)
-
-
-register_level("counter", CounterAgent)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import random
 
-from rules_engine.ai.base import Agent, Observation, register_level
+from rules_engine.ai.base import Agent, Observation
 from rules_engine.ai.position import build_game, deterministic_fill, unseen_mask
 from rules_engine.ai.tracker import Tracker
 from rules_engine.ai.view import View
@@ -217,8 +217,6 @@ def search(view: View, iterations: int, rng: random.Random, c: float = 0.7) -> N
 class ISMCTSAgent(Agent):
     """Plain single-observer ISMCTS (see the module docstring)."""
 
-    level = "ismcts"
-
     def __init__(self, seed: int | None = None, iterations: int = 300, c: float = 0.7) -> None:
         super().__init__(seed)
         if iterations < 1:
@@ -240,6 +238,3 @@ class ISMCTSAgent(Agent):
                 best_visits = visits
                 best = code
         return view.text_of(best)
-
-
-register_level("ismcts", ISMCTSAgent)
