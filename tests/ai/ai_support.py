@@ -14,15 +14,18 @@ FAST: dict[str, dict[str, object]] = {
 }
 
 
-def random_positions(count: int, seed: int) -> list[Game]:
-    """Positions reached by random play, sampled along random games."""
+def random_positions(
+    count: int, seed: int, players: tuple[int, int] = (2, 6), max_moves: int = 200
+) -> list[Game]:
+    """Unfinished positions reached by random play (fewer than ``max_moves`` random moves into
+    a game of a random profile, between ``players[0]`` and ``players[1]`` players)."""
     rng = random.Random(seed)
     games = []
     while len(games) < count:
-        players = rng.randint(2, 6)
+        seats = rng.randint(*players)
         rules = PROFILES[rng.choice(sorted(PROFILES))]
-        game = Game(rules, deal_from_seed(players, rng.randrange(10**9)))
-        stop = rng.randrange(200)
+        game = Game(rules, deal_from_seed(seats, rng.randrange(10**9)))
+        stop = rng.randrange(max_moves)
         steps = 0
         while not game.finished and steps < stop:
             legal = game.legal_codes()
