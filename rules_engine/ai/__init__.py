@@ -12,30 +12,14 @@ The expert takes ``budget_s=`` (its hard per-move limit in seconds, default 0.9)
 
 from __future__ import annotations
 
-from rules_engine.ai.base import Agent
-from rules_engine.ai.levels import (
-    AUTOPILOT_LEVEL,
-    DEFAULT_AI_LEVEL,
-    FALLBACK_LEVEL,
-    LEVELS,
-    OFFERED_LEVELS,
-    AILevel,
-    counts_iterations,
-    make_agent,
-    takes_option,
-    thinks_by_clock,
-)
-
-__all__ = [
-    "AUTOPILOT_LEVEL",
-    "DEFAULT_AI_LEVEL",
-    "FALLBACK_LEVEL",
-    "LEVELS",
-    "OFFERED_LEVELS",
-    "AILevel",
-    "Agent",
-    "counts_iterations",
-    "make_agent",
-    "takes_option",
-    "thinks_by_clock",
-]
+from rules_engine.ai.base import Agent as Agent
+from rules_engine.ai.levels import AUTOPILOT_LEVEL as AUTOPILOT_LEVEL
+from rules_engine.ai.levels import DEFAULT_AI_LEVEL as DEFAULT_AI_LEVEL
+from rules_engine.ai.levels import FALLBACK_LEVEL as FALLBACK_LEVEL
+from rules_engine.ai.levels import LEVELS as LEVELS
+from rules_engine.ai.levels import OFFERED_LEVELS as OFFERED_LEVELS
+from rules_engine.ai.levels import AILevel as AILevel
+from rules_engine.ai.levels import counts_iterations as counts_iterations
+from rules_engine.ai.levels import make_agent as make_agent
+from rules_engine.ai.levels import takes_option as takes_option
+from rules_engine.ai.levels import thinks_by_clock as thinks_by_clock

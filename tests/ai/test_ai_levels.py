@@ -7,45 +7,39 @@ from types import MappingProxyType
 import pytest
 
 from rules_engine import PROFILES, Game, deal_from_seed, observation
-from rules_engine.ai import (
-    AUTOPILOT_LEVEL,
-    DEFAULT_AI_LEVEL,
-    FALLBACK_LEVEL,
-    LEVELS,
-    OFFERED_LEVELS,
-    AILevel,
-    counts_iterations,
-    make_agent,
-    thinks_by_clock,
-)
+from rules_engine.ai import levels as table
 from rules_engine.ai.casual import CasualAgent
 from rules_engine.ai.expert import ExpertAgent
 
 
 def test_the_table_names_every_level_once_weakest_first() -> None:
-    assert OFFERED_LEVELS == ("beginner", "casual", "counter", "expert")
-    assert list(LEVELS)[: len(OFFERED_LEVELS)] == list(OFFERED_LEVELS)
-    assert "ismcts" in LEVELS and not LEVELS["ismcts"].offered
-    assert all(name == entry.name for name, entry in LEVELS.items())
-    assert (DEFAULT_AI_LEVEL, AUTOPILOT_LEVEL, FALLBACK_LEVEL) == ("beginner", "casual", "casual")
+    assert table.OFFERED_LEVELS == ("beginner", "casual", "counter", "expert")
+    assert list(table.LEVELS)[: len(table.OFFERED_LEVELS)] == list(table.OFFERED_LEVELS)
+    assert "ismcts" in table.LEVELS and not table.LEVELS["ismcts"].offered
+    assert all(name == entry.name for name, entry in table.LEVELS.items())
+    assert (table.DEFAULT_AI_LEVEL, table.AUTOPILOT_LEVEL, table.FALLBACK_LEVEL) == (
+        "beginner",
+        "casual",
+        "casual",
+    )
 
 
 def test_the_table_is_read_only() -> None:
     with pytest.raises(TypeError):
-        LEVELS["grandmaster"] = LEVELS["casual"]  # type: ignore[index]
+        table.LEVELS["grandmaster"] = table.LEVELS["casual"]  # type: ignore[index]
     with pytest.raises(AttributeError):
-        LEVELS["casual"].hard_limit_s = 5.0  # type: ignore[misc]
+        table.LEVELS["casual"].hard_limit_s = 5.0  # type: ignore[misc]
 
 
 def test_times_agree_with_the_agents() -> None:
-    expert = make_agent("expert")
+    expert = table.make_agent("expert")
     assert isinstance(expert, ExpertAgent)
-    assert LEVELS["expert"].hard_limit_s == expert.budget_s
-    assert LEVELS["expert"].expected_s == expert.think_s
-    for entry in LEVELS.values():
+    assert table.LEVELS["expert"].hard_limit_s == expert.budget_s
+    assert table.LEVELS["expert"].expected_s == expert.think_s
+    for entry in table.LEVELS.values():
         assert 0 < entry.expected_s < entry.hard_limit_s
-    assert [lv for lv in LEVELS if thinks_by_clock(lv)] == ["expert"]
-    assert [lv for lv in LEVELS if counts_iterations(lv)] == ["ismcts"]
+    assert [lv for lv in table.LEVELS if table.thinks_by_clock(lv)] == ["expert"]
+    assert [lv for lv in table.LEVELS if table.counts_iterations(lv)] == ["ismcts"]
 
 
 def test_every_level_makes_an_agent_that_plays_and_unknown_names_are_refused() -> None:
@@ -53,21 +47,25 @@ def test_every_level_makes_an_agent_that_plays_and_unknown_names_are_refused() -
     seat = game.to_act
     assert seat is not None
     obs = observation(game, seat)
-    for name in LEVELS:
-        options = {"iterations": 5} if counts_iterations(name) or thinks_by_clock(name) else {}
-        assert make_agent(name, seed=1, **options).choose(obs) in obs["legal"]
+    for name in table.LEVELS:
+        options = (
+            {"iterations": 5}
+            if table.counts_iterations(name) or table.thinks_by_clock(name)
+            else {}
+        )
+        assert table.make_agent(name, seed=1, **options).choose(obs) in obs["legal"]
     with pytest.raises(ValueError, match="grandmaster"):
-        make_agent("grandmaster")
+        table.make_agent("grandmaster")
 
 
 def test_a_table_of_ones_own_is_passed_not_registered() -> None:
     class Shy(CasualAgent):
         pass
 
-    mine = MappingProxyType({"shy": AILevel("shy", Shy, hard_limit_s=1.0, expected_s=0.01)})
-    assert isinstance(make_agent("shy", seed=2, levels=mine), Shy)
-    assert "shy" not in LEVELS
+    mine = MappingProxyType({"shy": table.AILevel("shy", Shy, hard_limit_s=1.0, expected_s=0.01)})
+    assert isinstance(table.make_agent("shy", seed=2, levels=mine), Shy)
+    assert "shy" not in table.LEVELS
     with pytest.raises(ValueError, match="shy"):
-        make_agent("shy")
+        table.make_agent("shy")
     with pytest.raises(ValueError, match="casual"):
-        make_agent("casual", levels=mine)
+        table.make_agent("casual", levels=mine)
