@@ -8,7 +8,7 @@ from typing import Any
 
 from rules_engine.actions import ATTACK, DEFEND, PASS, TAKE, TRANSFER
 from rules_engine.ai.base import Agent, Observation
-from rules_engine.ai.view import View
+from rules_engine.ai.parsed import ParsedObservation
 
 __all__ = ["BeginnerAgent", "card_cost"]
 
@@ -25,7 +25,7 @@ class BeginnerAgent(Agent):
         self.careless = careless
 
     def choose(self, obs: Observation) -> str:
-        view = View(obs)
+        view = ParsedObservation(obs)
         legal = view.legal
         if not legal:
             raise ValueError("no legal action to choose from")
@@ -39,7 +39,7 @@ class BeginnerAgent(Agent):
         return view.legal_text[best]
 
     @staticmethod
-    def _absurd(view: View, code: int) -> bool:
+    def _absurd(view: ParsedObservation, code: int) -> bool:
         kind = code & 7
         if kind == TAKE:  # take although a plain card beats every uncovered attack
             plain = view.hand & ~(0x111111111 << view.trump)

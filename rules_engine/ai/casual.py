@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from rules_engine.ai.base import Agent, Observation
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.policy import DEFAULT, Params, casual_code, with_options
 from rules_engine.ai.position import build_game, deterministic_fill
-from rules_engine.ai.view import View
 
 __all__ = ["CasualAgent"]
 
@@ -22,7 +22,7 @@ class CasualAgent(Agent):
         self.params = with_options(params or DEFAULT, options)
 
     def choose(self, obs: Observation) -> str:
-        view = View(obs)
+        view = ParsedObservation(obs)
         if not view.legal:
             raise ValueError("no legal action to choose from")
         if len(view.legal) == 1:

@@ -44,6 +44,7 @@ from typing import Any
 from rules_engine.actions import DEFEND, PASS, TAKE, TRANSFER
 from rules_engine.ai.base import Agent, Observation
 from rules_engine.ai.counter import Counting, perfect_hands, solve_exact
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.policy import (
     DEFAULT,
     VALUE,
@@ -54,7 +55,6 @@ from rules_engine.ai.policy import (
 )
 from rules_engine.ai.position import build_game, deterministic_fill, fast_clone
 from rules_engine.ai.solver import SearchAborted, Solver, state_from_game
-from rules_engine.ai.view import View
 from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, iter_bits
 from rules_engine.game import Game
 from rules_engine.phase import Phase
@@ -95,7 +95,7 @@ _SOLVE_SHARE = 0.45
 
 
 def sample_deal(
-    view: View,
+    view: ParsedObservation,
     counting: Counting,
     rng: Any,
     w_lacks: float = _W_LACKS,
@@ -270,13 +270,18 @@ class ExpertAgent(Agent):
         self.w_stale = w_stale
         #: Sampling weight of a plain card of a rank the seat declined to transfer with.
         self.w_declined = w_declined
+        #: The hard per-move limit and the normal thinking time (seconds).
         self.budget_s = budget_s
         self.think_s = min(think_s, budget_s)
+        #: A cap on the sampled deals per move (``None``: the clock decides).
         self.iterations = iterations
+        #: Exact solves in the playouts: largest stock, most cards in play, nodes per solve.
         self.solve_stock = solve_stock
-        self.node_cap = node_cap
         self.solve_cards = solve_cards
+        self.node_cap = node_cap
+        #: Nodes of the exact solve of a position whose every card is known.
         self.exact_node_cap = exact_node_cap
+        #: Standard errors by which a candidate must beat the casual choice; candidates searched.
         self.margin = margin
         self.max_candidates = max_candidates
         self.params = with_options(params or DEFAULT, options)
@@ -301,7 +306,7 @@ class ExpertAgent(Agent):
         # the last sample in hand is finished after a deadline: keep 8% in reserve
         deadline = start + self.budget_s * 0.92
         soft = start + self.think_s * 0.92
-        view = View(obs)
+        view = ParsedObservation(obs)
         if not view.legal:
             raise ValueError("no legal action to choose from")
         self._moves += 1
@@ -342,7 +347,12 @@ class ExpertAgent(Agent):
 
     # ------------------------------------------------------------------ search
     def _search(
-        self, view: View, counting: Counting, cands: list[int], soft: float, hard: float
+        self,
+        view: ParsedObservation,
+        counting: Counting,
+        cands: list[int],
+        soft: float,
+        hard: float,
     ) -> int | None:
         """Play every live candidate out on the same sampled deals until ``soft``; drop a
         candidate once it is clearly worse than the best; when the choice is still close at

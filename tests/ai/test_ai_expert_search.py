@@ -11,9 +11,9 @@ import pytest
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
 from rules_engine.ai import make_agent
 from rules_engine.ai.expert import _CLOCKS, _EXTEND_SHARE, ExpertAgent
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.position import fast_clone
 from rules_engine.ai.solver import Solver, state_from_game
-from rules_engine.ai.view import View
 
 
 def _scores(rng: random.Random, rates: list[float], n: int) -> list[list[float]]:
@@ -256,7 +256,7 @@ def test_a_known_endgame_too_big_to_solve_is_searched_by_playouts(
         choice = expert.choose(obs)
         assert searched, "the search was not asked"
         cands = searched.pop()
-        assert len(cands) > 1 and choice == View(obs).text_of(cands[-1])
+        assert len(cands) > 1 and choice == ParsedObservation(obs).text_of(cands[-1])
     for game in _endgames(4, 32, "perevodnoy", max_cards=5, min_cards=3, min_legal=3):
         seat = game.to_act
         assert seat is not None

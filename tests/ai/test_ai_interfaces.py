@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,13 +12,13 @@ import pytest
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
 from rules_engine.agent import serve
 from rules_engine.ai import make_agent
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.position import build_game
-from rules_engine.ai.view import View
 from rules_engine.bench import main as bench_main
 from rules_engine.tournament import GameResult, load_log, play_game, summarize, wilson
 from rules_engine.tournament import main as tournament_main
 
-from .ai_support import FAST, random_positions
+from .ai_support import FAST, agent_cli_answers_legally, random_positions
 
 
 def test_agent_protocol_in_process() -> None:
@@ -46,23 +44,7 @@ def test_agent_protocol_in_process() -> None:
 
 
 def test_agent_protocol_subprocess() -> None:
-    game = Game(PROFILES["podkidnoy"], deal_from_seed(2, 8))
-    seat = game.to_act
-    assert seat is not None
-    obs = observation(game, seat)
-    # the observation exactly as SCENARIOS.md shapes it: no engine-only keys
-    for key in ("known", "to_act", "round", "finished", "loser", "draw"):
-        obs.pop(key)
-    stdin = json.dumps({"observation": obs}, ensure_ascii=False) + "\n" + '{"quit": true}\n'
-    proc = subprocess.run(
-        [sys.executable, "-m", "rules_engine.agent", "counter", "--seed", "3"],
-        input=stdin.encode(),
-        capture_output=True,
-        timeout=60,
-        check=True,
-    )
-    reply = json.loads(proc.stdout.decode().splitlines()[0])
-    assert reply["action"] in obs["legal"]
+    agent_cli_answers_legally("counter", "--seed", "3")
 
 
 def test_tournament_cli_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -90,7 +72,7 @@ def test_position_rebuilt_from_an_observation_matches_the_engine() -> None:
     for game in random_positions(150, seed=21):
         seat = game.to_act
         assert seat is not None
-        view = View(observation(game, seat))
+        view = ParsedObservation(observation(game, seat))
         rebuilt = build_game(view, list(game.hands), list(reversed(game.stock)))
         assert rebuilt.legal_codes() == game.legal_codes()
         want = game.state_dict()

@@ -144,28 +144,26 @@ async def test_agent_state_is_kept_per_game_seat_and_forgotten(make_pool: PoolFa
 
 
 # ------------------------------------------------------------------------ failures
-async def assert_fallback_move(
-    pool: AIPool, caplog: pytest.LogCaptureFixture, level: str, channel: int, seed: int
-) -> dict[str, Any]:
-    """A move of ``level`` (which fails) is answered by the fallback agent's move, logged;
-    returns the observation it was asked with."""
-    obs = obs_of(positions(1, seed=seed)[0])
-    with caplog.at_level(logging.WARNING, logger="bot.ai_pool"):
-        text = await pool.decide(channel, "g", obs["seat"], level, seed, obs)
-    assert text == casual_move(obs, seed)
-    return obs
-
-
-async def test_crashed_worker_is_replaced_and_the_move_is_casual(
-    make_pool: PoolFactory,
-    caplog: pytest.LogCaptureFixture,
+@pytest.mark.parametrize("level", ["test-crash", "test-raise"])
+async def test_a_failed_move_plays_the_fallback(
+    make_pool: PoolFactory, caplog: pytest.LogCaptureFixture, level: str
 ) -> None:
+    """A worker that dies mid-move is replaced; an agent that raises is dropped and its worker
+    stays.  Either way the fallback agent's move is played, and the failure is logged with
+    channel and level."""
     pool = await make_pool(1)
     before = pool.worker_pids()[0]
-    obs = await assert_fallback_move(pool, caplog, "test-crash", channel=4242, seed=9)
-    assert any(
-        "4242" in r.getMessage() and "test-crash" in r.getMessage() for r in caplog.records
-    ), caplog.text
+    obs = obs_of(positions(1, seed=9)[0])
+    with caplog.at_level(logging.WARNING, logger="bot.ai_pool"):
+        text = await pool.decide(4242, "g", obs["seat"], level, 9, obs)
+    assert text == casual_move(obs, 9)
+    assert any("4242" in r.getMessage() and level in r.getMessage() for r in caplog.records), (
+        caplog.text
+    )
+    if level == "test-raise":
+        assert "RuntimeError: test agent failure" in caplog.text
+        assert pool.worker_pids()[0] == before
+        return
     # the dead worker is reaped and a new one serves the next move
     after = await pool.decide(4242, "g", 0, "test-pid", 1, obs)
     assert after.startswith("pid ") and int(after.split()[1]) != before
@@ -195,17 +193,6 @@ async def test_worker_killed_from_outside_is_replaced(
     assert text == casual_move(obs, 2)
     assert "it exited" in caplog.text and "hard limit" not in caplog.text
     assert (await pool.decide(7, "g", 0, "casual", 2, obs)) in game.legal_text()
-
-
-async def test_agent_exception_plays_casual_and_keeps_the_worker(
-    make_pool: PoolFactory,
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    pool = await make_pool(1)
-    pid = pool.worker_pids()[0]
-    await assert_fallback_move(pool, caplog, "test-raise", channel=31, seed=4)
-    assert "RuntimeError: test agent failure" in caplog.text
-    assert pool.worker_pids()[0] == pid
 
 
 async def test_unknown_level_plays_the_fallback(make_pool: PoolFactory) -> None:

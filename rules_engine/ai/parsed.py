@@ -14,7 +14,7 @@ from rules_engine.cards import card_index, parse_suit
 from rules_engine.phase import Phase
 from rules_engine.rules import Rules
 
-__all__ = ["View", "card_mask", "parse_code"]
+__all__ = ["ParsedObservation", "card_mask", "parse_code"]
 
 _KIND = {kind.value: kind.code for kind in ActionKind}
 
@@ -45,8 +45,8 @@ def parse_code(text: str) -> tuple[int, int]:
     return seat, kind | mask << 3
 
 
-class View:
-    """The parsed observation of one seat."""
+class ParsedObservation:
+    """The observation of one seat, parsed: cards as bitmasks, actions as codes."""
 
     __slots__ = (
         "attacker",
