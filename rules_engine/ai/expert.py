@@ -282,6 +282,8 @@ class ExpertAgent(Agent):
         #: Nodes of the exact solve of a position whose every card is known.
         self.exact_node_cap = exact_node_cap
         #: Standard errors by which a candidate must beat the casual choice; candidates searched.
+        if max_candidates < 1:
+            raise ValueError("max_candidates must be at least 1 (the casual choice)")
         self.margin = margin
         self.max_candidates = max_candidates
         self.params = with_options(params or DEFAULT, options)

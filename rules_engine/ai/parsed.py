@@ -121,13 +121,9 @@ class ParsedObservation:
 
     @property
     def table_mask(self) -> int:
-        m = 0
-        for a in self.table_attacks:
-            m |= 1 << a
-        for d in self.table_defences:
-            if d >= 0:
-                m |= 1 << d
-        return m
+        """The cards on the table, attacks and defences."""
+        covering = [d for d in self.table_defences if d >= 0]
+        return sum(1 << c for c in (*self.table_attacks, *covering))
 
     def table_pairs(self) -> list[tuple[int, int | None]]:
         """The table as ``(attack, defence)`` pairs, ``defence`` ``None`` while uncovered."""

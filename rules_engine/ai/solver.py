@@ -19,24 +19,19 @@ from collections.abc import Callable
 from time import perf_counter
 
 from rules_engine.cards import RANK_MASK, RANK_OF, beaters_table
-from rules_engine.game import Game
+from rules_engine.game import _ATTACK_SUBSETS, Game
 
 __all__ = ["SearchAborted", "Solver", "State", "state_from_game"]
 
 State = tuple[int, int, int, int, int, int, int, int, bool, int, int]
 
 _NIBBLE_LOW = 0x111111111
-_SUBSETS: dict[int, tuple[int, ...]] = {}
-for _r in range(9):
-    for _pattern in range(1, 16):
-        _rank_mask = _pattern << (4 * _r)
-        _subs = []
-        _sub = _rank_mask
-        while _sub:
-            _subs.append(_sub)
-            _sub = (_sub - 1) & _rank_mask
-        _subs.sort(key=lambda m: (m.bit_count(), m))
-        _SUBSETS[_rank_mask] = tuple(_subs)
+#: For every set of cards of one rank, its non-empty subsets, fewest cards first: the engine's
+#: attack codes with no room limit (an attack's code is its cards shifted past the kind).
+_SUBSETS: dict[int, tuple[int, ...]] = {
+    rank_mask: tuple(code >> 3 for code in by_room[4])
+    for rank_mask, by_room in _ATTACK_SUBSETS.items()
+}
 
 
 class SearchAborted(Exception):
