@@ -75,12 +75,12 @@ LEVELS: Mapping[str, AILevel] = MappingProxyType(
 #: The levels players may pick, weakest first.
 OFFERED_LEVELS: tuple[str, ...] = tuple(name for name, lv in LEVELS.items() if lv.offered)
 #: The level of a plain "add an AI" and of the terminal's other seats.
-DEFAULT_AI_LEVEL: str = OFFERED_LEVELS[0]
+DEFAULT_AI_LEVEL: str = "beginner"
 #: The level that plays for a player who is away (and for a seat whose level is unknown).
-AUTOPILOT_LEVEL: str = OFFERED_LEVELS[1]
+AUTOPILOT_LEVEL: str = "casual"
 #: The level whose move is played when an AI move fails or runs past its hard limit: cheap
 #: (well under a millisecond) and sound.
-FALLBACK_LEVEL: str = OFFERED_LEVELS[1]
+FALLBACK_LEVEL: str = "casual"
 
 
 def make_agent(
