@@ -22,6 +22,8 @@ def test_the_table_names_every_level_once_weakest_first() -> None:
         "casual",
         "casual",
     )
+    for name in (table.DEFAULT_AI_LEVEL, table.AUTOPILOT_LEVEL, table.FALLBACK_LEVEL):
+        assert table.LEVELS[name].offered
 
 
 def test_the_table_is_read_only() -> None:
