@@ -16,21 +16,29 @@ stock cards left (the next one drawn is ``stock[len(stock) - k]``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import combinations
 from time import perf_counter
 
-from rules_engine.cards import RANK_MASK, RANK_OF, beaters_table
-from rules_engine.game import _ATTACK_SUBSETS, Game
+from rules_engine.cards import RANK_MASK, RANK_OF, beaters_table, iter_bits
+from rules_engine.game import Game
 
 __all__ = ["SearchAborted", "Solver", "State", "state_from_game"]
 
 State = tuple[int, int, int, int, int, int, int, int, bool, int, int]
 
 _NIBBLE_LOW = 0x111111111
-#: For every set of cards of one rank, its non-empty subsets, fewest cards first: the engine's
-#: attack codes with no room limit (an attack's code is its cards shifted past the kind).
+
+
+def _subsets(cards: list[int]) -> tuple[int, ...]:
+    """Every non-empty set of ``cards`` as a mask, fewest cards first, then the lower mask."""
+    masks = [sum(1 << c for c in chosen) for k in range(1, 5) for chosen in combinations(cards, k)]
+    return tuple(sorted(masks, key=lambda m: (m.bit_count(), m)))
+
+
+#: For every set of cards of one rank, its non-empty subsets.
 _SUBSETS: dict[int, tuple[int, ...]] = {
-    rank_mask: tuple(code >> 3 for code in by_room[4])
-    for rank_mask, by_room in _ATTACK_SUBSETS.items()
+    mask: _subsets(list(iter_bits(mask)))
+    for mask in (pattern << (4 * rank) for rank in range(9) for pattern in range(1, 16))
 }
 
 
