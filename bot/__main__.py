@@ -10,6 +10,8 @@ import sys
 from typing import TextIO
 
 from bot.errors import ConfigError
+from bot.limits import MAX_SEATS, MIN_SEATS, RULE_PROFILES
+from rules_engine.ai import DEFAULT_AI_LEVEL, OFFERED_LEVELS
 
 __all__ = ["EXIT_INTERRUPTED", "main"]
 
@@ -21,9 +23,15 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="durak-bot", description="Durak for Discord.")
     sub = parser.add_subparsers(dest="command")
     play = sub.add_parser("play", help="play a game against AI seats in this terminal")
-    play.add_argument("--players", type=int, default=2, help="seats at the table, 2–6")
-    play.add_argument("--rules", default="podkidnoy", help="podkidnoy, perevodnoy or classic")
-    play.add_argument("--level", default="beginner", help="AI level of the other seats")
+    play.add_argument(
+        "--players", type=int, default=2, help=f"seats at the table, {MIN_SEATS}–{MAX_SEATS}"
+    )
+    play.add_argument("--rules", default=RULE_PROFILES[0], help=" or ".join(RULE_PROFILES))
+    play.add_argument(
+        "--level",
+        default=DEFAULT_AI_LEVEL,
+        help=f"AI level of the other seats: {', '.join(OFFERED_LEVELS)}",
+    )
     play.add_argument("--seed", type=int, default=None, help="seed of the first deal")
     play.add_argument(
         "--ai-delay",
@@ -49,8 +57,8 @@ def main(
         return 2
     if args.command == "play":
         settings.configure_logging(quiet=True)
-        if not 2 <= args.players <= 6:
-            print("--players must be 2–6", file=sys.stderr)
+        if not MIN_SEATS <= args.players <= MAX_SEATS:
+            print(f"--players must be {MIN_SEATS}–{MAX_SEATS}", file=sys.stderr)
             return 2
         from bot.terminal import play
 

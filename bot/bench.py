@@ -53,7 +53,7 @@ from bot.presenter import NullPresenter
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
 from bot.views import LobbyOptions, TableView
-from rules_engine.ai import LEVELS
+from rules_engine.ai import DEFAULT_AI_LEVEL, LEVELS
 
 __all__ = ["main", "run_worker"]
 
@@ -137,7 +137,7 @@ async def run_worker(
         for ch in range(base + 1, base + games + 1):
             # an AI-only table: the host opens it without taking a seat
             await service.open_lobby(ch, ch, HOST, "host", options, seat_host=False)
-            levels = [cfg["ai"] or "beginner"] + ["beginner"] * (players - 1)
+            levels = [cfg["ai"] or DEFAULT_AI_LEVEL] + [DEFAULT_AI_LEVEL] * (players - 1)
             for level in levels:
                 await service.add_ai(ch, HOST, level)
         ready()
@@ -333,7 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=1, help="bot processes (OS processes)")
     parser.add_argument("--games", type=int, default=200, help="concurrent games per process")
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--ai", choices=LEVELS, default=None, help="one seat per game of LEVEL")
+    parser.add_argument(
+        "--ai", choices=list(LEVELS), default=None, help="one seat per game of LEVEL"
+    )
     parser.add_argument("--players", type=int, default=3, help="AI seats per game (2–6)")
     parser.add_argument("--rules", default="podkidnoy")
     parser.add_argument("--worker", help=argparse.SUPPRESS)

@@ -20,6 +20,7 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 from bot.errors import ConfigError
+from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
 from bot.shards import guild_filter, parse_shard_ids
 from bot.storage.url import parse_database_url, redact_url, sqlite_url
 
@@ -28,7 +29,7 @@ __all__ = ["Settings", "token_problem"]
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 DEFAULT_DATABASE_PATH = "durak.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
-DEFAULT_TURN_TIMEOUT = 60
+DEFAULT_TURN_TIMEOUT = DEFAULT_TIMEOUT
 DEFAULT_AI_DELAY = 1.0
 
 # A bot token is three base64url segments joined by dots (user id, timestamp, HMAC).
@@ -130,7 +131,7 @@ class Settings:
         level = (text("LOG_LEVEL") or DEFAULT_LOG_LEVEL).upper()
         if level not in _LOG_LEVELS:
             problems.append(f"LOG_LEVEL={level!r} is not one of {', '.join(_LOG_LEVELS)}")
-        turn_timeout = integer("TURN_TIMEOUT", 15, 600)
+        turn_timeout = integer("TURN_TIMEOUT", MIN_TIMEOUT, MAX_TIMEOUT)
         ai_delay = DEFAULT_AI_DELAY
         raw_delay = text("AI_DELAY")
         if raw_delay is not None:

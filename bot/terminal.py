@@ -25,12 +25,14 @@ from typing import TextIO
 
 from bot.ai_pool import ThreadAI
 from bot.errors import ServiceError, StaleAction
+from bot.limits import MAX_TIMEOUT
 from bot.presenter import Notice, NullPresenter
 from bot.service import GameService
 from bot.storage import SqliteStorage
 from bot.text import render_hand, render_message, render_series, render_table
 from bot.views import ActionChoice, HandView, LobbyOptions, TableView
 from rules_engine import Action, ActionKind, parse_card
+from rules_engine.ai import DEFAULT_AI_LEVEL
 from rules_engine.errors import DurakError
 
 __all__ = ["HELP", "LEGEND", "play", "turn_time"]
@@ -208,13 +210,13 @@ def _action_from(text: str, seat: int) -> Action:
 async def play(
     players: int = 2,
     rules: str = "podkidnoy",
-    level: str = "beginner",
+    level: str = DEFAULT_AI_LEVEL,
     *,
     stdin: TextIO,
     stdout: TextIO,
     db_path: str | None = None,
     ai_delay: float = 0.4,
-    turn_timeout: int = 600,
+    turn_timeout: int = MAX_TIMEOUT,
     seed: int | None = None,
 ) -> int:
     """Play until the user quits (or stdin ends).  Returns a process exit code.

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from rules_engine.ai import LEVELS, make_agent
+from rules_engine.ai import LEVELS, counts_iterations, make_agent, thinks_by_clock
 from rules_engine.ai.base import Agent
 
 __all__ = ["main", "serve"]
@@ -47,9 +47,8 @@ def serve(agent: Agent, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    make_agent("beginner")  # loads the level registry
     parser = argparse.ArgumentParser(prog="python -m rules_engine.agent", description=__doc__)
-    parser.add_argument("level", choices=LEVELS)
+    parser.add_argument("level", choices=list(LEVELS))
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument(
         "--budget",
@@ -65,9 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     options: dict[str, Any] = {}
-    if args.budget is not None and args.level == "expert":
+    if args.budget is not None and thinks_by_clock(args.level):
         options["budget_s"] = args.budget
-    if args.iterations is not None and args.level == "ismcts":
+    if args.iterations is not None and counts_iterations(args.level):
         options["iterations"] = args.iterations
     agent = make_agent(args.level, seed=args.seed, **options)
     sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]

@@ -28,19 +28,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
 from rules_engine.actions import parse_action
-from rules_engine.ai import make_agent
+from rules_engine.ai import counts_iterations, make_agent, thinks_by_clock
 from rules_engine.deal import deal_from_seed
 from rules_engine.game import Game
 from rules_engine.observation import observation
 from rules_engine.rules import PROFILES, Rules
 
 __all__ = ["GameResult", "load_log", "main", "play_game", "summarize", "wilson"]
-
-#: Levels that take an ``iterations`` option from ``--iterations`` (the expert's own
-#: ``iterations`` cap is not exposed here: it would replace its clock).
-_ITERATION_LEVELS = frozenset({"ismcts"})
-#: Levels that think by the clock and take ``--budget`` and ``--clock``.
-_CLOCK_LEVELS = frozenset({"expert"})
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -250,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     opts_a: dict[str, Any] = dict(args.a_opt)
     opts_b: dict[str, Any] = dict(args.b_opt)
     for level, opts in ((args.a, opts_a), (args.b, opts_b)):
-        if level in _CLOCK_LEVELS:
+        if thinks_by_clock(level):
             if args.budget is not None:
                 opts["budget_s"] = args.budget
             if args.clock is not None:
@@ -261,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         (args.b, args.b_iterations, opts_b, "b"),
     ):
         its = side_its if side_its is not None else args.iterations
-        if its is not None and level in _ITERATION_LEVELS:
+        if its is not None and counts_iterations(level):
             opts["iterations"] = its
             if side == "a":
                 label_a = f"{level}@{its}"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from rules_engine.actions import ATTACK, DEFEND, PASS, TAKE, TRANSFER
-from rules_engine.ai.base import Agent, Observation, register_level
-from rules_engine.ai.view import View
+from rules_engine.ai.base import Agent, Observation
+from rules_engine.ai.parsed import ParsedObservation
 
 __all__ = ["BeginnerAgent", "card_cost"]
 
@@ -20,14 +20,12 @@ def card_cost(card_index: int, trump: int) -> int:
 
 
 class BeginnerAgent(Agent):
-    level = "beginner"
-
     def __init__(self, seed: int | None = None, careless: float = 0.6, **_: Any) -> None:
         super().__init__(seed)
         self.careless = careless
 
     def choose(self, obs: Observation) -> str:
-        view = View(obs)
+        view = ParsedObservation(obs)
         legal = view.legal
         if not legal:
             raise ValueError("no legal action to choose from")
@@ -41,7 +39,7 @@ class BeginnerAgent(Agent):
         return view.legal_text[best]
 
     @staticmethod
-    def _absurd(view: View, code: int) -> bool:
+    def _absurd(view: ParsedObservation, code: int) -> bool:
         kind = code & 7
         if kind == TAKE:  # take although a plain card beats every uncovered attack
             plain = view.hand & ~(0x111111111 << view.trump)
@@ -81,6 +79,3 @@ def _plain_beaters(trump: int) -> list[int]:
 
     t = 0x111111111 << trump
     return [b & ~t for b in beaters_table(trump)]
-
-
-register_level("beginner", BeginnerAgent)

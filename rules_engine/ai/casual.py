@@ -6,17 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules_engine.ai.base import Agent, Observation, register_level
+from rules_engine.ai.base import Agent, Observation
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.policy import DEFAULT, Params, casual_code, with_options
 from rules_engine.ai.position import build_game, deterministic_fill
-from rules_engine.ai.view import View
 
 __all__ = ["CasualAgent"]
 
 
 class CasualAgent(Agent):
-    level = "casual"
-
     def __init__(
         self, seed: int | None = None, params: Params | None = None, **options: Any
     ) -> None:
@@ -24,7 +22,7 @@ class CasualAgent(Agent):
         self.params = with_options(params or DEFAULT, options)
 
     def choose(self, obs: Observation) -> str:
-        view = View(obs)
+        view = ParsedObservation(obs)
         if not view.legal:
             raise ValueError("no legal action to choose from")
         if len(view.legal) == 1:
@@ -33,6 +31,3 @@ class CasualAgent(Agent):
         game = build_game(view, hands, stock)
         code = casual_code(game, view.legal, self.params)
         return view.text_of(code)
-
-
-register_level("casual", CasualAgent)

@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rules_engine.ai.base import Agent, Observation, register_level
+from rules_engine.ai.base import Agent, Observation
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.policy import (
     DEFAULT,
     LONG_GAME_ROUNDS,
@@ -28,7 +29,6 @@ from rules_engine.ai.policy import (
 from rules_engine.ai.position import build_game, deterministic_fill
 from rules_engine.ai.solver import SearchAborted, Solver, state_from_game
 from rules_engine.ai.tracker import Tracker
-from rules_engine.ai.view import View
 from rules_engine.cards import FULL_DECK_MASK
 from rules_engine.game import Game
 
@@ -39,20 +39,7 @@ class Counting:
     """Everything a counting seat knows: cards each seat surely holds, may hold, and the cards
     whose place is unknown."""
 
-    __slots__ = (
-        "declined",
-        "declined_stale",
-        "has",
-        "knowledge",
-        "lacks",
-        "lacks_stale",
-        "tracker",
-        "trumped",
-        "unseen",
-        "view",
-    )
-
-    def __init__(self, view: View, trump_card: int | None = None) -> None:
+    def __init__(self, view: ParsedObservation, trump_card: int | None = None) -> None:
         self.view = view
         tracker = self.tracker = Tracker(view, trump_card)
         has = tracker.has()
@@ -78,8 +65,6 @@ class Counting:
         #: Plain cards of a rank a seat did not transfer with when it could (fresh / stale).
         self.declined = still_unseen(tracker.declined)
         self.declined_stale = still_unseen(tracker.declined_stale)
-        #: Plain beaters of a plain card a seat beat with a trump since it last drew.
-        self.trumped = still_unseen(tracker.trumped)
         may = []
         for s in range(view.n):
             if s == view.seat:
@@ -91,7 +76,9 @@ class Counting:
         self.knowledge = Knowledge(has, may)
 
 
-def perfect_hands(view: View, counting: Counting) -> tuple[list[int], list[int]] | None:
+def perfect_hands(
+    view: ParsedObservation, counting: Counting
+) -> tuple[list[int], list[int]] | None:
     """Every hand and the stock when their places are known: one opponent left, and the stock
     empty or holding only the face-up trump card."""
     active = [s for s in range(view.n) if not view.out >> s & 1]
@@ -110,7 +97,7 @@ def perfect_hands(view: View, counting: Counting) -> tuple[list[int], list[int]]
 
 
 def solve_exact(
-    view: View,
+    view: ParsedObservation,
     game: Game,
     stock: list[int],
     preferred: int,
@@ -141,8 +128,6 @@ def solve_exact(
 
 
 class CounterAgent(Agent):
-    level = "counter"
-
     def __init__(
         self,
         seed: int | None = None,
@@ -160,7 +145,7 @@ class CounterAgent(Agent):
     def new_game(self) -> None:
         self._trump_card = None
 
-    def remember(self, view: View) -> int | None:
+    def remember(self, view: ParsedObservation) -> int | None:
         """The face-up trump card, remembered once it has been drawn (it was public)."""
         if view.trump_card is not None:
             self._trump_card = view.trump_card
@@ -169,7 +154,7 @@ class CounterAgent(Agent):
         return self._trump_card
 
     def choose(self, obs: Observation) -> str:
-        view = View(obs)
+        view = ParsedObservation(obs)
         if not view.legal:
             raise ValueError("no legal action to choose from")
         trump_card = self.remember(view)
@@ -189,6 +174,3 @@ class CounterAgent(Agent):
             if exact is not None:
                 code = exact
         return view.text_of(code)
-
-
-register_level("counter", CounterAgent)

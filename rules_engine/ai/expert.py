@@ -24,30 +24,30 @@ may do so, which keeps the median move within ``think_s``.
 
 Options: ``budget_s``, ``think_s``, ``iterations`` (cap on the number of sampled deals and no
 clock: reproducible runs), ``clock`` (``wall``, or ``cpu`` for tournaments on a busy machine),
-``epsilon`` (share of random playout moves; default 0.1 heads-up, 0.2 with three or more
-players), ``epsilon_self`` (the same for the searching seat's own later moves; default
-``epsilon``), ``solve_stock`` (largest stock at which sampled two-player deals are solved
-exactly, -1: never), ``solve_cards``, ``node_cap`` (per solve); and, kept to reproduce the
-measured alternatives (docs/AI.md), ``w_lacks`` / ``w_stale`` (sampling weights of cards a seat
+``epsilon`` (share of random playout moves, every seat alike; default 0.1 heads-up, 0.2 with
+three or more players), ``solve_stock`` (largest stock at which sampled two-player deals are
+solved exactly, -1: never), ``solve_cards``, ``node_cap`` (per solve), ``exact_node_cap``,
+``margin``, ``max_candidates``, ``w_lacks`` / ``w_stale`` (sampling weights of cards a seat
 showed it lacks), ``w_declined`` (of plain cards of a rank a seat could have transferred with
-but did not), ``w_trumped`` (of plain beaters of a plain card a seat beat with a trump; 1:
-off), ``p_transfer`` (chance that another seat makes the casual policy's transfer in a playout)
-and ``know_in_playouts``.
+but did not), and the casual policy's parameters (:class:`~rules_engine.ai.policy.Params`).
+Any other option name is refused (:class:`ValueError`).  The alternatives measured and found
+useless are not options any more; their measurements are in docs/AI.md.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rules_engine.actions import DEFEND, PASS, TAKE, TRANSFER
-from rules_engine.ai.base import Agent, Observation, register_level
+from rules_engine.ai.base import Agent, Observation
 from rules_engine.ai.counter import Counting, perfect_hands, solve_exact
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.policy import (
     DEFAULT,
     VALUE,
-    Knowledge,
     Params,
     casual_code,
     lowest,
@@ -55,12 +55,15 @@ from rules_engine.ai.policy import (
 )
 from rules_engine.ai.position import build_game, deterministic_fill, fast_clone
 from rules_engine.ai.solver import SearchAborted, Solver, state_from_game
-from rules_engine.ai.view import View
 from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, iter_bits
 from rules_engine.game import Game
 from rules_engine.phase import Phase
 
-__all__ = ["ExpertAgent", "candidates", "sample_deal"]
+__all__ = ["DEFAULT_BUDGET_S", "DEFAULT_THINK_S", "ExpertAgent", "candidates", "sample_deal"]
+
+#: The hard per-move limit (seconds) and the normal thinking time, with default options.
+DEFAULT_BUDGET_S = 0.9
+DEFAULT_THINK_S = 0.3
 
 _W_LACKS = 0.08
 _PLAYOUT_CAP = 600
@@ -92,13 +95,12 @@ _SOLVE_SHARE = 0.45
 
 
 def sample_deal(
-    view: View,
+    view: ParsedObservation,
     counting: Counting,
     rng: Any,
     w_lacks: float = _W_LACKS,
     w_stale: float = _W_STALE,
     w_declined: float = _W_DECLINED,
-    w_trumped: float = 1.0,
 ) -> tuple[list[int], list[int]] | None:
     """Hands and stock (drawing order) for the unseen cards, drawn at random: each opponent
     gets its known cards plus unseen ones, cards it showed it lacks being less likely."""
@@ -132,8 +134,6 @@ def sample_deal(
     stale = counting.lacks_stale
     declined = counting.declined
     declined_stale = counting.declined_stale
-    # off at weight 1, so that its branch below cannot pre-empt the stale weight
-    trumped = counting.trumped if w_trumped != 1.0 else [0] * n
     for c in hidden:
         bit = 1 << c
         weights = []
@@ -147,8 +147,6 @@ def sample_deal(
                 w = cap * w_lacks
             elif declined[g] & bit:
                 w = cap * w_declined
-            elif trumped[g] & bit:
-                w = cap * w_trumped
             elif (stale[g] | declined_stale[g]) & bit:
                 w = cap * w_stale
             else:
@@ -231,13 +229,11 @@ def candidates(g: Game, legal: Sequence[int], preferred: int, limit: int = 10) -
 
 
 class ExpertAgent(Agent):
-    level = "expert"
-
     def __init__(
         self,
         seed: int | None = None,
-        budget_s: float = 0.9,
-        think_s: float = 0.3,
+        budget_s: float = DEFAULT_BUDGET_S,
+        think_s: float = DEFAULT_THINK_S,
         iterations: int | None = None,
         solve_stock: int = 0,
         node_cap: int = 4000,
@@ -245,65 +241,61 @@ class ExpertAgent(Agent):
         exact_node_cap: int = 10**9,
         margin: float = 1.0,
         max_candidates: int = 7,
-        clock: str = "wall",
+        clock: str | Callable[[], float] = "wall",
         epsilon: float | None = None,
-        epsilon_self: float | None = None,
         w_lacks: float = _W_LACKS,
         w_stale: float = _W_STALE,
         w_declined: float = _W_DECLINED,
-        w_trumped: float = 1.0,
-        know_in_playouts: bool = False,
-        p_transfer: float = 1.0,
         params: Params | None = None,
         **options: Any,
     ) -> None:
         super().__init__(seed)
-        if clock not in _CLOCKS:
+        unknown = sorted(set(options) - set(Params.__dataclass_fields__))
+        if unknown:
+            raise ValueError(
+                f"unknown expert option(s) {', '.join(unknown)}: the options are "
+                + ", ".join(sorted(_OWN_OPTIONS | set(Params.__dataclass_fields__)))
+            )
+        if isinstance(clock, str) and clock not in _CLOCKS:
             raise ValueError(f"clock must be one of {sorted(_CLOCKS)}, not {clock!r}")
         #: ``wall`` (a player waits for it) or ``cpu``: this process's CPU time, which makes
-        #: tournaments fair on a busy machine (the strength no longer depends on the load).
-        self.clock = _CLOCKS[clock]
+        #: tournaments fair on a busy machine (the strength no longer depends on the load); or
+        #: any function returning seconds (tests pass a clock of their own).
+        self.clock = _CLOCKS[clock] if isinstance(clock, str) else clock
         #: Share of the other seats' playout moves made at random (a less predictable model of
-        #: them); ``None``: the default for the table's size (:meth:`playout_epsilons`).
+        #: them); ``None``: the default for the table's size (:meth:`playout_epsilon`).
         self.epsilon = epsilon
-        #: The same for the searching seat's own later moves (``None``: as the others').
-        self.epsilon_self = epsilon_self
         #: Sampling weight of a card for a seat that showed it lacks it (fresh / stale).
         self.w_lacks = w_lacks
         self.w_stale = w_stale
         #: Sampling weight of a plain card of a rank the seat declined to transfer with.
         self.w_declined = w_declined
-        #: Sampling weight of a plain beater of a plain card the seat beat with a trump since
-        #: it last drew (1: no such inference; being measured, docs/AI.md).
-        self.w_trumped = w_trumped
-        #: Playouts in which every seat knows the others' cards (the casual policy's lead and
-        #: defence read them): a sharper model of the opponents.
-        self.know_in_playouts = know_in_playouts
+        #: The hard per-move limit and the normal thinking time (seconds).
         self.budget_s = budget_s
         self.think_s = min(think_s, budget_s)
+        #: A cap on the sampled deals per move (``None``: the clock decides).
         self.iterations = iterations
+        #: Exact solves in the playouts: largest stock, most cards in play, nodes per solve.
         self.solve_stock = solve_stock
-        self.node_cap = node_cap
         self.solve_cards = solve_cards
+        self.node_cap = node_cap
+        #: Nodes of the exact solve of a position whose every card is known.
         self.exact_node_cap = exact_node_cap
+        #: Standard errors by which a candidate must beat the casual choice; candidates searched.
+        if max_candidates < 1:
+            raise ValueError("max_candidates must be at least 1 (the casual choice)")
         self.margin = margin
         self.max_candidates = max_candidates
         self.params = with_options(params or DEFAULT, options)
-        #: Chance that another seat in a playout makes the transfer the casual policy chooses
-        #: (else it plays as if it never transferred): real players transfer less often.
-        self.p_transfer = p_transfer
-        self._no_transfer = with_options(self.params, {"transfer": False})
         self._trump_card: int | None = None
         self._endgame: Solver | None = None
         self._endgame_key: tuple[int, bool] | None = None
         self._moves = 0
         self._extended = 0
 
-    def playout_epsilons(self, players: int) -> tuple[float, float]:
-        """Shares of random playout moves at a table of ``players`` seats: the other seats',
-        the searching seat's own."""
-        others = _EPSILON_DEFAULTS[min(players, 3)] if self.epsilon is None else self.epsilon
-        return others, others if self.epsilon_self is None else self.epsilon_self
+    def playout_epsilon(self, players: int) -> float:
+        """The share of random playout moves (every seat's alike) at a table of ``players``."""
+        return _EPSILON_DEFAULTS[min(players, 3)] if self.epsilon is None else self.epsilon
 
     def new_game(self) -> None:
         self._trump_card = None
@@ -316,7 +308,7 @@ class ExpertAgent(Agent):
         # the last sample in hand is finished after a deadline: keep 8% in reserve
         deadline = start + self.budget_s * 0.92
         soft = start + self.think_s * 0.92
-        view = View(obs)
+        view = ParsedObservation(obs)
         if not view.legal:
             raise ValueError("no legal action to choose from")
         self._moves += 1
@@ -357,7 +349,12 @@ class ExpertAgent(Agent):
 
     # ------------------------------------------------------------------ search
     def _search(
-        self, view: View, counting: Counting, cands: list[int], soft: float, hard: float
+        self,
+        view: ParsedObservation,
+        counting: Counting,
+        cands: list[int],
+        soft: float,
+        hard: float,
     ) -> int | None:
         """Play every live candidate out on the same sampled deals until ``soft``; drop a
         candidate once it is clearly worse than the best; when the choice is still close at
@@ -390,7 +387,6 @@ class ExpertAgent(Agent):
                 self.w_lacks,
                 self.w_stale,
                 self.w_declined,
-                self.w_trumped,
             )
             if sample is None:
                 return None
@@ -478,10 +474,8 @@ class ExpertAgent(Agent):
         """1 when ``me`` is not the durak at the end of a playout, 0 when it is (1/2: draw)."""
         params = self.params
         solve_stock = self.solve_stock
-        epsilon, epsilon_self = self.playout_epsilons(g.n)
-        p_transfer = self.p_transfer
+        epsilon = self.playout_epsilon(g.n)
         rand = self.rng.random
-        know = Knowledge(g.hands, g.hands) if self.know_in_playouts else None
         check = 0
         while not g.finished:
             if (
@@ -496,18 +490,10 @@ class ExpertAgent(Agent):
             legal = g.legal_codes()
             if len(legal) == 1:
                 g.apply_code(legal[0])
-            elif (eps := epsilon_self if g.to_act == me else epsilon) and rand() < eps:
+            elif epsilon and rand() < epsilon:
                 g.apply_code(legal[int(rand() * len(legal))])
             else:
-                code = casual_code(g, legal, params, know)
-                if (
-                    code & 7 == TRANSFER
-                    and p_transfer < 1.0
-                    and g.to_act != me
-                    and rand() >= p_transfer
-                ):
-                    code = casual_code(g, legal, self._no_transfer, know)
-                g.apply_code(code)
+                g.apply_code(casual_code(g, legal, params))
             check += 1
             if not check & 63:
                 if self.iterations is None and self.clock() > deadline:
@@ -568,4 +554,9 @@ class _OutOfTime(Exception):
     pass
 
 
-register_level("expert", ExpertAgent)
+#: The expert's own option names (besides the casual policy's :class:`Params` fields).
+_OWN_OPTIONS = frozenset(inspect.signature(ExpertAgent.__init__).parameters) - {
+    "self",
+    "seed",
+    "options",
+}

@@ -29,10 +29,10 @@ from __future__ import annotations
 import math
 import random
 
-from rules_engine.ai.base import Agent, Observation, register_level
+from rules_engine.ai.base import Agent, Observation
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.position import build_game, deterministic_fill, unseen_mask
 from rules_engine.ai.tracker import Tracker
-from rules_engine.ai.view import View
 from rules_engine.cards import SUIT_MASK, iter_bits
 from rules_engine.game import Game
 
@@ -137,7 +137,7 @@ def rollout(g: Game) -> list[float]:
     return rewards
 
 
-def _public_known(view: View) -> list[int]:
+def _public_known(view: ParsedObservation) -> list[int]:
     """Cards each seat is known to hold: the observation's ``known``, or the public replay of
     the history when the observation has none."""
     if view.known_given:
@@ -145,7 +145,9 @@ def _public_known(view: View) -> list[int]:
     return Tracker(view).has()
 
 
-def determinize(view: View, known: list[int], rng: random.Random) -> tuple[list[int], list[int]]:
+def determinize(
+    view: ParsedObservation, known: list[int], rng: random.Random
+) -> tuple[list[int], list[int]]:
     """Hands and stock (drawing order, the face-up trump card last) with the cards the seat
     cannot see dealt uniformly at random, consistent with hand sizes and known cards."""
     pool_mask = unseen_mask(view)
@@ -175,7 +177,7 @@ def determinize(view: View, known: list[int], rng: random.Random) -> tuple[list[
     return hands, stock
 
 
-def search(view: View, iterations: int, rng: random.Random, c: float = 0.7) -> Node:
+def search(view: ParsedObservation, iterations: int, rng: random.Random, c: float = 0.7) -> Node:
     """Run ``iterations`` ISMCTS iterations from the position of ``view``; the root."""
     root = Node(view.seat)
     known = _public_known(view)
@@ -217,8 +219,6 @@ def search(view: View, iterations: int, rng: random.Random, c: float = 0.7) -> N
 class ISMCTSAgent(Agent):
     """Plain single-observer ISMCTS (see the module docstring)."""
 
-    level = "ismcts"
-
     def __init__(self, seed: int | None = None, iterations: int = 300, c: float = 0.7) -> None:
         super().__init__(seed)
         if iterations < 1:
@@ -227,7 +227,7 @@ class ISMCTSAgent(Agent):
         self.c = c
 
     def choose(self, obs: Observation) -> str:
-        view = View(obs)
+        view = ParsedObservation(obs)
         if len(view.legal) == 1:
             return view.legal_text[0]
         root = search(view, self.iterations, self.rng, self.c)
@@ -240,6 +240,3 @@ class ISMCTSAgent(Agent):
                 best_visits = visits
                 best = code
         return view.text_of(best)
-
-
-register_level("ismcts", ISMCTSAgent)

@@ -268,21 +268,11 @@ def _add(g: Game, seat: int, legal: Sequence[int], p: Params, know: Knowledge | 
         max_rank = p.add_rank_taking if g.taking else p.add_rank_early
         if stock <= 6:
             max_rank += 2
-    best = 0
-    best_r = 99
-    rem = cand
-    while rem:
-        low = rem & -rem
-        r = RANK_OF[low.bit_length() - 1]
-        cards = cand & RANK_MASK[r]
-        rem &= ~cards
-        if r > max_rank:
-            continue
-        if r < best_r:
-            best_r = r
-            best = cards
-    if not best:
+    # card indices ascend with rank: the lowest card is of the lowest rank
+    r = RANK_OF[(cand & -cand).bit_length() - 1]
+    if r > max_rank:
         return PASS
+    best = cand & RANK_MASK[r]
     if best.bit_count() > room:
         best = _lowest_n(best, room)
     code = best << 3

@@ -9,19 +9,19 @@ the history.
 
 from __future__ import annotations
 
-from rules_engine.ai.view import View
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.cards import FULL_DECK_MASK
 from rules_engine.game import Game
 
 __all__ = ["build_game", "deterministic_fill", "fast_clone", "unseen_mask"]
 
 
-def unseen_mask(view: View) -> int:
+def unseen_mask(view: ParsedObservation) -> int:
     """Cards whose place the seat does not know (in other hands or in the stock)."""
     return FULL_DECK_MASK & ~view.seen_mask()
 
 
-def deterministic_fill(view: View) -> tuple[list[int], list[int]]:
+def deterministic_fill(view: ParsedObservation) -> tuple[list[int], list[int]]:
     """A fixed assignment of the unseen cards (lowest cards first), for levels that never
     look at other hands: hands per seat and the stock in drawing order."""
     unseen = unseen_mask(view)
@@ -50,7 +50,7 @@ def deterministic_fill(view: View) -> tuple[list[int], list[int]]:
     return hands, stock
 
 
-def build_game(view: View, hands: list[int], stock: list[int]) -> Game:
+def build_game(view: ParsedObservation, hands: list[int], stock: list[int]) -> Game:
     """The position of ``view`` with the given hands and stock (drawing order, the face-up
     trump card last).  The seat of ``view`` is to act."""
     held = 0

@@ -16,9 +16,10 @@ stock cards left (the next one drawn is ``stock[len(stock) - k]``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import combinations
 from time import perf_counter
 
-from rules_engine.cards import RANK_MASK, RANK_OF, beaters_table
+from rules_engine.cards import RANK_MASK, RANK_OF, beaters_table, iter_bits
 from rules_engine.game import Game
 
 __all__ = ["SearchAborted", "Solver", "State", "state_from_game"]
@@ -26,17 +27,19 @@ __all__ = ["SearchAborted", "Solver", "State", "state_from_game"]
 State = tuple[int, int, int, int, int, int, int, int, bool, int, int]
 
 _NIBBLE_LOW = 0x111111111
-_SUBSETS: dict[int, tuple[int, ...]] = {}
-for _r in range(9):
-    for _pattern in range(1, 16):
-        _rank_mask = _pattern << (4 * _r)
-        _subs = []
-        _sub = _rank_mask
-        while _sub:
-            _subs.append(_sub)
-            _sub = (_sub - 1) & _rank_mask
-        _subs.sort(key=lambda m: (m.bit_count(), m))
-        _SUBSETS[_rank_mask] = tuple(_subs)
+
+
+def _subsets(cards: list[int]) -> tuple[int, ...]:
+    """Every non-empty set of ``cards`` as a mask, fewest cards first, then the lower mask."""
+    masks = [sum(1 << c for c in chosen) for k in range(1, 5) for chosen in combinations(cards, k)]
+    return tuple(sorted(masks, key=lambda m: (m.bit_count(), m)))
+
+
+#: For every set of cards of one rank, its non-empty subsets.
+_SUBSETS: dict[int, tuple[int, ...]] = {
+    mask: _subsets(list(iter_bits(mask)))
+    for mask in (pattern << (4 * rank) for rank in range(9) for pattern in range(1, 16))
+}
 
 
 class SearchAborted(Exception):

@@ -11,15 +11,14 @@ table) is settled by the next action: only in a new round does the defender act 
 Inferences ("lacks"): a defender who takes lacks the plain beaters of the uncovered attacks;
 an attacker who passes lacks cheap plain cards of the ranks on the table.  Those are soft
 (a player may choose to take, or to keep a card); they are "fresh" until the seat draws again.
-Kept apart, as the counter does not use them: a defender who defends or takes where it could
-have transferred probably lacks plain cards of the attacks' rank ("declined"); one who beats a
-plain card with a trump probably lacks its plain beaters ("trumped", fresh until it draws).
+Kept apart, as the counter does not use it: a defender who defends or takes where it could
+have transferred probably lacks plain cards of the attacks' rank ("declined").
 """
 
 from __future__ import annotations
 
 from rules_engine.actions import ATTACK, DEFEND, PASS, TAKE, TRANSFER
-from rules_engine.ai.view import View
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, beaters_table
 from rules_engine.phase import Phase
 
@@ -65,11 +64,10 @@ class Tracker:
         "taking",
         "trump",
         "trump_card",
-        "trumped",
         "view",
     )
 
-    def __init__(self, view: View, trump_card: int | None = None) -> None:
+    def __init__(self, view: ParsedObservation, trump_card: int | None = None) -> None:
         self.view = view
         n = self.n = view.n
         self.rules = view.rules
@@ -87,7 +85,6 @@ class Tracker:
         self.lacks_stale = [0] * n
         self.declined = [0] * n
         self.declined_stale = [0] * n
-        self.trumped = [0] * n
         self.first_round = True
         self.cap_first = self.rules.first_round_limit
         self.ok = False
@@ -177,7 +174,6 @@ class Tracker:
                 self.lacks[s] = 0
                 self.declined_stale[s] |= self.declined[s]
                 self.declined[s] = 0
-                self.trumped[s] = 0
                 if not self.stock:
                     if self.trump_card is not None:
                         self.known[s] |= 1 << self.trump_card
@@ -252,8 +248,6 @@ class Tracker:
         if kind == DEFEND:
             a = (code >> 3) & 63
             b = code >> 9
-            if b & 3 == self.trump and a & 3 != self.trump:
-                self.trumped[seat] |= self._plain_beaters[a]
             self.sizes[seat] -= 1
             self.known[seat] &= ~(1 << b)
             self._table |= 1 << b

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 
-from rules_engine import PROFILES, Game, deal_from_seed
+from rules_engine import PROFILES, Game, deal_from_seed, observation
 
 #: Small, deterministic search budgets (no wall-clock limits) for the tests.
 FAST: dict[str, dict[str, object]] = {
@@ -14,15 +17,18 @@ FAST: dict[str, dict[str, object]] = {
 }
 
 
-def random_positions(count: int, seed: int) -> list[Game]:
-    """Positions reached by random play, sampled along random games."""
+def random_positions(
+    count: int, seed: int, players: tuple[int, int] = (2, 6), max_moves: int = 200
+) -> list[Game]:
+    """Unfinished positions reached by random play (fewer than ``max_moves`` random moves into
+    a game of a random profile, between ``players[0]`` and ``players[1]`` players)."""
     rng = random.Random(seed)
     games = []
     while len(games) < count:
-        players = rng.randint(2, 6)
+        seats = rng.randint(*players)
         rules = PROFILES[rng.choice(sorted(PROFILES))]
-        game = Game(rules, deal_from_seed(players, rng.randrange(10**9)))
-        stop = rng.randrange(200)
+        game = Game(rules, deal_from_seed(seats, rng.randrange(10**9)))
+        stop = rng.randrange(max_moves)
         steps = 0
         while not game.finished and steps < stop:
             legal = game.legal_codes()
@@ -31,3 +37,24 @@ def random_positions(count: int, seed: int) -> list[Game]:
         if not game.finished:
             games.append(game)
     return games
+
+
+def agent_cli_answers_legally(*args: str) -> None:
+    """``python -m rules_engine.agent ARGS`` answers a bare SCENARIOS.md observation (no
+    engine-only keys: known cards come from the history) with a legal action."""
+    game = Game(PROFILES["podkidnoy"], deal_from_seed(2, 8))
+    seat = game.to_act
+    assert seat is not None
+    obs = observation(game, seat)
+    for key in ("known", "to_act", "round", "finished", "loser", "draw"):
+        obs.pop(key)
+    stdin = json.dumps({"observation": obs}, ensure_ascii=False) + "\n" + '{"quit": true}\n'
+    proc = subprocess.run(
+        [sys.executable, "-m", "rules_engine.agent", *args],
+        input=stdin.encode(),
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    reply = json.loads(proc.stdout.decode().splitlines()[0])
+    assert reply["action"] in obs["legal"]

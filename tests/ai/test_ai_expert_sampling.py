@@ -27,7 +27,6 @@ def _counting(**masks: int) -> Any:
         "lacks_stale": empty,
         "declined": empty,
         "declined_stale": empty,
-        "trumped": empty,
     }
     for name, mask in masks.items():
         fields[name] = [0, mask]
@@ -64,14 +63,6 @@ def test_cards_a_seat_refused_to_transfer_with_are_dealt_to_it_less_often() -> N
     assert declined < stale < plain - 0.05
 
 
-def test_trumped_inference_is_off_unless_its_weight_is_set() -> None:
-    plain = _share_dealt_to_opponent(_counting())
-    off = _share_dealt_to_opponent(_counting(trumped=WATCHED))
-    assert off == plain  # same random numbers, same deals
-    on = _share_dealt_to_opponent(_counting(trumped=WATCHED), w_trumped=0.25)
-    assert on < 0.2
-
-
 def test_the_expert_samples_with_its_own_weights(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every sampling weight the agent is given reaches the sampler."""
     import rules_engine.ai.expert as expert_module
@@ -84,12 +75,21 @@ def test_the_expert_samples_with_its_own_weights(monkeypatch: pytest.MonkeyPatch
         return real(*args)
 
     monkeypatch.setattr(expert_module, "sample_deal", recording)
-    agent = ExpertAgent(
-        seed=1, iterations=2, w_lacks=0.11, w_stale=0.22, w_declined=0.33, w_trumped=0.44
-    )
+    agent = ExpertAgent(seed=1, iterations=2, w_lacks=0.11, w_stale=0.22, w_declined=0.33)
     game = Game(PROFILES["podkidnoy"], deal_from_seed(2, 3))
     while not seen:  # play until a move needs a search
         seat = game.to_act
         assert seat is not None
         game.apply(parse_action(agent.choose(observation(game, seat))))
-    assert seen[0] == (0.11, 0.22, 0.33, 0.44)
+    assert seen[0] == (0.11, 0.22, 0.33)
+
+
+def test_unknown_option_names_are_refused() -> None:
+    """A misspelt or removed option fails loudly, naming itself and the options there are."""
+    with pytest.raises(ValueError, match="w_trumped") as refused:
+        ExpertAgent(w_trumped=0.25)
+    assert "w_declined" in str(refused.value) and "budget_s" in str(refused.value)
+    assert "add_rank_early" in str(refused.value)  # the casual policy's parameters too
+    with pytest.raises(ValueError, match="thinks_s"):
+        ExpertAgent(thinks_s=0.2)
+    assert ExpertAgent(think_s=0.2, add_rank_early=3).params.add_rank_early == 3

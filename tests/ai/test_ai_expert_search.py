@@ -9,12 +9,11 @@ import time
 import pytest
 
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
-from rules_engine.actions import TRANSFER
 from rules_engine.ai import make_agent
 from rules_engine.ai.expert import _CLOCKS, _EXTEND_SHARE, ExpertAgent
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.position import fast_clone
 from rules_engine.ai.solver import Solver, state_from_game
-from rules_engine.ai.view import View
 
 
 def _scores(rng: random.Random, rates: list[float], n: int) -> list[list[float]]:
@@ -219,88 +218,19 @@ def test_playouts_make_the_epsilon_share_of_their_moves_at_random(
     assert 0.07 < share[0.1] < 0.13
 
 
-def test_epsilon_self_sets_the_random_share_of_the_searching_seat_alone(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """With ``epsilon`` = 1 and ``epsilon_self`` = 0 the searching seat's playout moves all
-    follow the casual policy and every other seat's move is random; swapped, the reverse."""
-    for epsilon, epsilon_self in ((1.0, 0.0), (0.0, 1.0)):
-        agent = ExpertAgent(
-            seed=3,
-            epsilon=epsilon,
-            epsilon_self=epsilon_self,
-            iterations=1,
-            solve_stock=-1,
-            solve_cards=0,
-        )
-        casual, choices = _playout_counts(monkeypatch, agent, 20)
-        assert choices[0] > 100 and choices[1] > 100
-        if epsilon_self == 0.0:
-            assert casual == {0: choices[0], 1: 0}
-        else:
-            assert casual == {0: 0, 1: choices[1]}
-    assert ExpertAgent(epsilon=0.3).playout_epsilons(2) == (0.3, 0.3)
-    assert ExpertAgent(epsilon=0.3, epsilon_self=0.0).playout_epsilons(3) == (0.3, 0.0)
-
-
 def test_the_default_random_share_depends_on_the_table_size(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """By default one playout move in ten is random heads-up and one in five at a table of
     three or more (two ismcts opponents are less predictable than one: docs/AI.md)."""
     agent = ExpertAgent(seed=4, iterations=1, solve_stock=-1, solve_cards=0)
-    assert agent.playout_epsilons(2) == (0.1, 0.1)
-    assert agent.playout_epsilons(3) == agent.playout_epsilons(6) == (0.2, 0.2)
+    assert agent.playout_epsilon(2) == 0.1
+    assert agent.playout_epsilon(3) == agent.playout_epsilon(6) == 0.2
+    assert ExpertAgent(epsilon=0.3).playout_epsilon(2) == 0.3
     for players, expected in ((2, 0.1), (3, 0.2)):
         casual, choices = _playout_counts(monkeypatch, agent, 40, players)
         share = 1 - sum(casual.values()) / sum(choices.values())
         assert expected - 0.03 < share < expected + 0.03, (players, share)
-
-
-def test_p_transfer_is_the_share_of_casual_transfers_the_other_seats_make(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """In playouts the other seats make the casual policy's transfer with chance
-    ``p_transfer`` (else they play as if they never transferred); the searching seat always."""
-    import rules_engine.ai.expert as expert_module
-
-    real_casual = expert_module.casual_code
-    real_apply = Game.apply_code
-    offered = {0: 0, 1: 0}  # casual's transfers (its normal parameters), per seat
-    made = {0: 0, 1: 0}  # transfers played
-
-    def counting_casual(g: Game, legal: object, params: object, *rest: object) -> int:
-        code = real_casual(g, legal, params, *rest)  # type: ignore[arg-type]
-        if code & 7 == TRANSFER and getattr(params, "transfer", False):
-            assert g.to_act is not None
-            offered[g.to_act] += 1
-        return code
-
-    def counting_apply(self: Game, code: int) -> None:
-        if code & 7 == TRANSFER and self.to_act is not None:
-            made[self.to_act] += 1
-        real_apply(self, code)
-
-    for p_transfer in (0.0, 0.5, 1.0):
-        offered.update({0: 0, 1: 0})
-        made.update({0: 0, 1: 0})
-        agent = ExpertAgent(
-            seed=5, epsilon=0.0, p_transfer=p_transfer, iterations=1, solve_stock=-1, solve_cards=0
-        )
-        with monkeypatch.context() as patch:
-            patch.setattr(expert_module, "casual_code", counting_casual)
-            patch.setattr(Game, "apply_code", counting_apply)
-            for seed in range(60):
-                game = Game(PROFILES["perevodnoy"], deal_from_seed(2, seed))
-                agent._evaluate(game, 0, deadline=float("inf"))
-        assert offered[0] > 20 and offered[1] > 20, offered
-        assert made[0] == offered[0]
-        if p_transfer == 0.0:
-            assert made[1] == 0
-        elif p_transfer == 1.0:
-            assert made[1] == offered[1]
-        else:
-            assert 0.3 < made[1] / offered[1] < 0.7, (made, offered)
 
 
 def test_a_known_endgame_too_big_to_solve_is_searched_by_playouts(
@@ -326,7 +256,7 @@ def test_a_known_endgame_too_big_to_solve_is_searched_by_playouts(
         choice = expert.choose(obs)
         assert searched, "the search was not asked"
         cands = searched.pop()
-        assert len(cands) > 1 and choice == View(obs).text_of(cands[-1])
+        assert len(cands) > 1 and choice == ParsedObservation(obs).text_of(cands[-1])
     for game in _endgames(4, 32, "perevodnoy", max_cards=5, min_cards=3, min_legal=3):
         seat = game.to_act
         assert seat is not None

@@ -3,10 +3,7 @@ seed, uniform determinizations, and the UCB / availability bookkeeping of its tr
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -14,12 +11,12 @@ import pytest
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
 from rules_engine.ai import make_agent
 from rules_engine.ai.ismcts import Node, determinize, search, select
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.position import unseen_mask
-from rules_engine.ai.view import View
 from rules_engine.cards import iter_bits
 from rules_engine.tournament import main as tournament_main
 
-from .ai_support import random_positions
+from .ai_support import agent_cli_answers_legally, random_positions
 from .test_ai_hidden_cards import reshuffle_hidden
 
 
@@ -94,7 +91,7 @@ def test_determinizations_are_consistent_and_uniform() -> None:
     assert not game.finished
     seat = game.to_act
     assert seat is not None
-    view = View(observation(game, seat))
+    view = ParsedObservation(observation(game, seat))
     known = list(view.known)
     pool = unseen_mask(view)
     draws = 3000
@@ -161,7 +158,7 @@ def test_tree_counts_after_a_few_iterations(rules: str, players: int, seed: int)
     game = Game(PROFILES[rules], deal_from_seed(players, seed))
     seat = game.to_act
     assert seat is not None
-    view = View(observation(game, seat))
+    view = ParsedObservation(observation(game, seat))
     k = len(view.legal)
     assert k > 1
     iterations = k + 25
@@ -188,19 +185,4 @@ def test_tournament_and_agent_clis_pass_iterations_to_ismcts_only(
     text = capsys.readouterr().out
     assert "a=casual in 1 seat" in text and "b=ismcts@5" in text
 
-    game = Game(PROFILES["podkidnoy"], deal_from_seed(2, 8))
-    seat = game.to_act
-    assert seat is not None
-    obs = observation(game, seat)
-    for key in ("known", "to_act", "round", "finished", "loser", "draw"):
-        obs.pop(key)  # a bare SCENARIOS.md observation: known cards come from the history
-    stdin = json.dumps({"observation": obs}, ensure_ascii=False) + "\n" + '{"quit": true}\n'
-    proc = subprocess.run(
-        [sys.executable, "-m", "rules_engine.agent", "ismcts", "--seed", "3", "--iterations", "40"],
-        input=stdin.encode(),
-        capture_output=True,
-        timeout=60,
-        check=True,
-    )
-    reply = json.loads(proc.stdout.decode().splitlines()[0])
-    assert reply["action"] in obs["legal"]
+    agent_cli_answers_legally("ismcts", "--seed", "3", "--iterations", "40")

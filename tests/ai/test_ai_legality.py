@@ -19,7 +19,7 @@ def test_levels_registered(level: str) -> None:
 @pytest.mark.parametrize("level", LEVELS)
 def test_only_legal_actions_on_random_positions(level: str) -> None:
     count = 40 if level == "expert" else 300
-    for i, game in enumerate(random_positions(count, seed=LEVELS.index(level))):
+    for i, game in enumerate(random_positions(count, seed=list(LEVELS).index(level))):
         agent = make_agent(level, seed=i, **FAST.get(level, {}))
         seat = game.to_act
         assert seat is not None

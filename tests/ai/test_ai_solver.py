@@ -9,22 +9,11 @@ from rules_engine import PROFILES, Game, deal_from_seed
 from rules_engine.ai.position import fast_clone
 from rules_engine.ai.solver import SearchAborted, Solver, state_from_game
 
+from .ai_support import random_positions
+
 
 def _two_player_positions(count: int, seed: int) -> list[Game]:
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        rules = PROFILES[rng.choice(sorted(PROFILES))]
-        game = Game(rules, deal_from_seed(2, rng.randrange(10**9)))
-        stop = rng.randrange(120)
-        for _ in range(stop):
-            if game.finished:
-                break
-            legal = game.legal_codes()
-            game.apply_code(legal[rng.randrange(len(legal))])
-        if not game.finished:
-            out.append(game)
-    return out
+    return random_positions(count, seed, players=(2, 2), max_moves=120)
 
 
 def test_solver_moves_match_the_engine() -> None:

@@ -10,10 +10,10 @@ import pytest
 
 from rules_engine import PROFILES, Game, deal_from_seed, observation
 from rules_engine.actions import DEFEND, TAKE, TRANSFER
+from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.policy import casual_code
 from rules_engine.ai.tracker import Tracker
-from rules_engine.ai.view import View
-from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, card_index
+from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, card_index
 
 
 class _PerGame:
@@ -51,7 +51,7 @@ def _mixed_play_tracked(
             seat = game.to_act
             assert seat is not None
             obs = observation(game, seat)
-            view = View(obs)
+            view = ParsedObservation(obs)
             view.known_given = False
             tracker = Tracker(view, trump_card=trump_card)
             assert tracker.ok, (deal_seed, obs["history"])
@@ -115,33 +115,3 @@ def test_declined_transfers_match_the_engine(rules: str, players: int) -> None:
         assert marked > 5
     else:
         assert marked == 0
-
-
-@pytest.mark.parametrize("rules", sorted(PROFILES))
-def test_trumped_plain_cards_match_the_engine(rules: str) -> None:
-    """A seat that beats a plain card with a trump is marked as probably lacking that card's
-    plain beaters, until it draws again."""
-    marks_of = _PerGame(2)
-    stock_before: set[int] = set()
-    marked = 0
-
-    def before_move(game: Game, seat: int, legal: tuple[int, ...], code: int) -> None:
-        nonlocal marked
-        stock_before.clear()
-        stock_before.update(game.stock)
-        if code & 7 == DEFEND:
-            a, b = (code >> 3) & 63, code >> 9
-            if SUIT_OF[b] == game.trump != SUIT_OF[a]:
-                marks_of(game)[seat] |= SUIT_MASK[SUIT_OF[a]] & game.beaters[a]
-                marked += 1
-
-    def at_position(game: Game, tracker: Tracker) -> None:
-        marks = marks_of(game)
-        drawn = sum(1 << c for c in stock_before - set(game.stock))
-        for s in range(2):  # whoever drew from the stock starts afresh
-            if game.hands[s] & drawn:
-                marks[s] = 0
-        assert tracker.trumped == marks
-
-    _mixed_play_tracked(rules, 2, 0.5, 7, before_move, at_position)
-    assert marked > 10

@@ -1,11 +1,12 @@
-"""Test-only agent levels, registered inside the pool's workers by ``worker_init``.
+"""Test-only agent levels: :data:`TEST_LEVELS` is the engine's table plus these.
 
-``AIPool(worker_init="tests.aipool.helpers:register")`` calls :func:`register` in each worker.
-Behaviour is steered through extra keys of the observation (agents ignore unknown keys):
+``AIPool(levels=TEST_LEVELS)`` and ``ThreadAI(levels=TEST_LEVELS)`` know them.  Behaviour is
+steered through extra keys of the observation (agents ignore unknown keys):
 
 * ``test-crash``: the worker process dies (``os._exit``) mid-move.
 * ``test-raise``: the agent raises.
-* ``test-sleep``: sleeps ``obs["test_sleep_s"]`` seconds, then plays the casual move.
+* ``test-sleep``: sleeps ``obs["test_sleep_s"]`` seconds, then plays the casual move (and
+  creates the file ``obs["test_done_file"]`` if given: the move was finished).
 * ``test-pid``: answers ``"pid <worker pid> moves <moves this agent made>"`` (not an action:
   lets tests see where an agent lives and whether its state is kept).
 """
@@ -14,36 +15,33 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
+from types import MappingProxyType
 
-from rules_engine.ai.base import Agent, Observation, register_level
+from rules_engine.ai import LEVELS, AILevel
+from rules_engine.ai.base import Agent, Observation
 from rules_engine.ai.casual import CasualAgent
 
 
 class CrashAgent(Agent):
-    level = "test-crash"
-
     def choose(self, obs: Observation) -> str:
         os._exit(13)
 
 
 class RaiseAgent(Agent):
-    level = "test-raise"
-
     def choose(self, obs: Observation) -> str:
         raise RuntimeError("test agent failure")
 
 
 class SleepAgent(CasualAgent):
-    level = "test-sleep"
-
     def choose(self, obs: Observation) -> str:
         time.sleep(float(obs.get("test_sleep_s", 0.0)))
+        if "test_done_file" in obs:
+            Path(str(obs["test_done_file"])).touch()
         return super().choose(obs)
 
 
 class PidAgent(Agent):
-    level = "test-pid"
-
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
         self.moves = 0
@@ -53,7 +51,17 @@ class PidAgent(Agent):
         return f"pid {os.getpid()} moves {self.moves}"
 
 
-def register() -> None:
-    """Register the test levels in this process (the worker initializer)."""
-    for cls in (CrashAgent, RaiseAgent, SleepAgent, PidAgent):
-        register_level(cls.level, cls)
+def _test_level(name: str, make: type[Agent]) -> AILevel:
+    return AILevel(name, make, hard_limit_s=1.0, expected_s=0.05, offered=False)
+
+
+#: The engine's levels and the test levels.
+TEST_LEVELS = MappingProxyType(
+    {
+        **LEVELS,
+        "test-crash": _test_level("test-crash", CrashAgent),
+        "test-raise": _test_level("test-raise", RaiseAgent),
+        "test-sleep": _test_level("test-sleep", SleepAgent),
+        "test-pid": _test_level("test-pid", PidAgent),
+    }
+)

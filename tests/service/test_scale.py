@@ -5,7 +5,6 @@ servers on its shards."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -29,19 +28,10 @@ class CountingAI(ThreadAI):
         self.forgotten: list[Any] = []
 
     async def decide(
-        self,
-        channel_id: int,
-        game_key: Any,
-        seat: int,
-        level: str,
-        seed: int,
-        observation: Mapping[str, Any],
-        hard_limit_s: float | None = None,
+        self, channel_id: int, game_key: Any, seat: int, level: str, *rest: Any
     ) -> str:
         self.decided.append((channel_id, game_key, seat, level))
-        return await super().decide(
-            channel_id, game_key, seat, level, seed, observation, hard_limit_s
-        )
+        return await super().decide(channel_id, game_key, seat, level, *rest)
 
     def forget(self, game_key: Any) -> None:
         self.forgotten.append(game_key)

@@ -1,59 +1,16 @@
-"""AI decisions in worker processes, scheduled fairly per channel.
-
-The game service asks :class:`AIPool` for an AI seat's move::
-
-    pool = AIPool()                      # AI_WORKERS processes, started on first use
-    text = await pool.decide(channel_id, game_id, seat, "expert", seed, observation(game, seat))
-    ...
-    pool.forget(game_id)                 # the game ended: drop its agents in the workers
-    await pool.close()                   # stops every worker
-
-Why processes: the agents are pure Python, so a thread pool competes with the event loop for
-the GIL (12 expert games gave loop lag p99 56–86 ms).  No AI code runs on the event loop's
-thread: decisions run in worker processes, and the ``casual`` fallback in one small thread.
-
-**Agents are stateful** per (game, seat): every level keeps its seeded ``rng``; ``counter`` and
-``expert`` remember the face-up trump card once it has been drawn (it was public, but it is no
-longer in the observation), and ``expert`` counts its long moves (at most 40% of a game's moves
-may think past ``think_s``).  So an agent lives in one worker: a (game, seat) is bound to a
-worker on its first move (the worker holding the fewest agents) and stays there until
-:meth:`AIPool.forget` or until that worker dies; then the agent is created again, in whichever
-worker takes its next move, as after a restart of the bot.
-
-**Fairness.**  Each channel has a FIFO queue and at most one move in flight.  A free worker
-takes the head move of the waiting channel with the least recent worker time plus the
-expected time of that move: worker seconds decay with a half-life of ``USAGE_HALF_LIFE_S``;
-the expected time is a running mean per level, so that among tables that have not played yet
-the cheap move goes first; ties go to the one waiting longest.  So a casual move in a human's
-game waits only for the moves in flight, not for the backlog of twenty expert tables (which
-keep their usage high); a served channel's usage grows by what it used while the waiting
-ones' decays, so no channel starves.  (Fair queuing by virtual time was tried first: with
-many tables starting together a newcomer still waited one move per table.)
-
-**Failures.**  A worker that dies (killed, crashed) or runs past the move's hard limit plus
-``margin_s`` is killed and replaced; an agent that raises is dropped (the worker stays).  In
-each case the move is answered by the ``casual`` agent, computed in the fallback thread (casual
-takes ~0.1 ms; a fresh process would take far longer to start), and logged with channel and
-level.  A worker that keeps failing to start (``MAX_START_FAILURES`` in a row) is given up; if
-every worker is given up, all moves are played by the fallback.
-
-Linux/macOS only: replies are read with ``loop.add_reader`` on the workers' pipes.
-"""
+"""The AI pool: moves decided in worker processes, scheduled fairly per channel (the package
+docstring, :mod:`bot.ai_pool`, tells why and how)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import itertools
 import logging
 import multiprocessing
-import os
-import signal
-import time
 import weakref
 from collections import deque
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -61,180 +18,39 @@ from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from rules_engine.messages import Message
+from bot.ai_pool.base import (
+    DEFAULT_MARGIN_S,
+    OTHER_EXPECTED_S,
+    AgentKey,
+    AIPoolClosed,
+    AIRunner,
+    GameKey,
+    Move,
+    default_workers,
+    fallback_move,
+)
+from bot.ai_pool.worker import kill_all, worker_main
+from bot.clock import Clock, SystemClock, Timer
+from rules_engine.ai import FALLBACK_LEVEL, LEVELS, AILevel
 
-__all__ = [
-    "AI_WORKERS_ENV",
-    "DEFAULT_HARD_LIMITS",
-    "FALLBACK_LEVEL",
-    "MAX_AI_ONLY_TABLES_PER_SERVER",
-    "USAGE_HALF_LIFE_S",
-    "AIPool",
-    "AIPoolClosed",
-    "ThreadAI",
-    "ai_only_table_refusal",
-    "default_workers",
-    "hard_limit",
-]
+__all__ = ["MAX_START_FAILURES", "START_TIMEOUT_S", "USAGE_HALF_LIFE_S", "AIPool"]
 
 log = logging.getLogger(__name__)
 
-#: Environment variable with the number of worker processes.
-AI_WORKERS_ENV = "AI_WORKERS"
-#: The level that answers when a worker fails.
-FALLBACK_LEVEL = "casual"
-#: AI-only tables (no human seat) one Discord server may run at once.
-MAX_AI_ONLY_TABLES_PER_SERVER = 2
-#: Hard per-move limits (seconds) of the levels, as the agents are made by ``make_agent``
-#: with default options (expert: ``budget_s`` 0.9).  Other levels get :data:`OTHER_HARD_LIMIT`.
-DEFAULT_HARD_LIMITS: dict[str, float] = {
-    "beginner": 1.0,
-    "casual": 1.0,
-    "counter": 1.0,
-    "expert": 0.9,
-}
-OTHER_HARD_LIMIT = 1.0
-#: Added to a move's hard limit before its worker is killed: pickling, pipes, a busy machine.
-DEFAULT_MARGIN_S = 0.5
 #: A worker that has not reported ready by then is killed (counts as a failed start).
 START_TIMEOUT_S = 60.0
 #: Failed starts in a row after which a worker slot is given up.
 MAX_START_FAILURES = 3
 #: Half-life (seconds) of a channel's recent worker usage, which orders the waiting channels.
 USAGE_HALF_LIFE_S = 60.0
-#: Expected seconds of a move per level until measured (then a running mean of the real ones).
-_EXPECTED_S: dict[str, float] = {"beginner": 0.001, "casual": 0.001, "counter": 0.01, "expert": 0.3}
-_EXPECTED_OTHER_S = 0.05
-
-GameKey = Hashable
-_Key = tuple[Hashable, int]  # (game_key, seat)
 
 
-class AIPoolClosed(RuntimeError):
-    """The pool was closed: no more decisions."""
-
-
-def default_workers() -> int:
-    """``AI_WORKERS`` from the environment, else the number of cores − 1, at least 1."""
-    raw = os.environ.get(AI_WORKERS_ENV, "").strip()
-    if raw:
-        try:
-            value = int(raw)
-        except ValueError:
-            raise ValueError(f"{AI_WORKERS_ENV} must be a whole number, not {raw!r}") from None
-        if value < 1:
-            raise ValueError(f"{AI_WORKERS_ENV} must be at least 1, not {value}")
-        return value
-    return max(1, (os.cpu_count() or 2) - 1)
-
-
-def hard_limit(level: str) -> float:
-    """The hard per-move limit in seconds of ``level`` (as made by ``make_agent``)."""
-    return DEFAULT_HARD_LIMITS.get(level, OTHER_HARD_LIMIT)
-
-
-def ai_only_table_refusal(running: int, cap: int = MAX_AI_ONLY_TABLES_PER_SERVER) -> Message | None:
-    """``None`` if a server running ``running`` AI-only tables may start one more, else the
-    refusal to show the host (a :class:`~rules_engine.messages.Message`, translated by the
-    adapter)."""
-    if running < cap:
-        return None
-    return Message(
-        "this server already runs {running} tables with only AI players (at most {cap}): "
-        "stop one, or take a seat yourself",
-        running=running,
-        cap=cap,
-    )
-
-
-# ---------------------------------------------------------------------------------- worker
-def _worker_main(conn: Connection, worker_init: str | None) -> None:
-    """A worker process: keep agents per (game, seat), answer ``decide`` requests in order.
-
-    Messages in: ``("decide", request_id, key, level, seed, observation)``,
-    ``("forget", [game_key, ...])``, ``("stop",)``.  Out: ``("ready", pid)`` once, then
-    ``("ok", request_id, text)`` or ``("err", request_id, description)`` per decide.
-    """
-    # Ctrl+C reaches the whole process group; the parent stops its workers itself.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if worker_init:
-        _load_callable(worker_init)()
-    from rules_engine.ai import make_agent
-
-    agents: dict[_Key, tuple[str, int, Any]] = {}
-    conn.send(("ready", os.getpid()))
-    while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            return  # the parent is gone
-        kind = msg[0]
-        if kind == "stop":
-            return
-        if kind == "forget":
-            gone = set(msg[1])
-            for key in [k for k in agents if k[0] in gone]:
-                del agents[key]
-            continue
-        _, request_id, key, level, seed, obs = msg
-        try:
-            held = agents.get(key)
-            if held is None or held[0] != level or held[1] != seed:
-                held = (level, seed, make_agent(level, seed=seed))
-                agents[key] = held
-            text = held[2].choose(obs)
-            if not isinstance(text, str):
-                raise TypeError(f"the agent answered {type(text).__name__}, not str")
-            reply: tuple[Any, ...] = ("ok", request_id, text)
-        except MemoryError:
-            conn.send(("err", request_id, "MemoryError"))
-            os._exit(70)  # a process that ran out of memory is replaced
-        except Exception as exc:
-            agents.pop(key, None)  # its state may be half-updated
-            reply = ("err", request_id, f"{type(exc).__name__}: {exc}")
-        conn.send(reply)
-
-
-def _load_callable(spec: str) -> Callable[[], object]:
-    """``"package.module:function"`` → the function."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"worker_init must look like 'package.module:function', not {spec!r}")
-    func = getattr(importlib.import_module(module_name), attr)
-    if not callable(func):
-        raise TypeError(f"worker_init {spec!r} is not callable")
-    return func  # type: ignore[no-any-return]
-
-
-def _casual_move(seed: int, obs: Mapping[str, Any]) -> str:
-    """The fallback move (runs in the fallback thread, never on the loop's thread)."""
-    from rules_engine.ai import make_agent
-
-    return make_agent(FALLBACK_LEVEL, seed=seed).choose(obs)
-
-
-def _kill_all(processes: set[BaseProcess]) -> None:
-    """Last resort (garbage collection, interpreter exit): kill workers still running."""
-    for proc in list(processes):
-        with contextlib.suppress(Exception):
-            if proc.is_alive():
-                proc.kill()
-            proc.join(2)
-    processes.clear()
-
-
-# ---------------------------------------------------------------------------------- parent
 @dataclass(eq=False, slots=True)
 class _Request:
-    channel_id: int
-    key: _Key
-    level: str
-    seed: int
-    obs: Mapping[str, Any]
-    limit_s: float
+    move: Move
     future: asyncio.Future[str]
     request_id: int
-    dispatched: float = 0.0
+    dispatched: float = 0.0  # on the pool's clock
 
 
 @dataclass(eq=False, slots=True)
@@ -256,19 +72,22 @@ class _Worker:
     given_up: bool = False
     start_failures: int = 0
     current: _Request | None = None
-    timer: asyncio.TimerHandle | None = None
-    keys: set[_Key] = field(default_factory=set)
+    timer: Timer | None = None
+    keys: set[AgentKey] = field(default_factory=set)
 
 
-class AIPool:
-    """AI decisions in ``workers`` processes, fair per channel (see the module docstring).
+class AIPool(AIRunner):
+    """AI decisions in ``workers`` processes, fair per channel (see :mod:`bot.ai_pool`).
 
     :param workers: worker processes (default :func:`default_workers`).
-    :param worker_init: ``"module:function"`` called in each worker before it serves (tests
-        register their own agent levels this way).
+    :param levels: the AI levels (default the engine's table); it goes to every worker, so
+        its factories must pickle (module-level classes or functions).
+    :param worker_init: ``"module:function"`` called in each worker before it serves.
     :param margin_s: added to a move's hard limit before its worker is killed.
     :param start_method: ``"spawn"`` (default) or ``"forkserver"``; never ``fork``, which is
         unsafe in a process with threads and a running event loop.
+    :param clock: the hard limits and the channels' worker time are measured on it (default
+        the system clock; tests pass a :class:`~bot.clock.ManualClock`).
 
     Use from one event loop.  Workers start on the first :meth:`decide` (or :meth:`start`).
     """
@@ -277,18 +96,19 @@ class AIPool:
         self,
         workers: int | None = None,
         *,
+        levels: Mapping[str, AILevel] = LEVELS,
         worker_init: str | None = None,
         margin_s: float = DEFAULT_MARGIN_S,
         start_method: str = "spawn",
+        clock: Clock | None = None,
     ) -> None:
+        super().__init__(levels=levels, margin_s=margin_s)
         if start_method not in ("spawn", "forkserver"):
             raise ValueError("start_method must be 'spawn' or 'forkserver'")
         count = default_workers() if workers is None else workers
         if count < 1:
             raise ValueError("an AI pool needs at least one worker")
-        if margin_s < 0:
-            raise ValueError("margin_s must be >= 0")
-        self.margin_s = margin_s
+        self._clock: Clock = clock or SystemClock()
         self._ctx: SpawnContext | ForkServerContext = (
             multiprocessing.get_context("spawn")
             if start_method == "spawn"
@@ -298,18 +118,19 @@ class AIPool:
         self._workers = [_Worker(i) for i in range(count)]
         self._channels: dict[int, _Channel] = {}
         self._usage: dict[int, tuple[float, float]] = {}  # channel → (seconds, as of when)
-        self._expected = dict(_EXPECTED_S)
-        self._bound: dict[_Key, _Worker] = {}
+        #: Expected seconds of a move per level: the table's until measured, then a running
+        #: mean of the real ones.
+        self._expected = {name: entry.expected_s for name, entry in levels.items()}
+        self._bound: dict[AgentKey, _Worker] = {}
         self._ids = itertools.count(1)
         self._order = itertools.count()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started = False
-        self._closed = False
         self._background: set[asyncio.Future[Any]] = set()
         self._admin = ThreadPoolExecutor(max_workers=1, thread_name_prefix="durak-ai-admin")
         self._fallback = ThreadPoolExecutor(max_workers=1, thread_name_prefix="durak-ai-fallback")
         self._processes: set[BaseProcess] = set()
-        self._finalizer = weakref.finalize(self, _kill_all, self._processes)
+        self._finalizer = weakref.finalize(self, kill_all, self._processes)
 
     # ------------------------------------------------------------------ public
     @property
@@ -326,51 +147,22 @@ class AIPool:
         self._ensure_started()
         if not wait:
             return
-        end = time.monotonic() + timeout
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
         while not all(w.ready or w.given_up for w in self._workers):
             if self._closed:
                 raise AIPoolClosed("the AI pool is closed")
-            if time.monotonic() > end:
+            if loop.time() > end:
                 raise TimeoutError("AI workers did not start in time")
             await asyncio.sleep(0.01)
 
-    async def decide(
-        self,
-        channel_id: int,
-        game_key: GameKey,
-        seat: int,
-        level: str,
-        seed: int,
-        observation: Mapping[str, Any],
-        hard_limit_s: float | None = None,
-    ) -> str:
-        """The action text ``level`` chooses for ``seat`` given its ``observation``.
-
-        The agent of (``game_key``, ``seat``) is made with ``make_agent(level, seed=seed)`` on
-        its first move and kept (a new level or seed makes a new one).  ``hard_limit_s``
-        (default :func:`hard_limit` of the level) plus ``margin_s`` bounds the time in the
-        worker; past it, or if the worker fails, the ``casual`` move is returned.  Raises
-        :class:`AIPoolClosed` after :meth:`close`, and the fallback's exception if even the
-        casual agent fails (e.g. no legal action in ``observation``).
-        """
-        if self._closed:
-            raise AIPoolClosed("the AI pool is closed")
+    async def _decide(self, move: Move) -> str:
         self._ensure_started()
         loop = asyncio.get_running_loop()
-        limit = hard_limit(level) if hard_limit_s is None else hard_limit_s
-        req = _Request(
-            channel_id,
-            (game_key, seat),
-            level,
-            seed,
-            observation,
-            limit,
-            loop.create_future(),
-            next(self._ids),
-        )
-        ch = self._channels.get(channel_id)
+        req = _Request(move, loop.create_future(), next(self._ids))
+        ch = self._channels.get(move.channel_id)
         if ch is None:
-            ch = self._channels[channel_id] = _Channel(channel_id)
+            ch = self._channels[move.channel_id] = _Channel(move.channel_id)
         ch.queue.append(req)
         if len(ch.queue) == 1 and not ch.busy:
             self._head_ready(ch)
@@ -428,7 +220,7 @@ class AIPool:
         await asyncio.gather(*stops, return_exceptions=True)
         self._admin.shutdown(wait=True)
         self._fallback.shutdown(wait=True, cancel_futures=True)
-        _kill_all(self._processes)
+        kill_all(self._processes)
 
     async def __aenter__(self) -> AIPool:
         await self.start()
@@ -448,7 +240,7 @@ class AIPool:
         return seconds * float(0.5 ** ((now - at) / USAGE_HALF_LIFE_S))
 
     def _charge(self, channel_id: int, spent: float) -> None:
-        now = time.monotonic()
+        now = self._clock.now()
         self._usage[channel_id] = (self._used(channel_id, now) + spent, now)
         if len(self._usage) > 2 * len(self._channels) + 256:  # forget the long-idle ones
             self._usage = {
@@ -468,17 +260,18 @@ class AIPool:
         if not idle:
             return
         waiting = [ch for ch in self._channels.values() if ch.queue and not ch.busy]
-        now = time.monotonic()
+        now = self._clock.now()
         expected = self._expected
         waiting.sort(
             key=lambda c: (
-                self._used(c.channel_id, now) + expected.get(c.queue[0].level, _EXPECTED_OTHER_S),
+                self._used(c.channel_id, now)
+                + expected.get(c.queue[0].move.level, OTHER_EXPECTED_S),
                 c.order,
             )
         )
         for ch in waiting:
             req = ch.queue[0]
-            worker = self._bound.get(req.key)
+            worker = self._bound.get(req.move.key)
             if worker is None:
                 worker = min(idle, key=lambda w: (len(w.keys), w.index))
             elif worker not in idle:
@@ -493,9 +286,10 @@ class AIPool:
     def _dispatch(self, ch: _Channel, worker: _Worker, req: _Request) -> bool:
         """Send ``req`` to ``worker``; ``False`` if the worker turned out dead."""
         assert worker.conn is not None and self._loop is not None
+        move = req.move
         try:
             worker.conn.send(
-                ("decide", req.request_id, req.key, req.level, req.seed, dict(req.obs))
+                ("decide", req.request_id, move.key, move.level, move.seed, dict(move.obs))
             )
         except (OSError, ValueError) as exc:  # the worker's pipe is gone
             ch.queue.appendleft(req)
@@ -506,13 +300,16 @@ class AIPool:
             self._after_move(ch)
             return True
         ch.busy = True
-        req.dispatched = time.monotonic()
+        req.dispatched = self._clock.now()
         worker.current = req
-        self._bound[req.key] = worker
-        worker.keys.add(req.key)
-        worker.timer = self._loop.call_later(
-            req.limit_s + self.margin_s, self._overtime, worker, req
-        )
+        self._bound[req.move.key] = worker
+        worker.keys.add(req.move.key)
+
+        async def overtime() -> None:
+            self._overtime(worker, req)
+
+        deadline = req.dispatched + req.move.limit_s + self.margin_s
+        worker.timer = self._clock.call_at(deadline, overtime)
         return True
 
     def _done(self, worker: _Worker, req: _Request) -> float:
@@ -520,8 +317,8 @@ class AIPool:
         Returns the seconds it took."""
         worker.current = None
         self._cancel_timer(worker)
-        spent = time.monotonic() - req.dispatched
-        ch = self._channels.get(req.channel_id)
+        spent = self._clock.now() - req.dispatched
+        ch = self._channels.get(req.move.channel_id)
         if ch is not None:
             ch.busy = False
             self._charge(ch.channel_id, spent)
@@ -536,7 +333,7 @@ class AIPool:
 
     def _withdraw(self, req: _Request) -> None:
         """A cancelled :meth:`decide`: drop the move if it has not gone to a worker."""
-        ch = self._channels.get(req.channel_id)
+        ch = self._channels.get(req.move.channel_id)
         if ch is None or req not in ch.queue:
             return
         was_head = ch.queue[0] is req
@@ -586,13 +383,17 @@ class AIPool:
             return
         worker.process, worker.pid, worker.conn, worker.starting = proc, proc.pid, conn, False
         self._loop.add_reader(conn.fileno(), self._readable, worker, conn)
-        worker.timer = self._loop.call_later(START_TIMEOUT_S, self._start_timeout, worker, proc)
+
+        async def start_timeout() -> None:
+            self._start_timeout(worker, proc)
+
+        worker.timer = self._clock.call_at(self._clock.now() + START_TIMEOUT_S, start_timeout)
 
     def _spawn(self) -> tuple[BaseProcess, Connection]:
         parent, child = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(
-            target=_worker_main,
-            args=(child, self._worker_init),
+            target=worker_main,
+            args=(child, self._worker_init, dict(self.levels)),
             name="durak-ai-worker",
             daemon=True,
         )
@@ -627,8 +428,8 @@ class AIPool:
             return  # a reply nobody waits for any more
         spent = self._done(worker, req)
         if kind == "ok":
-            old = self._expected.get(req.level, spent)
-            self._expected[req.level] = 0.8 * old + 0.2 * spent
+            old = self._expected.get(req.move.level, spent)
+            self._expected[req.move.level] = 0.8 * old + 0.2 * spent
             if not req.future.done():
                 req.future.set_result(msg[2])
         else:
@@ -638,7 +439,8 @@ class AIPool:
     def _overtime(self, worker: _Worker, req: _Request) -> None:
         if worker.current is req:
             self._worker_failed(
-                worker, f"it ran past the hard limit of {req.limit_s:.2f} s + {self.margin_s:.2f} s"
+                worker,
+                f"it ran past the hard limit of {req.move.limit_s:.2f} s + {self.margin_s:.2f} s",
             )
 
     def _start_timeout(self, worker: _Worker, proc: BaseProcess) -> None:
@@ -726,8 +528,8 @@ class AIPool:
         """Answer ``req`` with the casual move, computed in the fallback thread."""
         log.warning(
             "AI %s failed in channel %d (%s): playing the %s move",
-            req.level,
-            req.channel_id,
+            req.move.level,
+            req.move.channel_id,
             reason,
             FALLBACK_LEVEL,
         )
@@ -735,7 +537,9 @@ class AIPool:
             return
         assert self._loop is not None
         try:
-            fut = self._loop.run_in_executor(self._fallback, _casual_move, req.seed, req.obs)
+            fut = self._loop.run_in_executor(
+                self._fallback, fallback_move, req.move.seed, req.move.obs
+            )
         except RuntimeError as exc:  # the executor was shut down
             req.future.set_exception(AIPoolClosed(str(exc)))
             return
@@ -749,7 +553,7 @@ class AIPool:
                 log.error(
                     "the %s fallback failed too in channel %d: %r",
                     FALLBACK_LEVEL,
-                    req.channel_id,
+                    req.move.channel_id,
                     exc,
                 )
                 req.future.set_exception(exc)
@@ -757,77 +561,3 @@ class AIPool:
                 req.future.set_result(done.result())
 
         fut.add_done_callback(settle)
-
-
-# ---------------------------------------------------------------------------------- threads
-class ThreadAI:
-    """The same interface as :class:`AIPool` on one thread of this process: no processes to
-    start, so service tests and the terminal stay fast.  Not for production: agents share the
-    GIL with the event loop, and a move past its hard limit cannot be stopped (its answer is
-    replaced by the casual move, but the thread stays busy).  Agents are kept per (game, seat)
-    as in the pool; an agent that raises is dropped and the casual move is played."""
-
-    def __init__(self, *, margin_s: float = DEFAULT_MARGIN_S) -> None:
-        self.margin_s = margin_s
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="durak-ai")
-        self._agents: dict[_Key, tuple[str, int, Any]] = {}
-        self._closed = False
-
-    def _choose(self, key: _Key, level: str, seed: int, obs: Mapping[str, Any]) -> str:
-        from rules_engine.ai import make_agent
-
-        held = self._agents.get(key)
-        try:
-            if held is None or held[0] != level or held[1] != seed:
-                held = (level, seed, make_agent(level, seed=seed))
-                self._agents[key] = held
-            text = held[2].choose(obs)
-            if not isinstance(text, str):
-                raise TypeError(f"the agent answered {type(text).__name__}, not str")
-            return text
-        except Exception:
-            self._agents.pop(key, None)
-            raise
-
-    async def decide(
-        self,
-        channel_id: int,
-        game_key: GameKey,
-        seat: int,
-        level: str,
-        seed: int,
-        observation: Mapping[str, Any],
-        hard_limit_s: float | None = None,
-    ) -> str:
-        """As :meth:`AIPool.decide`."""
-        if self._closed:
-            raise AIPoolClosed("the AI runner is closed")
-        loop = asyncio.get_running_loop()
-        limit = (hard_limit(level) if hard_limit_s is None else hard_limit_s) + self.margin_s
-        try:
-            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation
-            # that arrives as the decision completes, and the service's close() then waits
-            # forever for a task that goes on to sleep on the clock
-            async with asyncio.timeout(limit):
-                return await loop.run_in_executor(
-                    self._executor, self._choose, (game_key, seat), level, seed, observation
-                )
-        except Exception as exc:  # including the timeout
-            log.warning(
-                "AI %s failed in channel %d (%r): playing the %s move",
-                level,
-                channel_id,
-                exc,
-                FALLBACK_LEVEL,
-            )
-            return await loop.run_in_executor(None, _casual_move, seed, observation)
-
-    def forget(self, game_key: GameKey) -> None:
-        """As :meth:`AIPool.forget`."""
-        for key in [k for k in self._agents if k[0] == game_key]:
-            self._agents.pop(key, None)
-
-    async def close(self) -> None:
-        """As :meth:`AIPool.close` (a move still thinking is left to finish on its own)."""
-        self._closed = True
-        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -14,7 +14,7 @@ from rules_engine.cards import card_index, parse_suit
 from rules_engine.phase import Phase
 from rules_engine.rules import Rules
 
-__all__ = ["View", "card_mask", "parse_code"]
+__all__ = ["ParsedObservation", "card_mask", "parse_code"]
 
 _KIND = {kind.value: kind.code for kind in ActionKind}
 
@@ -45,8 +45,8 @@ def parse_code(text: str) -> tuple[int, int]:
     return seat, kind | mask << 3
 
 
-class View:
-    """The parsed observation of one seat."""
+class ParsedObservation:
+    """The observation of one seat, parsed: cards as bitmasks, actions as codes."""
 
     __slots__ = (
         "attacker",
@@ -121,13 +121,9 @@ class View:
 
     @property
     def table_mask(self) -> int:
-        m = 0
-        for a in self.table_attacks:
-            m |= 1 << a
-        for d in self.table_defences:
-            if d >= 0:
-                m |= 1 << d
-        return m
+        """The cards on the table, attacks and defences."""
+        covering = [d for d in self.table_defences if d >= 0]
+        return sum(1 << c for c in (*self.table_attacks, *covering))
 
     def table_pairs(self) -> list[tuple[int, int | None]]:
         """The table as ``(attack, defence)`` pairs, ``defence`` ``None`` while uncovered."""
