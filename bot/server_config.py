@@ -30,16 +30,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, cast, get_args
 
+from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
 from rules_engine.errors import InvalidNotationError
 from rules_engine.messages import Message
 from rules_engine.rules import PROFILES, Rules, ThrowIn
 
 __all__ = [
     "CONFIG_VERSION",
-    "DEFAULT_TURN_TIMEOUT",
     "FIRST_ROUND_LIMITS",
-    "MAX_TURN_TIMEOUT",
-    "MIN_TURN_TIMEOUT",
     "SETTINGS",
     "THROW_IN_VALUES",
     "ConfigProblem",
@@ -47,8 +45,6 @@ __all__ = [
 ]
 
 CONFIG_VERSION = 1
-#: Turn timeout bounds in seconds (README, "Commands"; the same as the lobby option).
-MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT = 15, 600, 60
 #: Largest Discord snowflake (64-bit unsigned).
 _MAX_ID = 2**64 - 1
 _QUOTE_MAX = 40
@@ -157,17 +153,17 @@ def _first_round_limit(raw: object) -> int | None:
 
 def _turn_timeout(raw: object) -> int:
     if isinstance(raw, str) and raw.strip().lower() == _DEFAULT:
-        return DEFAULT_TURN_TIMEOUT
+        return DEFAULT_TIMEOUT
     value = _whole(raw)
-    if value is not None and MIN_TURN_TIMEOUT <= value <= MAX_TURN_TIMEOUT:
+    if value is not None and MIN_TIMEOUT <= value <= MAX_TIMEOUT:
         return value
     raise ConfigProblem(
         "turn_timeout",
         Message(
             "{setting} must be a whole number of seconds from {min} to {max}, not {value}",
             setting="turn_timeout",
-            min=MIN_TURN_TIMEOUT,
-            max=MAX_TURN_TIMEOUT,
+            min=MIN_TIMEOUT,
+            max=MAX_TIMEOUT,
             value=_quote(raw),
         ),
     )
@@ -234,7 +230,7 @@ class ServerConfig:
     transfer: bool | None = None
     throw_in: ThrowIn | None = None
     first_round_limit: int | None = None
-    turn_timeout: int = DEFAULT_TURN_TIMEOUT
+    turn_timeout: int = DEFAULT_TIMEOUT
     channels: frozenset[int] = frozenset()
     count_ai_games: bool = False
 

@@ -7,6 +7,7 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 
 from bot.clock import Timer
+from bot.limits import DEFAULT_TIMEOUT
 from bot.storage import LobbyRecord, SeriesRecord
 from bot.views import ActionRecord, LobbyOptions, LobbySeat
 from bot.votes import Forfeit, StopVote
@@ -153,7 +154,7 @@ class ChannelState:
     #: The series, its rules and turn timeout (kept between its games).
     series: SeriesRecord | None = None
     rules: Rules | None = None
-    turn_timeout: int = 60
+    turn_timeout: int = DEFAULT_TIMEOUT
     #: The running game, or the last finished one (shown until a rematch).
     game: GameState | None = None
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from bot.limits import MIN_SEATS
 from bot.state import ChannelState, GameState, LobbyState
 from bot.storage import SeriesRecord
 from bot.views import (
@@ -29,9 +30,8 @@ from rules_engine.hints import card_hints
 from rules_engine.messages import Message
 from rules_engine.phase import Phase
 
-__all__ = ["MAX_SEATS", "MIN_SEATS", "hand_view", "lobby_view", "series_view", "table_view"]
+__all__ = ["hand_view", "lobby_view", "series_view", "table_view"]
 
-MIN_SEATS, MAX_SEATS = 2, 6
 
 #: What the table waits for in each phase (a finished game waits for nothing).
 _WAITING: Mapping[Phase, WaitingFor | None] = {

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from discord import app_commands
 from discord.app_commands import Choice, locale_str
 
-# the table limits: rewired to bot.limits at merge
-from bot.service import MAX_TIMEOUT, MIN_TIMEOUT
-from bot.view_builders import MAX_SEATS, MIN_SEATS
+from bot.limits import MAX_SEATS, MAX_TIMEOUT, MIN_SEATS, MIN_TIMEOUT, RULE_PROFILES, rule_choices
 from cogs.i18n import CHOICES, NC_
+from rules_engine.ai import OFFERED_LEVELS
 from rules_engine.messages import N_
 
 __all__ = [
     "DEFAULT_LEVEL",
+    "FIRST_ROUND_LIMIT",
     "LEVEL_TEXTS",
     "MAX_SEATS",
     "MAX_TIMEOUT",
@@ -64,15 +64,13 @@ LEVEL_TEXTS: dict[str, LevelTexts] = {
         N_("Expert"), N_("Searches the possible deals; exact endgame"), NC_("cmd", "expert")
     ),
 }
-#: The levels players are offered, weakest first (values are what the service accepts).
-# rewired to rules_engine.ai.levels.OFFERED_LEVELS at merge
-OFFERED_LEVELS: tuple[str, ...] = ("beginner", "casual", "counter", "expert")
 #: The level of ``/durak addbot`` without a ``level``, and of an empty Add AI select.
 DEFAULT_LEVEL = "casual"
 
-RULE_PROFILES = ("podkidnoy", "perevodnoy", "classic")
-THROW_IN = ("neighbours", "all")
-SWITCH = ("on", "off", "default")
+#: Choices of the rule options (the engine's values, as :mod:`bot.limits` writes them).
+THROW_IN = rule_choices("throw_in")
+SWITCH = (*rule_choices("transfer"), "default")
+FIRST_ROUND_LIMIT = (*rule_choices("first_round_limit"), "default")
 
 #: ``/durak new seats``: a table's size.
 SeatCount = app_commands.Range[int, MIN_SEATS, MAX_SEATS]

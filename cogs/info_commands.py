@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import NotManager, ServiceError
-from cogs.choices import RULE_PROFILES, SWITCH, THROW_IN, named_choices
+from cogs.choices import FIRST_ROUND_LIMIT, RULE_PROFILES, SWITCH, THROW_IN, named_choices
 from cogs.cog_core import CogCore, options, subcommand
 from cogs.i18n import CONFIG_OPTIONS, OPTIONS
 from cogs.render.info import render_config, render_help, render_rules
@@ -42,7 +42,7 @@ class InfoCommands(CogCore):
         profile=named_choices(RULE_PROFILES),
         transfer=named_choices(SWITCH),
         throw_in=named_choices((*THROW_IN, "default")),
-        first_round_limit=named_choices(("5", "6", "default")),
+        first_round_limit=named_choices(FIRST_ROUND_LIMIT),
     )
     async def config(
         self,

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable
 
 from bot.ai_pool import MAX_AI_ONLY_TABLES_PER_SERVER, AIPool, ThreadAI
 from bot.clock import Clock, SystemClock
+from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
 from bot.presenter import Presenter
 from bot.service.channels import Channels
 from bot.service.commit import Commit
@@ -48,19 +49,15 @@ from bot.service.driver import Driver
 from bot.service.fairplay import FairPlay, StopOutcome
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobbies
-from bot.service.options import AI_LEVEL_NAMES, MAX_TIMEOUT, MIN_TIMEOUT
 from bot.service.play import ChannelPhase, Play, Unshowable, UnshowableOutcome
 from bot.service.records import Records
 from bot.service.settings import SettingsStore
 from bot.service.tasks import Tasks
 from bot.storage import Storage
 from rules_engine import Game
-from rules_engine.ai import LEVELS
+from rules_engine.ai import AUTOPILOT_LEVEL
 
 __all__ = [
-    "AI_LEVEL_NAMES",
-    "MAX_TIMEOUT",
-    "MIN_TIMEOUT",
     "ChannelPhase",
     "GameService",
     "StopOutcome",
@@ -104,7 +101,7 @@ class GameService:
         *,
         clock: Clock | None = None,
         presenters: Iterable[Presenter] = (),
-        turn_timeout: int = 60,
+        turn_timeout: int = DEFAULT_TIMEOUT,
         ai_delay: float = 1.0,
         seed_source: Callable[[], int] | None = None,
         restore_grace: float = 10.0,
@@ -150,7 +147,7 @@ class GameService:
             self._ai,
             self._tasks,
             ai_delay=ai_delay,
-            autopilot_level=autopilot_level or _first_level(("casual", "beginner")),
+            autopilot_level=autopilot_level or AUTOPILOT_LEVEL,
             ai_concurrency=ai_concurrency,
             on_endless=lambda c, g, cap: fairplay.stop_endless_game(c, g, cap),
         )
@@ -286,10 +283,3 @@ class GameService:
     def cached_servers(self) -> int:
         """Servers whose settings are cached (bounded: see :mod:`bot.service.settings`)."""
         return len(self._settings)
-
-
-def _first_level(levels: Iterable[str]) -> str:
-    for level in levels:
-        if level in LEVELS:
-            return level
-    raise RuntimeError("the rules engine provides no AI level")

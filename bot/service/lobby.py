@@ -28,10 +28,10 @@ from bot.errors import (
     NotSeated,
     UnknownLevel,
 )
+from bot.limits import MAX_SEATS, MIN_SEATS
 from bot.service.channels import Channels, Transaction, need_host, seat_of
 from bot.service.commit import Commit
 from bot.service.options import (
-    AI_LEVEL_NAMES,
     clean_name,
     lobby_options,
     profile_of,
@@ -40,10 +40,10 @@ from bot.service.options import (
 )
 from bot.service.settings import SettingsStore
 from bot.state import ChannelState, LobbyState
-from bot.view_builders import MAX_SEATS, MIN_SEATS, lobby_view, table_view
+from bot.view_builders import lobby_view, table_view
 from bot.views import LobbyOptions, LobbySeat, LobbyView, TableView
 from rules_engine import deal_from_seed
-from rules_engine.ai import LEVELS
+from rules_engine.ai import DEFAULT_AI_LEVEL, LEVELS
 from rules_engine.messages import Message
 
 __all__ = ["Lobbies", "next_host", "refuse_ai_only_table"]
@@ -206,7 +206,7 @@ class Lobbies:
         self,
         channel_id: int,
         requester_id: int,
-        level: str = "beginner",
+        level: str = DEFAULT_AI_LEVEL,
         *,
         manage_channel: bool = False,
     ) -> LobbyView:
@@ -226,7 +226,7 @@ class Lobbies:
                     level=level,
                 )
             _need_room(lobby)
-            base = f"{AI_LEVEL_NAMES.get(level, level.title())} AI"
+            base = f"{level.title()} AI"
             taken = {s.name for s in lobby.seats}
             name = base
             k = 2

@@ -12,16 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.errors import BadAction, BadOption
+from bot.limits import MAX_SEATS, MAX_TIMEOUT, MIN_SEATS, MIN_TIMEOUT, seats_ok, timeout_ok
 from bot.server_config import ConfigProblem, ServerConfig
-from bot.view_builders import MAX_SEATS, MIN_SEATS
 from bot.views import LobbyOptions
 from rules_engine import PROFILES, Action, ActionKind, DurakError, Rules, parse_action
 from rules_engine.messages import Message, Seat
 
 __all__ = [
-    "AI_LEVEL_NAMES",
-    "MAX_TIMEOUT",
-    "MIN_TIMEOUT",
     "clean_name",
     "lobby_options",
     "parse_channel_id",
@@ -34,14 +31,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-MIN_TIMEOUT, MAX_TIMEOUT = 15, 600
 NAME_MAX = 64
-AI_LEVEL_NAMES = {
-    "beginner": "Beginner",
-    "casual": "Casual",
-    "counter": "Counter",
-    "expert": "Expert",
-}
 _OPTION_KEYS = {f.name for f in dataclasses.fields(LobbyOptions)}
 
 
@@ -108,9 +98,7 @@ def lobby_options(options: LobbyOptions | Mapping[str, Any] | None) -> LobbyOpti
             )
         )
     t = opts.turn_timeout
-    if t is not None and (
-        not isinstance(t, int) or isinstance(t, bool) or not MIN_TIMEOUT <= t <= MAX_TIMEOUT
-    ):
+    if t is not None and not timeout_ok(t):
         raise BadOption(
             Message(
                 "turn_timeout must be {min}–{max} seconds, not {value}",
@@ -120,7 +108,7 @@ def lobby_options(options: LobbyOptions | Mapping[str, Any] | None) -> LobbyOpti
             )
         )
     n = opts.seats
-    if not isinstance(n, int) or isinstance(n, bool) or not MIN_SEATS <= n <= MAX_SEATS:
+    if not seats_ok(n):
         raise BadOption(
             Message(
                 "seats must be {min}–{max}, not {value}",

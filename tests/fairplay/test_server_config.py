@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from bot.limits import DEFAULT_TIMEOUT
 from bot.server_config import (
     CONFIG_VERSION,
-    DEFAULT_TURN_TIMEOUT,
     FIRST_ROUND_LIMITS,
     SETTINGS,
     THROW_IN_VALUES,
@@ -25,7 +25,7 @@ BASE = ServerConfig()
 def test_defaults():
     assert BASE.profile == "podkidnoy"
     assert (BASE.transfer, BASE.throw_in, BASE.first_round_limit) == (None, None, None)
-    assert BASE.turn_timeout == DEFAULT_TURN_TIMEOUT == 60
+    assert BASE.turn_timeout == DEFAULT_TIMEOUT == 60
     assert BASE.channels == frozenset()
     assert BASE.count_ai_games is False
     assert BASE.rules == PROFILES["podkidnoy"]
