@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, cast, get_args
+from typing import Any, cast
 
-from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
+from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT, RULE_OPTIONS
 from rules_engine.errors import InvalidNotationError
 from rules_engine.messages import Message
 from rules_engine.rules import PROFILES, Rules, ThrowIn
@@ -61,10 +61,10 @@ def _engine_accepts(**option: Any) -> bool:
     return True
 
 
-#: What the engine accepts, asked of the engine once.
-THROW_IN_VALUES: tuple[str, ...] = get_args(ThrowIn)
+#: What the engine accepts (:data:`bot.limits.RULE_OPTIONS`, asked of the engine once).
+THROW_IN_VALUES: tuple[str, ...] = tuple(str(v) for v in RULE_OPTIONS["throw_in"])
 FIRST_ROUND_LIMITS: tuple[int, ...] = tuple(
-    v for v in range(1, 7) if _engine_accepts(first_round_limit=v)
+    v for v in RULE_OPTIONS["first_round_limit"] if isinstance(v, int)
 )
 
 
