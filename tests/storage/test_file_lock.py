@@ -119,9 +119,11 @@ async def test_a_second_process_is_refused_by_any_name(
             await SqliteStorage(other).open()
         message = str(info.value)
         assert str(other) in message and f"pid {pid}" in message and "\n" not in message
-    with _held_by_another_process(other):  # and the other way round
-        with pytest.raises(DatabaseUnavailable, match=IN_USE):
-            await SqliteStorage(db_file).open()
+    with (  # and the other way round
+        _held_by_another_process(other),
+        pytest.raises(DatabaseUnavailable, match=IN_USE),
+    ):
+        await SqliteStorage(db_file).open()
 
 
 def test_an_earlier_release_holding_the_old_lock_file_is_respected(db_file: Path) -> None:
