@@ -97,9 +97,10 @@ def _identity(st: os.stat_result) -> tuple[int, int]:
 
 def _open(path: str) -> int:
     """A descriptor of the database file, made empty if missing (SQLite takes an empty file
-    as a new database).  Read-only if the file is (SQLite then says so), as a lock needs none."""
+    as a new database; 0644 as SQLite makes it).  Read-only if the file is (SQLite then says
+    so), as a lock needs no write access."""
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except PermissionError:
         try:
             return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
