@@ -40,6 +40,10 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds AI seats wait before playing (default AI_DELAY, max 1)",
     )
     play.add_argument("--db", default=None, help="SQLite file (default: a temporary one)")
+    backup = sub.add_parser(
+        "backup", help="copy the SQLite database, even while the bot runs (README: Backups)"
+    )
+    backup.add_argument("file", help="the new file to write (never overwritten)")
     return parser
 
 
@@ -55,6 +59,15 @@ def main(
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
+    if args.command == "backup":
+        from bot.storage.backup import BackupRefused, backup_database
+
+        try:
+            print(backup_database(settings.storage_url, args.file), file=out)
+        except BackupRefused as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        return 0
     if args.command == "play":
         settings.configure_logging(quiet=True)
         if not MIN_SEATS <= args.players <= MAX_SEATS:

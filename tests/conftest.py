@@ -1,4 +1,5 @@
-"""Test-wide settings: the Hypothesis profiles, and one throwaway PostgreSQL server.
+"""Test-wide settings: the Hypothesis profiles, one throwaway PostgreSQL server, and a guard
+that keeps tests off the bot's own database file.
 
 ``dev`` (the default) keeps the property tests quick while working; ``ci`` (chosen when the
 environment variable ``CI`` is set, as ``.ci/run`` does, or by ``HYPOTHESIS_PROFILE=ci``) runs
@@ -9,10 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
+from bot.config import DEFAULT_DATABASE_PATH
 from bot.storage.throwaway_pg import (
     PostgresUnavailable,
     ThrowawayPostgres,
@@ -41,3 +44,28 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Throwa
         pytest.skip(reason)
     yield server
     server.stop()
+
+
+#: The bot's default database (``DATABASE_PATH``'s default, relative to the working directory)
+#: and the files SQLite and the bot's lock make beside it.
+_DEFAULT_DATABASE_FILES = tuple(
+    DEFAULT_DATABASE_PATH + suffix for suffix in ("", "-wal", "-shm", "-journal", ".lock")
+)
+
+
+@pytest.fixture(autouse=True)
+def _no_database_in_the_working_directory(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test that makes the bot's default database in the working directory: tests use
+    temporary files only (a bot running there holds that file, and would be disturbed or
+    would make the test fail).  Files that were there before the test are left alone."""
+    cwd = Path.cwd()
+    before = {name for name in _DEFAULT_DATABASE_FILES if (cwd / name).exists()}
+    yield
+    made = [n for n in _DEFAULT_DATABASE_FILES if n not in before and (cwd / n).exists()]
+    for name in made:  # so that the tests after this one start clean
+        (cwd / name).unlink(missing_ok=True)
+    if made:
+        pytest.fail(
+            f"{request.node.nodeid} made {', '.join(made)} in the working directory {cwd}: "
+            "tests must use temporary files (tmp_path) for every database"
+        )

@@ -59,6 +59,15 @@ async def game(storage: Storage, game_id: int) -> GameRecord:
     return record
 
 
+async def stored_actions(storage: Storage, game_id: int) -> int:
+    """How many actions of a game are stored: a live game's version (its engine's action
+    count), an ended game's action log (the game must exist)."""
+    for live in await live_games(storage):
+        if live.game_id == game_id:
+            return live.version
+    return len((await game(storage, game_id)).actions)
+
+
 async def series(storage: Storage, series_id: int) -> SeriesRecord:
     """A stored series, active or ended (it must exist)."""
     record = await storage.load_series(series_id)

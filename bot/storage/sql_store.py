@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 from bot.ratings import RatedGame, Rating, RatingKey
 from bot.storage import records
 from bot.storage import statements as sql
-from bot.storage.base import GameMoved, GuildFilter, Storage
+from bot.storage.base import DatabaseUnavailable, GameMoved, GuildFilter, Storage
 from bot.storage.migrations import Migration, check_numbering
 from bot.storage.records import (
     FIRST_REVISION,
@@ -133,9 +133,21 @@ class SqlStore(Storage):
     # -------------------------------------------------------------- schema
     async def migrate(self, transaction: Transaction) -> None:
         """Apply the migrations newer than the database's, each in its own ``transaction()``
-        with its ``schema_version`` row.  The backend creates ``schema_version`` first."""
+        with its ``schema_version`` row.  The backend creates ``schema_version`` first.
+
+        A database at a schema version newer than the last migration known here (written by a
+        newer release) is refused with :class:`DatabaseUnavailable`, changing nothing: a
+        rollback to older code must not write a schema it does not know."""
         async with transaction() as con:
             current = await _number(con, sql.SCHEMA_VERSION)
+        known = self._migrations[-1].number if self._migrations else 0
+        if current > known:
+            # Written by a newer release: old code must not run on a schema it does not know.
+            raise DatabaseUnavailable(
+                f"database {self.target} has schema version {current}, newer than the "
+                f"version {known} this durak-bot knows: it was written by a newer release; "
+                "run that release or a later one"
+            )
         for migration in self._migrations:
             if migration.number <= current:
                 continue

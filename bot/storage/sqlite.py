@@ -1,26 +1,26 @@
 """SQLite backend: aiosqlite on one connection, WAL journal, one process per database file.
 
-The file is held exclusively by the process that opened it (an ``flock`` on ``<db>.lock``), so
-a second bot process on the same file is refused at start instead of silently overwriting the
-first one's moves.  Transactions are serialised by an asyncio lock so that statements of
-concurrent coroutines never interleave inside one transaction.
+The file is held exclusively by the process that opened it (an ``flock`` on the file itself,
+:mod:`bot.storage.file_lock`), so a second bot process on the same file, whatever path names
+it, is refused at start instead of silently overwriting the first one's moves.  Transactions
+are serialised by an asyncio lock so that statements of concurrent coroutines never interleave
+inside one transaction.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
-import os
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import aiosqlite
 
 from bot.storage import statements
 from bot.storage.base import DatabaseUnavailable, GameMoved
+from bot.storage.file_lock import HeldFile, hold_database_file
 from bot.storage.migrations import SQLITE_MIGRATIONS, Migration
 from bot.storage.sql_store import Row, SqlConnection, SqlStore
 
@@ -52,15 +52,10 @@ class SqliteStorage(SqlStore):
         self._synchronous = synchronous.upper()
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
-        self._lock_file: TextIO | None = None
+        self._held: HeldFile | None = None
         # Group commit of live-game saves: (params, future) waiting for the next flush.
         self._pending: list[tuple[tuple[Any, ...], asyncio.Future[int]]] = []
         self._flusher: asyncio.Task[None] | None = None
-
-    @property
-    def lock_path(self) -> Path:
-        """The side file whose ``flock`` marks the database as held by one process."""
-        return Path(self.path + ".lock")
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -98,57 +93,14 @@ class SqliteStorage(SqlStore):
             raise
 
     def _hold_file(self) -> None:
-        """Create the parent directory if needed and take the file's exclusive lock."""
-        parent = Path(self.path).expanduser().absolute().parent
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise DatabaseUnavailable(
-                f"database {self.path}: cannot create its directory {parent} "
-                f"({exc.strerror or exc})"
-            ) from exc
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise DatabaseUnavailable(
-                f"database {self.path}: its directory {parent} is not writable"
-            )
-        try:
-            handle = open(self.lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - held open
-        except PermissionError:
-            # Made by another user: a read-only handle locks as well (the pid is not noted).
-            try:
-                handle = open(self.lock_path, encoding="utf-8")  # noqa: SIM115 - held open
-            except OSError as exc:
-                raise DatabaseUnavailable(
-                    f"database {self.path}: cannot open {self.lock_path} ({exc.strerror or exc})"
-                ) from exc
-        except OSError as exc:
-            raise DatabaseUnavailable(
-                f"database {self.path}: cannot create {self.lock_path} ({exc.strerror or exc})"
-            ) from exc
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "?"
-            handle.close()
-            raise DatabaseUnavailable(
-                f"database {self.path} is in use by another durak-bot process (pid {holder}): "
-                "SQLite serves one process; stop the other one, or use PostgreSQL "
-                "(DATABASE_URL=postgresql://…) for several"
-            ) from None
-        if handle.writable():
-            handle.seek(0)
-            handle.truncate()
-            handle.write(f"{os.getpid()}\n")
-            handle.flush()
-        self._lock_file = handle
+        """Take the database file's exclusive lock (see :mod:`bot.storage.file_lock`)."""
+        self._held = hold_database_file(self.path)
 
     def _release_file(self) -> None:
-        handle, self._lock_file = self._lock_file, None
-        if handle is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(handle, fcntl.LOCK_UN)
-            handle.close()
+        # Only after the connection is closed: see HeldFile.release.
+        held, self._held = self._held, None
+        if held is not None:
+            held.release()
 
     async def close(self) -> None:
         if self._flusher is not None and not self._flusher.done():

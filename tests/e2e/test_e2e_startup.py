@@ -159,19 +159,29 @@ class _FailingBot:
     ],
 )
 def test_only_network_errors_read_as_no_network(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], error: BaseException
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    error: BaseException,
+    tmp_path: Path,
 ) -> None:
     monkeypatch.setattr(discord_app, "create_bot", lambda settings: _FailingBot(error))
-    assert discord_app.run(Settings(discord_token=VALID_LOOKING_TOKEN)) == 1
+    assert discord_app.run(_settings_in(tmp_path)) == 1
     err = capsys.readouterr().err
     assert err.startswith("Cannot reach Discord (") and len(err.splitlines()) == 1
 
 
-def test_a_local_os_error_is_not_blamed_on_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_local_os_error_is_not_blamed_on_the_network(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     error = PermissionError(13, "Permission denied", "/var/lib/durak.sqlite3")
     monkeypatch.setattr(discord_app, "create_bot", lambda settings: _FailingBot(error))
     with pytest.raises(PermissionError):
-        discord_app.run(Settings(discord_token=VALID_LOOKING_TOKEN))
+        discord_app.run(_settings_in(tmp_path))
+
+
+def _settings_in(tmp_path: Path) -> Settings:
+    """A well-formed token and a database in ``tmp_path`` (``run`` checks it is usable)."""
+    return Settings(discord_token=VALID_LOOKING_TOKEN, database_path=str(tmp_path / "db.sqlite3"))
 
 
 async def test_a_token_discord_rejects_is_one_clear_line(
