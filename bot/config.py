@@ -36,15 +36,26 @@ DEFAULT_AI_DELAY = 1.0
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}")
 
 
-def token_problem(token: str | None) -> str | None:
+def token_problem(token: str | None, env_file: str | None = None) -> str | None:
     """One line saying what is wrong with ``token``, or ``None`` if it looks like a bot token.
+    ``env_file`` is the ``.env`` file the settings were looked for in (named when the token is
+    missing, since the bot reads the ``.env`` of its working directory).
 
     The only place the token is judged: ``durak-bot`` (Discord mode) prints this line and
     exits; terminal mode never asks."""
     if not token:
+        if env_file is None:
+            where = "put your bot's token in .env (see .env.example)"
+        elif Path(env_file).is_file():
+            where = f"put your bot's token in {env_file} (see .env.example)"
+        else:
+            where = (
+                f"there is no {env_file} (the bot reads the .env of the directory it starts "
+                "in): start it where its .env is, or put your bot's token there "
+                "(see .env.example)"
+            )
         return (
-            "DISCORD_TOKEN is not set: put your bot's token in .env (see .env.example), "
-            "or run `durak-bot play` to play in the terminal."
+            f"DISCORD_TOKEN is not set: {where}, or run `durak-bot play` to play in the terminal."
         )
     if token.lower().startswith("bot "):
         return "DISCORD_TOKEN must be the bare token: remove the 'Bot ' prefix."
@@ -75,6 +86,8 @@ class Settings:
     shard_ids: tuple[int, ...] | None = None
     #: ``AI_WORKERS``: AI worker processes (None: cores − 1, at least 1).
     ai_workers: int | None = None
+    #: The ``.env`` file the settings were looked for in, as an absolute path (None: none).
+    env_file: str | None = None
 
     @classmethod
     def from_env(
@@ -173,6 +186,7 @@ class Settings:
             shard_count=shards,
             shard_ids=shard_ids,
             ai_workers=ai_workers,
+            env_file=None if dotenv_path is None else str(Path(dotenv_path).absolute()),
         )
 
     def guild_filter(self) -> Callable[[int], bool] | None:

@@ -104,6 +104,29 @@ def test_missing_or_malformed_token_is_one_clear_line(
     assert lines[0].startswith("DISCORD_TOKEN") and hint in lines[0]
 
 
+@pytest.mark.parametrize("with_env_file", [False, True])
+def test_a_missing_token_names_the_env_file_looked_for(tmp_path: Path, with_env_file: bool) -> None:
+    """Started from another directory, the bot says which ``.env`` it read (or looked for)."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if with_env_file:
+        (elsewhere / ".env").write_text("LOG_LEVEL=INFO\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        cwd=elsewhere,
+        env=_bot_env(tmp_path, None),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("DISCORD_TOKEN is not set")
+    assert str(elsewhere.resolve() / ".env") in lines[0] or str(elsewhere / ".env") in lines[0]
+    assert ("there is no" in lines[0]) is not with_env_file
+
+
 @pytest.mark.parametrize("token", ["Bot a.b.c", "short", None])
 def test_terminal_mode_needs_no_valid_token(tmp_path: Path, token: str | None) -> None:
     proc = subprocess.run(
