@@ -21,6 +21,7 @@ from dotenv import dotenv_values
 
 from bot.errors import ConfigError
 from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
+from bot.logs import LOG_FORMATS, configure_logging
 from bot.shards import guild_filter, parse_shard_ids
 from bot.storage.url import parse_database_url, redact_url, sqlite_url
 
@@ -78,6 +79,8 @@ class Settings:
     discord_token: str | None = None
     dev_guild_id: int | None = None
     log_level: str = DEFAULT_LOG_LEVEL
+    #: ``LOG_FORMAT``: ``text`` or ``json`` (one JSON object per line; see :mod:`bot.logs`).
+    log_format: str = "text"
     turn_timeout: int = DEFAULT_TURN_TIMEOUT
     ai_delay: float = DEFAULT_AI_DELAY
     #: ``SHARD_COUNT``: gateway shards of the whole bot (None: one connection, every server).
@@ -96,10 +99,9 @@ class Settings:
         dotenv_path: str | os.PathLike[str] | None = ".env",
     ) -> Settings:
         """Read ``DATABASE_URL``, ``DATABASE_PATH``, ``DISCORD_TOKEN``, ``DEV_GUILD_ID``,
-        ``LOG_LEVEL``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT``, ``SHARD_IDS``,
-        ``AI_WORKERS`` from
-        ``environ`` (default ``os.environ``) over the values in ``dotenv_path`` (ignored if
-        missing or None)."""
+        ``LOG_LEVEL``, ``LOG_FORMAT``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT``,
+        ``SHARD_IDS``, ``AI_WORKERS`` from ``environ`` (default ``os.environ``) over the
+        values in ``dotenv_path`` (ignored if missing or None)."""
         values: dict[str, str] = {}
         if dotenv_path is not None and Path(dotenv_path).is_file():
             values.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
@@ -144,6 +146,9 @@ class Settings:
         level = (text("LOG_LEVEL") or DEFAULT_LOG_LEVEL).upper()
         if level not in _LOG_LEVELS:
             problems.append(f"LOG_LEVEL={level!r} is not one of {', '.join(_LOG_LEVELS)}")
+        log_format = (text("LOG_FORMAT") or "text").lower()
+        if log_format not in LOG_FORMATS:
+            problems.append(f"LOG_FORMAT={log_format!r} is not one of {', '.join(LOG_FORMATS)}")
         turn_timeout = integer("TURN_TIMEOUT", MIN_TIMEOUT, MAX_TIMEOUT)
         ai_delay = DEFAULT_AI_DELAY
         raw_delay = text("AI_DELAY")
@@ -181,6 +186,7 @@ class Settings:
             discord_token=token,
             dev_guild_id=dev_guild,
             log_level=level,
+            log_format=log_format,
             turn_timeout=turn_timeout if turn_timeout is not None else DEFAULT_TURN_TIMEOUT,
             ai_delay=ai_delay,
             shard_count=shards,
@@ -202,12 +208,10 @@ class Settings:
         return self.database_url or sqlite_url(self.database_path)
 
     def configure_logging(self, *, quiet: bool = False) -> None:
-        """Root logging at ``LOG_LEVEL`` (``quiet``: at least WARNING, for the terminal)."""
+        """Root logging at ``LOG_LEVEL`` (``quiet``: at least WARNING, for the terminal) to
+        standard error, in ``LOG_FORMAT`` (:func:`bot.logs.configure_logging`)."""
         level = getattr(logging, self.log_level)
-        logging.basicConfig(
-            level=max(level, logging.WARNING) if quiet else level,
-            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        )
+        configure_logging(max(level, logging.WARNING) if quiet else level, self.log_format)
 
     def __repr__(self) -> str:  # never print the token
         token = "set" if self.discord_token else "unset"
@@ -215,6 +219,7 @@ class Settings:
             f"Settings(database_path={self.database_path!r}, "
             f"database_url={redact_url(self.database_url or '')!r}, discord_token=<{token}>, "
             f"dev_guild_id={self.dev_guild_id}, log_level={self.log_level!r}, "
+            f"log_format={self.log_format!r}, "
             f"turn_timeout={self.turn_timeout}, ai_delay={self.ai_delay}, "
             f"shard_count={self.shard_count}, shard_ids={self.shard_ids}, "
             f"ai_workers={self.ai_workers})"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 import re
 import socket
@@ -162,6 +163,29 @@ async def test_no_network_at_first_start_is_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1, err
     assert lines[0].startswith("Cannot reach Discord (") and "127.0.0.1" in lines[0]
     assert quiet_err.splitlines() == lines  # at LOG_LEVEL=WARNING it is the only line
+
+
+async def test_json_logs_are_one_object_per_line(tmp_path: Path) -> None:
+    """``LOG_FORMAT=json``: every log record of a real start (the bot's and discord.py's) is one
+    JSON object on one line; only the final problem line is plain text."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as closed:
+        closed.bind(("127.0.0.1", 0))
+        base = f"http://127.0.0.1:{closed.getsockname()[1]}/api/v10"
+        env = _bot_env(tmp_path, VALID_LOOKING_TOKEN, LOG_FORMAT="json", LOG_LEVEL="DEBUG")
+        code, err = await _run_bot_at(base, env, tmp_path)
+    assert code == 1
+    *records, problem = [line for line in err.splitlines() if line.strip()]
+    assert problem.startswith("Cannot reach Discord (")
+    assert records, err
+    loggers = set()
+    for line in records:
+        record = json.loads(line)
+        assert set(record) == {"time", "level", "logger", "message", "exception"}, line
+        assert record["level"] in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+        assert isinstance(record["message"], str)
+        loggers.add(record["logger"])
+    assert any(name.startswith("bot.") for name in loggers), loggers
+    assert any(name.startswith("discord") for name in loggers), loggers
 
 
 class _FailingBot:
