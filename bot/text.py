@@ -195,22 +195,20 @@ def render_opening(view: TableView) -> str | None:
     if leader is None:
         return None
     names = [s.name for s in view.seats]
-    shown = list(view.shown)
-    dealer_card = None
-    if len(view.seats) == 6 and shown:  # six players: the dealer's last card names the trump
-        dealer_card = shown[-1]
-        if not (len(shown) == 1 and leader == view.dealer):  # unless it is the lowest trump
-            shown = shown[:-1]
+    lowest = view.shown[0] if view.shown else None
     lines = []
-    if dealer_card is not None and view.dealer is not None:
+    if len(view.seats) == 6 and view.shown and view.dealer is not None:
+        # six players: the dealer's last card is shown and names the trump; it is also the
+        # lowest trump when the dealer leads (alone on the list, since it is shown once)
+        dealer_card = view.shown[-1]
         lines.append(
             f"Shown at the deal: {dealer_card}, the last card dealt to {names[view.dealer]} "
-            f"(the dealer), names the trump."
+            "(the dealer), names the trump."
         )
-    if shown:
-        lines.append(
-            f"Shown at the deal: {shown[0]}, the lowest trump: {names[leader]} holds it and leads."
-        )
+        if len(view.shown) == 1 and leader != view.dealer:
+            lowest = None
+    if lowest is not None:
+        lines.append(f"The lowest trump, {lowest}, is {names[leader]}'s: {names[leader]} leads.")
     elif view.dealer is not None:
         lines.append(f"{names[view.dealer]} deals; {names[leader]}, on the dealer's left, leads.")
     else:

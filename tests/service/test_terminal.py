@@ -263,13 +263,12 @@ def test_the_log_shows_the_opening_throw_ins_and_each_rounds_end() -> None:
     out = console.text
     first, second = out.split("Rematch? [y/N]")[:2]
     # who leads and why, before the first move of each game
-    opening = re.search(
-        r"^Shown at the deal: (\S+), the lowest trump: (.+) holds it and leads\.$", first, re.M
-    )
+    opening = re.search(r"^The lowest trump, (\S+), is (.+)'s: \2 leads\.$", first, re.M)
     assert opening is not None, first[:2000]
-    first_move = re.search(r"^  (.+) attacks with (\S+)", first, re.M)
+    first_move = re.search(r"^  (.+) attacks with (.+)$", first, re.M)
     assert first_move is not None and first_move.start() > opening.end()
-    assert first_move.group(1) == opening.group(2)
+    assert first_move.group(1) == opening.group(2)  # the holder of the lowest trump leads
+    assert "Shown at the deal" not in first  # with six players only: the dealer's card
     assert re.search(r"^(.+) deals; (.+), on the dealer's left, leads\.$", second, re.M)
     # cards added to a take go to the taker; each round ends once, beaten off or taken
     for game in (first, second):
@@ -289,3 +288,21 @@ def test_the_log_shows_the_opening_throw_ins_and_each_rounds_end() -> None:
         assert rounds >= 5 and taker is None
         assert "Game over" in game
     assert "throws in" in out
+
+
+def test_with_six_players_the_dealers_shown_card_names_the_trump() -> None:
+    console = _games_with_rematch(2)
+    assert _play(console, "--players", "6", "--seed", "2", "--ai-delay", "0") == 0
+    first, second = console.text.split("Rematch? [y/N]")[:2]
+    dealt = (
+        r"^Shown at the deal: (\S+), the last card dealt to (.+) \(the dealer\), names the trump\."
+    )
+    shown = re.search(dealt, first, re.M)
+    assert shown is not None
+    # seed 2: the dealer's shown card is the lowest trump, so the dealer leads
+    assert f"\nThe lowest trump, {shown[1]}, is {shown[2]}'s: {shown[2]} leads.\n" in first
+    shown = re.search(dealt, second, re.M)
+    assert shown is not None
+    assert re.search(
+        rf"^{re.escape(shown[2])} deals; .+, on the dealer's left, leads\.$", second, re.M
+    )
