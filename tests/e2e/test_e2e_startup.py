@@ -79,6 +79,22 @@ def _problem_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.strip() and not LOG_RECORD.match(line)]
 
 
+def _refused_at_start(cwd: Path, env: dict[str, str]) -> str:
+    """Run ``durak-bot`` in ``cwd``; it must exit with 2 and print one line: returned."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
 @pytest.mark.parametrize(
     "token, hint",
     [
@@ -91,18 +107,8 @@ def _problem_lines(stderr: str) -> list[str]:
 def test_missing_or_malformed_token_is_one_clear_line(
     tmp_path: Path, token: str | None, hint: str
 ) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        cwd=tmp_path,
-        env=_bot_env(tmp_path, token),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 2
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("DISCORD_TOKEN") and hint in lines[0]
+    line = _refused_at_start(tmp_path, _bot_env(tmp_path, token))
+    assert line.startswith("DISCORD_TOKEN") and hint in line
 
 
 @pytest.mark.parametrize("with_env_file", [False, True])
@@ -112,20 +118,10 @@ def test_a_missing_token_names_the_env_file_looked_for(tmp_path: Path, with_env_
     elsewhere.mkdir()
     if with_env_file:
         (elsewhere / ".env").write_text("LOG_LEVEL=INFO\n", encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        cwd=elsewhere,
-        env=_bot_env(tmp_path, None),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 2
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("DISCORD_TOKEN is not set")
-    assert str(elsewhere.resolve() / ".env") in lines[0] or str(elsewhere / ".env") in lines[0]
-    assert ("there is no" in lines[0]) is not with_env_file
+    line = _refused_at_start(elsewhere, _bot_env(tmp_path, None))
+    assert line.startswith("DISCORD_TOKEN is not set")
+    assert str(elsewhere.resolve() / ".env") in line or str(elsewhere / ".env") in line
+    assert ("there is no" in line) is not with_env_file
 
 
 @pytest.mark.parametrize("token", ["Bot a.b.c", "short", None])
