@@ -6,40 +6,100 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import importlib.metadata
+import math
+import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from bot.errors import ConfigError
 from bot.limits import MAX_SEATS, MIN_SEATS, RULE_PROFILES
 from rules_engine.ai import DEFAULT_AI_LEVEL, OFFERED_LEVELS
 
-__all__ = ["EXIT_INTERRUPTED", "main"]
+if TYPE_CHECKING:
+    from bot.config import Settings
+
+__all__ = ["EXIT_INTERRUPTED", "EXIT_OUTPUT_CLOSED", "MAX_AI_DELAY", "main"]
 
 #: Exit code after Ctrl-C in terminal mode (128 + SIGINT, as shells report it).
 EXIT_INTERRUPTED = 130
+#: Exit code when the terminal game's output was closed (``durak-bot play | head``): 128 +
+#: SIGPIPE, what a shell reports for a program stopped by a closed pipe.  Nothing is printed.
+EXIT_OUTPUT_CLOSED = 141
+#: The longest ``--ai-delay`` of terminal mode, in seconds; a longer one is played as this.
+MAX_AI_DELAY = 1.0
+
+_DESCRIPTION = (
+    "Durak for Discord. `durak-bot` alone starts the Discord bot (it reads DISCORD_TOKEN and "
+    "the other settings from the environment and from .env in the working directory; see "
+    ".env.example). `durak-bot play` plays a game in this terminal, without Discord."
+)
+
+
+def _version() -> str:
+    """The installed package's version (``unknown`` when run from a source tree only)."""
+    try:
+        return importlib.metadata.version("durak-bot")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _ai_delay(text: str) -> float:
+    """``--ai-delay``: seconds from 0 up; above :data:`MAX_AI_DELAY` it is capped."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds from 0 to {MAX_AI_DELAY:g}"
+        )
+    return min(value, MAX_AI_DELAY)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="durak-bot", description="Durak for Discord.")
+    parser = argparse.ArgumentParser(prog="durak-bot", description=_DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command")
-    play = sub.add_parser("play", help="play a game against AI seats in this terminal")
-    play.add_argument(
-        "--players", type=int, default=2, help=f"seats at the table, {MIN_SEATS}–{MAX_SEATS}"
+    play = sub.add_parser(
+        "play",
+        help="play a game against AI seats in this terminal",
+        description="Play a game of Durak against AI seats in this terminal.",
     )
-    play.add_argument("--rules", default=RULE_PROFILES[0], help=" or ".join(RULE_PROFILES))
+    play.add_argument(
+        "--players",
+        type=int,
+        default=2,
+        help=f"seats at the table, {MIN_SEATS}–{MAX_SEATS} (default: %(default)s)",
+    )
+    play.add_argument(
+        "--rules",
+        default=RULE_PROFILES[0],
+        choices=RULE_PROFILES,
+        help="rule profile: %(choices)s (default: %(default)s)",
+    )
     play.add_argument(
         "--level",
         default=DEFAULT_AI_LEVEL,
-        help=f"AI level of the other seats: {', '.join(OFFERED_LEVELS)}",
+        choices=OFFERED_LEVELS,
+        help="AI level of the other seats, weakest first: %(choices)s (default: %(default)s)",
     )
-    play.add_argument("--seed", type=int, default=None, help="seed of the first deal")
+    play.add_argument(
+        "--seed", type=int, default=None, help="seed of the first deal (default: random)"
+    )
     play.add_argument(
         "--ai-delay",
-        type=float,
+        type=_ai_delay,
         default=None,
-        help="seconds AI seats wait before playing (default AI_DELAY, max 1)",
+        metavar="SECONDS",
+        help=(
+            f"seconds AI seats wait before playing, 0–{MAX_AI_DELAY:g}; more is played as "
+            f"{MAX_AI_DELAY:g} (default: AI_DELAY, at most {MAX_AI_DELAY:g})"
+        ),
     )
-    play.add_argument("--db", default=None, help="SQLite file (default: a temporary one)")
+    play.add_argument(
+        "--db", default=None, metavar="FILE", help="SQLite file (default: a temporary one)"
+    )
     backup = sub.add_parser(
         "backup", help="copy the SQLite database, even while the bot runs (README: Backups)"
     )
@@ -51,7 +111,6 @@ def main(
     argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
     args = _parser().parse_args(argv)
-    out = stdout or sys.stdout
     from bot.config import Settings
 
     try:
@@ -63,36 +122,13 @@ def main(
         from bot.storage.backup import BackupRefused, backup_database
 
         try:
-            print(backup_database(settings.storage_url, args.file), file=out)
+            print(backup_database(settings.storage_url, args.file), file=stdout or sys.stdout)
         except BackupRefused as exc:
             print(exc, file=sys.stderr)
             return 2
         return 0
     if args.command == "play":
-        settings.configure_logging(quiet=True)
-        if not MIN_SEATS <= args.players <= MAX_SEATS:
-            print(f"--players must be {MIN_SEATS}–{MAX_SEATS}", file=sys.stderr)
-            return 2
-        from bot.terminal import play
-
-        delay = args.ai_delay if args.ai_delay is not None else min(settings.ai_delay, 1.0)
-        try:
-            return asyncio.run(
-                play(
-                    args.players,
-                    args.rules,
-                    args.level,
-                    stdin=stdin or sys.stdin,
-                    stdout=out,
-                    db_path=args.db,
-                    ai_delay=delay,
-                    seed=args.seed,
-                )
-            )
-        except KeyboardInterrupt:  # Ctrl-C: the game was stopped on the way out
-            out.write("\nInterrupted: game stopped.\n")
-            out.flush()
-            return EXIT_INTERRUPTED
+        return _play(args, settings, stdin or sys.stdin, stdout or sys.stdout)
     settings.configure_logging()
     try:
         discord_app = importlib.import_module("bot.discord_app")
@@ -107,6 +143,58 @@ def main(
         return 2
     result = discord_app.run(settings)
     return int(result or 0)
+
+
+def _play(args: argparse.Namespace, settings: Settings, stdin: TextIO, out: TextIO) -> int:
+    """``durak-bot play``: one line on stderr for a bad option or a database in use; quiet
+    exit (:data:`EXIT_OUTPUT_CLOSED`) when the output is closed."""
+    settings.configure_logging(quiet=True)
+    if not MIN_SEATS <= args.players <= MAX_SEATS:
+        print(f"--players must be {MIN_SEATS}–{MAX_SEATS}", file=sys.stderr)
+        return 2
+    from bot.storage import DatabaseUnavailable
+    from bot.terminal import OutputClosed, play
+
+    delay = args.ai_delay if args.ai_delay is not None else min(settings.ai_delay, MAX_AI_DELAY)
+    try:
+        return asyncio.run(
+            play(
+                args.players,
+                args.rules,
+                args.level,
+                stdin=stdin,
+                stdout=out,
+                db_path=args.db,
+                ai_delay=delay,
+                seed=args.seed,
+            )
+        )
+    except DatabaseUnavailable as exc:  # --db names a file another process holds
+        print(exc, file=sys.stderr)
+        return 2
+    except OutputClosed:
+        _silence(out)
+        return EXIT_OUTPUT_CLOSED
+    except KeyboardInterrupt:  # Ctrl-C: the game was stopped on the way out
+        try:
+            out.write("\nInterrupted: game stopped.\n")
+            out.flush()
+        except (OSError, ValueError):
+            _silence(out)
+        return EXIT_INTERRUPTED
+
+
+def _silence(out: TextIO) -> None:
+    """Point a closed standard output at the null device, so that the interpreter's last
+    flush at exit does not report the broken pipe."""
+    if out is not sys.stdout:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

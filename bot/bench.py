@@ -9,8 +9,9 @@ makes one seat per game that level.  Every game is in a server of its own (the A
 per server), and each process serves only its own servers, as shards would.
 
 Backends: ``sqlite`` is a temporary file (one process only: SQLite is held by one process);
-``postgres`` uses ``DATABASE_URL`` if it is a ``postgresql://`` URL (the bench's rows stay
-there), else starts a throwaway PostgreSQL server for the run (:mod:`bot.storage.throwaway_pg`).
+``postgres`` starts a throwaway PostgreSQL server for the run (:mod:`bot.storage.throwaway_pg`),
+or, with ``--database-url postgresql://…``, uses that database (the bench's rows stay there).
+An exported ``DATABASE_URL`` is never used: it is most likely the bot's own database.
 The processes set their games up, then start together.  The last line is one ``key=value``
 line per run::
 
@@ -25,7 +26,7 @@ line per run::
 - ``cpu_s``: CPU seconds (user + system) of each bot process during the run; ``ai_cpu_s``: of
   its AI workers (their whole life, start included); ``db_cpu_s``: of the throwaway PostgreSQL
   server during the run (``embedded`` for SQLite, whose work is in ``cpu_s``; ``unknown`` for a
-  ``DATABASE_URL`` server);
+  ``--database-url`` server);
 - ``kb_per_game``: resident memory of the live games over an idle service, per game (largest
   process).
 """
@@ -338,12 +339,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--players", type=int, default=3, help="AI seats per game (2–6)")
     parser.add_argument("--rules", default="podkidnoy")
+    parser.add_argument(
+        "--database-url",
+        metavar="URL",
+        default=None,
+        help="with --backend postgres: a postgresql:// database to write the bench's games "
+        "into (default: a throwaway server; an exported DATABASE_URL is not used)",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker is not None:
         return _worker_main(args.worker)
     if args.processes < 1 or args.games < 1 or args.seconds <= 0:
         parser.error("--processes and --games must be at least 1, --seconds above 0")
+    given = (args.database_url or "").strip()
+    if given and (
+        args.backend != "postgres" or not given.startswith(("postgresql://", "postgres://"))
+    ):
+        parser.error("--database-url takes a postgresql:// URL, with --backend postgres")
     if args.backend == "sqlite" and args.processes > 1:
         print(
             "--backend sqlite runs one process (a SQLite file is held by one process): "
@@ -356,8 +369,7 @@ def main(argv: list[str] | None = None) -> int:
             run = _run(args, sqlite_url(os.path.join(d, "bench.sqlite3")), None)
             print(_line(args, run, "embedded"))
             return 0
-        given = os.environ.get("DATABASE_URL", "").strip()
-        if given.startswith(("postgresql://", "postgres://")):
+        if given:  # only a URL given on the command line, never the environment's
             print(_line(args, _run(args, given, None), "unknown"))
             return 0
         from bot.storage.throwaway_pg import PostgresUnavailable, start_throwaway_postgres

@@ -21,6 +21,7 @@ from dotenv import dotenv_values
 
 from bot.errors import ConfigError
 from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
+from bot.logs import LOG_FORMATS, configure_logging
 from bot.shards import guild_filter, parse_shard_ids
 from bot.storage.url import parse_database_url, redact_url, sqlite_url
 
@@ -36,15 +37,26 @@ DEFAULT_AI_DELAY = 1.0
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}")
 
 
-def token_problem(token: str | None) -> str | None:
+def token_problem(token: str | None, env_file: str | None = None) -> str | None:
     """One line saying what is wrong with ``token``, or ``None`` if it looks like a bot token.
+    ``env_file`` is the ``.env`` file the settings were looked for in (named when the token is
+    missing, since the bot reads the ``.env`` of its working directory).
 
     The only place the token is judged: ``durak-bot`` (Discord mode) prints this line and
     exits; terminal mode never asks."""
     if not token:
+        if env_file is None:
+            where = "put your bot's token in .env (see .env.example)"
+        elif Path(env_file).is_file():
+            where = f"put your bot's token in {env_file} (see .env.example)"
+        else:
+            where = (
+                f"there is no {env_file} (the bot reads the .env of the directory it starts "
+                "in): start it where its .env is, or put your bot's token there "
+                "(see .env.example)"
+            )
         return (
-            "DISCORD_TOKEN is not set: put your bot's token in .env (see .env.example), "
-            "or run `durak-bot play` to play in the terminal."
+            f"DISCORD_TOKEN is not set: {where}, or run `durak-bot play` to play in the terminal."
         )
     if token.lower().startswith("bot "):
         return "DISCORD_TOKEN must be the bare token: remove the 'Bot ' prefix."
@@ -67,6 +79,8 @@ class Settings:
     discord_token: str | None = None
     dev_guild_id: int | None = None
     log_level: str = DEFAULT_LOG_LEVEL
+    #: ``LOG_FORMAT``: ``text`` or ``json`` (one JSON object per line; see :mod:`bot.logs`).
+    log_format: str = "text"
     turn_timeout: int = DEFAULT_TURN_TIMEOUT
     ai_delay: float = DEFAULT_AI_DELAY
     #: ``SHARD_COUNT``: gateway shards of the whole bot (None: one connection, every server).
@@ -75,6 +89,8 @@ class Settings:
     shard_ids: tuple[int, ...] | None = None
     #: ``AI_WORKERS``: AI worker processes (None: cores − 1, at least 1).
     ai_workers: int | None = None
+    #: The ``.env`` file the settings were looked for in, as an absolute path (None: none).
+    env_file: str | None = None
 
     @classmethod
     def from_env(
@@ -83,10 +99,9 @@ class Settings:
         dotenv_path: str | os.PathLike[str] | None = ".env",
     ) -> Settings:
         """Read ``DATABASE_URL``, ``DATABASE_PATH``, ``DISCORD_TOKEN``, ``DEV_GUILD_ID``,
-        ``LOG_LEVEL``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT``, ``SHARD_IDS``,
-        ``AI_WORKERS`` from
-        ``environ`` (default ``os.environ``) over the values in ``dotenv_path`` (ignored if
-        missing or None)."""
+        ``LOG_LEVEL``, ``LOG_FORMAT``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT``,
+        ``SHARD_IDS``, ``AI_WORKERS`` from ``environ`` (default ``os.environ``) over the
+        values in ``dotenv_path`` (ignored if missing or None)."""
         values: dict[str, str] = {}
         if dotenv_path is not None and Path(dotenv_path).is_file():
             values.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
@@ -131,6 +146,9 @@ class Settings:
         level = (text("LOG_LEVEL") or DEFAULT_LOG_LEVEL).upper()
         if level not in _LOG_LEVELS:
             problems.append(f"LOG_LEVEL={level!r} is not one of {', '.join(_LOG_LEVELS)}")
+        log_format = (text("LOG_FORMAT") or "text").lower()
+        if log_format not in LOG_FORMATS:
+            problems.append(f"LOG_FORMAT={log_format!r} is not one of {', '.join(LOG_FORMATS)}")
         turn_timeout = integer("TURN_TIMEOUT", MIN_TIMEOUT, MAX_TIMEOUT)
         ai_delay = DEFAULT_AI_DELAY
         raw_delay = text("AI_DELAY")
@@ -168,11 +186,13 @@ class Settings:
             discord_token=token,
             dev_guild_id=dev_guild,
             log_level=level,
+            log_format=log_format,
             turn_timeout=turn_timeout if turn_timeout is not None else DEFAULT_TURN_TIMEOUT,
             ai_delay=ai_delay,
             shard_count=shards,
             shard_ids=shard_ids,
             ai_workers=ai_workers,
+            env_file=None if dotenv_path is None else str(Path(dotenv_path).absolute()),
         )
 
     def guild_filter(self) -> Callable[[int], bool] | None:
@@ -188,12 +208,10 @@ class Settings:
         return self.database_url or sqlite_url(self.database_path)
 
     def configure_logging(self, *, quiet: bool = False) -> None:
-        """Root logging at ``LOG_LEVEL`` (``quiet``: at least WARNING, for the terminal)."""
+        """Root logging at ``LOG_LEVEL`` (``quiet``: at least WARNING, for the terminal) to
+        standard error, in ``LOG_FORMAT`` (:func:`bot.logs.configure_logging`)."""
         level = getattr(logging, self.log_level)
-        logging.basicConfig(
-            level=max(level, logging.WARNING) if quiet else level,
-            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        )
+        configure_logging(max(level, logging.WARNING) if quiet else level, self.log_format)
 
     def __repr__(self) -> str:  # never print the token
         token = "set" if self.discord_token else "unset"
@@ -201,6 +219,7 @@ class Settings:
             f"Settings(database_path={self.database_path!r}, "
             f"database_url={redact_url(self.database_url or '')!r}, discord_token=<{token}>, "
             f"dev_guild_id={self.dev_guild_id}, log_level={self.log_level!r}, "
+            f"log_format={self.log_format!r}, "
             f"turn_timeout={self.turn_timeout}, ai_delay={self.ai_delay}, "
             f"shard_count={self.shard_count}, shard_ids={self.shard_ids}, "
             f"ai_workers={self.ai_workers})"

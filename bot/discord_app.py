@@ -194,7 +194,7 @@ def create_bot(
 def run(settings: Settings) -> int:
     """Start the bot on Discord and block until it stops.  Returns a process exit code (see the
     module docstring); every failure to start is reported as one line on stderr."""
-    problem = token_problem(settings.discord_token)
+    problem = token_problem(settings.discord_token, settings.env_file)
     if problem is not None:
         print(problem, file=sys.stderr)
         return EXIT_BAD_TOKEN

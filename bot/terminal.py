@@ -19,7 +19,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -29,13 +29,21 @@ from bot.limits import MAX_TIMEOUT
 from bot.presenter import Notice, NullPresenter
 from bot.service import GameService
 from bot.storage import SqliteStorage
-from bot.text import render_hand, render_message, render_series, render_table
-from bot.views import ActionChoice, HandView, LobbyOptions, TableView
+from bot.text import (
+    render_hand,
+    render_message,
+    render_opening,
+    render_round_end,
+    render_series,
+    render_table,
+    render_throw_in,
+)
+from bot.views import ActionChoice, ActionRecord, HandView, LobbyOptions, TableView
 from rules_engine import Action, ActionKind, parse_card
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from rules_engine.errors import DurakError
 
-__all__ = ["HELP", "LEGEND", "play", "turn_time"]
+__all__ = ["HELP", "LEGEND", "OutputClosed", "play", "turn_time"]
 
 CHANNEL, GUILD, USER = 1, 1, 1
 HELP = (
@@ -126,18 +134,43 @@ class _LineReader:
                 return
 
 
+class OutputClosed(Exception):
+    """The terminal's output is closed (``durak-bot play | head`` after ``head`` exits)."""
+
+
 class _Printer(NullPresenter):
-    """Prints each new action as it happens, and wakes the input loop."""
+    """Prints each new action as it happens, and wakes the input loop.
+
+    Besides the actions, it writes who leads a new game and why (the cards shown at the
+    deal), cards added to a take as thrown in to the taker, and the end of each round.  It
+    reads the actions of each new table version in order: one version per action, as the
+    service publishes them, so a round's end follows the action that closed it.
+
+    Once the output is closed, :meth:`say` raises :class:`OutputClosed` and ``on_closed``
+    runs (the session then ends as if the input had)."""
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.key: tuple[int, int] | None = None  # (game_id, version) last printed
         self.changed = asyncio.Event()
         self.names: list[str] = []  # the seats' names, as the last table showed them
+        self.round = 0  # the round of the last table printed
+        self.taker: int | None = None  # the seat that took in this round, if one did
+        self.closed = False
+        self.on_closed: Callable[[], None] | None = None
 
     def say(self, text: str) -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
+        if self.closed:
+            raise OutputClosed
+        try:
+            self.out.write(text + "\n")
+            self.out.flush()
+        except (OSError, ValueError):  # a broken pipe, or a closed file
+            self.closed = True
+            self.changed.set()
+            if self.on_closed is not None:
+                self.on_closed()
+            raise OutputClosed from None
 
     async def table_changed(self, view: TableView) -> None:
         key = (view.game_id, view.version)
@@ -146,16 +179,36 @@ class _Printer(NullPresenter):
         same_game = self.key is not None and self.key[0] == view.game_id
         new = view.version - self.key[1] if same_game and self.key else view.version
         self.names = [s.name for s in view.seats]
-        if new > 0:
-            for rec in view.recent[-new:]:
-                suffix = f" ({rec.auto})" if rec.auto else ""
-                self.say(f"  {render_message(rec.message, self.names)}{suffix}")
         self.key = key
         self.changed.set()
+        with contextlib.suppress(OutputClosed):
+            if not same_game:
+                self.round, self.taker = view.round, None
+                opening = render_opening(view)
+                if opening is not None:
+                    self.say(opening)
+            if new > 0:
+                for rec in view.recent[-new:]:
+                    self._say_action(rec)
+            if new > 0 and not view.aborted and (view.round != self.round or view.finished):
+                taker = None if self.taker is None else self.names[self.taker]
+                self.say(f"  {render_round_end(self.round, taker)}")
+                self.round, self.taker = view.round, None
+
+    def _say_action(self, rec: ActionRecord) -> None:
+        suffix = f" ({rec.auto})" if rec.auto else ""
+        if rec.kind is ActionKind.TAKE:
+            self.taker = rec.seat
+        if rec.kind is ActionKind.ATTACK and self.taker is not None:
+            text = render_throw_in(self.names[rec.seat], rec.cards, self.names[self.taker])
+        else:
+            text = render_message(rec.message, self.names)
+        self.say(f"  {text}{suffix}")
 
     async def notice(self, notice: Notice) -> None:
         if notice.kind in ("timeout", "autopilot_on", "autopilot_off"):
-            self.say(f"* {render_message(notice.message, [p.name for p in notice.players])}")
+            with contextlib.suppress(OutputClosed):
+                self.say(f"* {render_message(notice.message, [p.name for p in notice.players])}")
 
 
 def turn_time(deadline: float | None, turn_timeout: int, now: float) -> str | None:
@@ -221,7 +274,8 @@ async def play(
 ) -> int:
     """Play until the user quits (or stdin ends).  Returns a process exit code.
 
-    Cancelling (Ctrl-C under ``asyncio.run``) stops the game before the cancellation goes on."""
+    Cancelling (Ctrl-C under ``asyncio.run``) stops the game before the cancellation goes on;
+    so does a closed ``stdout``, which raises :class:`OutputClosed`."""
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if db_path is None:
         tmp = tempfile.TemporaryDirectory(prefix="durak-play-")
@@ -238,6 +292,8 @@ async def play(
         seed_source=(lambda: next(seeds)) if seeds else None,
     )
     reader = _LineReader(stdin, asyncio.get_running_loop())
+    # a closed output ends the session as the end of input does
+    printer.on_closed = lambda: reader.lines.put_nowait(_Line(None, None))
     try:
         await service.restore()
         try:
@@ -260,7 +316,7 @@ async def play(
         )
         reader.start()
         return await _session(service, printer, reader)
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, OutputClosed):
         with contextlib.suppress(ServiceError):
             await service.stop(CHANNEL, USER)
         raise

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from bot.views import HandView, LobbyView, SeriesView, TableView
+from bot.views import HandView, LobbyView, Role, SeriesView, TableView
 from rules_engine.actions import ActionKind
 from rules_engine.cards import Card
 from rules_engine.messages import N_, Message, Param, Seat
@@ -25,8 +25,11 @@ __all__ = [
     "render_hand",
     "render_lobby",
     "render_message",
+    "render_opening",
+    "render_round_end",
     "render_series",
     "render_table",
+    "render_throw_in",
 ]
 
 #: How a card is written in a rendered message (Discord embeds add an emoji selector).
@@ -176,3 +179,50 @@ def render_hand(view: HandView) -> str:
     for i, a in enumerate(view.legal, 1):
         lines.append(f"  {i:2}. {a.text}")
     return "\n".join(lines)
+
+
+def render_opening(view: TableView) -> str | None:
+    """Who leads the game's first round and why, with the cards shown at the deal; ``None``
+    once the first round is over (the leader is no longer on the table).
+
+    The deal records the cards it showed (``view.shown``): the lowest trump, whose holder
+    leads in the first game of a series, and, with six players, the dealer's last card,
+    which names the trump.  No lowest trump shown means the dealer's rule: the dealer's left
+    neighbour leads (later games of a series, or no hand holds a trump; RULES.md §4)."""
+    if view.round != 1:
+        return None
+    leader = next((s.seat for s in view.seats if s.role is Role.LEADER), None)
+    if leader is None:
+        return None
+    names = [s.name for s in view.seats]
+    lowest = view.shown[0] if view.shown else None
+    lines = []
+    if len(view.seats) == 6 and view.shown and view.dealer is not None:
+        # six players: the dealer's last card is shown and names the trump; it is also the
+        # lowest trump when the dealer leads (alone on the list, since it is shown once)
+        dealer_card = view.shown[-1]
+        lines.append(
+            f"Shown at the deal: {dealer_card}, the last card dealt to {names[view.dealer]} "
+            "(the dealer), names the trump."
+        )
+        if len(view.shown) == 1 and leader != view.dealer:
+            lowest = None
+    if lowest is not None:
+        lines.append(f"The lowest trump, {lowest}, is {names[leader]}'s: {names[leader]} leads.")
+    elif view.dealer is not None:
+        lines.append(f"{names[view.dealer]} deals; {names[leader]}, on the dealer's left, leads.")
+    else:
+        lines.append(f"{names[leader]} leads.")
+    return "\n".join(lines)
+
+
+def render_throw_in(thrower: str, cards: Sequence[Card], taker: str) -> str:
+    """Cards added to a take: they go to the taker with the others, they attack no one."""
+    return f"{thrower} throws in {' '.join(map(str, cards))} for {taker} to take"
+
+
+def render_round_end(round_number: int, taker: str | None) -> str:
+    """The end of a round: beaten off (to the discard) or taken by ``taker``."""
+    if taker is None:
+        return f"Round {round_number} over: beaten off."
+    return f"Round {round_number} over: {taker} took the cards."

@@ -23,7 +23,7 @@ from cogs.i18n import COMMANDS, OPTIONS, Catalog, catalog, pick_locale
 from cogs.interactions import LatestInteractions
 from cogs.presenter import DiscordPresenter, message_kwargs
 from cogs.render.message import Reply
-from cogs.render.notices import NEEDED_PERMISSIONS, render_error
+from cogs.render.notices import NEEDED_PERMISSIONS, THREAD_PERMISSIONS, render_error
 from cogs.render.text import seat_names
 from rules_engine.messages import Message
 
@@ -104,20 +104,12 @@ class CogCore(commands.Cog):
     @staticmethod
     def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
         """The channel permissions a game needs that the bot lacks where ``interaction`` was
-        used (``interaction.app_permissions``), in :data:`NEEDED_PERMISSIONS` order."""
+        used (``interaction.app_permissions``), in :data:`NEEDED_PERMISSIONS` order; in a
+        thread, :data:`THREAD_PERMISSIONS` (Send Messages in Threads, not Send Messages)."""
         perms = interaction.app_permissions
         in_thread = isinstance(interaction.channel, discord.Thread)
-        missing = []
-        for name, _ in NEEDED_PERMISSIONS:
-            # in a thread, posting is Send Messages in Threads (named as Send Messages)
-            granted = (
-                perms.send_messages_in_threads
-                if in_thread and name == "send_messages"
-                else getattr(perms, name)
-            )
-            if not granted:
-                missing.append(name)
-        return missing
+        needed = THREAD_PERMISSIONS if in_thread else NEEDED_PERMISSIONS
+        return [name for name, _ in needed if not getattr(perms, name)]
 
     # -- acknowledging -----------------------------------------------------
     async def defer_private(self, interaction: discord.Interaction[Any]) -> None:

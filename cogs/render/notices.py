@@ -13,6 +13,7 @@ from rules_engine.messages import N_, Message
 
 __all__ = [
     "NEEDED_PERMISSIONS",
+    "THREAD_PERMISSIONS",
     "render_confirm_forfeit",
     "render_error",
     "render_forfeited",
@@ -76,12 +77,20 @@ NEEDED_PERMISSIONS = (
     ("embed_links", N_("Embed Links")),
     ("read_message_history", N_("Read Message History")),
 )
+#: The same in a thread, where posting is a permission of its own: Send Messages in Threads
+#: (Send Messages alone does not let the bot post there).
+THREAD_PERMISSIONS = (
+    ("view_channel", N_("View Channel")),
+    ("send_messages_in_threads", N_("Send Messages in Threads")),
+    ("embed_links", N_("Embed Links")),
+    ("read_message_history", N_("Read Message History")),
+)
 
 
 def render_missing_permissions(missing: Sequence[str], t: Catalog) -> Reply:
     """The private refusal of ``/durak new`` when the bot lacks channel permissions
-    (``missing``: names of :data:`NEEDED_PERMISSIONS`)."""
-    labels = dict(NEEDED_PERMISSIONS)
+    (``missing``: names of :data:`NEEDED_PERMISSIONS` or :data:`THREAD_PERMISSIONS`)."""
+    labels = dict(NEEDED_PERMISSIONS + THREAD_PERMISSIONS)
     names = ", ".join(f"**{t.gettext(labels[m])}**" for m in missing if m in labels)
     text = t.fill(
         "I cannot run a game in this channel: I am missing the permission(s) {permissions}. "

@@ -73,3 +73,43 @@ def test_sqlite_refuses_several_processes() -> None:
     done = bench("--backend", "sqlite", "--processes", "2", "--games", "1", "--seconds", "1")
     assert done.returncode == 2 and "held by one process" in done.stderr
     assert done.stdout == ""
+
+
+class _FakeServer:
+    def url(self) -> str:
+        return "postgresql://throwaway.invalid/bench"
+
+    def stop(self) -> None:
+        pass
+
+
+def test_postgres_never_writes_into_an_exported_database_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bench's games go to a throwaway server unless a URL is given on its command line:
+    an exported ``DATABASE_URL`` is most likely the bot's own database."""
+    from bot import bench as bench_module
+    from bot.storage import throwaway_pg
+
+    used: list[str] = []
+
+    def fake_run(_args: object, url: str, _postmaster: int | None) -> dict[str, object]:
+        used.append(url)
+        return {}
+
+    monkeypatch.setattr(bench_module, "_run", fake_run)
+    monkeypatch.setattr(bench_module, "_line", lambda *_a: "done")
+    monkeypatch.setattr(throwaway_pg, "start_throwaway_postgres", lambda _root: _FakeServer())
+    monkeypatch.setattr(bench_module, "_postmaster_pid", lambda _root: None)
+    monkeypatch.setenv("DATABASE_URL", "postgresql://bot:secret@db.invalid/durak")
+    assert bench_module.main(["--backend", "postgres", "--games", "1", "--seconds", "1"]) == 0
+    given = "postgresql://bench@db.invalid/scratch"
+    args = ["--backend", "postgres", "--games", "1", "--seconds", "1", "--database-url", given]
+    assert bench_module.main(args) == 0
+    assert used == ["postgresql://throwaway.invalid/bench", given]
+
+
+def test_a_database_url_needs_postgres() -> None:
+    done = bench("--backend", "sqlite", "--database-url", "postgresql://x.invalid/db")
+    assert done.returncode == 2 and "--database-url takes a postgresql:// URL" in done.stderr
+    assert done.stdout == ""

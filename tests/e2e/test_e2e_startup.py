@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 import re
 import socket
@@ -78,6 +79,22 @@ def _problem_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.strip() and not LOG_RECORD.match(line)]
 
 
+def _refused_at_start(cwd: Path, env: dict[str, str]) -> str:
+    """Run ``durak-bot`` in ``cwd``; it must exit with 2 and print one line: returned."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
 @pytest.mark.parametrize(
     "token, hint",
     [
@@ -90,18 +107,21 @@ def _problem_lines(stderr: str) -> list[str]:
 def test_missing_or_malformed_token_is_one_clear_line(
     tmp_path: Path, token: str | None, hint: str
 ) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        cwd=tmp_path,
-        env=_bot_env(tmp_path, token),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 2
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("DISCORD_TOKEN") and hint in lines[0]
+    line = _refused_at_start(tmp_path, _bot_env(tmp_path, token))
+    assert line.startswith("DISCORD_TOKEN") and hint in line
+
+
+@pytest.mark.parametrize("with_env_file", [False, True])
+def test_a_missing_token_names_the_env_file_looked_for(tmp_path: Path, with_env_file: bool) -> None:
+    """Started from another directory, the bot says which ``.env`` it read (or looked for)."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if with_env_file:
+        (elsewhere / ".env").write_text("LOG_LEVEL=INFO\n", encoding="utf-8")
+    line = _refused_at_start(elsewhere, _bot_env(tmp_path, None))
+    assert line.startswith("DISCORD_TOKEN is not set")
+    assert str(elsewhere.resolve() / ".env") in line or str(elsewhere / ".env") in line
+    assert ("there is no" in line) is not with_env_file
 
 
 @pytest.mark.parametrize("token", ["Bot a.b.c", "short", None])
@@ -139,6 +159,29 @@ async def test_no_network_at_first_start_is_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1, err
     assert lines[0].startswith("Cannot reach Discord (") and "127.0.0.1" in lines[0]
     assert quiet_err.splitlines() == lines  # at LOG_LEVEL=WARNING it is the only line
+
+
+async def test_json_logs_are_one_object_per_line(tmp_path: Path) -> None:
+    """``LOG_FORMAT=json``: every log record of a real start (the bot's and discord.py's) is one
+    JSON object on one line; only the final problem line is plain text."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as closed:
+        closed.bind(("127.0.0.1", 0))
+        base = f"http://127.0.0.1:{closed.getsockname()[1]}/api/v10"
+        env = _bot_env(tmp_path, VALID_LOOKING_TOKEN, LOG_FORMAT="json", LOG_LEVEL="DEBUG")
+        code, err = await _run_bot_at(base, env, tmp_path)
+    assert code == 1
+    *records, problem = [line for line in err.splitlines() if line.strip()]
+    assert problem.startswith("Cannot reach Discord (")
+    assert records, err
+    loggers = set()
+    for line in records:
+        record = json.loads(line)
+        assert set(record) == {"time", "level", "logger", "message", "exception"}, line
+        assert record["level"] in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+        assert isinstance(record["message"], str)
+        loggers.add(record["logger"])
+    assert any(name.startswith("bot.") for name in loggers), loggers
+    assert any(name.startswith("discord") for name in loggers), loggers
 
 
 class _FailingBot:

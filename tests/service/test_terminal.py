@@ -68,7 +68,7 @@ class Console:
 
 
 #: A line of the table's recent actions that the human player played.
-PLAYED = r"^  Player (?:attacks|covers|transfers|takes|passes)"
+PLAYED = r"^  Player (?:attacks|covers|transfers|takes|passes|throws in)"
 
 
 def _play(console: Console, *args: str) -> int:
@@ -227,3 +227,82 @@ def test_end_of_input_exits_at_once(tmp_path: Path) -> None:
             proc.kill()
     assert proc.returncode == 0 and err == b""
     assert out.decode().rstrip().endswith("Game stopped.")
+
+
+#: The lines of the game's log: actions, throw-ins and round ends (two spaces, then a name).
+LOG_LINE = re.compile(
+    r"^  (?:(?P<end>Round (?P<round>\d+) over: (?:beaten off|(?P<taker>.+) took the cards)\.)"
+    r"|(?P<take>.+) takes the cards"
+    r"|(?P<attack>.+) attacks with .+"
+    r"|(?P<thrower>.+) throws in .+ for (?P<to>.+) to take"
+    r"|.+)$",
+    re.M,
+)
+
+
+def _games_with_rematch(games: int) -> Console:
+    """A console that plays the first action at every prompt and says yes to ``games - 1``
+    rematches (the script looks at the screen, as a player would)."""
+
+    def script() -> Iterator[list[str]]:
+        asked = 0
+        while True:
+            if console.text.rstrip().endswith("Rematch? [y/N]"):
+                asked += 1
+                yield ["y" if asked < games else "n"]
+            else:
+                yield ["1"]
+
+    console = Console(script())
+    return console
+
+
+def test_the_log_shows_the_opening_throw_ins_and_each_rounds_end() -> None:
+    console = _games_with_rematch(2)
+    assert _play(console, "--players", "3", "--seed", "3", "--ai-delay", "0") == 0
+    out = console.text
+    first, second = out.split("Rematch? [y/N]")[:2]
+    # who leads and why, before the first move of each game
+    opening = re.search(r"^The lowest trump, (\S+), is (.+)'s: \2 leads\.$", first, re.M)
+    assert opening is not None, first[:2000]
+    first_move = re.search(r"^  (.+) attacks with (.+)$", first, re.M)
+    assert first_move is not None and first_move.start() > opening.end()
+    assert first_move.group(1) == opening.group(2)  # the holder of the lowest trump leads
+    assert "Shown at the deal" not in first  # with six players only: the dealer's card
+    assert re.search(r"^(.+) deals; (.+), on the dealer's left, leads\.$", second, re.M)
+    # cards added to a take go to the taker; each round ends once, beaten off or taken
+    for game in (first, second):
+        rounds, taker = 0, None
+        for m in LOG_LINE.finditer(game):
+            if m["end"]:
+                rounds += 1
+                assert int(m["round"]) == rounds
+                assert m["taker"] == taker  # "took the cards" exactly after a take
+                taker = None
+            elif m["take"]:
+                taker = m["take"]
+            elif m["attack"]:
+                assert taker is None, f"an attack on {taker}, who is taking: {m[0]!r}"
+            elif m["thrower"]:
+                assert m["to"] == taker
+        assert rounds >= 5 and taker is None
+        assert "Game over" in game
+    assert "throws in" in out
+
+
+def test_with_six_players_the_dealers_shown_card_names_the_trump() -> None:
+    console = _games_with_rematch(2)
+    assert _play(console, "--players", "6", "--seed", "2", "--ai-delay", "0") == 0
+    first, second = console.text.split("Rematch? [y/N]")[:2]
+    dealt = (
+        r"^Shown at the deal: (\S+), the last card dealt to (.+) \(the dealer\), names the trump\."
+    )
+    shown = re.search(dealt, first, re.M)
+    assert shown is not None
+    # seed 2: the dealer's shown card is the lowest trump, so the dealer leads
+    assert f"\nThe lowest trump, {shown[1]}, is {shown[2]}'s: {shown[2]} leads.\n" in first
+    shown = re.search(dealt, second, re.M)
+    assert shown is not None
+    assert re.search(
+        rf"^{re.escape(shown[2])} deals; .+, on the dealer's left, leads\.$", second, re.M
+    )
