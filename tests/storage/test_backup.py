@@ -88,7 +88,8 @@ async def test_a_backup_taken_during_play_holds_every_acknowledged_action(tmp_pa
     async with stored.opened(copy) as restored:  # the copy, opened as the bot's database
         for game_id, count in before.items():
             assert await stored.stored_actions(restored, game_id) >= count, game_id
-        assert {g.channel_id for g in await stored.live_games(restored)} == set(TABLES)
+        # a table may be between a finished game and its rematch at the moment of the copy
+        assert {g.channel_id for g in await stored.live_games(restored)} <= set(TABLES)
 
 
 async def test_a_backup_is_a_plain_file_that_changes_nothing(tmp_path: Path) -> None:
