@@ -100,6 +100,14 @@ async def test_a_stop_vote_passes_when_both_players_press_stop(harness: MakeHarn
     assert "Only the players seated at this game can vote" in refusal.text()
     assert h.service.state(h.channel) == "playing"
 
+    # Alice presses Stop again: her yes counts once, and she is told so (privately)
+    rec = await h.press(alice, table, stop)
+    await h.idle()
+    (again,) = rec.followups
+    assert again.visible_to == alice.id and again.flags & EPHEMERAL
+    assert "already voted to stop this game" in again.text() and "1/2" in again.text()
+    assert (await h.table_view()).stop_vote == (1, 2)
+
     # Bob presses Stop too: every player agreed, the game is stopped with no result
     rec = await h.press(bob, table, stop)
     assert rec.response_type == 6
