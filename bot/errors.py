@@ -16,7 +16,9 @@ __all__ = [
     "AIOnlyLimit",
     "AlreadySeated",
     "AlreadyStarted",
+    "AlreadyVoted",
     "BadAction",
+    "BadId",
     "BadOption",
     "ChannelBusy",
     "ChannelNotAllowed",
@@ -148,6 +150,21 @@ class Forfeited(ServiceError):
     code = "forfeited"
     default_message = Message("you left this game (a forfeit): you cannot rejoin it")
 
+    @classmethod
+    def of(cls, reason: str, message: Message | None = None) -> Forfeited:
+        """The refusal for a player whose forfeit had ``reason`` (``leave`` or ``kick``): one
+        removed by a moderator is told so, never that they left; ``message`` is what a
+        player who left is told (default: :attr:`default_message`)."""
+        if reason == "kick":
+            return cls(
+                Message(
+                    "a member with Manage Channel removed you from this game (a forfeit): "
+                    "you cannot rejoin it"
+                ),
+                reason=reason,
+            )
+        return cls(message, reason=reason)
+
 
 class ConfirmForfeit(ServiceError):
     """``leave`` during a running game: leaving is a forfeit, so the player must confirm
@@ -165,6 +182,14 @@ class NotVoter(ServiceError):
 
     code = "not_voter"
     default_message = Message("only the players seated at this game can vote to stop it")
+
+
+class AlreadyVoted(ServiceError):
+    """A second Stop press by a voter whose yes is already counted in the open stop vote;
+    the vote is unchanged."""
+
+    code = "already_voted"
+    default_message = Message("you already voted to stop this game")
 
 
 class NotEnoughPlayers(ServiceError):
@@ -219,6 +244,14 @@ class BadOption(ServiceError):
 
     code = "bad_option"
     default_message = Message("invalid option")
+
+
+class BadId(BadOption):
+    """An id (channel, server, user, game) that cannot be a Discord id: not a whole number
+    from 1 to 2^63 - 1 (:data:`bot.service.options.MAX_ID`)."""
+
+    code = "bad_id"
+    default_message = Message("that is not a valid id")
 
 
 class UnknownLevel(BadOption):

@@ -122,14 +122,18 @@ class LobbyCommands(CogCore):
         await self.done(interaction)
 
     async def press_lobby(self, interaction: discord.Interaction[Any], button: LobbyButton) -> None:
-        """A lobby button or the Add AI select (deferred as an update of the lobby)."""
+        """A lobby button or the Add AI select (deferred as an update of the lobby).  Only an
+        accepted press makes the message it was pressed on the lobby message (one sent before
+        a restart): a refused one, e.g. on the message of a lobby closed meanwhile, leaves
+        the presenter's lobby message as it was, so the next lobby is posted anew."""
         channel_id = interaction.channel_id
         assert channel_id is not None
         if button.channel_id != channel_id:
             raise StaleAction()
+        await self.lobby_action(interaction, button.action)
+        # (no await since the service answered: its lobby update is not published yet)
         if interaction.message is not None and not self.source_is_private(interaction):
             self.presenter.adopt_lobby_message(channel_id, interaction.message.id)
-        await self.lobby_action(interaction, button.action)
 
     async def lobby_action(
         self, interaction: discord.Interaction[Any], action: str, level: str | None = None

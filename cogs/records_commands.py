@@ -45,7 +45,10 @@ class RecordsCommands(CogCore):
         await self.defer_private(interaction)
         assert interaction.guild_id is not None
         who = user or interaction.user
-        view = await self.service.stats(interaction.guild_id, who.id, profile)
+        # the member's display name names the answer, also when nothing is stored about them
+        view = await self.service.stats(
+            interaction.guild_id, who.id, profile, name=who.display_name
+        )
         await self.answer(interaction, render_stats(view, self.cat(interaction)))
 
     @subcommand("leaderboard")

@@ -13,6 +13,7 @@ import enum
 from dataclasses import dataclass
 
 from bot.errors import (
+    AlreadyVoted,
     BadOption,
     Forfeited,
     NoGame,
@@ -31,6 +32,7 @@ from bot.service.channels import (
 from bot.service.commit import Commit
 from bot.service.driver import Driver
 from bot.service.lobby import Lobbies
+from bot.service.options import checked_ids
 from bot.state import ChannelState, GameState, LobbyState
 from bot.view_builders import table_view
 from bot.views import LobbySeat, LobbyView, TableView
@@ -90,6 +92,7 @@ class FairPlay:
     lobbies: Lobbies
 
     # ------------------------------------------------------------------ stop
+    @checked_ids
     async def stop(
         self,
         channel_id: int,
@@ -103,7 +106,8 @@ class FairPlay:
         :class:`StopOutcome`.
 
         Refusals: :class:`NotVoter` for someone who has no vote (not seated, forfeited, an
-        ex-host who left), :class:`StaleAction` when ``game_id`` (a button's game) is not the
+        ex-host who left), :class:`AlreadyVoted` for a voter whose yes the open vote already
+        counts, :class:`StaleAction` when ``game_id`` (a button's game) is not the
         running game, :class:`NotHost` for a lobby or finished series."""
         async with self.channels.edit(channel_id) as tx:
             ch = tx.ch
@@ -143,6 +147,16 @@ class FairPlay:
             else:
                 vote = g.vote.with_yes(requester_id, now)
                 outcome = StopOutcome.VOTED
+                if vote is g.vote:  # their yes was counted already: nothing changes
+                    n, m = vote.tally
+                    raise AlreadyVoted(
+                        Message(
+                            "you already voted to stop this game: waiting for the other "
+                            "players (Stop? {yes}/{total})",
+                            yes=n,
+                            total=m,
+                        )
+                    )
         except VoteProblem as exc:
             raise NotVoter(exc.message) from None
         if vote.passed:
@@ -193,6 +207,7 @@ class FairPlay:
             )
             await self._stop_now(tx, found[0], why, None, name_players=False)
 
+    @checked_ids
     async def keep_playing(
         self, channel_id: int, user_id: int, *, game_id: int | None = None
     ) -> TableView:
@@ -221,6 +236,7 @@ class FairPlay:
         return view
 
     # ------------------------------------------------------------------ forfeits and kicks
+    @checked_ids
     async def forfeit(
         self, channel_id: int, user_id: int, *, game_id: int | None = None
     ) -> TableView:
@@ -236,6 +252,7 @@ class FairPlay:
                 raise StaleAction(game_id=g.game_id)
             return await self._forfeit(tx, ch, g, require_seat(ch, user_id), user_id, "leave")
 
+    @checked_ids
     async def kick(
         self,
         channel_id: int,
@@ -321,6 +338,8 @@ class FairPlay:
         notices, then the table (and hands); returns the table.  :class:`Forfeited` if the
         seat was forfeited already."""
         if seat in g.forfeits:
+            if reason == "leave":  # the player themselves: say how they left
+                raise Forfeited.of(g.forfeits[seat].reason, _ALREADY_LEFT[reason])
             raise Forfeited(_ALREADY_LEFT[reason])
         series = ch.series
         assert series is not None

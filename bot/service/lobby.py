@@ -1,6 +1,7 @@
 """Lobbies: open, join, leave, AI seats, kicks from a lobby, close, and the start of a series.
 
-A channel holds at most one lobby *or* one series.  Host actions (add AI, remove a seat, kick,
+A channel holds at most one lobby *or* one series.  Every command's ids are checked before
+anything else (:func:`bot.service.options.checked_ids`).  Host actions (add AI, remove a seat, kick,
 start, close) accept ``manage_channel=True`` as an override (Discord's "Manage Channel").  A
 host who gives up their seat hands the lobby to the next seated human (:func:`next_host`); a
 lobby left with no human closes.
@@ -32,6 +33,7 @@ from bot.limits import MAX_SEATS, MIN_SEATS
 from bot.service.channels import Channels, Transaction, need_host, seat_of
 from bot.service.commit import Commit
 from bot.service.options import (
+    checked_ids,
     clean_name,
     lobby_options,
     profile_of,
@@ -95,6 +97,7 @@ class Lobbies:
     seed_source: Callable[[], int]
     max_ai_only_tables: Callable[[], int]
 
+    @checked_ids
     async def open_lobby(
         self,
         channel_id: int,
@@ -154,6 +157,7 @@ class Lobbies:
             tx.lobby_changed(view)
         return view
 
+    @checked_ids
     async def lobby(self, channel_id: int) -> LobbyView:
         """The open lobby of the channel (:class:`NoLobby` if none)."""
         ch = self.channels.get(channel_id)
@@ -161,6 +165,7 @@ class Lobbies:
             raise NoLobby()
         return lobby_view(ch.lobby, "open")
 
+    @checked_ids
     async def join(self, channel_id: int, user_id: int, name: str) -> LobbyView:
         """Take a seat.  :class:`LobbyFull`, :class:`AlreadySeated`, :class:`AlreadyStarted`,
         :class:`NoLobby`."""
@@ -169,7 +174,7 @@ class Lobbies:
             if ch is not None and ch.playing and ch.game is not None:
                 seat = seat_of(ch.series, user_id)
                 if seat is not None and seat in ch.game.forfeits:
-                    raise Forfeited()
+                    raise Forfeited.of(ch.game.forfeits[seat].reason)
             lobby = tx.need_lobby()
             if any(s.user_id == user_id for s in lobby.seats):
                 raise AlreadySeated()
@@ -180,6 +185,7 @@ class Lobbies:
             tx.lobby_changed(view)
         return view
 
+    @checked_ids
     async def leave(self, channel_id: int, user_id: int) -> LobbyView:
         """Free the caller's lobby seat.  A leaving host hands the lobby to the next seated
         human (seat order); a lobby left with no human closes (``status='closed'``).
@@ -194,7 +200,9 @@ class Lobbies:
                 if seat is None:
                     raise NotSeated()
                 if seat in ch.game.forfeits:
-                    raise Forfeited(Message("you have already left this game"))
+                    raise Forfeited.of(
+                        ch.game.forfeits[seat].reason, Message("you have already left this game")
+                    )
                 raise ConfirmForfeit(game_id=ch.game.game_id)
             lobby = tx.need_lobby()
             if not any(s.user_id == user_id for s in lobby.seats):
@@ -202,6 +210,7 @@ class Lobbies:
             seats = [s for s in lobby.seats if s.user_id != user_id]
             return await self._reseat(tx, lobby, seats)
 
+    @checked_ids
     async def add_ai(
         self,
         channel_id: int,
@@ -238,14 +247,20 @@ class Lobbies:
             tx.lobby_changed(view)
         return view
 
+    @checked_ids
     async def remove_seat(
         self, channel_id: int, requester_id: int, seat: int, *, manage_channel: bool = False
     ) -> LobbyView:
-        """Remove the lobby seat at index ``seat`` (host only; e.g. an AI seat)."""
+        """Remove the lobby seat at index ``seat`` (host only; e.g. an AI seat).  ``seat`` must
+        be a whole number (a bool is refused, not read as 0 or 1)."""
         async with self.channels.edit(channel_id) as tx:
             lobby = tx.need_lobby()
             need_host(lobby.host_id, requester_id, manage_channel)
-            if not isinstance(seat, int) or not 0 <= seat < len(lobby.seats):
+            if (
+                not isinstance(seat, int)
+                or isinstance(seat, bool)
+                or not 0 <= seat < len(lobby.seats)
+            ):
                 raise BadOption(Message("there is no seat {seat} in this lobby", seat=repr(seat)))
             seats = [s for i, s in enumerate(lobby.seats) if i != seat]
             return await self._reseat(tx, lobby, seats, announce_host=False)
@@ -277,6 +292,7 @@ class Lobbies:
         tx.lobby_changed(lobby_view(lobby, "closed"))
         tx.notice("stopped", Message("the lobby was closed"), user_id=requester_id)
 
+    @checked_ids
     async def start(
         self, channel_id: int, requester_id: int, manage_channel: bool = False
     ) -> TableView:

@@ -1,17 +1,27 @@
-"""What a command's raw arguments mean: lobby options, rules, names, actions, profiles.
+"""What a command's raw arguments mean: ids, page numbers, lobby options, rules, names,
+actions, profiles.
 
 Pure checks: each turns an adapter's raw value into a typed one or raises
-:class:`bot.errors.BadOption` / :class:`bot.errors.BadAction` with the problem's message.
+:class:`bot.errors.BadOption` (:class:`bot.errors.BadId`) / :class:`bot.errors.BadAction` with
+the problem's message.
+
+Ids (channel, server, user, game) are Discord snowflakes: whole numbers from 1 to
+:data:`MAX_ID` (2^63 - 1).  Discord's own ids stay below 2^63 until the year 2084 (their top
+bits are milliseconds since 2015), and both databases store them as signed 64-bit integers,
+so an id outside that range cannot be a real one and would not fit a row: a command given
+one is refused before it reads or changes anything (:func:`checked_ids`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import logging
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, ParamSpec, TypeVar
 
-from bot.errors import BadAction, BadOption
+from bot.errors import BadAction, BadId, BadOption
 from bot.limits import MAX_SEATS, MAX_TIMEOUT, MIN_SEATS, MIN_TIMEOUT, seats_ok, timeout_ok
 from bot.server_config import ConfigProblem, ServerConfig
 from bot.views import LobbyOptions
@@ -19,8 +29,13 @@ from rules_engine import PROFILES, Action, ActionKind, DurakError, Rules, parse_
 from rules_engine.messages import Message, Seat
 
 __all__ = [
+    "ID_PARAMETERS",
+    "MAX_ID",
+    "checked_ids",
     "clean_name",
     "lobby_options",
+    "need_id",
+    "need_page",
     "parse_channel_id",
     "parse_player_action",
     "profile_filter",
@@ -33,6 +48,57 @@ log = logging.getLogger(__name__)
 
 NAME_MAX = 64
 _OPTION_KEYS = {f.name for f in dataclasses.fields(LobbyOptions)}
+
+#: The largest id a command accepts (see the module docstring): SQLite's and PostgreSQL's
+#: largest integer.
+MAX_ID = 2**63 - 1
+#: The parameters of a service command that hold an id (checked by :func:`checked_ids`).
+ID_PARAMETERS = frozenset(
+    {"channel_id", "guild_id", "user_id", "host_id", "requester_id", "parent_id", "game_id"}
+)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def need_id(value: object) -> int:
+    """``value`` if it is an id (a whole number from 1 to :data:`MAX_ID`, not a bool), else
+    :class:`BadId`."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_ID:
+        return value
+    raise BadId(Message("{value} is not a valid id", value=repr(value)))
+
+
+def checked_ids(command: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
+    """Decorate a service command: every argument it is given for a parameter named in
+    :data:`ID_PARAMETERS` (``None`` aside, where the parameter allows it) is checked by
+    :func:`need_id` before the command runs, so a bad id is refused having changed
+    nothing."""
+    signature = inspect.signature(command)
+    names = [name for name in signature.parameters if name in ID_PARAMETERS]
+
+    @functools.wraps(command)
+    async def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        bound = signature.bind_partial(*args, **kwargs)
+        for name in names:
+            value = bound.arguments.get(name)
+            if value is not None:
+                need_id(value)
+        return await command(*args, **kwargs)
+
+    return checked
+
+
+def need_page(page: object, pages: int | None = None) -> int:
+    """``page`` if it is a page number (a whole number from 1, and at most ``pages`` when
+    the number of pages is known), else :class:`BadOption` naming the last page."""
+    if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+        raise BadOption(Message("page must be a whole number ≥ 1"))
+    if pages is not None and page > pages:
+        raise BadOption(
+            Message("there is no page {page}: the last page is {pages}", page=page, pages=pages)
+        )
+    return page
 
 
 def clean_name(name: object, user_id: int) -> str:
@@ -57,11 +123,13 @@ def with_server_defaults(
 
 
 def parse_channel_id(raw: object) -> int:
-    """A channel id given to ``add_channel``/``remove_channel`` (an int, or its text)."""
-    if isinstance(raw, int) and not isinstance(raw, bool):
-        return raw
+    """A channel id given to ``add_channel``/``remove_channel`` (an int, or its text, from 1
+    to :data:`MAX_ID`)."""
+    value: object = raw
     if isinstance(raw, str) and raw.strip().isdecimal():
-        return int(raw.strip())
+        value = int(raw.strip())
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_ID:
+        return value
     raise ConfigProblem(
         "channels",
         Message(

@@ -98,7 +98,7 @@ class Play:
             ch, g = tx.need_game()
             seat = require_seat(ch, user_id)
             if seat in g.forfeits:
-                raise Forfeited()
+                raise Forfeited.of(g.forfeits[seat].reason)
             act = parse_player_action(action, seat)
             if (game_id is not None and game_id != g.game_id) or (
                 version is not None and version != g.game.version
@@ -130,7 +130,7 @@ class Play:
             ch, g = tx.need_game(allow_finished=True)
             seat = require_seat(ch, user_id)
             if ch.playing and seat in g.forfeits:
-                raise Forfeited()
+                raise Forfeited.of(g.forfeits[seat].reason)
             back = False
             if ch.playing and g.autopilot[seat]:
                 autopilot = list(g.autopilot)

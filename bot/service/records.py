@@ -1,6 +1,9 @@
 """Records of ended games: stats, leaderboards, history and replays.
 
-These read the storage only: they never touch a channel's state or lock.
+These read the storage only: they never touch a channel's state or lock.  Their ids are
+checked first (:func:`bot.service.options.checked_ids`); a page past the last one is refused
+with a message naming the last page (never shown as an empty page beside the total), except
+page 1, which always exists (it says that nothing was played yet).
 """
 
 from __future__ import annotations
@@ -12,7 +15,15 @@ from dataclasses import dataclass, field
 from bot.errors import BadOption, UnknownGame
 from bot.replay import build_replay
 from bot.service.commit import storage_errors
-from bot.service.options import profile_filter, profile_of
+from bot.service.options import (
+    MAX_ID,
+    checked_ids,
+    clean_name,
+    need_id,
+    need_page,
+    profile_filter,
+    profile_of,
+)
 from bot.service.settings import SettingsStore
 from bot.storage import Storage
 from bot.views import (
@@ -50,18 +61,30 @@ class Records:
         default_factory=collections.OrderedDict, init=False
     )
 
-    async def stats(self, guild_id: int, user_id: int, profile: str | None = None) -> StatsView:
+    @checked_ids
+    async def stats(
+        self,
+        guild_id: int,
+        user_id: int,
+        profile: str | None = None,
+        *,
+        name: str | None = None,
+    ) -> StatsView:
         """A player's finished games in this guild: games, losses, draws, forfeits, loss rate
         and rating (± uncertainty) per rule profile (``profile`` restricts to one: a profile
-        name or ``custom``), and their games against each AI level apart."""
+        name or ``custom``), and their games against each AI level apart.
+
+        ``name``: the player's display name as the adapter knows it now; the view is named
+        after it, else after the name stored with their games (``None`` only when neither
+        is known)."""
         profile = profile_filter(profile)
         with storage_errors():
-            name, rows = await self.storage.player_stats(guild_id, user_id, profile)
+            stored_name, rows = await self.storage.player_stats(guild_id, user_id, profile)
             by_level = await self.storage.ai_level_stats(guild_id, user_id, profile)
         return StatsView(
             guild_id=guild_id,
             user_id=user_id,
-            name=name,
+            name=stored_name if name is None else clean_name(name, user_id),
             profile=profile,
             games=sum(r.games for r in rows),
             losses=sum(r.losses for r in rows),
@@ -71,6 +94,7 @@ class Records:
             by_ai_level=tuple(by_level),
         )
 
+    @checked_ids
     async def leaderboard(
         self,
         guild_id: int,
@@ -82,22 +106,24 @@ class Records:
         """The guild's rated players of one rule profile (default: the server's default
         profile), by the conservative estimate of their rating (``mu - 3 sigma``), among
         those with at least ``min_games`` rated games.  ``page`` is 1-based; a page past the
-        end is empty."""
+        end is refused (see the module docstring)."""
         chosen = profile_filter(profile) or (await self.settings.server_config(guild_id)).profile
-        if not isinstance(min_games, int) or isinstance(min_games, bool) or min_games < 1:
+        if not _whole(min_games, 1, MAX_ID):
             raise BadOption(Message("min_games must be a whole number ≥ 1"))
-        _need_page(page)
-        if not isinstance(per_page, int) or not 1 <= per_page <= 50:
+        need_page(page)
+        if not _whole(per_page, 1, 50):
             raise BadOption(Message("per_page must be 1–50"))
         with storage_errors():
             total, rows = await self.storage.leaderboard(
-                guild_id, chosen, min_games, per_page, (page - 1) * per_page
+                guild_id, chosen, min_games, per_page, _offset(page, per_page)
             )
         pages = max(1, -(-total // per_page))
+        need_page(page, pages)
         return LeaderboardPage(
             guild_id, chosen, min_games, page, pages, per_page, total, tuple(rows)
         )
 
+    @checked_ids
     async def history(
         self,
         guild_id: int,
@@ -107,14 +133,16 @@ class Records:
     ) -> HistoryPage:
         """The guild's ended games, newest first (with ``user_id``: the games that player has
         a result in): when, rules, players, result.  ``page`` is 1-based; a page past the end
-        is empty."""
-        _need_page(page)
-        if not isinstance(per_page, int) or isinstance(per_page, bool) or not 1 <= per_page <= 25:
+        is refused (see the module docstring)."""
+        need_page(page)
+        if not _whole(per_page, 1, 25):
             raise BadOption(Message("per_page must be 1–25"))
         with storage_errors():
             total, records = await self.storage.history(
-                guild_id, user_id, per_page, (page - 1) * per_page
+                guild_id, user_id, per_page, _offset(page, per_page)
             )
+        pages = max(1, -(-total // per_page))
+        need_page(page, pages)
         entries = []
         for rec in records:
             try:
@@ -136,7 +164,6 @@ class Records:
                     loser=rec.loser_seat if result == "loss" else None,
                 )
             )
-        pages = max(1, -(-total // per_page))
         return HistoryPage(guild_id, user_id, page, pages, per_page, total, tuple(entries))
 
     async def replay(self, guild_id: int, game_id: int) -> ReplayView:
@@ -144,7 +171,8 @@ class Records:
         the engine (:func:`bot.replay.build_replay`): every hand face up, so show it privately.
         :class:`UnknownGame` for an unknown id, a game of another server, a game still being
         played or one stopped before its end."""
-        if not isinstance(game_id, int) or isinstance(game_id, bool) or game_id < 1:
+        need_id(guild_id)
+        if not _whole(game_id, 1, MAX_ID):
             raise UnknownGame(
                 Message("there is no game #{value} in this server", value=repr(game_id))
             )
@@ -199,7 +227,12 @@ class Records:
         return view
 
 
-def _need_page(page: object) -> None:
-    """Refuse a page number that is not a whole number ≥ 1."""
-    if not isinstance(page, int) or isinstance(page, bool) or page < 1:
-        raise BadOption(Message("page must be a whole number ≥ 1"))
+def _whole(value: object, low: int, high: int) -> bool:
+    """Whether ``value`` is a whole number (not a bool) from ``low`` to ``high``."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _offset(page: int, per_page: int) -> int:
+    """The rows before ``page``, capped at :data:`MAX_ID` (a page that far is past any end,
+    and the database takes no larger offset)."""
+    return min((page - 1) * per_page, MAX_ID)

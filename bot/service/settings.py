@@ -19,7 +19,7 @@ from bot.errors import BadOption, NotManager
 from bot.server_config import ConfigProblem, ServerConfig
 from bot.service.channels import KeyedLocks
 from bot.service.commit import storage_errors
-from bot.service.options import parse_channel_id
+from bot.service.options import checked_ids, parse_channel_id
 from bot.storage import Storage
 
 __all__ = ["CACHED_GUILDS", "SettingsStore"]
@@ -49,6 +49,7 @@ class SettingsStore:
     def __len__(self) -> int:
         return len(self._cache)
 
+    @checked_ids
     async def server_config(self, guild_id: int) -> ServerConfig:
         """The server's settings (``/durak config``): stored ones, else the defaults (with this
         service's turn timeout)."""
@@ -94,6 +95,7 @@ class SettingsStore:
         config = self._cache.get(guild_id)
         return config.count_ai_games if config is not None else False
 
+    @checked_ids
     async def set_server_config(
         self, guild_id: int, requester_id: int, *, manage_guild: bool, **changes: object
     ) -> ServerConfig:

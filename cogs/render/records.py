@@ -114,7 +114,12 @@ def render_stats(view: StatsView, t: Catalog) -> Reply:
     """``/durak stats``: one player's games, losses, draws and loss rate, and their rating
     (± uncertainty) per rule profile; their games against each AI level apart."""
     name = esc(view.name) if view.name else f"<@{view.user_id}>"
-    title = t.fill("Durak stats — {name}", name=clip(view.name or str(view.user_id), 80))
+    # a title shows no mention: without a name (an adapter that gave none), none is shown
+    title = (
+        t.fill("Durak stats — {name}", name=clip(view.name, 80))
+        if view.name
+        else t.gettext("Durak stats")
+    )
     if not view.games:
         desc = t.fill("{name} has not finished a game here yet.", name=name)
         return Reply(embeds=(make_embed(title, desc, color=GOLD),))

@@ -522,3 +522,15 @@ def test_the_forfeit_confirmation_and_stats_with_forfeits() -> None:
         )
         text = message_text(render_stats(stats, t))
         assert text.count(t.nfill("{count} forfeit", "{count} forfeits", 1)) == 2
+
+
+@pytest.mark.parametrize("lang", SUPPORTED)
+def test_stats_titles_show_a_name_never_a_raw_id(lang: str) -> None:
+    """Issue 22, item 10: stats without games were titled ``Durak stats — <user id>``."""
+    t = catalog(lang)
+    named = dataclasses.replace(stats_view(0, games=0), user_id=1577646196447510532, name="Dave")
+    for view in (named, dataclasses.replace(named, name=None)):
+        reply = render_stats(view, t)
+        check_message(reply)
+        title = str(reply.embeds[0]["title"])
+        assert str(view.user_id) not in title and (view.name or "") in title

@@ -36,7 +36,7 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
     confirm = await rec.wait_original(predicate=lambda m: bool(m.custom_ids))
     await h.idle()
     assert confirm.flags & EPHEMERAL and confirm.visible_to == bob.id
-    assert "forfait" in confirm.text() and "l'IA joue ta place" in confirm.text()
+    assert "forfait" in confirm.text() and "l’IA joue votre place" in confirm.text()
     assert "forfeit" not in confirm.text()  # no English reaches a French player
     (forfeit,) = buttons(confirm)
     assert forfeit.verb == "forfeit" and forfeit.game_id == leave.game_id
@@ -48,7 +48,7 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
     assert rec.response_type == 6
     await h.idle()
     assert await _forfeits(h) == [(bob.id, 1, "leave")]
-    assert "Tu as quitté la partie" in confirm.text() and not confirm.custom_ids
+    assert "Vous avez quitté la partie" in confirm.text() and not confirm.custom_ids
     assert any("left the game: a forfeit" in m.text() for m in fake.messages(h.channel))
     live = await poll(h.table_message, what="the table")
     assert "Bob" in live.text() and "left: the AI plays" in live.text()
@@ -57,7 +57,7 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
     # Bob cannot come back: his hand is refused privately
     rec = await h.slash(bob, "hand")
     await h.answered(rec)
-    assert "tu ne peux pas y revenir" in rec.original_message.text()
+    assert "vous ne pouvez pas y revenir" in rec.original_message.text()
 
     # Alice plays on against the AI to the end
     await h.play(prefer("defend", "attack", "pick", "pass", "take"))
@@ -99,6 +99,14 @@ async def test_a_stop_vote_passes_when_both_players_press_stop(harness: MakeHarn
     assert refusal.visible_to == carol.id and refusal.flags & EPHEMERAL
     assert "Only the players seated at this game can vote" in refusal.text()
     assert h.service.state(h.channel) == "playing"
+
+    # Alice presses Stop again: her yes counts once, and she is told so (privately)
+    rec = await h.press(alice, table, stop)
+    await h.idle()
+    (again,) = rec.followups
+    assert again.visible_to == alice.id and again.flags & EPHEMERAL
+    assert "already voted to stop this game" in again.text() and "1/2" in again.text()
+    assert (await h.table_view()).stop_vote == (1, 2)
 
     # Bob presses Stop too: every player agreed, the game is stopped with no result
     rec = await h.press(bob, table, stop)

@@ -108,8 +108,11 @@ async def test_history_pages_and_filters_by_player(make_service):
         assert (e.loser is None) == (e.result == "draw")
     carol = await svc.history(GUILD, CAROL)
     assert carol.total == 1 and carol.entries[0].game_id == first.game_id
-    assert (await svc.history(GUILD, page=3)).entries == ()
-    assert (await svc.history(GUILD + 1)).total == 0
+    with pytest.raises(BadOption) as past_the_end:  # not an empty page beside "13 games"
+        await svc.history(GUILD, page=3)
+    assert past_the_end.value.message["pages"] == 2
+    empty = await svc.history(GUILD + 1)  # page 1 always exists
+    assert (empty.total, empty.pages, empty.entries) == (0, 1, ())
     for bad in ({"page": 0}, {"per_page": 26}, {"page": True}):
         with pytest.raises(BadOption):
             await svc.history(GUILD, **bad)

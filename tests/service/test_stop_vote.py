@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import NoGame, NotVoter, StaleAction
+from bot.errors import AlreadyVoted, NoGame, NotVoter, StaleAction
 from bot.service import GameService
 from bot.votes import STOP_VOTE_TIMEOUT
 from tests import storage_helpers as stored
@@ -32,7 +32,9 @@ async def test_vote_passes_when_every_player_agrees(
     table = await svc.table(CH)
     assert table.stop_vote == (1, 3)
     assert table.stop_vote_deadline == svc.clock.now() + STOP_VOTE_TIMEOUT
-    assert await svc.stop(CH, BOB) == "voted"  # pressing twice counts once
+    with pytest.raises(AlreadyVoted) as again:  # pressing twice counts once, and says so
+        await svc.stop(CH, BOB)
+    assert (again.value.message["yes"], again.value.message["total"]) == (1, 3)
     assert (await svc.table(CH)).stop_vote == (1, 3)
     assert await svc.stop(CH, ALICE) == "voted"
     assert (await svc.table(CH)).stop_vote == (2, 3) and svc.state(CH) == "playing"
