@@ -264,8 +264,8 @@ async def test_a_slot_that_fails_to_start_is_retried_until_it_serves_and_logs_ra
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Eight failed starts: three at once, then retries 1, 2, 4, 8, 16 s apart (on the
-    pool's clock); the ninth start, 32 s later, serves.  Meanwhile the fallback plays, and each problem
-    is logged once in that minute however often it happened."""
+    pool's clock); the ninth start, 32 s later, serves.  Meanwhile the fallback plays, and
+    each problem is logged once in that minute however often it happened."""
     clock = ManualClock()
     pool = FlakyPool(8, clock=clock)
     game = positions(1, seed=11)[0]
