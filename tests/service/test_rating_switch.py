@@ -4,8 +4,6 @@ or off mid-game changes nothing for the game under way (issue 22, item 8)."""
 
 from __future__ import annotations
 
-import json
-
 from bot.service import GameService
 from tests import storage_helpers as stored
 
@@ -57,14 +55,7 @@ async def test_a_row_stored_without_it_takes_the_setting_at_restore(make_service
         (live,) = await stored.live_games(storage)
         assert live.meta["count_ai_games"] is False  # the setting when the game started
         meta = {k: v for k, v in live.meta.items() if k != "count_ai_games"}
-        await storage.save_live(
-            live.game_id,
-            json.dumps(live.snapshot),
-            json.dumps(meta),
-            live.version,
-            0.0,
-            revision=live.revision,
-        )
+        await stored.rewrite_live(storage, live, meta=meta)
     b = await make_service()
     assert b.count_ai_games_now(GUILD)
     table = await play_out(b)

@@ -187,14 +187,7 @@ async def plant_meta(db_path, changes: dict[int, object]) -> None:
                 continue
             change = changes[live.channel_id]
             meta = {**live.meta, **change} if isinstance(change, dict) else change
-            await storage.save_live(
-                live.game_id,
-                json.dumps(live.snapshot),
-                json.dumps(meta),
-                live.version,
-                0.0,
-                revision=live.revision,
-            )
+            await stored.rewrite_live(storage, live, meta=meta)
 
 
 async def test_live_rows_with_malformed_meta_are_set_aside_and_the_others_restore(
