@@ -194,6 +194,14 @@ class LiveMeta:
             count_ai_games=_optional_bool(meta, "count_ai_games"),
         )
 
+    def game_state(self, game_id: int, game: Game, revision: int, count_ai: bool) -> GameState:
+        """The live game ``game_id`` restored with this meta (``count_ai``: its
+        ``count_ai_games``, :attr:`count_ai_games` or what replaces a missing one)."""
+        g = GameState(game_id, game, self.seed, self.started_at, revision=revision)
+        g.timeouts, g.autopilot, g.recent = self.timeouts, self.autopilot, self.recent
+        g.count_ai_games = count_ai
+        return g
+
 
 def _int(meta: dict[str, Any], key: str, default: int) -> int:
     value = meta.get(key, default)

@@ -165,18 +165,7 @@ class Lifecycle:
         count_ai = meta.count_ai_games
         if count_ai is None:
             count_ai = self.settings.count_ai_games_now(guild_id)
-        g = GameState(
-            game_id=live.game_id,
-            game=game,
-            seed=meta.seed,
-            started_at=meta.started_at,
-            timeouts=meta.timeouts,
-            autopilot=meta.autopilot,
-            recent=meta.recent,
-            revision=live.revision,
-            count_ai_games=count_ai,
-        )
-        return g, meta
+        return meta.game_state(live.game_id, game, live.revision, count_ai), meta
 
     async def _set_aside(
         self, ch: ChannelState, live: LiveRecord, now: float, outbox: Outbox
