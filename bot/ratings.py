@@ -108,18 +108,24 @@ def rating_profile(rules: Rules) -> str:
     return rules.profile or "custom"
 
 
-def should_rate(human_count: int, has_ai: bool, count_ai_games: bool) -> bool:
+def should_rate(
+    human_count: int, has_ai: bool, count_ai_games: bool, *, kicked: bool = False
+) -> bool:
     """Whether a finished game changes ratings.
 
     Only humans are rated, so a game needs at least two humans to compare.  A game with AI seats
     counts only when the server's ``count_ai_games`` setting is on (default off), and then rates
     its humans against each other (the AI seats are left out of the ranking).
 
+    A game from which a member with Manage Channel kicked a player (``kicked``) is not rated at
+    all: no member may move someone else's rating by their own action alone (the kicked
+    player's forfeit still counts in the series and the stats).
+
     ``human_count`` counts every human seated at the deal, forfeiters included; ``has_ai`` means
     an AI seat from the deal: a seat the AI took over after a forfeit does not make the game an
     AI game.
     """
-    if human_count < 2:
+    if human_count < 2 or kicked:
         return False
     return count_ai_games or not has_ai
 

@@ -1,19 +1,25 @@
-"""The service's in-memory state per channel (mutated under the channel's lock only)."""
+"""The service's in-memory state per channel (mutated under the channel's lock only), and the
+live game's stored ``meta`` (:meth:`GameState.meta` writes it, :class:`LiveMeta` reads it back)."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar, get_args
 
 from bot.clock import Timer
 from bot.limits import DEFAULT_TIMEOUT
 from bot.storage import LobbyRecord, SeriesRecord
-from bot.views import ActionRecord, LobbyOptions, LobbySeat
+from bot.views import ActionRecord, AutoKind, LobbyOptions, LobbySeat
 from bot.votes import Forfeit, StopVote
-from rules_engine import Game, Rules, snapshot
+from rules_engine import ActionKind, DurakError, Game, Rules, snapshot
+from rules_engine.cards import parse_card
 
-__all__ = ["ChannelState", "GameState", "LobbyState", "human_plays"]
+_T = TypeVar("_T")
+
+__all__ = ["BadMeta", "ChannelState", "GameState", "LiveMeta", "LobbyState", "human_plays"]
 
 
 @dataclass(slots=True)
@@ -87,6 +93,10 @@ class GameState:
     paused: bool = False
     #: Seconds that were left of the waiting human's turn when it was paused.
     paused_left: float | None = None
+    #: Whether the game is rated although it has AI seats: the server's ``count_ai_games``
+    #: when the game started (stored in its meta; a later change of the setting does not
+    #: apply to it).
+    count_ai_games: bool = False
 
     def human_waits(self, series: SeriesRecord) -> bool:
         """Whether the seat to act is a human who plays it now (so a turn deadline runs)."""
@@ -138,9 +148,122 @@ class GameState:
                 "recent": [
                     [r.seat, r.kind.value, [str(c) for c in r.cards], r.auto] for r in recent
                 ],
+                "count_ai_games": self.count_ai_games,
             },
             ensure_ascii=False,
         )
+
+
+class BadMeta(ValueError):
+    """A live game's stored meta that cannot be read back (a value of the wrong type)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveMeta:
+    """A live game's stored meta, checked (the JSON :meth:`GameState.meta` writes).
+
+    A key that is missing takes its default (rows written by older releases lack some); a key
+    whose value has the wrong type makes the row unrestorable (:class:`BadMeta`).
+    ``count_ai_games`` is ``None`` for a row stored before the setting was kept with the game.
+    """
+
+    seed: int
+    started_at: float
+    deadline: float | None
+    remaining: float | None
+    timeouts: list[int]
+    autopilot: list[bool]
+    recent: tuple[ActionRecord, ...]
+    count_ai_games: bool | None
+
+    @classmethod
+    def parse(cls, meta: object, players: int, now: float) -> LiveMeta:
+        """The meta of a live game of ``players`` seats restored at ``now``; :class:`BadMeta`
+        naming the first bad value."""
+        if not isinstance(meta, dict):
+            raise BadMeta(f"meta is {type(meta).__name__}, not an object")
+        recent = meta.get("recent") or []
+        return cls(
+            seed=_int(meta, "seed", 0),
+            started_at=_number(meta, "started_at", now),
+            deadline=_optional_number(meta, "deadline"),
+            remaining=_optional_number(meta, "remaining"),
+            timeouts=_per_seat(meta, "timeouts", int, 0, players),
+            autopilot=_per_seat(meta, "autopilot", bool, False, players),
+            recent=tuple(_action_record(r, players) for r in _list(recent, "recent")),
+            count_ai_games=_optional_bool(meta, "count_ai_games"),
+        )
+
+    def game_state(self, game_id: int, game: Game, revision: int, count_ai: bool) -> GameState:
+        """The live game ``game_id`` restored with this meta (``count_ai``: its
+        ``count_ai_games``, :attr:`count_ai_games` or what replaces a missing one)."""
+        g = GameState(game_id, game, self.seed, self.started_at, revision=revision)
+        g.timeouts, g.autopilot, g.recent = self.timeouts, self.autopilot, self.recent
+        g.count_ai_games = count_ai
+        return g
+
+
+def _int(meta: dict[str, Any], key: str, default: int) -> int:
+    value = meta.get(key, default)
+    if type(value) is not int:
+        raise BadMeta(f"{key} is {value!r}, not a whole number")
+    return value
+
+
+def _optional_number(meta: dict[str, Any], key: str) -> float | None:
+    value = meta.get(key)
+    if value is None:
+        return None
+    if type(value) not in (int, float) or not math.isfinite(value):
+        raise BadMeta(f"{key} is {value!r}, not a number")
+    return float(value)
+
+
+def _number(meta: dict[str, Any], key: str, default: float) -> float:
+    if key not in meta:
+        return default
+    value = _optional_number(meta, key)
+    if value is None:
+        raise BadMeta(f"{key} is null, not a number")
+    return value
+
+
+def _optional_bool(meta: dict[str, Any], key: str) -> bool | None:
+    value = meta.get(key)
+    if value is not None and type(value) is not bool:
+        raise BadMeta(f"{key} is {value!r}, not true or false")
+    return value
+
+
+def _list(value: object, key: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise BadMeta(f"{key} is {value!r}, not a list")
+    return value
+
+
+def _per_seat(meta: dict[str, Any], key: str, kind: type[_T], default: _T, n: int) -> list[_T]:
+    """A list of one ``kind`` value per seat (``[default] * n`` when missing or null)."""
+    value = meta.get(key)
+    if value is None:
+        return [default] * n
+    items = _list(value, key)
+    if len(items) != n or any(type(x) is not kind for x in items):
+        raise BadMeta(f"{key} is {value!r}, not {n} values of type {kind.__name__}")
+    return items
+
+
+def _action_record(item: object, players: int) -> ActionRecord:
+    """An entry of ``recent``: ``[seat, kind, [cards], auto]``."""
+    try:
+        seat, kind, cards, auto = _list(item, "a recent action")
+        if type(seat) is not int or not 0 <= seat < players:
+            raise BadMeta(f"seat {seat!r}")
+        if auto is not None and auto not in get_args(get_args(AutoKind)[0]):
+            raise BadMeta(f"auto {auto!r}")
+        played = tuple(parse_card(c) for c in _list(cards, "cards"))
+        return ActionRecord(seat, ActionKind(kind), played, auto)
+    except (BadMeta, ValueError, TypeError, KeyError, DurakError) as exc:
+        raise BadMeta(f"recent action {item!r} does not read back: {exc}") from None
 
 
 @dataclass(slots=True)

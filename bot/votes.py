@@ -6,7 +6,8 @@
   when :attr:`StopVote.passed`.  A member with Manage Channel forces a stop without a vote
   (the service's check, not this module's).
 - :class:`Forfeit`: a player who left a running game or was kicked from it; recorded at once
-  and counted as a loss whatever happens after.
+  and counted as a loss whatever happens after.  Its ``reason`` matters to the ratings only:
+  a game with a ``kick`` is not rated for anyone (:func:`bot.service.settle.settle`).
 
 Times are plain seconds (the service's clock), so everything here is deterministic.
 Refusals raise :class:`VoteProblem` carrying a :class:`~rules_engine.messages.Message`.

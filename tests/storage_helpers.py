@@ -9,6 +9,7 @@ seam of :class:`bot.storage.sql_store.SqlStore`: this module is the one place ou
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -148,3 +149,22 @@ async def seed_stats(
             "VALUES (?, ?, ?, ?, ?, ?, 0)",
             ratings,
         )
+
+
+_OWN: Any = object()  # rewrite_live: keep the row's own value
+
+
+async def rewrite_live(
+    storage: Storage, live: LiveRecord, *, snapshot: Any = _OWN, meta: Any = _OWN
+) -> None:
+    """Store ``live`` again with another ``snapshot`` and/or ``meta`` (any JSON value, null
+    included; by default its own), as a damaged or older row would read, through the storage
+    interface."""
+    await storage.save_live(
+        live.game_id,
+        json.dumps(live.snapshot if snapshot is _OWN else snapshot),
+        json.dumps(live.meta if meta is _OWN else meta),
+        live.version,
+        0.0,
+        revision=live.revision,
+    )

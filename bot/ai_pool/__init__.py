@@ -35,8 +35,12 @@ many tables starting together a newcomer still waited one move per table.)
 ``margin_s`` is killed and replaced; an agent that raises is dropped (the worker stays).  In
 each case the move is answered by the ``casual`` agent, computed in the fallback thread (casual
 takes ~0.1 ms; a fresh process would take far longer to start), and logged with channel and
-level.  A worker that keeps failing to start (``MAX_START_FAILURES`` in a row) is given up; if
-every worker is given up, all moves are played by the fallback.
+level.  A worker slot that keeps failing to start (``MAX_START_FAILURES`` in a row) is
+"down": it is started again with a backoff (1 s, doubling, at most ``RETRY_MAX_S``) for as long
+as the pool runs, and serves again once a start succeeds; while every slot is down, all moves
+are played by the fallback.  A recurring problem is logged at most once per ``LOG_EVERY_S``
+(with how often it happened since), and :meth:`AIPool.health` counts failed starts and
+fallback moves for an operator (:class:`PoolHealth`).
 
 Linux/macOS only: replies are read with ``loop.add_reader`` on the workers' pipes.
 
@@ -56,7 +60,7 @@ from bot.ai_pool.base import (
     default_workers,
     hard_limit,
 )
-from bot.ai_pool.pool import USAGE_HALF_LIFE_S, AIPool
+from bot.ai_pool.pool import USAGE_HALF_LIFE_S, AIPool, PoolHealth
 from bot.ai_pool.threads import ThreadAI
 from rules_engine.ai import FALLBACK_LEVEL
 
@@ -68,6 +72,7 @@ __all__ = [
     "AIPool",
     "AIPoolClosed",
     "AIRunner",
+    "PoolHealth",
     "ThreadAI",
     "ai_only_table_refusal",
     "default_workers",

@@ -33,16 +33,44 @@ from bot.ai_pool.worker import kill_all, worker_main
 from bot.clock import Clock, SystemClock, Timer
 from rules_engine.ai import FALLBACK_LEVEL, LEVELS, AILevel
 
-__all__ = ["MAX_START_FAILURES", "START_TIMEOUT_S", "USAGE_HALF_LIFE_S", "AIPool"]
+__all__ = [
+    "LOG_EVERY_S",
+    "MAX_START_FAILURES",
+    "RETRY_MAX_S",
+    "START_TIMEOUT_S",
+    "USAGE_HALF_LIFE_S",
+    "AIPool",
+    "PoolHealth",
+]
 
 log = logging.getLogger(__name__)
 
 #: A worker that has not reported ready by then is killed (counts as a failed start).
 START_TIMEOUT_S = 60.0
-#: Failed starts in a row after which a worker slot is given up.
+#: Failed starts in a row after which a worker slot is "down": it no longer counts as
+#: serving (when every slot is down, moves go to the fallback at once) and it is started
+#: again after a backoff: 1 s, doubling with each further failure, at most ``RETRY_MAX_S``.
 MAX_START_FAILURES = 3
+#: The longest wait between two starts of a down worker slot, in seconds.
+RETRY_MAX_S = 60.0
+#: A recurring problem (a slot failing to start, moves played by the fallback for the same
+#: reason) is logged at most once per this many seconds, with how often it happened since.
+LOG_EVERY_S = 60.0
 #: Half-life (seconds) of a channel's recent worker usage, which orders the waiting channels.
 USAGE_HALF_LIFE_S = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class PoolHealth:
+    """What an operator watches (:meth:`AIPool.health`): worker slots, those ready, those
+    down (failing to start, retried with backoff), and since the pool started, the failed
+    worker starts and the moves the ``casual`` fallback played instead of the asked level."""
+
+    workers: int
+    ready: int
+    down: int
+    failed_starts: int
+    fallback_moves: int
 
 
 @dataclass(eq=False, slots=True)
@@ -69,7 +97,7 @@ class _Worker:
     conn: Connection | None = None
     ready: bool = False
     starting: bool = False
-    given_up: bool = False
+    down: bool = False  # MAX_START_FAILURES or more failed starts in a row (see there)
     start_failures: int = 0
     current: _Request | None = None
     timer: Timer | None = None
@@ -131,6 +159,10 @@ class AIPool(AIRunner):
         self._fallback = ThreadPoolExecutor(max_workers=1, thread_name_prefix="durak-ai-fallback")
         self._processes: set[BaseProcess] = set()
         self._finalizer = weakref.finalize(self, kill_all, self._processes)
+        self._failed_starts = 0
+        self._fallback_moves = 0
+        #: Recurring problems: key → (when last logged, times since), see :meth:`_problem`.
+        self._reported: dict[tuple[object, ...], tuple[float, int]] = {}
 
     # ------------------------------------------------------------------ public
     @property
@@ -138,18 +170,28 @@ class AIPool(AIRunner):
         """The number of worker slots."""
         return len(self._workers)
 
+    def health(self) -> PoolHealth:
+        """The slots' state and the failure counters (see :class:`PoolHealth`)."""
+        return PoolHealth(
+            len(self._workers),
+            sum(w.ready for w in self._workers),
+            sum(w.down for w in self._workers),
+            self._failed_starts,
+            self._fallback_moves,
+        )
+
     def worker_pids(self) -> list[int | None]:
         """The process id of each worker slot (``None`` while none runs).  For tests."""
         return [w.pid for w in self._workers]
 
     async def start(self, *, wait: bool = False, timeout: float = START_TIMEOUT_S) -> None:
-        """Start the workers (idempotent); with ``wait``, until every live slot is ready."""
+        """Start the workers (idempotent); with ``wait``, until every slot is ready or down."""
         self._ensure_started()
         if not wait:
             return
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while not all(w.ready or w.given_up for w in self._workers):
+        while not all(w.ready or w.down for w in self._workers):
             if self._closed:
                 raise AIPoolClosed("the AI pool is closed")
             if loop.time() > end:
@@ -253,7 +295,7 @@ class AIPool(AIRunner):
         """Dispatch waiting moves to idle workers, fairest first."""
         if self._closed:
             return
-        if all(w.given_up for w in self._workers):
+        if all(w.down for w in self._workers):
             self._drain_to_fallback()
             return
         idle = [w for w in self._workers if w.ready and w.current is None]
@@ -372,7 +414,9 @@ class AIPool(AIRunner):
         try:
             proc, conn = await self._loop.run_in_executor(self._admin, self._spawn)
         except Exception:
-            log.exception("could not start AI worker %d", worker.index)
+            self._problem(
+                ("spawn", worker.index), "could not start AI worker %d", worker.index, trace=True
+            )
             worker.starting = False
             self._start_failed(worker, "it could not be started")
             return
@@ -418,7 +462,14 @@ class AIPool(AIRunner):
     def _message(self, worker: _Worker, msg: tuple[Any, ...]) -> None:
         kind = msg[0]
         if kind == "ready":
+            if worker.down:
+                log.warning(
+                    "AI worker %d started after %d failed starts: it serves again",
+                    worker.index,
+                    worker.start_failures,
+                )
             worker.ready = True
+            worker.down = False
             worker.start_failures = 0
             self._cancel_timer(worker)
             self._pump()
@@ -465,7 +516,14 @@ class AIPool(AIRunner):
         for key in worker.keys:
             self._bound.pop(key, None)
         worker.keys.clear()
-        log.warning("AI worker %d (pid %s) replaced: %s", worker.index, pid, reason)
+        self._problem(
+            ("replaced", worker.index, reason),
+            "AI worker %d (pid %s) replaced: %s",
+            worker.index,
+            pid,
+            reason,
+            level=logging.WARNING,
+        )
         if req is not None:
             self._fallback_move(req, f"its worker failed: {reason}")
         if self._closed:
@@ -478,18 +536,62 @@ class AIPool(AIRunner):
         self._pump()
 
     def _start_failed(self, worker: _Worker, reason: str) -> None:
+        """A start of ``worker`` failed: start it again, at once for the first
+        ``MAX_START_FAILURES`` failures in a row, then (the slot is down) after a backoff."""
         worker.start_failures += 1
-        if worker.start_failures >= MAX_START_FAILURES:
-            worker.given_up = True
-            log.error(
-                "AI worker %d failed to start %d times (%s): given up",
-                worker.index,
-                worker.start_failures,
-                reason,
-            )
-            self._pump()
-        elif not self._closed:
+        self._failed_starts += 1
+        if self._closed:
+            return
+        if worker.start_failures < MAX_START_FAILURES:
             self._launch(worker)
+            return
+        doublings = min(worker.start_failures - MAX_START_FAILURES, 16)
+        delay = min(2.0**doublings, RETRY_MAX_S)
+        self._problem(
+            ("down", worker.index),
+            "AI worker %d failed to start %d times in a row (%s): its moves go to the %s "
+            "fallback while it is retried (next in %.0f s)",
+            worker.index,
+            worker.start_failures,
+            reason,
+            FALLBACK_LEVEL,
+            delay,
+        )
+        if not worker.down:
+            worker.down = True
+            self._pump()  # when every slot is down, the waiting moves go to the fallback
+
+        async def retry() -> None:
+            worker.timer = None
+            if not self._closed and worker.process is None and not worker.starting:
+                self._launch(worker)
+
+        self._cancel_timer(worker)
+        worker.timer = self._clock.call_at(self._clock.now() + delay, retry)
+
+    def _problem(
+        self,
+        key: tuple[object, ...],
+        msg: str,
+        *args: object,
+        level: int = logging.ERROR,
+        trace: bool = False,
+    ) -> None:
+        """Log a recurring problem (``key`` names it) at most once per ``LOG_EVERY_S`` of
+        the pool's clock, saying how often it happened since it was last logged (``trace``:
+        with the traceback of the exception being handled)."""
+        now = self._clock.now()
+        last, since = self._reported.get(key, (None, 0))
+        if last is not None and now - last < LOG_EVERY_S:
+            self._reported[key] = (last, since + 1)
+            return
+        if len(self._reported) > 1024:  # keep only the problems of the last minute
+            self._reported = {k: v for k, v in self._reported.items() if now - v[0] < LOG_EVERY_S}
+        self._reported[key] = (now, 0)
+        if since:
+            msg += " (%d more times since it was last logged)"
+            args = (*args, since)
+        log.log(level, msg, *args, exc_info=trace)
 
     def _detach(self, worker: _Worker) -> None:
         """Forget ``worker``'s process and pipe (the caller stops the process)."""
@@ -526,12 +628,16 @@ class AIPool(AIRunner):
     # ------------------------------------------------------------------ fallback
     def _fallback_move(self, req: _Request, reason: str) -> None:
         """Answer ``req`` with the casual move, computed in the fallback thread."""
-        log.warning(
-            "AI %s failed in channel %d (%s): playing the %s move",
+        self._fallback_moves += 1
+        self._problem(
+            ("fallback", req.move.level, reason),
+            "AI %s failed in channel %d (%s): playing the %s move (%d such moves so far)",
             req.move.level,
             req.move.channel_id,
             reason,
             FALLBACK_LEVEL,
+            self._fallback_moves,
+            level=logging.WARNING,
         )
         if req.future.done() or self._closed:
             return

@@ -52,7 +52,9 @@ class Commit:
 
     ``rearm``: called after every change of a running game, to arm what moves it on (the
     turn driver's :meth:`~bot.service.driver.Driver.rearm`); ``count_ai_games``: whether a
-    server rates games with AI seats (its cached setting); ``latency_sink``: told the seconds
+    server rates games with AI seats (its cached setting), read when a game starts and kept
+    with the game (:attr:`GameState.count_ai_games`, stored in its meta), so that changing it
+    mid-game does not change whether that game is rated; ``latency_sink``: told the seconds
     from receiving an action to having it stored.
     """
 
@@ -114,6 +116,7 @@ class Commit:
             started_at=now,
             timeouts=[0] * n,
             autopilot=[i in away for i in range(n)],
+            count_ai_games=self.count_ai_games(series.guild_id),
         )
         deadline = now + turn_timeout if g.human_waits(series) else None
         new = NewGame(
@@ -177,7 +180,7 @@ class Commit:
                     now,
                     forfeits=g.forfeits,
                     game=game,
-                    count_ai_games=self.count_ai_games(series.guild_id),
+                    count_ai_games=g.count_ai_games,
                 )
                 new_series = done.series
                 await self.storage.finish_game(done.record, new_series, revision=g.revision)

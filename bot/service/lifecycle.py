@@ -2,16 +2,18 @@
 
 Turn deadlines survive a restart: a graceful stop stores each waiting turn's remaining time,
 and a crash leaves the stored deadline (a turn whose deadline passed while the bot was down
-gets ``restore_grace`` seconds).
+gets ``restore_grace`` seconds).  A live game whose stored snapshot or meta does not read back
+(a value of the wrong type, an illegal move) is set aside: logged, recorded as aborted by
+:func:`~bot.service.settle.settle`, its series ended and its channel told and freed; the
+other games restore as usual.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from bot.errors import GameMoved
 from bot.presenter import Notice
@@ -21,16 +23,20 @@ from bot.service.driver import Driver
 from bot.service.options import rules_of
 from bot.service.settings import SettingsStore
 from bot.service.settle import GameEnd, settle
-from bot.state import ChannelState, GameState, LobbyState
+from bot.state import BadMeta, ChannelState, GameState, LiveMeta, LobbyState
 from bot.storage import LiveRecord, StoredState
-from bot.views import ActionRecord
-from rules_engine import ActionKind, DurakError, Rules, from_snapshot
-from rules_engine.cards import parse_card
+from rules_engine import Rules, from_snapshot
 from rules_engine.messages import Message
 
 __all__ = ["Lifecycle", "restored_deadline"]
 
 log = logging.getLogger(__name__)
+
+#: The channel's notice when its live game did not restore (the series ends with it).
+UNRESTORABLE_NOTICE = Message(
+    "the game of this channel could not be restored after the restart: it was recorded as "
+    "stopped with no result, and the series ended. Open a new lobby to play again"
+)
 
 
 @dataclass(eq=False)
@@ -61,16 +67,16 @@ class Lifecycle:
         ):
             await self.settings.load(guild_id)
         self._load_tables(state)
+        outbox = Outbox(self.channels.presenters)
         restored: list[ChannelState] = []
         for live in state.live:
-            ch = await self._restore_live(live, now)
+            ch = await self._restore_live(live, now, outbox)
             if ch is not None:
                 restored.append(ch)
         for ch in self.channels:
             last = ch.series
             if ch.game is None and last is not None and last.last_game_id is not None:
                 ch.game = await self.commit.load_finished(last)
-        outbox = Outbox(self.channels.presenters)
         for ch in restored:
             self.driver.schedule(ch)
             outbox.show_table(ch)
@@ -106,36 +112,28 @@ class Lifecycle:
             ch.rules = Rules.from_spec(s.rules)
             ch.turn_timeout = s.options.turn_timeout or self.turn_timeout
 
-    async def _restore_live(self, live: LiveRecord, now: float) -> ChannelState | None:
-        """Put a stored live game back in its channel and claim it; ``None`` if it cannot."""
+    async def _restore_live(
+        self, live: LiveRecord, now: float, outbox: Outbox
+    ) -> ChannelState | None:
+        """Put a stored live game back in its channel and claim it; ``None`` if it cannot.
+        A row that does not restore (its snapshot or its meta) is set aside
+        (:meth:`_set_aside`) and never keeps the other games from restoring."""
         ch = self.channels.get(live.channel_id)
         if ch is None or ch.series is None or ch.series.id != live.series_id:
             log.error("live game %d has no active series: skipped", live.game_id)
             return None
         try:
-            game = from_snapshot(live.snapshot)
-        except DurakError:
-            # Never leave a live row that blocks the channel: record the game as aborted.
-            log.exception("live game %d does not restore from its snapshot: aborted", live.game_id)
-            actions = list(live.snapshot.get("actions") or [])
-            done = settle(GameEnd.UNRESTORABLE, ch.series, live.game_id, actions, now)
-            await self.commit.storage.finish_game(done.record, done.series, revision=live.revision)
+            g, meta = self._game_state(live, ch.series.guild_id, now)
+        except Exception as exc:  # any malformed row: a bad type, a missing key, a bad move
+            log.error(
+                "live game %d of channel %d does not restore (%s): recorded as aborted",
+                live.game_id,
+                live.channel_id,
+                exc,
+                exc_info=not isinstance(exc, BadMeta),
+            )
+            await self._set_aside(ch, live, now, outbox)
             return None
-        meta = live.meta
-        n = game.n
-        g = GameState(
-            game_id=live.game_id,
-            game=game,
-            seed=int(meta.get("seed", 0)),
-            started_at=float(meta.get("started_at", now)),
-            timeouts=list(meta.get("timeouts") or [0] * n),
-            autopilot=[bool(x) for x in meta.get("autopilot") or [False] * n],
-            revision=live.revision,
-        )
-        g.recent = tuple(
-            ActionRecord(seat, ActionKind(kind), tuple(map(parse_card, cards)), auto)
-            for seat, kind, cards, auto in meta.get("recent") or []
-        )
         ch.game = g
         g.forfeits = {f.seat: f for f in await self.commit.storage.forfeits_of_game(g.game_id)}
         if g.human_waits(ch.series):
@@ -146,7 +144,7 @@ class Lifecycle:
                 g.game_id,
                 g.snapshot_json(),
                 g.meta(deadline=g.deadline),
-                game.version,
+                g.game.version,
                 now,
                 revision=g.revision,
             )
@@ -154,6 +152,45 @@ class Lifecycle:
             self.commit.forget_moved_game(g)
             return None
         return ch
+
+    def _game_state(
+        self, live: LiveRecord, guild_id: int, now: float
+    ) -> tuple[GameState, LiveMeta]:
+        """The game of a live row, from its snapshot and its checked meta (raises on a row
+        that does not restore).  A row stored before the game kept its ``count_ai_games``
+        takes the server's setting at restore (what the release that started it would have
+        used when it ended)."""
+        game = from_snapshot(live.snapshot)
+        meta = LiveMeta.parse(live.meta, game.n, now)
+        count_ai = meta.count_ai_games
+        if count_ai is None:
+            count_ai = self.settings.count_ai_games_now(guild_id)
+        return meta.game_state(live.game_id, game, live.revision, count_ai), meta
+
+    async def _set_aside(
+        self, ch: ChannelState, live: LiveRecord, now: float, outbox: Outbox
+    ) -> None:
+        """A live row that does not restore: record the game as aborted (nothing counted,
+        :data:`GameEnd.UNRESTORABLE`), end its series so the channel is free for a new game,
+        and tell the channel.  Logged; a storage failure here leaves the row for the next
+        start and only this channel unserved."""
+        series = ch.series
+        assert series is not None
+        actions = live.snapshot.get("actions") if isinstance(live.snapshot, dict) else None
+        log_ = [a for a in actions if isinstance(a, str)] if isinstance(actions, list) else []
+        done = settle(GameEnd.UNRESTORABLE, series, live.game_id, log_, now)
+        try:
+            await self.commit.storage.finish_game(
+                done.record, done.series, end_series_at=now, revision=live.revision
+            )
+        except GameMoved:
+            log.warning("live game %d is served by another process now", live.game_id)
+        except Exception:
+            log.exception("live game %d could not be set aside: channel left idle", live.game_id)
+        else:
+            outbox.notice(Notice(ch.channel_id, "series_ended", UNRESTORABLE_NOTICE))
+        ch.series = ch.game = ch.lobby = None
+        self.channels.forget(ch.channel_id)
 
     async def close(self) -> None:
         """Stop timers, store each waiting turn's remaining time (so a restart re-arms it
@@ -182,19 +219,17 @@ class Lifecycle:
                         )
 
 
-def restored_deadline(
-    meta: Mapping[str, Any], now: float, turn_timeout: int, grace: float
-) -> float:
+def restored_deadline(meta: LiveMeta, now: float, turn_timeout: int, grace: float) -> float:
     """The deadline of a human's turn restored at ``now``: the time that was left (stored
     ``remaining`` after a graceful stop, else until the stored deadline), never more than one
     turn (a clock set back must not stretch it), and at least ``grace`` (at most a turn) when
     the stored deadline passed while the bot was down."""
-    remaining = meta.get("remaining")
-    stored = meta.get("deadline")
+    remaining = meta.remaining
+    stored = meta.deadline
     if remaining is not None:
-        left = float(remaining)
+        left = remaining
     elif stored:
-        left = max(float(stored) - now, min(grace, turn_timeout))
+        left = max(stored - now, min(grace, turn_timeout))
     else:
         left = float(turn_timeout)
     return now + min(left, float(turn_timeout))

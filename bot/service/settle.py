@@ -5,7 +5,8 @@
 (README, "Fair play"): a finished game counts a loss for the durak or a draw; every forfeit is a
 loss for that player, once (also when the forfeiter ends as the durak); a stopped game records
 no result except its forfeits; a game that cannot be restored is recorded as aborted with
-nothing counted.
+nothing counted.  A finished game is rated (:func:`rated_places`) only when no player was
+kicked from it: a kick is a forfeit like a leave everywhere else.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from __future__ import annotations
 import dataclasses
 import enum
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bot.ratings import finishing_places, should_rate
 from bot.storage import FinishedGame, PlayerResult, SeriesRecord
+from bot.votes import Forfeit
 from rules_engine import Game
 
 __all__ = ["GameEnd", "Settlement", "rated_places", "settle"]
@@ -51,18 +53,20 @@ def settle(
     actions: list[str],
     now: float,
     *,
-    forfeits: Collection[int] = (),
+    forfeits: Mapping[int, Forfeit] | None = None,
     game: Game | None = None,
     count_ai_games: bool = False,
 ) -> Settlement:
     """Settle game ``game_id`` of ``series`` that ended ``end`` at ``now``.
 
-    ``actions``: its action log; ``forfeits``: the seats whose player forfeited it; ``game``:
+    ``actions``: its action log; ``forfeits``: the forfeits of it, by seat; ``game``:
     the finished game (:attr:`GameEnd.FINISHED` only, for its loser, draw, dealer and ranking);
     ``count_ai_games``: the server rates games with AI seats."""
     assert series.id is not None
     finished = end is GameEnd.FINISHED
+    forfeits = forfeits or {}
     seats = tuple(sorted(forfeits)) if end is not GameEnd.UNRESTORABLE else ()
+    kicked = any(f.reason == "kick" for f in forfeits.values())
     new = dataclasses.replace(series, losses=list(series.losses), seats=list(series.seats))
     loser: int | None = None
     draw = False
@@ -72,7 +76,7 @@ def settle(
         assert game is not None and game.finished
         loser, draw = game.loser, game.draw
         levels = tuple(sorted({s.ai_level for s in series.seats if s.ai_level is not None}))
-        places = rated_places(series, game, seats, count_ai_games)
+        places = rated_places(series, game, seats, count_ai_games, kicked=kicked)
         new.games += 1
         new.last_dealer = game.deal.dealer
         new.last_loser = loser
@@ -115,15 +119,20 @@ def _results(
 
 
 def rated_places(
-    series: SeriesRecord, game: Game, forfeits: tuple[int, ...], count_ai_games: bool
+    series: SeriesRecord,
+    game: Game,
+    forfeits: tuple[int, ...],
+    count_ai_games: bool,
+    *,
+    kicked: bool = False,
 ) -> tuple[tuple[int, int], ...]:
     """``(user_id, place)`` of the human players of a finished ``game`` when it changes
-    ratings (:func:`bot.ratings.should_rate`), else empty.  Places come from replaying the
-    action log through the engine (:func:`bot.ratings.finishing_places`); forfeiters are
-    placed last."""
+    ratings (:func:`bot.ratings.should_rate`: never when a player was ``kicked`` from it),
+    else empty.  Places come from replaying the action log through the engine
+    (:func:`bot.ratings.finishing_places`); forfeiters are placed last."""
     humans = [(seat, s.user_id) for seat, s in enumerate(series.seats) if s.user_id is not None]
     has_ai = any(s.ai_level is not None for s in series.seats)
-    if not should_rate(len(humans), has_ai, count_ai_games):
+    if not should_rate(len(humans), has_ai, count_ai_games, kicked=kicked):
         return ()
     try:
         places = finishing_places(game.rules, game.deal, game.history_text(), forfeits)

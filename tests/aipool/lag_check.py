@@ -141,6 +141,9 @@ async def run(
         "loop_lag_p50_ms": round(statistics.median(lags) * 1000, 1) if lags else 0.0,
         "loop_lag_p99_ms": round(pct(lags, 0.99) * 1000, 1),
         "loop_lag_max_ms": round(max(lags, default=0.0) * 1000, 1),
+        # what an operator watches: worker starts that failed, moves the fallback played
+        "failed_starts": pool.health().failed_starts if pool else 0,
+        "fallback_moves": pool.health().fallback_moves if pool else 0,
     }
 
 

@@ -231,7 +231,7 @@ async def test_move_past_the_hard_limit_is_killed_and_casual(
     assert pool.worker_pids()[0] not in (None, pid)
 
 
-async def test_worker_that_cannot_start_is_given_up_and_casual_plays(
+async def test_worker_that_cannot_start_is_down_and_casual_plays(
     make_pool: PoolFactory,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -240,7 +240,64 @@ async def test_worker_that_cannot_start_is_given_up_and_casual_plays(
         game = positions(1, seed=10)[0]
         obs = obs_of(game)
         assert await pool.decide(1, "g", game.to_act or 0, "expert", 1, obs) == casual_move(obs, 1)
-    assert "given up" in caplog.text
+    assert "failed to start 3 times in a row" in caplog.text
+    health = pool.health()
+    assert (health.down, health.ready) == (1, 0)
+    assert health.failed_starts >= 3 and health.fallback_moves == 1
+
+
+class FlakyPool(BoundedPool):
+    """A one-slot pool whose first ``failures`` worker starts fail (then they succeed)."""
+
+    def __init__(self, failures: int, **kwargs: Any) -> None:
+        super().__init__(1, levels=TEST_LEVELS, **kwargs)
+        self.failures_left = failures
+
+    def _spawn(self) -> Any:
+        if self.failures_left > 0:
+            self.failures_left -= 1
+            raise OSError("no process can be started (test)")
+        return super()._spawn()
+
+
+async def test_a_slot_that_fails_to_start_is_retried_until_it_serves_and_logs_rarely(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Eight failed starts: three at once, then retries 1, 2, 4, 8, 16 s apart (on the
+    pool's clock); the ninth start, 32 s later, serves.  Meanwhile the fallback plays, and
+    each problem is logged once in that minute however often it happened."""
+    clock = ManualClock()
+    pool = FlakyPool(8, clock=clock)
+    game = positions(1, seed=11)[0]
+    obs = obs_of(game)
+    try:
+        with caplog.at_level(logging.INFO, logger="bot.ai_pool"):
+            await pool.start(wait=True)
+            assert pool.health().down == 1
+            for seed in range(50):
+                move = await pool.decide(1, "g", game.to_act or 0, "expert", seed, obs)
+                assert move == casual_move(obs, seed)
+            for _ in range(62):  # 62 s of the pool's clock, in steps
+                await clock.advance(1)
+                await asyncio.sleep(0.01)  # a failed start runs in the admin thread
+            assert pool.failures_left == 0 and pool.health().down == 1
+            await clock.advance(1)  # the ninth start
+            for _ in range(500):  # the real start (a hang guard, not a measurement)
+                if pool.health().ready:
+                    break
+                await asyncio.sleep(0.02)
+            health = pool.health()
+            assert (health.ready, health.down, health.failed_starts) == (1, 0, 8)
+            assert health.fallback_moves == 50
+            answer = await pool.decide(1, "g", 0, "test-pid", 1, obs)
+            assert answer.startswith("pid ")  # a worker answered, not the fallback
+    finally:
+        await pool.close()
+    texts = [r.getMessage() for r in caplog.records]
+    assert len([t for t in texts if t.startswith("could not start AI worker 0")]) == 1
+    assert len([t for t in texts if "failed to start" in t]) == 1
+    assert len([t for t in texts if "playing the casual move" in t]) == 1
+    assert any("started after 8 failed starts" in t for t in texts)
 
 
 # ------------------------------------------------------------------------ fairness

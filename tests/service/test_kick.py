@@ -109,3 +109,22 @@ async def test_kick_by_seat_removes_an_ai_seat_of_a_lobby_but_not_of_a_game(
     assert info.value.message.key == "an AI seat cannot be removed from a running game"
     table = await svc.kick(CH, DAVE, seat=2, manage_channel=True)
     assert isinstance(table, TableView) and table.seats[2].forfeited
+
+
+async def test_a_game_with_a_moderator_kick_is_not_rated(svc: GameService) -> None:
+    """Kicking the opponent who is winning moves nobody's rating; the kicked player's forfeit
+    still counts in the series and the stats.  A leave (the player's own act) is rated."""
+    await open_table(svc, ALICE, BOB, CAROL)
+    await svc.kick(CH, ALICE, BOB, manage_channel=True)  # Alice has Manage Channel
+    await play_out(svc)
+    assert await svc.storage.rated_games(GUILD) == []
+    assert await svc.storage.ratings(GUILD) == {}
+    stats = await svc.stats(GUILD, BOB)
+    assert (stats.games, stats.losses, stats.forfeits) == (1, 1, 1)
+    assert (await svc.series(CH)).standings[1].losses == 1
+
+    await svc.rematch(CH, ALICE)
+    await svc.forfeit(CH, CAROL)
+    table = await play_out(svc)
+    (rated,) = await svc.storage.rated_games(GUILD)
+    assert rated.game_id == table.game_id

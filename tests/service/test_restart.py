@@ -6,9 +6,10 @@ import dataclasses
 import json
 
 from bot.service import GameService
+from bot.service.lifecycle import UNRESTORABLE_NOTICE
 from tests import storage_helpers as stored
 
-from .conftest import ALICE, BOB, CH, GUILD, open_table, play_out, settle
+from .conftest import ALICE, BOB, CAROL, CH, GUILD, open_table, play_out, settle
 
 USERS = {0: ALICE, 1: BOB}
 
@@ -162,5 +163,61 @@ async def test_a_corrupt_snapshot_is_aborted_not_fatal(make_service, db_path):
     assert b.live_channels() == []
     assert [r for r, _ in await stored.results(b.storage, GUILD)] == ["aborted"]
     assert await stored.live_games(b.storage) == []
-    await b.stop(CH, ALICE)  # the host can clear the channel
-    assert b.state(CH) == "none"
+    assert b.state(CH) == "none"  # the series ended with it: the channel is free
+
+
+#: Meta values of a live row that do not read back (each in one channel of its own).
+BAD_META = (
+    {"deadline": "soon"},  # a string deadline
+    {"seed": None},  # a null seed
+    {"timeouts": "0,0"},
+    {"autopilot": [0, 1]},  # numbers, not true/false
+    {"recent": [[0, "juggle", [], None]]},
+    {"count_ai_games": "yes"},
+    {"started_at": None},
+)
+
+
+async def plant_meta(db_path, changes: dict[int, object]) -> None:
+    """Overwrite the meta of the live game of each channel with ``changes[channel]`` (a dict
+    merged into it, or any other JSON value replacing it), behind the service's back."""
+    async with stored.opened(db_path) as storage:
+        for live in await stored.live_games(storage):
+            if live.channel_id not in changes:
+                continue
+            change = changes[live.channel_id]
+            meta = {**live.meta, **change} if isinstance(change, dict) else change
+            await stored.rewrite_live(storage, live, meta=meta)
+
+
+async def test_live_rows_with_malformed_meta_are_set_aside_and_the_others_restore(
+    make_service, db_path, recorder
+):
+    """One good game and one game per kind of malformed meta: the bot starts, the good game
+    resumes, every bad one is recorded as aborted (nothing counted), its channel told and
+    free for a new lobby."""
+    bad = [*BAD_META, None, [1, 2]]  # and a meta that is no object at all
+    channels = [CH + 1 + i for i in range(len(bad))]
+    a = await make_service()
+    for channel in (CH, *channels):
+        await open_table(a, ALICE, BOB, channel=channel)
+    await play_some(a, 2)
+    before = await a.table(CH)
+    await a.close()
+    await plant_meta(db_path, dict(zip(channels, bad, strict=True)))
+
+    b = await make_service(presenters=[recorder])
+    assert b.live_channels() == [CH]
+    assert same_table(await b.table(CH), before)
+    await play_some(b, 1)  # the good game goes on
+    assert [live.channel_id for live in await stored.live_games(b.storage)] == [CH]
+    ended = await stored.ended_games(b.storage, GUILD)
+    assert [g.result for g in ended] == ["aborted"] * len(bad)
+    await settle(b)
+    told = [n for n in recorder.notices("series_ended") if n[2] == UNRESTORABLE_NOTICE]
+    assert sorted(n[0] for n in told) == channels
+    for channel in channels:
+        assert b.state(channel) == "none"
+        await b.open_lobby(channel, GUILD, CAROL, "Carol")  # free for a new game
+    stats = await b.stats(GUILD, ALICE)
+    assert (stats.games, stats.losses) == (0, 0)  # nothing counted
