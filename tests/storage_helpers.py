@@ -154,16 +154,24 @@ async def seed_stats(
 _OWN: Any = object()  # rewrite_live: keep the row's own value
 
 
+class NotJson(str):
+    """Text to store as it is, not as JSON (a damaged column): for :func:`rewrite_live`."""
+
+
+def _column(value: Any) -> str:
+    return value if isinstance(value, NotJson) else json.dumps(value)
+
+
 async def rewrite_live(
     storage: Storage, live: LiveRecord, *, snapshot: Any = _OWN, meta: Any = _OWN
 ) -> None:
     """Store ``live`` again with another ``snapshot`` and/or ``meta`` (any JSON value, null
-    included; by default its own), as a damaged or older row would read, through the storage
-    interface."""
+    included, or :class:`NotJson` text; by default its own), as a damaged or older row would
+    read, through the storage interface."""
     await storage.save_live(
         live.game_id,
-        json.dumps(live.snapshot if snapshot is _OWN else snapshot),
-        json.dumps(live.meta if meta is _OWN else meta),
+        _column(live.snapshot if snapshot is _OWN else snapshot),
+        _column(live.meta if meta is _OWN else meta),
         live.version,
         0.0,
         revision=live.revision,

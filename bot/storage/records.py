@@ -105,8 +105,8 @@ class LiveRecord:
     game_id: int
     channel_id: int
     series_id: int
-    snapshot: dict[str, Any]
-    meta: dict[str, Any]
+    snapshot: Any  # a JSON object, unless the row is damaged (then whatever it holds)
+    meta: Any  # likewise
     version: int
     guild_id: int
     revision: int

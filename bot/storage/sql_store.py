@@ -414,7 +414,7 @@ class SqlStore(Storage):
                     rec.seats.append(LobbySeat(user_id, name, level))
                     rec.losses.append(losses)
             live = [
-                LiveRecord(gid, ch, sid, json.loads(snap), json.loads(meta), version, guild, rev)
+                LiveRecord(gid, ch, sid, _as_stored(snap), _as_stored(meta), version, guild, rev)
                 for gid, ch, sid, snap, meta, version, guild, rev in await con.fetch(sql.LOAD_LIVE)
                 if keep(guild)
             ]
@@ -532,3 +532,13 @@ async def _number(con: SqlConnection, query: str, *params: Any) -> int:
     """The integer a one-value query returns (0 if it returns no row or NULL)."""
     row = await con.fetch_one(query, *params)
     return int(row[0] or 0) if row else 0
+
+
+def _as_stored(text: str) -> Any:
+    """A stored JSON column, parsed; text that is not JSON is returned as it is, so that one
+    damaged row reaches the service (which sets it aside) instead of stopping every row from
+    loading."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -196,7 +196,8 @@ async def test_live_rows_with_malformed_meta_are_set_aside_and_the_others_restor
     """One good game and one game per kind of malformed meta: the bot starts, the good game
     resumes, every bad one is recorded as aborted (nothing counted), its channel told and
     free for a new lobby."""
-    bad = [*BAD_META, None, [1, 2]]  # and a meta that is no object at all
+    # and a meta that is no object at all, or no JSON at all
+    bad = [*BAD_META, None, [1, 2], stored.NotJson("{not json")]
     channels = [CH + 1 + i for i in range(len(bad))]
     a = await make_service()
     for channel in (CH, *channels):
