@@ -120,7 +120,8 @@ class Lobbies:
         :class:`ChannelNotAllowed` if the server's settings allow games only in other channels
         (``parent_id``: the channel a thread belongs to, checked instead of the thread),
         :class:`ChannelBusy` if a lobby or a running game is there (a finished series there is
-        ended), :class:`BadOption` for an invalid option."""
+        ended, in the transaction that stores the lobby: if it fails, both stay as they
+        were), :class:`BadOption` for an invalid option."""
         config = await self.settings.server_config(guild_id)
         if not config.channel_allowed(parent_id if parent_id is not None else channel_id):
             raise ChannelNotAllowed(
@@ -143,10 +144,15 @@ class Lobbies:
                 channel_id, guild_id, host_id, name, opts, rules, timeout, seats, now
             )
             ended = ch.series
+            # One transaction ends the finished series and stores the lobby; memory changes
+            # only once it is stored, so a failed write leaves the series here and stored.
             with self.commit.storage_errors():
                 if ended is not None and ended.id is not None:
-                    await self.commit.storage.end_series(ended.id, now)
-                await self.commit.storage.save_lobby(lobby.record())
+                    await self.commit.storage.end_series_and_save_lobby(
+                        ended.id, now, lobby.record()
+                    )
+                else:
+                    await self.commit.storage.save_lobby(lobby.record())
             if ended is not None:
                 ch.series = None
                 ch.game = None

@@ -117,6 +117,14 @@ class Storage(ABC):
         """Mark an active series ended."""
 
     @abstractmethod
+    async def end_series_and_save_lobby(
+        self, series_id: int, ended_at: float, lobby: LobbyRecord
+    ) -> None:
+        """One transaction: :meth:`end_series` then :meth:`save_lobby`, as ``/durak new`` does
+        in a channel whose series is finished.  Both are stored, or (if either fails) neither:
+        the series stays active and no lobby is stored."""
+
+    @abstractmethod
     async def discard_orphans(self, ended_at: float) -> list[int]:
         """Record as aborted and drop every live game whose series is not active (such a row
         would block its channel for good).  Returns their game ids."""

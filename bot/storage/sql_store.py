@@ -193,9 +193,7 @@ class SqlStore(Storage):
 
     # -------------------------------------------------------------- lobbies
     async def save_lobby(self, lobby: LobbyRecord) -> None:
-        await self.execute(
-            sql.LOBBY_UPSERT, lobby.channel_id, lobby.guild_id, lobby_json(lobby), lobby.created_at
-        )
+        await self.execute(sql.LOBBY_UPSERT, *_lobby_row(lobby))
 
     async def delete_lobby(self, channel_id: int) -> None:
         await self.execute(sql.LOBBY_DELETE, channel_id)
@@ -387,6 +385,13 @@ class SqlStore(Storage):
     async def end_series(self, series_id: int, ended_at: float) -> None:
         await self.execute(sql.SERIES_END_ACTIVE, ended_at, series_id)
 
+    async def end_series_and_save_lobby(
+        self, series_id: int, ended_at: float, lobby: LobbyRecord
+    ) -> None:
+        async with self.write() as con:
+            await con.execute(sql.SERIES_END_ACTIVE, ended_at, series_id)
+            await con.execute(sql.LOBBY_UPSERT, *_lobby_row(lobby))
+
     async def discard_orphans(self, ended_at: float) -> list[int]:
         async with self.write() as con:
             orphans = await con.fetch(sql.ORPHAN_LIVE + self.for_update("l"))
@@ -526,6 +531,11 @@ class SqlStore(Storage):
             total = await _number(con, count_sql, *key)
             fetched = await con.fetch(query, *key, limit, offset)
         return total, [history_from_row(r) for r in fetched]
+
+
+def _lobby_row(lobby: LobbyRecord) -> tuple[int, int, str, float]:
+    """The parameters of :data:`bot.storage.statements.LOBBY_UPSERT` for ``lobby``."""
+    return lobby.channel_id, lobby.guild_id, lobby_json(lobby), lobby.created_at
 
 
 async def _number(con: SqlConnection, query: str, *params: Any) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -16,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from bot.clock import ManualClock
+from bot.errors import StorageFailure
 from bot.service import GameService
 from bot.storage import SqliteStorage
 from tests import storage_helpers as stored
 
-from .conftest import ALICE, BOB, CH, GUILD, open_table, settle
+from .conftest import ALICE, BOB, CAROL, CH, GUILD, open_table, play_out, settle
 from .test_restart import crash, play_some
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -244,3 +246,41 @@ async def test_a_directory_that_cannot_be_made_is_refused_at_open(tmp_path: Path
     with pytest.raises(Exception, match="cannot create its directory") as info:
         await SqliteStorage(path).open()
     assert str(path) in str(info.value)
+
+
+# ------------------------------------------------------------------ /durak new after a series
+def _lobby_writes_fail(path: Path) -> None:
+    """From now on the database refuses every new lobby row (as a disk error would)."""
+    con = sqlite3.connect(path)
+    try:
+        with con:
+            con.execute(
+                "CREATE TRIGGER lobby_write_fails BEFORE INSERT ON lobbies "
+                "BEGIN SELECT RAISE(ABORT, 'injected: the lobby cannot be written'); END"
+            )
+    finally:
+        con.close()
+
+
+async def test_a_new_lobby_that_cannot_be_stored_leaves_the_finished_series(
+    make_service, db_path
+) -> None:
+    """``/durak new`` in a channel whose series is finished ends the series and stores the
+    lobby in one transaction: when the lobby's write fails, "nothing was changed" is true."""
+    svc = await make_service()
+    await open_table(svc, ALICE, BOB, ais=("beginner",))
+    finished = await play_out(svc)
+    assert svc.state(CH) == "finished"
+    _lobby_writes_fail(db_path)
+
+    with pytest.raises(StorageFailure) as info:
+        await svc.open_lobby(CH, GUILD, CAROL, "Carol")
+    assert "nothing was changed" in info.value.message.key
+    assert svc.state(CH) == "finished"  # in memory: the series still waits for a rematch
+    assert (await svc.series(CH)).active
+    assert (await stored.series(svc.storage, finished.series_id)).active  # and stored
+    await svc.close()
+
+    restarted = await make_service()  # a restart finds the series too, and its rematch works
+    assert restarted.state(CH) == "finished"
+    assert (await restarted.rematch(CH, ALICE)).series_id == finished.series_id

@@ -118,6 +118,27 @@ async def test_discord_sized_ids_are_kept_exactly(storage: Storage) -> None:
     assert state.live[0].channel_id == big
 
 
+async def test_ending_a_series_and_saving_a_lobby_is_one_transaction(storage: Storage) -> None:
+    """``/durak new`` in a channel with a finished series: the series ends and the lobby is
+    stored together, or (the lobby's write fails) neither is."""
+    series = series_record()
+    series_id, _ = await storage.start_game(series, new_game(series))
+    lobby = LobbyRecord(100, GUILD, 1002, "user2", LobbyOptions(), [LobbySeat(1002, "user2")], 9.0)
+    unstorable = dataclasses.replace(lobby, guild_id=2**63)  # no 64-bit column takes it
+    with pytest.raises(Exception, match=r"(?i)too large|out of int64 range"):  # either driver
+        await storage.end_series_and_save_lobby(series_id, 8.0, unstorable)
+    still = await storage.load_series(series_id)
+    assert still is not None and still.active  # the series end was rolled back
+    state = await storage.load_state()
+    assert state.lobbies == [] and [s.id for s in state.series] == [series_id]
+
+    await storage.end_series_and_save_lobby(series_id, 8.0, lobby)
+    ended = await storage.load_series(series_id)
+    assert ended is not None and not ended.active
+    state = await storage.load_state()
+    assert state.lobbies == [lobby] and state.series == []
+
+
 # ------------------------------------------------------------------------------ fencing
 async def _one_live_game(storage: Storage, channel_id: int = 100) -> tuple[int, int]:
     series = series_record(channel_id=channel_id)
