@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from bot.storage import Storage
 
-from .conftest import Backend
-from .test_contract import migrations_of
+from .conftest import Backend, upgraded_across
 
 
 async def test_meta_values_round_trip_one_row_per_key(storage: Storage, backend: Backend) -> None:
@@ -24,16 +21,8 @@ async def test_meta_values_round_trip_one_row_per_key(storage: Storage, backend:
 
 
 async def test_bot_meta_table_comes_with_migration_6(backend: Backend) -> None:
-    before = tuple(m for m in migrations_of(backend) if m.number < 6)
-    st = backend.storage(before)
-    await st.open()  # a database of the schema before (version 5) ...
-    await st.close()
-    with pytest.raises(Exception, match=r"(?i)no such table|does not exist"):
-        await backend.sql("SELECT key FROM bot_meta")
-    st = backend.storage()
-    await st.open()  # ... moved forward: the table exists and is empty
-    assert await st.schema_version() >= 6
-    assert await st.get_meta("commands_hash") is None
+    st = await upgraded_across(backend, 6, "bot_meta")  # a version 5 database, moved on
+    assert await st.get_meta("commands_hash") is None  # the table exists and is empty
     await st.set_meta("commands_hash", "c", 1.0)
     assert await st.get_meta("commands_hash") == "c"
     await st.close()
