@@ -16,8 +16,10 @@ from bot.discord_app import create_bot
 from bot.storage import create_storage, sqlite_url
 from cogs.admin import COMMANDS_HASH_KEY
 
+from .durak_e2e import MakeHarness
 from .fakediscord import FakeDiscord
 from .fakediscord.models import ApiError
+from .test_e2e_startup import _owner_message
 
 pytestmark = pytest.mark.e2e
 
@@ -114,3 +116,20 @@ async def test_a_dev_guild_start_leaves_the_global_commands_alone(
     await fake.stop_bot(bot)
     assert _global_puts(fake) == 0
     assert {c["name"] for c in fake.commands if c.get("guild_id")} == {"durak"}
+
+
+async def test_the_owners_global_sync_counts_as_the_publication(
+    harness: MakeHarness, tmp_path: Path
+) -> None:
+    """After ``@bot sync`` the next start (without ``DEV_GUILD_ID``) sends nothing more."""
+    h = harness()
+    fake = h.fake
+    await h.start()
+    assert await h.service.storage.get_meta(COMMANDS_HASH_KEY) is None
+    await fake.dispatch("MESSAGE_CREATE", _owner_message(fake, f"<@{fake.bot_user_id}> sync"))
+    await fake.wait_for_message(fake.channel_id, lambda m: "Synced" in m.content)
+    assert _global_puts(fake) == 1
+    assert await h.service.storage.get_meta(COMMANDS_HASH_KEY) is not None
+    await fake.stop_bot(h.bot)
+    await _start_and_stop(fake, h.db)  # production start: the commands are known published
+    assert _global_puts(fake) == 1
