@@ -13,6 +13,11 @@ not drop) is logged as an error and stores nothing: the bot starts anyway and th
 tries again; the owner's ``sync`` retries at once.  With ``DEV_GUILD_ID`` set (development) the
 start copies the commands to that server only, as before, and leaves the global ones alone.
 
+Why publish automatically rather than tell the owner a ``sync`` is due: it happens once per
+change of the command set, far inside Discord's rate limits, while a reminder the owner misses
+leaves every server with outdated commands; what can go wrong with it (a rate limit, a refused
+update) ends in one logged error and a retry, never in a bot that does not start.
+
 **The owner** can publish by hand at any time by mentioning the bot::
 
     @DurakBot sync          # global sync (every server, may take a while to show)
