@@ -118,13 +118,11 @@ async def test_a_dev_guild_start_leaves_the_global_commands_alone(
     assert {c["name"] for c in fake.commands if c.get("guild_id")} == {"durak"}
 
 
-async def test_the_owners_global_sync_counts_as_the_publication(
-    harness: MakeHarness, tmp_path: Path
-) -> None:
+async def test_the_owners_global_sync_counts_as_the_publication(harness: MakeHarness) -> None:
     """After ``@bot sync`` the next start (without ``DEV_GUILD_ID``) sends nothing more."""
     h = harness()
-    fake = h.fake
     await h.start()
+    fake = h.fake
     assert await h.service.storage.get_meta(COMMANDS_HASH_KEY) is None
     await fake.dispatch("MESSAGE_CREATE", _owner_message(fake, f"<@{fake.bot_user_id}> sync"))
     await fake.wait_for_message(fake.channel_id, lambda m: "Synced" in m.content)
