@@ -12,8 +12,12 @@ returns a configured, not yet started ``commands.Bot`` (``commands.AutoShardedBo
 3. loads the cog extensions (``cogs.durak``: the ``/durak`` group, the Discord presenter and the
    ``DynamicItem`` buttons; ``cogs.admin``: the owner-only ``sync`` command);
 4. restores every live game (the presenter re-posts their tables once the gateway is ready);
-5. syncs the commands to ``settings.dev_guild_id`` when set (instant).  It never syncs globally
-   on start: the bot's owner does that once with the ``@bot sync`` mention command.
+5. publishes the slash commands: with ``settings.dev_guild_id`` set (development), copies them
+   to that server (instant) and leaves the global ones alone; otherwise publishes them globally
+   **once when they changed** since the last global publication (a hash of the command set is
+   kept in the database, see :func:`cogs.admin.publish_if_changed`), so a restart sends nothing
+   and an upgrade that changed a command publishes it by itself.  The bot's owner can still
+   publish by hand with the ``@bot sync`` mention command.
 
 ``run(settings)`` is what ``durak-bot`` (no subcommand) and ``python -m bot`` call.  Every
 failure at first start is one line on stderr and a non-zero exit code, without a traceback:
@@ -136,6 +140,10 @@ class _DurakMixin:
             self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d command(s) to guild %d", len(synced), settings.dev_guild_id)
+        else:
+            from cogs.admin import publish_if_changed
+
+            await publish_if_changed(self, storage)  # type: ignore[arg-type]
 
     async def close(self) -> None:
         service = getattr(self, "service", None)

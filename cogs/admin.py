@@ -1,7 +1,24 @@
-"""Owner-only maintenance: ``@DurakBot sync`` publishes the slash commands.
+"""Publishing the slash commands: once after an upgrade, and the owner's ``@DurakBot sync``.
 
-The bot never syncs globally on start (Discord allows 200 command creates per day per guild and
-global propagation is slow).  The owner mentions the bot once after an update::
+**At start** (:func:`publish_if_changed`, called by ``setup_hook``): the bot hashes the global
+command set exactly as discord.py would send it (:func:`command_set_hash`) and compares it with
+the hash stored in the database (``bot_meta``, key :data:`COMMANDS_HASH_KEY`) by the last
+successful global publication.  When they differ (a first start, an upgrade that changed a
+command, an option, a translation, or another application on the same database) it publishes
+globally once and stores the new hash; when they match it sends nothing.  So a start never
+syncs needlessly (Discord rate-limits command updates), and an upgrade never leaves players with
+outdated commands.  A failed publication (Discord down, rate limited, or refusing the update,
+e.g. because the application has an Activity "Entry Point" command, which a bulk overwrite must
+not drop) is logged as an error and stores nothing: the bot starts anyway and the next start
+tries again; the owner's ``sync`` retries at once.  With ``DEV_GUILD_ID`` set (development) the
+start copies the commands to that server only, as before, and leaves the global ones alone.
+
+Why publish automatically rather than tell the owner a ``sync`` is due: it happens once per
+change of the command set, far inside Discord's rate limits, while a reminder the owner misses
+leaves every server with outdated commands; what can go wrong with it (a rate limit, a refused
+update) ends in one logged error and a retry, never in a bot that does not start.
+
+**The owner** can publish by hand at any time by mentioning the bot::
 
     @DurakBot sync          # global sync (every server, may take a while to show)
     @DurakBot sync here     # copy the commands to this server only (instant)
@@ -18,14 +35,84 @@ the mention makes the message content visible without the privileged message-con
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import json
 import logging
+import time
 from typing import Any
 
+import discord
 from discord.ext import commands
 
-__all__ = ["AdminCog", "setup"]
+from bot.storage import Storage
+
+__all__ = [
+    "COMMANDS_HASH_KEY",
+    "AdminCog",
+    "command_set_hash",
+    "publish_if_changed",
+    "setup",
+]
 
 log = logging.getLogger(__name__)
+
+#: The ``bot_meta`` key of the hash of the command set last published globally.
+COMMANDS_HASH_KEY = "global_commands_hash"
+#: How long a start waits for the global publication before going on without it.
+PUBLISH_TIMEOUT = 30.0
+
+
+async def command_set_hash(tree: discord.app_commands.CommandTree[Any], application_id: int) -> str:
+    """A stable hash (SHA-256, hex) of what a global ``tree.sync()`` would send for
+    ``application_id``: every global command's payload, translated as discord.py translates it,
+    in a canonical JSON form (keys sorted, commands ordered by type and name)."""
+    translator = tree.translator
+    payload = [
+        await command.get_translated_payload(tree, translator)
+        if translator is not None
+        else command.to_dict(tree)
+        for command in tree.get_commands()
+    ]
+    payload.sort(key=lambda c: (int(c.get("type", 1)), str(c["name"])))
+    text = json.dumps(
+        {"application_id": application_id, "commands": payload},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+async def _store_published_hash(bot: commands.Bot, storage: Storage) -> None:
+    """Remember the command set just published globally (see :func:`publish_if_changed`)."""
+    assert bot.application_id is not None
+    digest = await command_set_hash(bot.tree, bot.application_id)
+    await storage.set_meta(COMMANDS_HASH_KEY, digest, time.time())
+
+
+async def publish_if_changed(bot: commands.Bot, storage: Storage) -> bool:
+    """Publish the global commands once if they differ from the last published set (see the
+    module docstring).  True if they were published now; never raises for a failed
+    publication, which is logged and retried at the next start."""
+    try:
+        if bot.application_id is None:
+            raise discord.app_commands.MissingApplicationID
+        digest = await command_set_hash(bot.tree, bot.application_id)
+        if digest == await storage.get_meta(COMMANDS_HASH_KEY):
+            log.info("slash commands unchanged since their last global publication")
+            return False
+        synced = await asyncio.wait_for(bot.tree.sync(), PUBLISH_TIMEOUT)
+        await storage.set_meta(COMMANDS_HASH_KEY, digest, time.time())
+    except Exception as exc:  # a failed publication must never keep the bot from playing
+        log.error(
+            "publishing the changed slash commands globally failed (%s): the next start tries "
+            "again, or the owner can mention the bot with `sync`",
+            " ".join(str(exc).split()) or type(exc).__name__,
+        )
+        return False
+    log.info("slash commands changed: published %d command(s) globally", len(synced))
+    return True
 
 
 #: The scopes ``@bot sync`` accepts ("guild" is an alias of "here").
@@ -72,6 +159,9 @@ class AdminCog(commands.Cog):
         else:
             synced = await tree.sync()
             where = "every server (global; may take a while to appear)"
+            service = getattr(self.bot, "service", None)
+            if service is not None:  # the next start then knows these are published
+                await _store_published_hash(self.bot, service.storage)
         log.info("owner %s synced %d command(s) to %s", ctx.author, len(synced), where)
         await ctx.reply(f"Synced {len(synced)} command(s) to {where}.", mention_author=False)
 

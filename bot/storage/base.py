@@ -193,3 +193,12 @@ class Storage(ABC):
     @abstractmethod
     async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
         """Insert or replace the settings of ``guild_id`` (JSON text) at time ``now``."""
+
+    # The bot's own values: a small key-value table (``bot_meta``, migration 6).
+    @abstractmethod
+    async def get_meta(self, key: str) -> str | None:
+        """The value stored under ``key`` by :meth:`set_meta`, or ``None`` if there is none."""
+
+    @abstractmethod
+    async def set_meta(self, key: str, value: str, now: float) -> None:
+        """Insert or replace the value of ``key`` (one row per key) at time ``now``."""

@@ -40,6 +40,12 @@ _WHY_4 = (
 
 _WHY_SERVER_SETTINGS = "per-server settings of /durak config, one JSON document per guild"
 
+#: Why migration 6 exists, on both backends.
+_WHY_BOT_META = (
+    "bot_meta: small values the bot keeps about itself, one row per key (the hash of the slash "
+    "commands last published globally)"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class _Template:
@@ -232,6 +238,17 @@ _TEMPLATE: tuple[_Template, ...] = (
             """CREATE TABLE server_settings (
                 guild_id {big} PRIMARY KEY,
                 settings_json TEXT NOT NULL,
+                updated_at {real} NOT NULL
+            )""",
+        ),
+    ),
+    _Template(
+        6,
+        _WHY_BOT_META,
+        (
+            """CREATE TABLE bot_meta (
+                key TEXT PRIMARY KEY,
+                value TEXT NOT NULL,
                 updated_at {real} NOT NULL
             )""",
         ),

@@ -459,6 +459,15 @@ class SqlStore(Storage):
     async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
         await self.execute(sql.SERVER_SETTINGS_UPSERT, guild_id, settings_json, now)
 
+    # -------------------------------------------------------------- the bot's own values
+    async def get_meta(self, key: str) -> str | None:
+        async with self.read() as con:
+            row = await con.fetch_one(sql.META_GET, key)
+        return None if row is None else str(row[0])
+
+    async def set_meta(self, key: str, value: str, now: float) -> None:
+        await self.execute(sql.META_UPSERT, key, value, now)
+
     # -------------------------------------------------------------- stats
     async def player_stats(
         self, guild_id: int, user_id: int, profile: str | None

@@ -101,6 +101,13 @@ SERVER_SETTINGS_UPSERT = (
     "updated_at = excluded.updated_at"
 )
 
+#: The bot's own values (``bot_meta``, one row per key; see ``Storage.get_meta``).
+META_GET = "SELECT value FROM bot_meta WHERE key = ?"
+META_UPSERT = (
+    "INSERT INTO bot_meta (key, value, updated_at) VALUES (?, ?, ?) "
+    "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"
+)
+
 #: A forfeit, at most one per seat of a game: params (game_id, seat, guild_id, user_id,
 #: reason, move, at).
 FORFEIT_INSERT = (

@@ -21,6 +21,8 @@ import asyncpg
 import pytest
 
 from bot.storage import (
+    POSTGRES_MIGRATIONS,
+    SQLITE_MIGRATIONS,
     NewGame,
     SeriesRecord,
     Storage,
@@ -100,6 +102,22 @@ async def postgres_backend(postgres_server: ThrowawayPostgres) -> AsyncIterator[
     """A fresh, empty PostgreSQL database (for what only a shared server can show)."""
     async for fresh in _fresh_postgres_database(postgres_server):
         yield fresh
+
+
+async def upgraded_across(backend: Backend, number: int, table: str) -> Storage:
+    """Make ``backend``'s database at the schema before migration ``number`` (``table`` does
+    not exist yet), then open it with every migration: the opened storage is returned (the
+    caller closes it), at a schema version of at least ``number``."""
+    migrations = SQLITE_MIGRATIONS if backend.name == "sqlite" else POSTGRES_MIGRATIONS
+    old = backend.storage(tuple(m for m in migrations if m.number < number))
+    await old.open()
+    await old.close()
+    with pytest.raises(Exception, match=r"(?i)no such table|does not exist"):
+        await backend.sql(f"SELECT * FROM {table}")
+    new = backend.storage()
+    await new.open()
+    assert await new.schema_version() >= number
+    return new
 
 
 @pytest.fixture

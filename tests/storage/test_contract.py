@@ -25,7 +25,7 @@ from bot.views import LobbyOptions, LobbySeat
 from bot.votes import Forfeit
 
 from ..fairplay.support import play
-from .conftest import GUILD, Backend, new_game, series_record
+from .conftest import GUILD, Backend, new_game, series_record, upgraded_across
 
 
 def migrations_of(backend: Backend) -> tuple[Migration, ...]:
@@ -638,14 +638,6 @@ async def test_server_config_round_trips_per_guild(storage: Storage, backend: Ba
 
 
 async def test_server_settings_table_comes_with_migration_5(backend: Backend) -> None:
-    before = tuple(m for m in migrations_of(backend) if m.number < 5)
-    st = backend.storage(before)
-    await st.open()  # a database of an older schema ...
-    await st.close()
-    with pytest.raises(Exception, match=r"(?i)no such table|does not exist"):
-        await backend.sql("SELECT guild_id FROM server_settings")
-    st = backend.storage()
-    await st.open()  # ... moved forward: the table exists and is empty
-    assert await st.schema_version() >= 5
-    assert await st.load_server_config(GUILD) is None
+    st = await upgraded_across(backend, 5, "server_settings")  # an older database, moved on
+    assert await st.load_server_config(GUILD) is None  # the table exists and is empty
     await st.close()
