@@ -30,7 +30,6 @@ __all__ = ["Settings", "token_problem"]
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 DEFAULT_DATABASE_PATH = "durak.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
-DEFAULT_TURN_TIMEOUT = DEFAULT_TIMEOUT
 DEFAULT_AI_DELAY = 1.0
 
 # A bot token is three base64url segments joined by dots (user id, timestamp, HMAC).
@@ -81,7 +80,7 @@ class Settings:
     log_level: str = DEFAULT_LOG_LEVEL
     #: ``LOG_FORMAT``: ``text`` or ``json`` (one JSON object per line; see :mod:`bot.logs`).
     log_format: str = "text"
-    turn_timeout: int = DEFAULT_TURN_TIMEOUT
+    turn_timeout: int = DEFAULT_TIMEOUT
     ai_delay: float = DEFAULT_AI_DELAY
     #: ``SHARD_COUNT``: gateway shards of the whole bot (None: one connection, every server).
     shard_count: int | None = None
@@ -187,7 +186,7 @@ class Settings:
             dev_guild_id=dev_guild,
             log_level=level,
             log_format=log_format,
-            turn_timeout=turn_timeout if turn_timeout is not None else DEFAULT_TURN_TIMEOUT,
+            turn_timeout=turn_timeout if turn_timeout is not None else DEFAULT_TIMEOUT,
             ai_delay=ai_delay,
             shard_count=shards,
             shard_ids=shard_ids,

@@ -17,6 +17,7 @@ from cogs.custom_ids import game_id
 from cogs.i18n import Catalog
 from cogs.render.message import (
     BLURPLE,
+    BUTTONS_PER_ROW,
     CONTENT_MAX,
     GREY,
     LABEL_MAX,
@@ -39,7 +40,6 @@ __all__ = ["CARDS_PER_PAGE", "action_label", "actions_by_card", "render_hand", "
 
 
 CARDS_PER_PAGE = 20
-_ROW = 5
 _LAST_ROW = 4
 
 
@@ -120,7 +120,7 @@ def render_hand(view: HandView, t: Catalog, *, page: int = 0, selected: str | No
                 action.text,
                 action_label(action, t),
                 _ACTION_STYLE.get(action.kind, "primary"),
-                i // _ROW,
+                i // BUTTONS_PER_ROW,
             )
     else:
         shown = view.cards[page * CARDS_PER_PAGE : (page + 1) * CARDS_PER_PAGE]
@@ -128,11 +128,11 @@ def render_hand(view: HandView, t: Catalog, *, page: int = 0, selected: str | No
             actions = by_card.get(card.text, [])
             if len(actions) == 1:
                 emoji = "↪️" if actions[0].kind == "transfer" else None
-                add(actions[0].text, card.text, _card_style(card.card), i // _ROW, emoji)
+                add(actions[0].text, card.text, _card_style(card.card), i // BUTTONS_PER_ROW, emoji)
             elif actions:
-                add(f"pick {card.text}", card.text, _card_style(card.card), i // _ROW)
+                add(f"pick {card.text}", card.text, _card_style(card.card), i // BUTTONS_PER_ROW)
             else:
-                add(f"why {card.text}", card.text, "secondary", i // _ROW)
+                add(f"why {card.text}", card.text, "secondary", i // BUTTONS_PER_ROW)
 
     # The last row: Back or paging, Take, Pass, Transfer shortcuts.
     last: list[tuple[str, str, Style, str | None]] = []
@@ -153,7 +153,7 @@ def render_hand(view: HandView, t: Catalog, *, page: int = 0, selected: str | No
     nxt: tuple[str, str, Style, str | None] | None = None
     if selected is None and page < pages - 1:
         nxt = (f"page {page + 1}", t.fill("Page {page}", page=page + 2), "secondary", "▶️")
-    room = _ROW - len(last) - (1 if nxt else 0)
+    room = BUTTONS_PER_ROW - len(last) - (1 if nxt else 0)
     for action in view.legal:
         if room <= 0:
             break

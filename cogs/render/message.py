@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 __all__ = [
     "BLURPLE",
+    "BUTTONS_PER_ROW",
     "CONTENT_MAX",
     "DESCRIPTION_MAX",
     "EMBED_MAX",
@@ -81,6 +82,8 @@ class Reply:
 # Discord limits
 LABEL_MAX, CONTENT_MAX, TITLE_MAX, DESCRIPTION_MAX = 80, 2000, 256, 4096
 FIELD_NAME_MAX, FIELD_VALUE_MAX, FOOTER_MAX, FIELDS_MAX, EMBED_MAX = 256, 1024, 2048, 25, 6000
+#: Buttons in one action row of a message.
+BUTTONS_PER_ROW = 5
 
 
 GREEN, RED, GREY, BLURPLE, GOLD = 0x2E7D32, 0xDD2E44, 0x4F545C, 0x5865F2, 0xF1C40F

@@ -17,9 +17,9 @@ from bot.views import (
 )
 from cogs.custom_ids import history_id, replay_id
 from cogs.i18n import Catalog
-from cogs.render.hand import _ROW
 from cogs.render.message import (
     BLURPLE,
+    BUTTONS_PER_ROW,
     FIELD_VALUE_MAX,
     GOLD,
     LABEL_MAX,
@@ -223,14 +223,14 @@ def render_history(view: HistoryPage, t: Catalog) -> Reply:
             f"`#{entry.game_id}` <t:{int(entry.ended_at)}:f> · **{rules_title(entry.rules, t)}**"
         )
         lines.append("   " + ", ".join(names) + " — " + result)
-        if entry.replayable and len(components) < 2 * _ROW:
+        if entry.replayable and len(components) < 2 * BUTTONS_PER_ROW:
             components.append(
                 Button(
                     replay_id(entry.game_id, 0, "open"),
                     clip(t.fill("Replay #{game}", game=entry.game_id), LABEL_MAX),
                     "secondary",
                     emoji="🎞️",
-                    row=len(components) // _ROW,
+                    row=len(components) // BUTTONS_PER_ROW,
                 )
             )
     if view.page > 1:
