@@ -21,6 +21,8 @@ __all__ = [
     "BadId",
     "BadOption",
     "ChannelBusy",
+    "ChannelElsewhere",
+    "ChannelMoved",
     "ChannelNotAllowed",
     "ConfigError",
     "ConfirmForfeit",
@@ -276,7 +278,27 @@ class StorageFailure(ServiceError):
     default_message = Message("the game could not be saved: nothing was changed, please try again")
 
 
-class GameMoved(StorageFailure):
+class ChannelMoved(StorageFailure):
+    """A fenced write lost: another bot process wrote this channel (its lobby, series or
+    game) since this process read it.  Nothing was written; this process drops its copy of
+    the channel and reads it again before the next command (the service retries the command
+    once on the fresh copy before it answers with this)."""
+
+    code = "channel_moved"
+    default_message = Message("this table was changed by another bot process: press again")
+
+
+class ChannelElsewhere(ServiceError):
+    """The channel's lobby or game belongs to a server this process does not serve (another
+    process holds its gateway shard)."""
+
+    code = "channel_elsewhere"
+    default_message = Message(
+        "this channel's game is served by another bot process: try again in a moment"
+    )
+
+
+class GameMoved(ChannelMoved):
     """A fenced write lost: the game's row moved on, so another bot process serves this game
     now.  Nothing was written; this process has dropped its copy of the game."""
 

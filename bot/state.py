@@ -280,6 +280,9 @@ class ChannelState:
     turn_timeout: int = DEFAULT_TIMEOUT
     #: The running game, or the last finished one (shown until a rematch).
     game: GameState | None = None
+    #: The channel's write counter as this process last read or wrote it: every write of the
+    #: lobby, the series or a game's start and end presents it (see ``bot.storage.Storage``).
+    fence: int = 0
 
     @property
     def playing(self) -> bool:

@@ -36,11 +36,13 @@ the process holding its shard, so this process's count is the server's.
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 from collections.abc import Callable, Iterable
 
 from bot.ai_pool import MAX_AI_ONLY_TABLES_PER_SERVER, AIPool, ThreadAI
 from bot.clock import Clock, SystemClock
+from bot.errors import ServiceError
 from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
 from bot.presenter import Presenter
 from bot.service.channels import Channels
@@ -49,6 +51,7 @@ from bot.service.driver import Driver
 from bot.service.fairplay import FairPlay, StopOutcome
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobbies
+from bot.service.moved import retry_moved
 from bot.service.play import ChannelPhase, Play, Unshowable, UnshowableOutcome
 from bot.service.records import Records
 from bot.service.settings import SettingsStore
@@ -56,6 +59,8 @@ from bot.service.tasks import Tasks
 from bot.storage import Storage
 from rules_engine import Game
 from rules_engine.ai import AUTOPILOT_LEVEL
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "ChannelPhase",
@@ -93,6 +98,9 @@ class GameService:
     :param include_guild: the servers this process serves (those on its gateway shards,
         :func:`bot.shards.guild_filter`); :meth:`restore` loads only their lobbies, series and
         games (default: every server).  Stats and leaderboards answer for any server.
+    :param resync_interval: on shared storage (PostgreSQL), how often this process reads
+        again the channels another process wrote (0: never; a channel is read anyway when a
+        write of it loses its fence, or when this process holds nothing of it).
     """
 
     def __init__(
@@ -111,6 +119,7 @@ class GameService:
         ai_concurrency: int = 4,
         max_ai_only_tables: int = MAX_AI_ONLY_TABLES_PER_SERVER,
         include_guild: Callable[[int], bool] | None = None,
+        resync_interval: float = 10.0,
     ) -> None:
         if not MIN_TIMEOUT <= turn_timeout <= MAX_TIMEOUT:
             raise ValueError(f"turn_timeout must be {MIN_TIMEOUT}–{MAX_TIMEOUT} s")
@@ -120,6 +129,7 @@ class GameService:
         self.clock: Clock = clock or SystemClock()
         self.turn_timeout = turn_timeout
         self.restore_grace = restore_grace
+        self.resync_interval = resync_interval
         self.max_ai_only_tables = max_ai_only_tables
         seeds = seed_source or (lambda: secrets.randbits(62))
         self._own_ai = ai is None
@@ -172,31 +182,32 @@ class GameService:
             restore_grace=restore_grace,
             include_guild=include_guild,
         )
-        # the commands, by part
-        self.open_lobby = lobbies.open_lobby
+        # the commands, by part; a command that writes is retried once on a fresh copy of its
+        # channel when another process wrote the channel first (bot.service.moved)
+        self.open_lobby = retry_moved(lobbies.open_lobby)
         self.lobby = lobbies.lobby
-        self.join = lobbies.join
-        self.leave = lobbies.leave
-        self.add_ai = lobbies.add_ai
-        self.remove_seat = lobbies.remove_seat
-        self.start = lobbies.start
-        self.stop = fairplay.stop
-        self.keep_playing = fairplay.keep_playing
-        self.forfeit = fairplay.forfeit
-        self.kick = fairplay.kick
-        self.act = play.act
-        self.hand = play.hand
+        self.join = retry_moved(lobbies.join)
+        self.leave = retry_moved(lobbies.leave)
+        self.add_ai = retry_moved(lobbies.add_ai)
+        self.remove_seat = retry_moved(lobbies.remove_seat)
+        self.start = retry_moved(lobbies.start)
+        self.stop = retry_moved(fairplay.stop)
+        self.keep_playing = retry_moved(fairplay.keep_playing)
+        self.forfeit = retry_moved(fairplay.forfeit)
+        self.kick = retry_moved(fairplay.kick)
+        self.act = retry_moved(play.act)
+        self.hand = retry_moved(play.hand)
         self.table = play.table
         self.seat_of = play.seat_of
         self.state = play.state
         self.live_channels = play.live_channels
         self.host_of = play.host_of
-        self.rematch = play.rematch
-        self.end_series = play.end_series
+        self.rematch = retry_moved(play.rematch)
+        self.end_series = retry_moved(play.end_series)
         self.series = play.series
         self.timers_paused = play.timers_paused
-        self.pause_timers = play.pause_timers
-        self.resume_timers = play.resume_timers
+        self.pause_timers = retry_moved(play.pause_timers)
+        self.resume_timers = retry_moved(play.resume_timers)
         self.table_unshowable = play.table_unshowable
         self.stats = records.stats
         self.leaderboard = records.leaderboard
@@ -243,7 +254,23 @@ class GameService:
         if self._restored:
             raise RuntimeError("restore() runs once, at startup")
         self._restored = True
-        return await self._lifecycle.restore()
+        restored = await self._lifecycle.restore()
+        if self.storage.shared and self.resync_interval > 0:
+            self._tasks.spawn(self._resync_forever())
+        return restored
+
+    async def _resync_forever(self) -> None:
+        """On shared storage, every ``resync_interval`` seconds: read again the channels that
+        another process wrote (:meth:`bot.service.lifecycle.Lifecycle.resync`), so that a
+        lobby or game it started is served here too once it stops."""
+        while not self._driver.closed:
+            await self._tasks.nap(self.clock, self.resync_interval)
+            if self._driver.closed:
+                return
+            try:
+                await self._lifecycle.resync()
+            except ServiceError as exc:  # the database is away: try again next time
+                log.warning("resync with the database failed: %s", exc)
 
     async def close(self) -> None:
         """Stop timers and AI tasks, store each waiting turn's remaining time (so a restart

@@ -21,7 +21,15 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
-from bot.errors import AlreadyStarted, GameFinished, NoGame, NoLobby, NotHost, NotSeated
+from bot.errors import (
+    AlreadyStarted,
+    ChannelMoved,
+    GameFinished,
+    NoGame,
+    NoLobby,
+    NotHost,
+    NotSeated,
+)
 from bot.presenter import Notice, NoticeKind, Presenter
 from bot.service.tasks import Tasks
 from bot.state import ChannelState, GameState, LobbyState
@@ -45,6 +53,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Event = Callable[[Presenter], Awaitable[None]]
+#: Reads a channel this process holds nothing of from storage into the registry (under the
+#: channel's lock); returns the channel's stored fence (see :meth:`Channels.edit`).
+Loader = Callable[[int], Awaitable[int]]
 
 
 @dataclass(slots=True)
@@ -119,10 +130,21 @@ class Outbox:
 class Transaction:
     """One command's hold on a channel: its state, guards and outbox (see the module)."""
 
-    def __init__(self, channels: Channels, channel_id: int, outbox: Outbox) -> None:
+    def __init__(
+        self,
+        channels: Channels,
+        channel_id: int,
+        outbox: Outbox,
+        fence: int = 0,
+        *,
+        loaded: bool = False,
+    ) -> None:
         self.channel_id = channel_id
         self.outbox = outbox
         self._channels = channels
+        self._fence = fence  # the stored fence of a channel that holds nothing yet
+        #: Whether the channel was read from storage for this command (its copy is fresh).
+        self.loaded = loaded
 
     @property
     def ch(self) -> ChannelState | None:
@@ -130,8 +152,13 @@ class Transaction:
         return self._channels.get(self.channel_id)
 
     def channel(self, guild_id: int) -> ChannelState:
-        """The channel's state, created empty if there is none."""
-        return self._channels.create(self.channel_id, guild_id)
+        """The channel's state, created empty if there is none (at the channel's stored
+        fence, so that its first write is fenced like any other)."""
+        ch = self._channels.get(self.channel_id)
+        if ch is None:
+            ch = self._channels.create(self.channel_id, guild_id)
+            ch.fence = self._fence
+        return ch
 
     def need_lobby(self) -> LobbyState:
         """The open lobby (:class:`AlreadyStarted` if a game runs, else :class:`NoLobby`)."""
@@ -194,6 +221,8 @@ class Channels:
         self.presenters = presenters
         self._states: dict[int, ChannelState] = {}
         self._locks = KeyedLocks()
+        #: Set by the service: reads a channel missing from the registry (see :meth:`edit`).
+        self.loader: Loader | None = None
 
     def get(self, channel_id: int) -> ChannelState | None:
         return self._states.get(channel_id)
@@ -209,6 +238,14 @@ class Channels:
         """Drop the channel's state (its lock goes when nobody waits for it)."""
         self._states.pop(channel_id, None)
 
+    def drop(self, channel_id: int) -> None:
+        """Drop this process's copy of a channel, its timers and stop vote with it (another
+        process wrote the channel: the copy is stale and is read again when next needed)."""
+        ch = self._states.pop(channel_id, None)
+        if ch is not None and ch.game is not None:
+            ch.game.disarm()
+            ch.game.close_vote()
+
     def __iter__(self) -> Iterator[ChannelState]:
         return iter(list(self._states.values()))
 
@@ -222,17 +259,39 @@ class Channels:
 
     @contextlib.asynccontextmanager
     async def edit(self, channel_id: int) -> AsyncIterator[Transaction]:
-        """Hold the channel's lock for one command (see the module docstring)."""
+        """Hold the channel's lock for one command (see the module docstring).
+
+        A channel this process holds nothing of is read from storage first (by
+        :attr:`loader`): another process may have written it.  A command whose write lost its
+        fence (:class:`ChannelMoved`) drops this process's copy of the channel."""
         outbox = Outbox(self.presenters)
         async with self._locks.hold(channel_id):
-            tx = Transaction(self, channel_id, outbox)
+            fence = 0
+            loaded = channel_id not in self._states and self.loader is not None
+            if loaded:
+                assert self.loader is not None
+                fence = await self.loader(channel_id)
+            tx = Transaction(self, channel_id, outbox, fence, loaded=loaded)
             try:
                 yield tx
+            except ChannelMoved:
+                self.drop(channel_id)
+                raise
             finally:
                 ch = self._states.get(channel_id)
                 if ch is not None and ch.empty:
                     del self._states[channel_id]
         self.publish(outbox)
+
+    async def ensure(self, channel_id: int) -> ChannelState | None:
+        """The channel's state, read from storage first if this process holds nothing of it
+        (as :meth:`edit` does), for commands that only read."""
+        ch = self._states.get(channel_id)
+        if ch is None and self.loader is not None:
+            async with self.edit(channel_id):
+                pass
+            ch = self._states.get(channel_id)
+        return ch
 
     def publish(self, outbox: Outbox) -> None:
         """Run each queued event for every presenter, each in a task of its own."""

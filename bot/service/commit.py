@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from bot.ai_pool import AIPool, ThreadAI
 from bot.clock import Clock
-from bot.errors import GameMoved, IllegalMove, StorageFailure
+from bot.errors import ChannelMoved, GameMoved, IllegalMove, StorageFailure
 from bot.service.channels import Channels
 from bot.service.settle import GameEnd, settle
 from bot.state import ChannelState, GameState, human_plays
@@ -39,7 +39,7 @@ def storage_errors() -> Iterator[None]:
     logging the traceback: the request is refused and nothing in memory has changed yet."""
     try:
         yield
-    except GameMoved:
+    except ChannelMoved:  # another process wrote the channel: the caller reads it again
         raise
     except Exception as exc:
         log.exception("storage failure")
@@ -132,7 +132,8 @@ class Commit:
             meta=g.meta(deadline=deadline),
         )
         with self.storage_errors():
-            series_id, game_id = await self.storage.start_game(series, new)
+            series_id, game_id = await self.storage.start_game(series, new, fence=ch.fence)
+        ch.fence += 1
         series.id = series_id
         series.last_game_id = game_id
         g.game_id = game_id
@@ -183,7 +184,10 @@ class Commit:
                     count_ai_games=g.count_ai_games,
                 )
                 new_series = done.series
-                await self.storage.finish_game(done.record, new_series, revision=g.revision)
+                await self.storage.finish_game(
+                    done.record, new_series, revision=g.revision, fence=ch.fence
+                )
+                ch.fence += 1
             else:
                 g.revision = await self.storage.save_live(
                     g.game_id,
@@ -243,12 +247,17 @@ class Commit:
                     forfeits=running.forfeits,
                 )
                 await self.storage.finish_game(
-                    done.record, done.series, end_series_at=now, revision=running.revision
+                    done.record,
+                    done.series,
+                    end_series_at=now,
+                    revision=running.revision,
+                    fence=ch.fence,
                 )
                 if done.series is not None:
                     series.losses = done.series.losses
             else:
-                await self.storage.end_series(series.id, now)
+                await self.storage.end_series(series.id, now, fence=ch.fence)
+        ch.fence += 1
         view: TableView | None = None
         if running is not None:
             running.disarm()

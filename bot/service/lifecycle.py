@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.errors import GameMoved
+from bot.errors import ChannelElsewhere, ChannelMoved, GameMoved, NoGame
 from bot.presenter import Notice
 from bot.service.channels import Channels, Outbox
 from bot.service.commit import Commit
@@ -33,6 +33,10 @@ __all__ = ["Lifecycle", "restored_deadline"]
 log = logging.getLogger(__name__)
 
 #: The channel's notice when its live game did not restore (the series ends with it).
+#: The refusal when a channel's live game, written by another process, does not read back.
+UNLOADABLE = Message(
+    "the game of this channel could not be loaded here: it is left as it was stored"
+)
 UNRESTORABLE_NOTICE = Message(
     "the game of this channel could not be restored after the restart: it was recorded as "
     "stopped with no result, and the series ended. Open a new lobby to play again"
@@ -83,6 +87,7 @@ class Lifecycle:
             restarted = Message("the bot restarted: the game continues")
             outbox.notice(Notice(ch.channel_id, "restored", restarted))
         self.channels.publish(outbox)
+        self.channels.loader = self.load_channel
         log.info(
             "restored %d lobbies, %d series, %d live games",
             len(state.lobbies),
@@ -91,8 +96,84 @@ class Lifecycle:
         )
         return len(restored)
 
+    async def load_channel(self, channel_id: int) -> int:
+        """Read a channel this process holds nothing of (it may have been written by another
+        process since this one started): its lobby, or its active series and live game (whose
+        timers are armed here from then on).  Returns the channel's stored fence.  Runs under
+        the channel's lock (:attr:`Channels.loader`).
+
+        Refuses with :class:`ChannelElsewhere` for a channel of a server this process does not
+        serve, and with :class:`NoGame` if its live game does not read back (the row is left
+        as it is: only a restart sets such a row aside)."""
+        with self.commit.storage_errors():
+            state = await self.commit.storage.load_channel(channel_id)
+        fence = state.fences.get(channel_id, 0)
+        guilds = {r.guild_id for r in state.lobbies} | {s.guild_id for s in state.series}
+        if not guilds:
+            return fence
+        if self.include_guild is not None and not all(map(self.include_guild, guilds)):
+            raise ChannelElsewhere(channel_id=channel_id)
+        with self.commit.storage_errors():
+            for guild_id in sorted(guilds):
+                await self.settings.load(guild_id)
+        self._load_tables(state)
+        ch = self.channels.get(channel_id)
+        assert ch is not None
+        now = self.commit.clock.now()
+        try:
+            for live in state.live:
+                if ch.series is None or ch.series.id != live.series_id:
+                    continue
+                g, meta = self._game_state(live, ch.series.guild_id, now)
+                with self.commit.storage_errors():
+                    forfeits = await self.commit.storage.forfeits_of_game(g.game_id)
+                g.forfeits = {f.seat: f for f in forfeits}
+                if g.human_waits(ch.series):
+                    g.deadline = restored_deadline(meta, now, ch.turn_timeout, self.restore_grace)
+                ch.game = g
+            last = ch.series
+            if ch.game is None and last is not None and last.last_game_id is not None:
+                ch.game = await self.commit.load_finished(last)
+        except Exception as exc:
+            self.channels.drop(channel_id)
+            if isinstance(exc, NoGame | ChannelMoved):
+                raise
+            log.error("channel %d does not load (%s): left as stored", channel_id, exc)
+            raise NoGame(UNLOADABLE) from exc
+        if ch.playing:
+            self.driver.schedule(ch)
+        log.info("channel %d read from storage (fence %d)", channel_id, fence)
+        return fence
+
+    async def resync(self) -> int:
+        """On shared storage: read again every channel whose stored fence differs from this
+        process's copy (another process opened, changed or started something there, or a
+        channel this process holds nothing of has a lobby or series of a server it serves).
+        Returns the number of channels read again."""
+        with self.commit.storage_errors():
+            stored = await self.commit.storage.channel_fences()
+        stale: list[int] = []
+        for channel_id, (fence, guild_id) in stored.items():
+            ch = self.channels.get(channel_id)
+            if ch is not None:
+                if ch.fence != fence:
+                    stale.append(channel_id)
+            elif guild_id is not None and (
+                self.include_guild is None or self.include_guild(guild_id)
+            ):
+                stale.append(channel_id)
+        for channel_id in stale:
+            async with self.channels.edit(channel_id) as tx:
+                ch = tx.ch
+                if ch is not None and ch.fence == stored[channel_id][0]:
+                    continue  # brought up to date while waiting for the lock
+                self.channels.drop(channel_id)
+                if self.channels.loader is not None:
+                    await self.channels.loader(channel_id)
+        return len(stale)
+
     def _load_tables(self, state: StoredState) -> None:
-        """Put the stored lobbies and active series in their channels."""
+        """Put the stored lobbies and active series in their channels, at their fences."""
         for rec in state.lobbies:
             ch = self.channels.create(rec.channel_id, rec.guild_id)
             ch.lobby = LobbyState(
@@ -111,6 +192,10 @@ class Lifecycle:
             ch.series = s
             ch.rules = Rules.from_spec(s.rules)
             ch.turn_timeout = s.options.turn_timeout or self.turn_timeout
+        for channel_id, fence in state.fences.items():
+            held = self.channels.get(channel_id)
+            if held is not None:
+                held.fence = fence
 
     async def _restore_live(
         self, live: LiveRecord, now: float, outbox: Outbox
@@ -181,9 +266,13 @@ class Lifecycle:
         done = settle(GameEnd.UNRESTORABLE, series, live.game_id, log_, now)
         try:
             await self.commit.storage.finish_game(
-                done.record, done.series, end_series_at=now, revision=live.revision
+                done.record,
+                done.series,
+                end_series_at=now,
+                revision=live.revision,
+                fence=ch.fence,
             )
-        except GameMoved:
+        except ChannelMoved:
             log.warning("live game %d is served by another process now", live.game_id)
         except Exception:
             log.exception("live game %d could not be set aside: channel left idle", live.game_id)

@@ -149,10 +149,11 @@ class Lobbies:
             with self.commit.storage_errors():
                 if ended is not None and ended.id is not None:
                     await self.commit.storage.end_series_and_save_lobby(
-                        ended.id, now, lobby.record()
+                        ended.id, now, lobby.record(), fence=ch.fence
                     )
                 else:
-                    await self.commit.storage.save_lobby(lobby.record())
+                    await self.commit.storage.save_lobby(lobby.record(), fence=ch.fence)
+            ch.fence += 1
             if ended is not None:
                 ch.series = None
                 ch.game = None
@@ -166,7 +167,7 @@ class Lobbies:
     @checked_ids
     async def lobby(self, channel_id: int) -> LobbyView:
         """The open lobby of the channel (:class:`NoLobby` if none)."""
-        ch = self.channels.get(channel_id)
+        ch = await self.channels.ensure(channel_id)
         if ch is None or ch.lobby is None:
             raise NoLobby()
         return lobby_view(ch.lobby, "open")
@@ -186,7 +187,8 @@ class Lobbies:
                 raise AlreadySeated()
             _need_room(lobby)
             seats = [*lobby.seats, LobbySeat(user_id, clean_name(name, user_id))]
-            await self._save_seats(lobby, seats)
+            assert tx.ch is not None
+            await self._save_seats(tx.ch, lobby, seats)
             view = lobby_view(lobby, "open")
             tx.lobby_changed(view)
         return view
@@ -248,7 +250,8 @@ class Lobbies:
             while name in taken:
                 name = f"{base} {k}"
                 k += 1
-            await self._save_seats(lobby, [*lobby.seats, LobbySeat(None, name, level)])
+            assert tx.ch is not None
+            await self._save_seats(tx.ch, lobby, [*lobby.seats, LobbySeat(None, name, level)])
             view = lobby_view(lobby, "open")
             tx.lobby_changed(view)
         return view
@@ -291,9 +294,10 @@ class Lobbies:
         """Close the channel's lobby (host or Manage Channel)."""
         lobby = tx.need_lobby()
         need_host(lobby.host_id, requester_id, manage_channel)
-        with self.commit.storage_errors():
-            await self.commit.storage.delete_lobby(tx.channel_id)
         assert tx.ch is not None
+        with self.commit.storage_errors():
+            await self.commit.storage.delete_lobby(tx.channel_id, fence=tx.ch.fence)
+        tx.ch.fence += 1
         tx.ch.lobby = None
         tx.lobby_changed(lobby_view(lobby, "closed"))
         tx.notice("stopped", Message("the lobby was closed"), user_id=requester_id)
@@ -344,10 +348,11 @@ class Lobbies:
             raise AIOnlyLimit(refusal, running=running, cap=cap)
 
     async def _save_seats(
-        self, lobby: LobbyState, seats: list[LobbySeat], host: Host | None = None
+        self, ch: ChannelState, lobby: LobbyState, seats: list[LobbySeat], host: Host | None = None
     ) -> None:
         with self.commit.storage_errors():
-            await self.commit.storage.save_lobby(lobby.record(seats, host))
+            await self.commit.storage.save_lobby(lobby.record(seats, host), fence=ch.fence)
+        ch.fence += 1
         lobby.seats = seats
         if host is not None:
             lobby.host_id, lobby.host_name = host
@@ -364,15 +369,16 @@ class Lobbies:
         ``announce_host``); a lobby left with no human closes."""
         host_before = lobby.host_id
         host = next_host((lobby.host_id, lobby.host_name), seats)
+        assert tx.ch is not None
         if host is None:
             with self.commit.storage_errors():
-                await self.commit.storage.delete_lobby(lobby.channel_id)
-            assert tx.ch is not None
+                await self.commit.storage.delete_lobby(lobby.channel_id, fence=tx.ch.fence)
+            tx.ch.fence += 1
             tx.ch.lobby = None
             lobby.seats = []
             view = lobby_view(lobby, "closed")
         else:
-            await self._save_seats(lobby, seats, host)
+            await self._save_seats(tx.ch, lobby, seats, host)
             view = lobby_view(lobby, "open")
         tx.lobby_changed(view)
         if announce_host:

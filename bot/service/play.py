@@ -15,12 +15,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.clock import Clock
-from bot.errors import AlreadyStarted, Forfeited, NoGame, NotYourTurn, ServiceError, StaleAction
+from bot.errors import (
+    AlreadyStarted,
+    ChannelMoved,
+    Forfeited,
+    NoGame,
+    NotYourTurn,
+    ServiceError,
+    StaleAction,
+)
 from bot.service.channels import Channels, need_game, need_member, players_of, require_seat, seat_of
 from bot.service.commit import Commit
 from bot.service.driver import Driver
 from bot.service.lobby import Lobbies
 from bot.service.options import parse_player_action
+from bot.state import ChannelState
 from bot.view_builders import hand_view, series_view, table_view
 from bot.views import HandView, SeriesView, TableView
 from rules_engine import Action, deal_from_seed, next_dealer_and_leader
@@ -29,6 +38,21 @@ from rules_engine.messages import Message, Seat
 __all__ = ["ChannelPhase", "Play", "Unshowable", "UnshowableOutcome"]
 
 log = logging.getLogger(__name__)
+
+
+def _need_news(ch: ChannelState | None, game_id: int | None, version: int | None) -> None:
+    """Raise :class:`ChannelMoved` if a press shows a game or a move that this process's copy
+    of the channel has not seen: another process started or played it, and the channel must
+    be read again (the command is then retried on the fresh copy)."""
+    if game_id is None:
+        return
+    g = ch.game if ch is not None else None
+    if (
+        g is None
+        or game_id > g.game_id
+        or (game_id == g.game_id and version is not None and version > g.game.version)
+    ):
+        raise ChannelMoved(game_id=game_id, version=version)
 
 
 class ChannelPhase(enum.StrEnum):
@@ -95,6 +119,8 @@ class Play:
         (``.reason`` is the engine's).  Acting turns the player's autopilot off."""
         t0 = time.perf_counter()
         async with self.channels.edit(channel_id) as tx:
+            if self.commit.storage.shared and not tx.loaded:
+                _need_news(tx.ch, game_id, version)
             ch, g = tx.need_game()
             seat = require_seat(ch, user_id)
             if seat in g.forfeits:
@@ -155,7 +181,7 @@ class Play:
 
     async def table(self, channel_id: int) -> TableView:
         """The public table of the channel's current (or just finished) game."""
-        ch, _ = need_game(self.channels.get(channel_id), allow_finished=True)
+        ch, _ = need_game(await self.channels.ensure(channel_id), allow_finished=True)
         return table_view(ch)
 
     def seat_of(self, channel_id: int, user_id: int) -> int | None:
@@ -241,7 +267,7 @@ class Play:
 
     async def series(self, channel_id: int) -> SeriesView:
         """Loss counts of the channel's current series."""
-        ch = self.channels.get(channel_id)
+        ch = await self.channels.ensure(channel_id)
         if ch is None or ch.series is None:
             raise NoGame(Message("there is no series in this channel"))
         return series_view(ch.series)

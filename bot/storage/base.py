@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
-from bot.errors import GameMoved
+from bot.errors import ChannelMoved, GameMoved
 from bot.ratings import RatedGame, Rating, RatingKey
 from bot.storage.records import (
     FinishedGame,
@@ -20,7 +20,14 @@ from bot.storage.records import (
 from bot.views import AiLevelStats, LeaderboardRow, ProfileStats
 from bot.votes import Forfeit
 
-__all__ = ["DatabaseUnavailable", "GameMoved", "GuildFilter", "Storage", "StorageError"]
+__all__ = [
+    "ChannelMoved",
+    "DatabaseUnavailable",
+    "GameMoved",
+    "GuildFilter",
+    "Storage",
+    "StorageError",
+]
 
 #: Which guilds a process serves (e.g. "the guilds on my shards"): ``include(guild_id)``.
 GuildFilter = Callable[[int], bool]
@@ -43,11 +50,23 @@ class Storage(ABC):
     nothing if the row moved on (or is gone): they raise :class:`bot.errors.GameMoved`, which
     means another process serves the game now and the caller must drop its copy.
 
+    Channel fences: every other write of a channel (its lobby, its series, the start and the
+    end of its games) takes ``fence``, the channel's write counter as the caller last read it
+    (:attr:`StoredState.fences`; 0 when nothing was ever written there), and advances it by
+    exactly one; if the stored counter is not ``fence`` it changes nothing and raises
+    :class:`bot.errors.ChannelMoved`: another process wrote the channel since, and the caller
+    must read it again.  A live game's moves are fenced by its row's revision only, and a
+    process whose copy of a game is stale loses on that.  ``fence=None`` writes unfenced (for
+    tools and tests that own the database alone; the service always passes it).
+
     Every stats, leaderboard and history query is scoped by guild and reads only committed
     rows, so any process answers for any guild."""
 
     #: Where the data lives, for messages (a path or a URL without its password).
     target: str
+    #: Whether several bot processes may use this database at once (PostgreSQL).  A process on
+    #: shared storage reads a channel it holds nothing of before answering for it.
+    shared: bool = False
 
     @abstractmethod
     async def open(self) -> None:
@@ -63,18 +82,21 @@ class Storage(ABC):
         """The number of the newest migration applied."""
 
     @abstractmethod
-    async def save_lobby(self, lobby: LobbyRecord) -> None:
-        """Insert or replace the lobby of ``lobby.channel_id``."""
+    async def save_lobby(self, lobby: LobbyRecord, *, fence: int | None = None) -> None:
+        """Insert or replace the lobby of ``lobby.channel_id`` (channel-fenced)."""
 
     @abstractmethod
-    async def delete_lobby(self, channel_id: int) -> None:
-        """Drop the channel's lobby (no error if there is none)."""
+    async def delete_lobby(self, channel_id: int, *, fence: int | None = None) -> None:
+        """Drop the channel's lobby (no error if there is none; channel-fenced)."""
 
     @abstractmethod
-    async def start_game(self, series: SeriesRecord, game: NewGame) -> tuple[int, int]:
+    async def start_game(
+        self, series: SeriesRecord, game: NewGame, *, fence: int | None = None
+    ) -> tuple[int, int]:
         """One transaction: drop the channel's lobby, create ``series`` if its ``id`` is None,
         insert the game and its live row (at revision
-        :data:`bot.storage.records.FIRST_REVISION`).  Returns ``(series_id, game_id)``."""
+        :data:`bot.storage.records.FIRST_REVISION`); channel-fenced.  Returns
+        ``(series_id, game_id)``."""
 
     @abstractmethod
     async def save_live(
@@ -92,9 +114,10 @@ class Storage(ABC):
         end_series_at: float | None = None,
         *,
         revision: int,
+        fence: int | None = None,
     ) -> None:
-        """One transaction, fenced like :meth:`save_live`: drop the live row, record the
-        result (or the abort), the per-player rows, the AI levels seated
+        """One transaction, fenced like :meth:`save_live` and channel-fenced: drop the live
+        row, record the result (or the abort), the per-player rows, the AI levels seated
         (``game.ai_levels``), the rating changes of ``game.rated_places`` (each player's
         current rating read and updated in this transaction, a ``rating_history`` row per
         player) and the series' new counts (``series`` given); optionally end the series.
@@ -113,26 +136,40 @@ class Storage(ABC):
         """The forfeits of a game, in the order they happened."""
 
     @abstractmethod
-    async def end_series(self, series_id: int, ended_at: float) -> None:
-        """Mark an active series ended."""
+    async def end_series(
+        self, series_id: int, ended_at: float, *, fence: int | None = None
+    ) -> None:
+        """Mark an active series ended (channel-fenced)."""
 
     @abstractmethod
     async def end_series_and_save_lobby(
-        self, series_id: int, ended_at: float, lobby: LobbyRecord
+        self, series_id: int, ended_at: float, lobby: LobbyRecord, *, fence: int | None = None
     ) -> None:
         """One transaction: :meth:`end_series` then :meth:`save_lobby`, as ``/durak new`` does
         in a channel whose series is finished.  Both are stored, or (if either fails) neither:
-        the series stays active and no lobby is stored."""
+        the series stays active and no lobby is stored.  Channel-fenced: the fence advances
+        once."""
 
     @abstractmethod
     async def discard_orphans(self, ended_at: float) -> list[int]:
         """Record as aborted and drop every live game whose series is not active (such a row
-        would block its channel for good).  Returns their game ids."""
+        would block its channel for good), advancing their channels' fences.  Returns their
+        game ids."""
 
     @abstractmethod
     async def load_state(self, include_guild: GuildFilter | None = None) -> StoredState:
         """Open lobbies, active series and live games (for restart recovery), of the guilds
-        ``include_guild`` accepts (default: all)."""
+        ``include_guild`` accepts (default: all), with the fences of their channels."""
+
+    @abstractmethod
+    async def load_channel(self, channel_id: int) -> StoredState:
+        """What :meth:`load_state` holds of one channel: its lobby, active series, live game
+        and fence (of whatever server it belongs to)."""
+
+    @abstractmethod
+    async def channel_fences(self) -> dict[int, tuple[int, int | None]]:
+        """Every stored channel fence: ``{channel_id: (fence, guild_id)}``, the guild of the
+        channel's open lobby or active series (``None`` if it holds neither)."""
 
     @abstractmethod
     async def load_game(self, game_id: int) -> GameRecord | None:

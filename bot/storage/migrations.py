@@ -46,6 +46,13 @@ _WHY_BOT_META = (
     "commands last published globally)"
 )
 
+#: Why migration 7 exists, on both backends.
+_WHY_CHANNEL_FENCES = (
+    "channel_fences: one write counter per channel, advanced by every write of its lobby or "
+    "series and by the start and end of its games, so that a process holding a stale copy of "
+    "a channel loses its next write instead of overwriting another process's"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class _Template:
@@ -250,6 +257,16 @@ _TEMPLATE: tuple[_Template, ...] = (
                 key TEXT PRIMARY KEY,
                 value TEXT NOT NULL,
                 updated_at {real} NOT NULL
+            )""",
+        ),
+    ),
+    _Template(
+        7,
+        _WHY_CHANNEL_FENCES,
+        (
+            """CREATE TABLE channel_fences (
+                channel_id {big} PRIMARY KEY,
+                revision {big} NOT NULL
             )""",
         ),
     ),

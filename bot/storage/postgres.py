@@ -51,6 +51,8 @@ def _rows_changed(status: str) -> int:
 class PostgresStorage(SqlStore):
     """``dsn``: a ``postgresql://`` URL (asyncpg's forms, e.g. ``?host=/socket/dir``)."""
 
+    shared = True  # several bot processes may serve one PostgreSQL database
+
     def __init__(
         self,
         dsn: str,

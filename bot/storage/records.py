@@ -157,6 +157,9 @@ class StoredState:
     lobbies: list[LobbyRecord]
     series: list[SeriesRecord]
     live: list[LiveRecord]
+    #: The channel fences (write counters) of those channels, by channel id; a channel with
+    #: none stored is at 0 (see :class:`bot.storage.base.Storage`).
+    fences: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 from bot.ratings import RatedGame, Rating, RatingKey
 from bot.storage import records
 from bot.storage import statements as sql
-from bot.storage.base import DatabaseUnavailable, GameMoved, GuildFilter, Storage
+from bot.storage.base import ChannelMoved, DatabaseUnavailable, GameMoved, GuildFilter, Storage
 from bot.storage.migrations import Migration, check_numbering
 from bot.storage.records import (
     FIRST_REVISION,
@@ -191,16 +191,43 @@ class SqlStore(Storage):
         async with self.read() as con:
             return await _number(con, sql.SCHEMA_VERSION)
 
-    # -------------------------------------------------------------- lobbies
-    async def save_lobby(self, lobby: LobbyRecord) -> None:
-        await self.execute(sql.LOBBY_UPSERT, *_lobby_row(lobby))
+    # -------------------------------------------------------------- channel fences
+    async def _advance_fence(
+        self, con: SqlConnection, channel_id: int | None, fence: int | None
+    ) -> None:
+        """Inside a write transaction: advance the channel's fence from ``fence`` (see
+        :class:`Storage`), or raise :class:`ChannelMoved` so the transaction rolls back.
+        ``fence=None``: an unfenced write (of a tool or test owning the database alone)."""
+        if channel_id is None or fence is None:
+            return
+        if fence == 0:
+            changed = await con.execute(sql.FENCE_CREATE, channel_id)
+        else:
+            changed = await con.execute(sql.FENCE_ADVANCE, channel_id, fence)
+        if changed != 1:
+            raise ChannelMoved(channel_id=channel_id, fence=fence)
 
-    async def delete_lobby(self, channel_id: int) -> None:
-        await self.execute(sql.LOBBY_DELETE, channel_id)
+    async def _channel_of(self, con: SqlConnection, query: str, key: int) -> int | None:
+        row = await con.fetch_one(query, key)
+        return None if row is None else int(row[0])
+
+    # -------------------------------------------------------------- lobbies
+    async def save_lobby(self, lobby: LobbyRecord, *, fence: int | None = None) -> None:
+        async with self.write() as con:
+            await self._advance_fence(con, lobby.channel_id, fence)
+            await con.execute(sql.LOBBY_UPSERT, *_lobby_row(lobby))
+
+    async def delete_lobby(self, channel_id: int, *, fence: int | None = None) -> None:
+        async with self.write() as con:
+            await self._advance_fence(con, channel_id, fence)
+            await con.execute(sql.LOBBY_DELETE, channel_id)
 
     # -------------------------------------------------------------- games
-    async def start_game(self, series: SeriesRecord, game: NewGame) -> tuple[int, int]:
+    async def start_game(
+        self, series: SeriesRecord, game: NewGame, *, fence: int | None = None
+    ) -> tuple[int, int]:
         async with self.write() as con:
+            await self._advance_fence(con, game.channel_id, fence)
             await con.execute(sql.LOBBY_DELETE, game.channel_id)
             series_id = series.id
             if series_id is None:
@@ -262,10 +289,13 @@ class SqlStore(Storage):
         end_series_at: float | None = None,
         *,
         revision: int,
+        fence: int | None = None,
     ) -> None:
         async with self.write() as con:
             if await con.execute(sql.LIVE_DELETE_FENCED, game.game_id, revision) != 1:
                 raise GameMoved(game_id=game.game_id, revision=revision)
+            channel_id = await self._channel_of(con, sql.CHANNEL_OF_GAME, game.game_id)
+            await self._advance_fence(con, channel_id, fence)
             await con.execute(
                 sql.GAME_FINISH,
                 json.dumps(game.actions, ensure_ascii=False),
@@ -382,13 +412,19 @@ class SqlStore(Storage):
             rows = await con.fetch(sql.FORFEITS_OF_GAME, game_id)
         return [Forfeit(g, u, s, a, r, m) for g, u, s, a, r, m in rows]
 
-    async def end_series(self, series_id: int, ended_at: float) -> None:
-        await self.execute(sql.SERIES_END_ACTIVE, ended_at, series_id)
-
-    async def end_series_and_save_lobby(
-        self, series_id: int, ended_at: float, lobby: LobbyRecord
+    async def end_series(
+        self, series_id: int, ended_at: float, *, fence: int | None = None
     ) -> None:
         async with self.write() as con:
+            channel_id = await self._channel_of(con, sql.CHANNEL_OF_SERIES, series_id)
+            await self._advance_fence(con, channel_id, fence)
+            await con.execute(sql.SERIES_END_ACTIVE, ended_at, series_id)
+
+    async def end_series_and_save_lobby(
+        self, series_id: int, ended_at: float, lobby: LobbyRecord, *, fence: int | None = None
+    ) -> None:
+        async with self.write() as con:
+            await self._advance_fence(con, lobby.channel_id, fence)
             await con.execute(sql.SERIES_END_ACTIVE, ended_at, series_id)
             await con.execute(sql.LOBBY_UPSERT, *_lobby_row(lobby))
 
@@ -400,30 +436,45 @@ class SqlStore(Storage):
                     sql.ORPHAN_ABORT, actions_of_snapshot(snapshot), ended_at, game_id
                 )
                 await con.execute(sql.ORPHAN_DELETE, game_id)
+                # every copy of that channel is stale now: fence them all out
+                channel_id = await self._channel_of(con, sql.CHANNEL_OF_GAME, game_id)
+                if await con.execute(sql.FENCE_BUMP, channel_id) != 1:
+                    await con.execute(sql.FENCE_CREATE, channel_id)
         return [int(game_id) for game_id, _ in orphans]
 
     # -------------------------------------------------------------- recovery
     async def load_state(self, include_guild: GuildFilter | None = None) -> StoredState:
         keep = include_guild or every_guild
         async with self.read() as con:
-            lobbies = [
-                lobby_from_json(c, g, d) for c, g, d in await con.fetch(sql.LOAD_LOBBIES) if keep(g)
-            ]
-            series: dict[int, SeriesRecord] = {}
-            for row in await con.fetch(sql.LOAD_SERIES):
-                if keep(row[2]):
-                    series[row[0]] = series_from_row(row)
-            for sid, user_id, name, level, losses in await con.fetch(sql.LOAD_SERIES_PLAYERS):
-                rec = series.get(sid)
-                if rec is not None:
-                    rec.seats.append(LobbySeat(user_id, name, level))
-                    rec.losses.append(losses)
-            live = [
-                LiveRecord(gid, ch, sid, _as_stored(snap), _as_stored(meta), version, guild, rev)
-                for gid, ch, sid, snap, meta, version, guild, rev in await con.fetch(sql.LOAD_LIVE)
-                if keep(guild)
-            ]
-        return StoredState(lobbies, list(series.values()), live)
+            state = _stored_state(
+                await con.fetch(sql.LOAD_LOBBIES),
+                await con.fetch(sql.LOAD_SERIES),
+                await con.fetch(sql.LOAD_SERIES_PLAYERS),
+                await con.fetch(sql.LOAD_LIVE),
+                keep,
+            )
+            fences = await con.fetch(sql.LOAD_FENCES)
+        held = {r.channel_id for r in state.lobbies} | {s.channel_id for s in state.series}
+        state.fences = {int(c): int(r) for c, r in fences if c in held}
+        return state
+
+    async def load_channel(self, channel_id: int) -> StoredState:
+        async with self.read() as con:
+            state = _stored_state(
+                await con.fetch(sql.LOAD_LOBBY_OF_CHANNEL, channel_id),
+                await con.fetch(sql.LOAD_SERIES_OF_CHANNEL, channel_id),
+                await con.fetch(sql.LOAD_SERIES_PLAYERS_OF_CHANNEL, channel_id),
+                await con.fetch(sql.LOAD_LIVE_OF_CHANNEL, channel_id),
+                every_guild,
+            )
+            fence = await _number(con, sql.FENCE_OF, channel_id)
+        state.fences = {channel_id: fence}
+        return state
+
+    async def channel_fences(self) -> dict[int, tuple[int, int | None]]:
+        async with self.read() as con:
+            rows = await con.fetch(sql.CHANNEL_FENCES)
+        return {int(c): (int(f), None if g is None else int(g)) for c, f, g in rows}
 
     async def load_game(self, game_id: int) -> GameRecord | None:
         async with self.read() as con:
@@ -540,6 +591,34 @@ class SqlStore(Storage):
             total = await _number(con, count_sql, *key)
             fetched = await con.fetch(query, *key, limit, offset)
         return total, [history_from_row(r) for r in fetched]
+
+
+def _stored_state(
+    lobby_rows: list[Row],
+    series_rows: list[Row],
+    seat_rows: list[Row],
+    live_rows: list[Row],
+    keep: GuildFilter,
+) -> StoredState:
+    """The lobbies, active series (with their seats) and live games of the rows read by
+    :data:`~bot.storage.statements.LOAD_LOBBIES` and the like, of the guilds ``keep``
+    accepts."""
+    lobbies = [lobby_from_json(c, g, d) for c, g, d in lobby_rows if keep(g)]
+    series: dict[int, SeriesRecord] = {}
+    for row in series_rows:
+        if keep(row[2]):
+            series[row[0]] = series_from_row(row)
+    for sid, user_id, name, level, losses in seat_rows:
+        rec = series.get(sid)
+        if rec is not None:
+            rec.seats.append(LobbySeat(user_id, name, level))
+            rec.losses.append(losses)
+    live = [
+        LiveRecord(gid, ch, sid, _as_stored(snap), _as_stored(meta), version, guild, rev)
+        for gid, ch, sid, snap, meta, version, guild, rev in live_rows
+        if keep(guild)
+    ]
+    return StoredState(lobbies, list(series.values()), live)
 
 
 def _lobby_row(lobby: LobbyRecord) -> tuple[int, int, str, float]:

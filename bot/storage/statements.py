@@ -227,3 +227,46 @@ HISTORY_USER_COUNT = (
     "AND g.ended_at IS NOT NULL AND EXISTS "
     "(SELECT 1 FROM game_players p WHERE p.game_id = g.id AND p.user_id = ?)"
 )
+
+# ---------------------------------------------------------------------------- channel fences
+#: A channel's fence (its write counter); no row reads as 0.
+FENCE_OF = "SELECT revision FROM channel_fences WHERE channel_id = ?"
+#: The fenced advance of a channel's fence: params (channel_id, held revision).
+FENCE_ADVANCE = (
+    "UPDATE channel_fences SET revision = revision + 1 WHERE channel_id = ? AND revision = ?"
+)
+#: The first write of a channel (held revision 0): the row appears at 1, unless another
+#: process created it first (then nothing changes and the write is refused).
+FENCE_CREATE = (
+    "INSERT INTO channel_fences (channel_id, revision) VALUES (?, 1) "
+    "ON CONFLICT (channel_id) DO NOTHING"
+)
+#: An unconditional advance (a write that must also fence out every other copy).
+FENCE_BUMP = "UPDATE channel_fences SET revision = revision + 1 WHERE channel_id = ?"
+LOAD_FENCES = "SELECT channel_id, revision FROM channel_fences ORDER BY channel_id"
+CHANNEL_OF_GAME = "SELECT channel_id FROM games WHERE id = ?"
+CHANNEL_OF_SERIES = "SELECT channel_id FROM series WHERE id = ?"
+#: :data:`LOAD_LOBBIES` and the like, of one channel.
+LOAD_LOBBY_OF_CHANNEL = "SELECT channel_id, guild_id, data FROM lobbies WHERE channel_id = ?"
+LOAD_SERIES_OF_CHANNEL = (
+    "SELECT id, channel_id, guild_id, host_id, host_name, options, rules, profile, "
+    "games, draws, last_dealer, last_loser, last_game_id, created_at "
+    "FROM series WHERE status = 'active' AND channel_id = ? ORDER BY id"
+)
+LOAD_SERIES_PLAYERS_OF_CHANNEL = (
+    "SELECT sp.series_id, sp.user_id, sp.name, sp.ai_level, sp.losses "
+    "FROM series_players sp JOIN series s ON s.id = sp.series_id "
+    "WHERE s.status = 'active' AND s.channel_id = ? ORDER BY sp.series_id, sp.seat"
+)
+LOAD_LIVE_OF_CHANNEL = (
+    "SELECT l.game_id, l.channel_id, l.series_id, l.snapshot, l.meta, l.version, g.guild_id, "
+    "l.revision FROM live_games l JOIN games g ON g.id = l.game_id WHERE l.channel_id = ? "
+    "ORDER BY l.game_id"
+)
+#: Every channel fence, with the guild of the channel's lobby or active series (NULL if it
+#: holds neither).
+CHANNEL_FENCES = (
+    "SELECT f.channel_id, f.revision, COALESCE(l.guild_id, s.guild_id) FROM channel_fences f "
+    "LEFT JOIN lobbies l ON l.channel_id = f.channel_id "
+    "LEFT JOIN series s ON s.channel_id = f.channel_id AND s.status = 'active'"
+)

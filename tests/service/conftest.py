@@ -97,10 +97,15 @@ def spy_finished(svc: GameService) -> list[FinishedGame]:
     original = svc.storage.finish_game
 
     async def spy(
-        game: FinishedGame, series: Any, end_series_at: float | None = None, *, revision: int
+        game: FinishedGame,
+        series: Any,
+        end_series_at: float | None = None,
+        *,
+        revision: int,
+        fence: int | None = None,
     ) -> None:
         seen.append(game)
-        await original(game, series, end_series_at, revision=revision)
+        await original(game, series, end_series_at, revision=revision, fence=fence)
 
     svc.storage.finish_game = spy  # type: ignore[method-assign]
     return seen
