@@ -181,7 +181,9 @@ class Storage(ABC):
     @abstractmethod
     async def rated_games(self, guild_id: int | None = None) -> list[RatedGame]:
         """Every rated game's places from the rating history (of ``guild_id``), in the order
-        they were rated: what :func:`bot.ratings.recompute` rebuilds the ratings from."""
+        they were rated: what :func:`bot.ratings.recompute` rebuilds the ratings from.  A
+        player erased by :meth:`forget_player` has no places left, so a recomputation would
+        no longer give the others exactly their stored ratings, which stay as they were."""
 
     @abstractmethod
     async def history(
