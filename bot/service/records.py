@@ -187,8 +187,11 @@ class Records:
             with storage_errors():
                 seats = await self.storage.game_seats(game_id)
             if seats is not None:
+                players = players_of(seats)
+                if players != cached.players:
+                    cached = self._replays[game_id] = dataclasses.replace(cached, players=players)
                 self._replays.move_to_end(game_id)
-                return dataclasses.replace(cached, players=players_of(seats))
+                return cached
             del self._replays[game_id]
         with storage_errors():
             rec = await self.storage.load_game(game_id)
