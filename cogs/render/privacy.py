@@ -170,7 +170,7 @@ def render_confirm_forget(request: ForgetRequest, t: Catalog) -> Reply:
                 "were. This cannot be undone."
             ),
             t.fill("Stored now: {summary}.", summary=_summary(request.stored, t)),
-            t.fill("This question expires {when}.", when=when(request.expires_at)),
+            t.fill("This confirmation expires {when}.", when=when(request.expires_at)),
         )
     )
     user, expires = request.user_id, request.expires_at
