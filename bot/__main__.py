@@ -104,6 +104,15 @@ def _parser() -> argparse.ArgumentParser:
         "backup", help="copy the SQLite database, even while the bot runs (README: Backups)"
     )
     backup.add_argument("file", help="the new file to write (never overwritten)")
+    forget = sub.add_parser(
+        "forget",
+        help="erase a Discord user's name and id from every record (README: Privacy)",
+        description=(
+            "Erase a Discord user's name and id from every record, as /durak forget-me does. "
+            "Stop the bot first on SQLite (it holds the file); on PostgreSQL it may run."
+        ),
+    )
+    forget.add_argument("user_id", type=int, help="the user's Discord id (a number)")
     return parser
 
 
@@ -124,6 +133,15 @@ def main(
         try:
             print(backup_database(settings.storage_url, args.file), file=stdout or sys.stdout)
         except BackupRefused as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        return 0
+    if args.command == "forget":
+        from bot.forget import ForgetRefused, forget_user
+
+        try:
+            print(forget_user(settings.storage_url, args.user_id), file=stdout or sys.stdout)
+        except ForgetRefused as exc:
             print(exc, file=sys.stderr)
             return 2
         return 0

@@ -26,6 +26,7 @@ __all__ = [
     "ChannelNotAllowed",
     "ConfigError",
     "ConfirmForfeit",
+    "ConfirmationExpired",
     "Forfeited",
     "GameFinished",
     "GameMoved",
@@ -39,6 +40,8 @@ __all__ = [
     "NotSeated",
     "NotVoter",
     "NotYourTurn",
+    "NotYours",
+    "PlayerInPlay",
     "ServiceError",
     "StaleAction",
     "StorageFailure",
@@ -176,6 +179,48 @@ class ConfirmForfeit(ServiceError):
     default_message = Message(
         "the game is running: leaving now is a forfeit, counted as a loss, and the AI plays "
         "your seat to the end"
+    )
+
+
+class PlayerInPlay(ServiceError):
+    """``/durak forget-me`` by someone in a lobby, or in a series or game that has not ended
+    (in any server): their seat there still needs their id.  ``details['channels']`` lists
+    the channels."""
+
+    code = "in_play"
+    default_message = Message(
+        "you are in a lobby or a game that has not ended: leave the lobby, or wait for the "
+        "game and its series to end, then ask again"
+    )
+
+    @classmethod
+    def of(cls, channels: tuple[int, ...]) -> PlayerInPlay:
+        """The refusal naming the ``channels`` where the player still is."""
+        if not channels:
+            return cls()
+        return cls(
+            Message(
+                "you are in a lobby or a game that has not ended in {channels}: leave the "
+                "lobby, or wait for the game and its series to end, then ask again",
+                channels=", ".join(f"<#{c}>" for c in sorted(set(channels))),
+            ),
+            channels=tuple(sorted(set(channels))),
+        )
+
+
+class NotYours(ServiceError):
+    """A press on a confirmation that was asked for by someone else."""
+
+    code = "not_yours"
+    default_message = Message("only the player who asked can answer this")
+
+
+class ConfirmationExpired(ServiceError):
+    """A confirmation pressed after it expired: nothing was done."""
+
+    code = "expired"
+    default_message = Message(
+        "this confirmation has expired: nothing was erased. Use /durak forget-me again"
     )
 
 

@@ -24,9 +24,11 @@ from rules_engine.messages import Message, Seat
 from rules_engine.rules import Rules
 
 __all__ = [
+    "FORMER_PLAYER_ID",
     "ActionChoice",
     "ActionRecord",
     "AiLevelStats",
+    "ForgetRequest",
     "HandCard",
     "HandView",
     "HistoryEntry",
@@ -38,13 +40,16 @@ __all__ = [
     "LobbySeat",
     "LobbyView",
     "Player",
+    "PrivacyView",
     "ProfileStats",
     "ReplayView",
     "Role",
     "SeatView",
     "SeriesEntry",
     "SeriesView",
+    "ServerRecords",
     "StatsView",
+    "StoredRating",
     "TablePair",
     "TableView",
     "action_message",
@@ -63,13 +68,22 @@ class Role(StrEnum):
     OUT = "out"
 
 
+#: The user id stored in place of a player's who asked to be forgotten (``/durak forget-me``):
+#: their past seats keep their place at the table but name nobody.  No Discord id is 0, and
+#: no command accepts it (ids are checked to be from 1).
+FORMER_PLAYER_ID = 0
+
+
 @dataclass(frozen=True, slots=True)
 class Player:
     """Who sits at a seat, as a message names them: a display name, and the AI level of an
-    AI seat (``None`` for a human), so an adapter can present AI seats its own way."""
+    AI seat (``None`` for a human), so an adapter can present AI seats its own way.
+    ``former``: a player who asked to be forgotten (no name: the adapter says "a former
+    player")."""
 
     name: str
     ai_level: str | None = None
+    former: bool = False
 
 
 def action_message(kind: ActionKind, cards: tuple[Card, ...]) -> Message:
@@ -123,6 +137,11 @@ class LobbySeat:
     def is_ai(self) -> bool:
         return self.ai_level is not None
 
+    @property
+    def former(self) -> bool:
+        """The seat of a player who asked to be forgotten (see :data:`FORMER_PLAYER_ID`)."""
+        return self.user_id == FORMER_PLAYER_ID
+
 
 @dataclass(frozen=True, slots=True)
 class LobbyView:
@@ -160,6 +179,11 @@ class SeatView:
     autopilot: bool
     losses: int  # in the current series
     forfeited: bool = False  # the player left or was kicked: the AI plays this seat
+
+    @property
+    def former(self) -> bool:
+        """Never true at a live table (a player in a game cannot be forgotten)."""
+        return self.user_id == FORMER_PLAYER_ID
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +227,11 @@ class SeriesEntry:
     name: str
     ai_level: str | None
     losses: int
+
+    @property
+    def former(self) -> bool:
+        """The seat of a player who asked to be forgotten (see :data:`FORMER_PLAYER_ID`)."""
+        return self.user_id == FORMER_PLAYER_ID
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,3 +499,74 @@ class ReplayView:
     players: tuple[Player, ...]
     ended_at: float
     replay: Replay
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRating:
+    """One stored rating of a player: theirs in one rule ``profile`` of a server."""
+
+    profile: str
+    rating: Rating
+    games: int  # rated games
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRecords:
+    """What is stored about a player in one server (``guild_id``).
+
+    ``games``: the games they were seated in (running, finished or stopped); ``results``: the
+    finished games counted in their stats; ``rating_changes``: their rating history rows;
+    ``series``: the series they sat in or hosted; ``open_channels``: the channels where they
+    are in a lobby, or a series or game that has not ended; ``first_at``/``last_at``: when
+    their first game started and their last one ended (epoch seconds)."""
+
+    guild_id: int
+    games: int = 0
+    results: int = 0
+    forfeits: int = 0
+    series: int = 0
+    rating_changes: int = 0
+    ratings: tuple[StoredRating, ...] = ()
+    open_channels: tuple[int, ...] = ()
+    first_at: float | None = None
+    last_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PrivacyView:
+    """Everything stored about one Discord user, across every server (``/durak privacy``):
+    the display names stored with their id, and their records per server."""
+
+    user_id: int
+    names: tuple[str, ...]
+    servers: tuple[ServerRecords, ...]
+
+    @property
+    def empty(self) -> bool:
+        """Nothing is stored about the user."""
+        return not self.names and not self.servers
+
+    @property
+    def open_channels(self) -> tuple[int, ...]:
+        """The channels where the user is in a lobby, series or game that has not ended."""
+        return tuple(c for s in self.servers for c in s.open_channels)
+
+    @property
+    def games(self) -> int:
+        """The games the user was seated in, in every server."""
+        return sum(s.games for s in self.servers)
+
+    @property
+    def ratings(self) -> int:
+        """The ratings stored for the user, in every server."""
+        return sum(len(s.ratings) for s in self.servers)
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetRequest:
+    """A ``/durak forget-me`` waiting for its confirmation: only ``user_id`` may confirm it,
+    until ``expires_at`` (whole epoch seconds); ``stored`` is what would be erased."""
+
+    user_id: int
+    expires_at: int
+    stored: PrivacyView

@@ -1,7 +1,8 @@
 """What every part of the ``/durak`` cog shares: the ``/durak`` command group, the cog's state
 and the ways to answer an interaction (defer it, answer privately, refuse in the user's
 language).  The feature modules (:mod:`cogs.lobby_commands`, :mod:`cogs.play_commands`,
-:mod:`cogs.fair_play_commands`, :mod:`cogs.records_commands`, :mod:`cogs.info_commands`)
+:mod:`cogs.fair_play_commands`, :mod:`cogs.records_commands`, :mod:`cogs.info_commands`,
+:mod:`cogs.privacy_commands`)
 subclass :class:`CogCore`; :class:`cogs.durak_commands.DurakCog` puts them together.
 """
 

@@ -1,7 +1,7 @@
 """The bot's buttons and selects as ``discord.ui.DynamicItem``s.
 
-:class:`GameComponent`, :class:`LobbyComponent`, :class:`ReplayComponent` and
-:class:`HistoryComponent` match the custom ids of
+:class:`GameComponent`, :class:`LobbyComponent`, :class:`ReplayComponent`,
+:class:`HistoryComponent` and :class:`ForgetComponent` match the custom ids of
 :mod:`cogs.custom_ids`, so they keep working on messages sent before a restart.  Messages are
 sent with views that are never stored by discord.py (they are stopped before sending): every
 press is routed by the registered templates alone, to the loaded cog (a
@@ -20,11 +20,13 @@ from discord.ext import commands
 
 from bot.errors import ServiceError
 from cogs.custom_ids import (
+    FORGET_TEMPLATE,
     GAME_TEMPLATE,
     HISTORY_TEMPLATE,
     LOBBY_TEMPLATE,
     REPLAY_TEMPLATE,
     AnyButton,
+    ForgetButton,
     GameButton,
     HistoryButton,
     LobbyButton,
@@ -37,6 +39,7 @@ from cogs.render.notices import render_error
 __all__ = [
     "COG_NAME",
     "ComponentHandler",
+    "ForgetComponent",
     "GameComponent",
     "HistoryComponent",
     "LobbyComponent",
@@ -130,3 +133,10 @@ class HistoryComponent(_Component, template=HISTORY_TEMPLATE):
     """History paging buttons: ``durak:history:<user_id>:<page>:<prev|next>``."""
 
     button_type = HistoryButton
+
+
+class ForgetComponent(_Component, template=FORGET_TEMPLATE):
+    """The ``/durak forget-me`` confirmation's buttons:
+    ``durak:forget:<user_id>:<expires_at>:<confirm|cancel>``."""
+
+    button_type = ForgetButton

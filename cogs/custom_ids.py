@@ -27,6 +27,10 @@ same frame still have different ids.
 History pages: ``durak:history:<user_id>:<page>:<prev|next>``: show page ``page`` (1-based) of
 ``/durak history`` (``user_id`` 0: the whole server), editing the private history message.
 
+The ``/durak forget-me`` confirmation: ``durak:forget:<user_id>:<expires_at>:<confirm|cancel>``:
+the erasure asked for by ``user_id``, which may be confirmed until ``expires_at`` (whole epoch
+seconds); the service checks both against the press.
+
 The templates are meant for ``discord.ui.DynamicItem`` (which ``fullmatch``-es them against
 the whole custom id); they never match each other's ids.
 """
@@ -38,6 +42,8 @@ from typing import NamedTuple
 
 __all__ = [
     "CARD_PATTERN",
+    "FORGET_ACTIONS",
+    "FORGET_TEMPLATE",
     "GAME_ACTIONS",
     "GAME_TEMPLATE",
     "HISTORY_NAVS",
@@ -48,13 +54,16 @@ __all__ = [
     "REPLAY_NAVS",
     "REPLAY_TEMPLATE",
     "AnyButton",
+    "ForgetButton",
     "GameButton",
     "HistoryButton",
     "LobbyButton",
     "ReplayButton",
+    "forget_id",
     "game_id",
     "history_id",
     "lobby_id",
+    "parse_forget_id",
     "parse_game_id",
     "parse_history_id",
     "parse_lobby_id",
@@ -105,6 +114,15 @@ HISTORY_TEMPLATE = (
     rf":(?P<nav>{'|'.join(HISTORY_NAVS)})"
 )
 
+#: The buttons of a ``/durak forget-me`` confirmation.
+FORGET_ACTIONS = ("confirm", "cancel")
+#: ``discord.ui.DynamicItem`` template of those buttons (groups user_id, expires_at, action).
+FORGET_TEMPLATE = (
+    rf"{PREFIX}:forget:(?P<user_id>[1-9][0-9]{{0,19}}):(?P<expires_at>0|[1-9][0-9]{{0,11}})"
+    rf":(?P<action>{'|'.join(FORGET_ACTIONS)})"
+)
+
+_FORGET_RE = re.compile(FORGET_TEMPLATE)
 _GAME_RE = re.compile(GAME_TEMPLATE)
 _HISTORY_RE = re.compile(HISTORY_TEMPLATE)
 _LOBBY_RE = re.compile(LOBBY_TEMPLATE)
@@ -171,19 +189,31 @@ class HistoryButton(NamedTuple):
         return cls(int(m["user_id"]) or None, int(m["page"]), m["nav"])
 
 
+class ForgetButton(NamedTuple):
+    user_id: int  # who asked for the erasure
+    expires_at: int  # until when it may be confirmed (epoch seconds)
+    action: str
+
+    @classmethod
+    def from_match(cls, m: re.Match[str]) -> ForgetButton:
+        """The button of a match of :data:`FORGET_TEMPLATE`."""
+        return cls(int(m["user_id"]), int(m["expires_at"]), m["action"])
+
+
 #: Any of the bot's component buttons, as read from its custom id.
-AnyButton = GameButton | LobbyButton | ReplayButton | HistoryButton
+AnyButton = GameButton | LobbyButton | ReplayButton | HistoryButton | ForgetButton
 _KINDS: dict[type[AnyButton], str] = {
     GameButton: "game",
     LobbyButton: "lobby",
     ReplayButton: "replay",
     HistoryButton: "history",
+    ForgetButton: "forget",
 }
 
 
 def route_of(button: AnyButton) -> tuple[str, str]:
     """What a press asks for, as ``(kind, verb)``: ``("game", "attack")``, ``("lobby",
-    "join")``, ``("replay", "next")``, ``("history", "prev")``."""
+    "join")``, ``("replay", "next")``, ``("history", "prev")``, ``("forget", "confirm")``."""
     verb = button.verb if isinstance(button, GameButton) else button[-1]
     return _KINDS[type(button)], str(verb)
 
@@ -228,6 +258,18 @@ def history_id(user_id: int | None, page: int, nav: str) -> str:
     """The custom id of a history paging button; ``ValueError`` if malformed."""
     custom_id = f"{PREFIX}:history:{int(user_id or 0)}:{int(page)}:{nav}"
     return _checked(custom_id, _HISTORY_RE, (user_id or 0) >= 0, "history")
+
+
+def forget_id(user_id: int, expires_at: int, action: str) -> str:
+    """The custom id of a ``/durak forget-me`` confirmation button; ``ValueError`` if
+    malformed."""
+    custom_id = f"{PREFIX}:forget:{int(user_id)}:{int(expires_at)}:{action}"
+    return _checked(custom_id, _FORGET_RE, user_id >= 1 and expires_at >= 0, "forget")
+
+
+def parse_forget_id(s: str) -> ForgetButton:
+    """Read a ``/durak forget-me`` confirmation button id; ``ValueError`` if it is not one."""
+    return ForgetButton.from_match(_match(s, _FORGET_RE, "forget"))
 
 
 def parse_game_id(s: str) -> GameButton:

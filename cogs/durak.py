@@ -7,13 +7,21 @@ from __future__ import annotations
 from discord.ext import commands
 
 from bot.service import GameService
-from cogs.components import GameComponent, HistoryComponent, LobbyComponent, ReplayComponent
+from cogs.components import (
+    ForgetComponent,
+    GameComponent,
+    HistoryComponent,
+    LobbyComponent,
+    ReplayComponent,
+)
 from cogs.durak_commands import DurakCog
 from cogs.presenter import DiscordPresenter, message_kwargs
 
 __all__ = [
+    "COMPONENTS",
     "DiscordPresenter",
     "DurakCog",
+    "ForgetComponent",
     "GameComponent",
     "HistoryComponent",
     "LobbyComponent",
@@ -23,6 +31,9 @@ __all__ = [
     "teardown",
 ]
 
+#: Every kind of button and select the bot sends (registered while the extension is loaded).
+COMPONENTS = (GameComponent, LobbyComponent, ReplayComponent, HistoryComponent, ForgetComponent)
+
 
 async def setup(bot: commands.Bot) -> None:
     """Load the cog (it needs ``bot.service``) and register the buttons."""
@@ -30,9 +41,9 @@ async def setup(bot: commands.Bot) -> None:
     if not isinstance(service, GameService):
         raise RuntimeError("cogs.durak needs bot.service (build the bot with create_bot)")
     await bot.add_cog(DurakCog(bot, service))
-    bot.add_dynamic_items(GameComponent, LobbyComponent, ReplayComponent, HistoryComponent)
+    bot.add_dynamic_items(*COMPONENTS)
 
 
 async def teardown(bot: commands.Bot) -> None:
     """Unregister the buttons (the cog unloads with the extension)."""
-    bot.remove_dynamic_items(GameComponent, LobbyComponent, ReplayComponent, HistoryComponent)
+    bot.remove_dynamic_items(*COMPONENTS)

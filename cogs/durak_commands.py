@@ -16,6 +16,9 @@ Every interaction is acknowledged first (``defer``), then the service is called:
   ephemerally and that new private message becomes the player's hand.
 - buttons on a hand (ephemeral) defer as an update (type 6) of that hand: the press becomes the
   player's latest interaction, through which the presenter edits the hand from then on.
+- ``/durak privacy`` and ``/durak forget-me`` answer privately; the Erase and Cancel buttons of
+  forget-me's confirmation defer as an update of it and edit it (a press by anyone but the
+  asker is refused in a private message of its own, the confirmation left as it was).
 
 Refusals (:class:`bot.errors.ServiceError`, engine reasons) are always private messages in the
 caller's language: slash-command errors through the tree's single error hook
@@ -26,7 +29,8 @@ The presenter is :class:`cogs.presenter.DiscordPresenter`; the buttons are the
 :meth:`DurakCog.on_component`: the table :data:`ROUTES` says how it is acknowledged and which
 handler runs.  The commands and handlers live in feature modules over a shared core
 (:mod:`cogs.cog_core`): :mod:`cogs.lobby_commands`, :mod:`cogs.play_commands`,
-:mod:`cogs.fair_play_commands`, :mod:`cogs.records_commands`, :mod:`cogs.info_commands`;
+:mod:`cogs.fair_play_commands`, :mod:`cogs.records_commands`, :mod:`cogs.info_commands`,
+:mod:`cogs.privacy_commands`;
 this module puts them together and keeps what concerns the whole cog (loading, the error
 hook, public messages Discord refuses to show).
 """
@@ -48,6 +52,7 @@ from bot.service import GameService, Unshowable
 from cogs.cog_core import durak
 from cogs.components import COG_NAME
 from cogs.custom_ids import (
+    FORGET_ACTIONS,
     GAME_ACTIONS,
     HISTORY_NAVS,
     LOBBY_ACTIONS,
@@ -61,6 +66,7 @@ from cogs.interactions import LatestInteractions
 from cogs.lobby_commands import LobbyCommands
 from cogs.play_commands import PlayCommands
 from cogs.presenter import DiscordPresenter, message_kwargs
+from cogs.privacy_commands import PrivacyCommands
 from cogs.records_commands import RecordsCommands
 from cogs.render.notices import render_hidden
 
@@ -118,6 +124,11 @@ ROUTES: dict[tuple[str, str], Route] = {
         ("history", nav): Route(Defer.IN_PLACE, RecordsCommands.press_history)
         for nav in HISTORY_NAVS
     },
+    # the private confirmation of /durak forget-me, edited in place
+    **{
+        ("forget", action): Route(Defer.IN_PLACE, PrivacyCommands.press_forget)
+        for action in FORGET_ACTIONS
+    },
 }
 
 
@@ -140,6 +151,8 @@ SUBCOMMAND_ORDER = (
     "stats",
     "leaderboard",
     "history",
+    "privacy",
+    "forget-me",
 )
 
 
@@ -162,6 +175,7 @@ class DurakCog(
     FairPlayCommands,
     RecordsCommands,
     InfoCommands,
+    PrivacyCommands,
     name=COG_NAME,
 ):
     """The ``/durak`` commands and the handlers of every button."""

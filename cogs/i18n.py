@@ -88,6 +88,10 @@ COMMANDS: dict[str, str] = {
         "cmd", "Show or change this server's Durak settings (Manage Server)"
     ),
     NC_("cmd-name", "help"): NC_("cmd", "The commands and how a game goes"),
+    NC_("cmd-name", "privacy"): NC_("cmd", "What the bot stores about you, shown to you alone"),
+    NC_("cmd-name", "forget-me"): NC_(
+        "cmd", "Erase your name and id from every game and rating (asks you first)"
+    ),
 }
 #: The description of ``/durak kick``'s ``user`` (required there, unlike elsewhere).
 KICK_USER = NC_("cmd", "The player whose seat to free")

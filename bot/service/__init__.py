@@ -23,7 +23,8 @@ The rooms, from the bottom up:
 - commands: :mod:`~bot.service.lobby`, :mod:`~bot.service.fairplay` (stop votes, forfeits,
   kicks), :mod:`~bot.service.play` (act, hand, table, series, paused timers),
   :mod:`~bot.service.records` (stats, leaderboard, history, replay),
-  :mod:`~bot.service.settings` (server settings);
+  :mod:`~bot.service.settings` (server settings), :mod:`~bot.service.privacy` (what is
+  stored about a player, and forgetting them);
 - :mod:`~bot.service.lifecycle`: restore at startup, close at the end.
 
 AI-only tables (every seat an AI) cost the AI pool the most and no one plays them, so a server
@@ -53,6 +54,7 @@ from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobbies
 from bot.service.moved import retry_moved
 from bot.service.play import ChannelPhase, Play, Unshowable, UnshowableOutcome
+from bot.service.privacy import Privacy
 from bot.service.records import Records
 from bot.service.settings import SettingsStore
 from bot.service.tasks import Tasks
@@ -173,6 +175,7 @@ class GameService:
         fairplay = FairPlay(channels, commit, driver, lobbies)
         play = Play(channels, commit, driver, lobbies, self.clock, seeds)
         records = Records(storage, settings)
+        privacy = Privacy(storage, channels, self.clock)
         self._lifecycle = Lifecycle(
             channels,
             commit,
@@ -213,6 +216,10 @@ class GameService:
         self.leaderboard = records.leaderboard
         self.history = records.history
         self.replay = records.replay
+        self.privacy = privacy.privacy
+        self.ask_forget = privacy.ask_forget
+        self.forget_me = privacy.forget_me
+        self.cancel_forget = privacy.cancel_forget
         self.server_config = settings.server_config
         self.set_server_config = settings.set_server_config
         self.count_ai_games = settings.count_ai_games

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from bot.ai_pool import AIPool, ThreadAI
 from bot.clock import Clock
-from bot.errors import ChannelMoved, GameMoved, IllegalMove, StorageFailure
+from bot.errors import GameMoved, IllegalMove, ServiceError, StorageFailure
 from bot.service.channels import Channels
 from bot.service.settle import GameEnd, settle
 from bot.state import ChannelState, GameState, human_plays
@@ -36,10 +36,12 @@ RECENT = 6  # actions kept for the table's "last few actions"
 @contextlib.contextmanager
 def storage_errors() -> Iterator[None]:
     """Turn any failure of the storage inside the block into :class:`StorageFailure`,
-    logging the traceback: the request is refused and nothing in memory has changed yet."""
+    logging the traceback: the request is refused and nothing in memory has changed yet.  A
+    refusal the storage makes itself (a :class:`ServiceError`: :class:`bot.errors.ChannelMoved`, or
+    :class:`bot.errors.PlayerInPlay` from an erasure) passes as it is."""
     try:
         yield
-    except ChannelMoved:  # another process wrote the channel: the caller reads it again
+    except ServiceError:  # e.g. ChannelMoved: another process wrote the channel first
         raise
     except Exception as exc:
         log.exception("storage failure")

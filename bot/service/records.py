@@ -9,7 +9,9 @@ page 1, which always exists (it says that nothing was played yet).
 from __future__ import annotations
 
 import collections
+import dataclasses
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bot.errors import BadOption, UnknownGame
@@ -31,6 +33,7 @@ from bot.views import (
     HistoryPage,
     HistoryResult,
     LeaderboardPage,
+    LobbySeat,
     Player,
     ReplayView,
     StatsView,
@@ -46,7 +49,8 @@ log = logging.getLogger(__name__)
 #: Ratings count only players with at least this many rated games, unless asked otherwise.
 MIN_RATED_GAMES = 5
 HISTORY_PER_PAGE = 10
-#: Replays kept built (a finished game never changes): every ◀ ▶ press of a replay asks again.
+#: Replays kept built (a finished game's moves never change; its players' names are read again
+#: at every press, see :meth:`Records.replay`): every ◀ ▶ press of a replay asks again.
 REPLAY_CACHE = 16
 
 
@@ -159,7 +163,7 @@ class Records:
                     ended_at=rec.ended_at,
                     rules=rules,
                     profile=rec.profile,
-                    players=tuple(Player(s.name, s.ai_level) for s in rec.seats),
+                    players=players_of(rec.seats),
                     result=result,
                     loser=rec.loser_seat if result == "loss" else None,
                 )
@@ -178,8 +182,17 @@ class Records:
             )
         cached = self._replays.get(game_id)
         if cached is not None and cached.guild_id == guild_id:
-            self._replays.move_to_end(game_id)
-            return cached
+            # who sat where is read again: a player may have been forgotten since (in any
+            # bot process), and a forgotten player's name must not outlive them here
+            with storage_errors():
+                seats = await self.storage.game_seats(game_id)
+            if seats is not None:
+                players = players_of(seats)
+                if players != cached.players:
+                    cached = self._replays[game_id] = dataclasses.replace(cached, players=players)
+                self._replays.move_to_end(game_id)
+                return cached
+            del self._replays[game_id]
         with storage_errors():
             rec = await self.storage.load_game(game_id)
             forfeits = await self.storage.forfeits_of_game(game_id) if rec is not None else []
@@ -217,7 +230,7 @@ class Records:
             guild_id=guild_id,
             rules=rules,
             profile=profile_of(rules),
-            players=tuple(Player(s.name, s.ai_level) for s in rec.seats),
+            players=players_of(rec.seats),
             ended_at=rec.ended_at or 0.0,
             replay=frames,
         )
@@ -225,6 +238,11 @@ class Records:
         while len(self._replays) > REPLAY_CACHE:
             self._replays.popitem(last=False)
         return view
+
+
+def players_of(seats: Iterable[LobbySeat]) -> tuple[Player, ...]:
+    """Who sat at each seat of a stored game, as its history and replay name them."""
+    return tuple(Player(s.name, s.ai_level, s.former) for s in seats)
 
 
 def _whole(value: object, low: int, high: int) -> bool:

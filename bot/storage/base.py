@@ -17,7 +17,7 @@ from bot.storage.records import (
     SeriesRecord,
     StoredState,
 )
-from bot.views import AiLevelStats, LeaderboardRow, ProfileStats
+from bot.views import AiLevelStats, LeaderboardRow, LobbySeat, PrivacyView, ProfileStats
 from bot.votes import Forfeit
 
 __all__ = [
@@ -176,6 +176,11 @@ class Storage(ABC):
         """A stored game's rules, deal, actions and result."""
 
     @abstractmethod
+    async def game_seats(self, game_id: int) -> list[LobbySeat] | None:
+        """Who sits (or sat) where in a stored game, as stored now (a forgotten player's seat
+        is a former player's); ``None`` if there is no game of that id."""
+
+    @abstractmethod
     async def load_series(self, series_id: int) -> SeriesRecord | None:
         """A series, active or ended (``active`` says which), with its seats and loss
         counts; ``None`` if there is none of that id."""
@@ -213,7 +218,9 @@ class Storage(ABC):
     @abstractmethod
     async def rated_games(self, guild_id: int | None = None) -> list[RatedGame]:
         """Every rated game's places from the rating history (of ``guild_id``), in the order
-        they were rated: what :func:`bot.ratings.recompute` rebuilds the ratings from."""
+        they were rated: what :func:`bot.ratings.recompute` rebuilds the ratings from.  A
+        player erased by :meth:`forget_player` has no places left, so a recomputation would
+        no longer give the others exactly their stored ratings, which stay as they were."""
 
     @abstractmethod
     async def history(
@@ -230,6 +237,26 @@ class Storage(ABC):
     @abstractmethod
     async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
         """Insert or replace the settings of ``guild_id`` (JSON text) at time ``now``."""
+
+    # One user in every server (Discord ids are global): see :mod:`bot.storage.player_data`.
+    @abstractmethod
+    async def player_data(self, user_id: int) -> PrivacyView:
+        """Everything stored about ``user_id``, in every server: the names stored with their
+        id, and per server their games, results, forfeits, series, ratings, rating history
+        and the channels where they are in a lobby, series or game that has not ended."""
+
+    @abstractmethod
+    async def forget_player(self, user_id: int) -> PrivacyView:
+        """One transaction: erase ``user_id`` from every record, in every server.  Their
+        seats in finished games and ended series become a former player's (id
+        :data:`bot.views.FORMER_PLAYER_ID`, no name: the seat stays, so the games still
+        replay and the other seats keep their numbers), their forfeits of finished games
+        stay under that id, and their results, ratings and rating history are deleted.  The
+        other players' results, series counts and ratings are left as they are.
+
+        Refuses with :class:`bot.errors.PlayerInPlay`, changing nothing, while the user is in
+        a stored lobby, or a series or game that has not ended (whichever process serves it);
+        this is read in the same transaction.  Returns what was stored before."""
 
     # The bot's own values: a small key-value table (``bot_meta``, migration 6).
     @abstractmethod

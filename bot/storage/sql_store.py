@@ -25,11 +25,20 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, TypeVar
 
+from bot.errors import PlayerInPlay
 from bot.ratings import RatedGame, Rating, RatingKey
 from bot.storage import records
 from bot.storage import statements as sql
 from bot.storage.base import ChannelMoved, DatabaseUnavailable, GameMoved, GuildFilter, Storage
 from bot.storage.migrations import Migration, check_numbering
+from bot.storage.player_data import (
+    FORMER_NAME,
+    PlayerData,
+    digits_pattern,
+    forgotten_seats,
+    lobby_has,
+    seats_of,
+)
 from bot.storage.records import (
     FIRST_REVISION,
     FinishedGame,
@@ -54,7 +63,14 @@ from bot.storage.records import (
     seats_json,
     series_from_row,
 )
-from bot.views import AiLevelStats, LeaderboardRow, LobbySeat, ProfileStats
+from bot.views import (
+    FORMER_PLAYER_ID,
+    AiLevelStats,
+    LeaderboardRow,
+    LobbySeat,
+    PrivacyView,
+    ProfileStats,
+)
 from bot.votes import Forfeit
 
 __all__ = ["Row", "SqlConnection", "SqlStore", "Transaction"]
@@ -481,6 +497,11 @@ class SqlStore(Storage):
             row = await con.fetch_one(sql.LOAD_GAME, game_id)
         return None if row is None else game_record_from_row(game_id, row)
 
+    async def game_seats(self, game_id: int) -> list[LobbySeat] | None:
+        async with self.read() as con:
+            row = await con.fetch_one(sql.GAME_SEATS, game_id)
+        return None if row is None else records.seats_from(json.loads(row[0]))
+
     async def load_series(self, series_id: int) -> SeriesRecord | None:
         async with self.read() as con:
             row = await con.fetch_one(sql.SERIES_BY_ID, series_id)
@@ -500,6 +521,66 @@ class SqlStore(Storage):
         return [
             records.PlayerResult(s, u, n, bool(lost), bool(draw)) for s, u, n, lost, draw in rows
         ]
+
+    # -------------------------------------------------------------- one user, every server
+    async def player_data(self, user_id: int) -> PrivacyView:
+        async with self.read() as con:
+            data, _ = await self._player_data(con, user_id)
+        return data
+
+    async def forget_player(self, user_id: int) -> PrivacyView:
+        async with self.write() as con:
+            data, finished = await self._player_data(con, user_id, lock=True)
+            if data.open_channels:
+                raise PlayerInPlay.of(data.open_channels)
+            if finished:
+                await con.execute_many(
+                    sql.FORGET_GAME_SEATS,
+                    [(forgotten_seats(seats, user_id), game_id) for game_id, seats in finished],
+                )
+            await con.execute(sql.FORGET_RESULTS, user_id)
+            await con.execute(sql.FORGET_RATINGS, user_id)
+            await con.execute(sql.FORGET_RATING_HISTORY, user_id)
+            await con.execute(sql.FORGET_FORFEITS, FORMER_PLAYER_ID, user_id)
+            await con.execute(sql.FORGET_SERIES_HOST, FORMER_PLAYER_ID, FORMER_NAME, user_id)
+            await con.execute(sql.FORGET_SERIES_SEATS, FORMER_PLAYER_ID, FORMER_NAME, user_id)
+        return data
+
+    async def _player_data(
+        self, con: SqlConnection, user_id: int, *, lock: bool = False
+    ) -> tuple[PrivacyView, list[tuple[int, list[LobbySeat]]]]:
+        """Inside a transaction: what is stored about ``user_id``, and the finished games
+        they sat in (id, seats).  ``lock``: lock the games' rows read (in a write
+        transaction), so that two erasures of players of one game rewrite its seats one
+        after the other."""
+        data = PlayerData(user_id)
+        pattern = digits_pattern(user_id)
+        finished: list[tuple[int, list[LobbySeat]]] = []
+        games = sql.PLAYER_GAMES + (self.for_update("g") if lock else "")
+        for game_id, guild, channel, text, result, started, ended, live in await con.fetch(
+            games, pattern
+        ):
+            seats = seats_of(text, user_id)
+            if seats is None:
+                continue
+            running = live is not None or result == "live"
+            data.game(guild, seats, started, ended, channel if running else None)
+            if not running:
+                finished.append((int(game_id), seats))
+        data.results(await con.fetch(sql.PLAYER_RESULTS, user_id))
+        data.result_names(name for (name,) in await con.fetch(sql.PLAYER_RESULT_NAMES, user_id))
+        data.forfeits(await con.fetch(sql.PLAYER_FORFEITS, user_id))
+        for guild, profile, mu, sigma, rated in await con.fetch(sql.PLAYER_RATINGS, user_id):
+            data.rating(guild, profile, mu, sigma, rated)
+        data.rating_changes(await con.fetch(sql.PLAYER_RATING_CHANGES, user_id))
+        for statement in (sql.PLAYER_SERIES_HOSTED, sql.PLAYER_SERIES_SEATS):
+            for series_id, guild, channel, status, name in await con.fetch(statement, user_id):
+                data.series(series_id, guild, channel, status == "active", name)
+        for channel, guild, text in await con.fetch(sql.PLAYER_LOBBIES, pattern):
+            name = lobby_has(channel, guild, text, user_id)
+            if name is not None:
+                data.lobby(guild, channel, name)
+        return data.view(), finished
 
     # -------------------------------------------------------------- server settings
     async def load_server_config(self, guild_id: int) -> str | None:

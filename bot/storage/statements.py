@@ -270,3 +270,58 @@ CHANNEL_FENCES = (
     "LEFT JOIN lobbies l ON l.channel_id = f.channel_id "
     "LEFT JOIN series s ON s.channel_id = f.channel_id AND s.status = 'active'"
 )
+
+# ------------------------------------------------------------- one user, in every server
+# What is stored about a user (``/durak privacy``) and their erasure (``/durak forget-me``):
+# see :mod:`bot.storage.player_data`.  A JSON column is searched by the id's digits
+# (``player_data.digits_pattern``), and the rows found are read again.
+
+#: The games whose seats may hold the user, with the channel of a live one (``l.game_id``:
+#: NULL once it ended).  Params: the digits pattern.
+PLAYER_GAMES = (
+    "SELECT g.id, g.guild_id, g.channel_id, g.seats, g.result, g.started_at, g.ended_at, "
+    "l.game_id FROM games g LEFT JOIN live_games l ON l.game_id = g.id WHERE g.seats LIKE ?"
+)
+#: The user's results (their stats) per guild, and the names stored with them.
+PLAYER_RESULTS = "SELECT guild_id, COUNT(*) FROM game_players WHERE user_id = ? GROUP BY guild_id"
+PLAYER_RESULT_NAMES = "SELECT DISTINCT name FROM game_players WHERE user_id = ?"
+PLAYER_FORFEITS = "SELECT guild_id, COUNT(*) FROM forfeits WHERE user_id = ? GROUP BY guild_id"
+PLAYER_RATINGS = (
+    "SELECT guild_id, profile, mu, sigma, games FROM ratings WHERE user_id = ? "
+    "ORDER BY guild_id, profile"
+)
+PLAYER_RATING_CHANGES = (
+    "SELECT guild_id, COUNT(*) FROM rating_history WHERE user_id = ? GROUP BY guild_id"
+)
+#: The series the user hosted, and those they sat in (with their name there).
+PLAYER_SERIES_HOSTED = (
+    "SELECT id, guild_id, channel_id, status, host_name FROM series WHERE host_id = ?"
+)
+PLAYER_SERIES_SEATS = (
+    "SELECT s.id, s.guild_id, s.channel_id, s.status, p.name FROM series_players p "
+    "JOIN series s ON s.id = p.series_id WHERE p.user_id = ?"
+)
+#: The open lobbies whose JSON may hold the user.  Params: the digits pattern.
+PLAYER_LOBBIES = "SELECT channel_id, guild_id, data FROM lobbies WHERE data LIKE ?"
+
+#: A finished game's seats with the user's made a former player's: params (seats, game id).
+FORGET_GAME_SEATS = "UPDATE games SET seats = ? WHERE id = ? AND result <> 'live'"
+FORGET_RESULTS = "DELETE FROM game_players WHERE user_id = ?"
+FORGET_RATINGS = "DELETE FROM ratings WHERE user_id = ?"
+FORGET_RATING_HISTORY = "DELETE FROM rating_history WHERE user_id = ?"
+#: The user's forfeits of finished games stay (a replay shows where the AI took the seat
+#: over), under the former player's id: params (former id, user id).
+FORGET_FORFEITS = (
+    "UPDATE forfeits SET user_id = ? WHERE user_id = ? "
+    "AND game_id IN (SELECT id FROM games WHERE result <> 'live')"
+)
+#: The ended series the user hosted or sat in: params (former id, former name, user id).
+FORGET_SERIES_HOST = (
+    "UPDATE series SET host_id = ?, host_name = ? WHERE host_id = ? AND status = 'ended'"
+)
+FORGET_SERIES_SEATS = (
+    "UPDATE series_players SET user_id = ?, name = ? WHERE user_id = ? "
+    "AND series_id IN (SELECT id FROM series WHERE status = 'ended')"
+)
+#: One game's seats (a replay names its players from them at every press).
+GAME_SEATS = "SELECT seats FROM games WHERE id = ?"

@@ -180,6 +180,8 @@ HELP_COMMANDS = (
     "leaderboard",
     "history",
     "config",
+    "privacy",
+    "forget-me",
     "help",
 )
 

@@ -75,7 +75,8 @@ def is_red(card: Card) -> bool:
 
 class Seated(Protocol):
     """A seat as the views describe it (``SeatView``, ``LobbySeat``, ``SeriesEntry``,
-    ``Player``): a display name, and the AI level of an AI seat."""
+    ``Player``): a display name, the AI level of an AI seat, and whether it was a player's
+    who asked to be forgotten."""
 
     @property
     def name(self) -> str:
@@ -87,14 +88,23 @@ class Seated(Protocol):
         """The AI level of an AI seat; ``None`` for a human."""
         ...
 
+    @property
+    def former(self) -> bool:
+        """A forgotten player's seat (``/durak forget-me``): it has no name any more."""
+        ...
+
 
 def seat_names(seats: Sequence[Seated], t: Catalog) -> list[str]:
     """The seats' names as the reader sees them, safe in markdown (also the names of ``Seat``
     parameters of messages): a human's display name; an AI seat named after its level in the
-    reader's language (``IA Casual``), numbered from the second AI of a level on."""
+    reader's language (``IA Casual``), numbered from the second AI of a level on; a forgotten
+    player's seat, "a former player"."""
     names: list[str] = []
     count: Counter[str] = Counter()
     for s in seats:
+        if s.former:
+            names.append(esc(t.gettext("a former player")))
+            continue
         if s.ai_level is None:
             names.append(esc(s.name))
             continue

@@ -5,13 +5,16 @@ from __future__ import annotations
 import pytest
 
 from cogs.custom_ids import (
+    FORGET_ACTIONS,
     GAME_ACTIONS,
     HISTORY_NAVS,
     LOBBY_ACTIONS,
     REPLAY_NAVS,
+    forget_id,
     game_id,
     history_id,
     lobby_id,
+    parse_forget_id,
     parse_game_id,
     parse_history_id,
     parse_lobby_id,
@@ -47,6 +50,7 @@ GAME_IDS = [
         *(parse_lobby_id(lobby_id(5, a)) for a in LOBBY_ACTIONS),
         *(parse_replay_id(replay_id(7, 2, n)) for n in REPLAY_NAVS),
         *(parse_history_id(history_id(9, 2, n)) for n in HISTORY_NAVS),
+        *(parse_forget_id(forget_id(9, 1_700_000_300, a)) for a in FORGET_ACTIONS),
     ],
     ids=str,
 )
@@ -59,6 +63,7 @@ def test_the_table_has_no_route_that_no_custom_id_reaches() -> None:
     reachable = {route_of(parse_game_id(c)) for c in GAME_IDS}
     reachable |= {("lobby", a) for a in LOBBY_ACTIONS}
     reachable |= {("replay", n) for n in REPLAY_NAVS} | {("history", n) for n in HISTORY_NAVS}
+    reachable |= {("forget", a) for a in FORGET_ACTIONS}
     assert set(ROUTES) == reachable
 
 
@@ -70,11 +75,13 @@ def test_how_presses_are_acknowledged() -> None:
     for verb in ["stop", "keep", "forfeit", "rematch", "endseries"]:
         assert ROUTES["game", verb].defer is Defer.UPDATE
     assert all(ROUTES["lobby", a].defer is Defer.UPDATE for a in LOBBY_ACTIONS)
-    # a private message edited in place: a hand's buttons, replay navigation, history pages
+    # a private message edited in place: a hand's buttons, replay navigation, history pages,
+    # forget-me's confirmation
     for verb in [*GAME_ACTIONS, "pick", "why", "page"]:
         assert ROUTES["game", verb].defer is Defer.IN_PLACE
     assert ROUTES["replay", "next"].defer is Defer.IN_PLACE
     assert ROUTES["history", "prev"].defer is Defer.IN_PLACE
+    assert all(ROUTES["forget", a].defer is Defer.IN_PLACE for a in FORGET_ACTIONS)
 
 
 def test_the_subcommands_are_sent_to_discord_in_one_fixed_order() -> None:
