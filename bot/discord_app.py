@@ -36,7 +36,9 @@ switched off: the bot never joins a voice channel.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 import socket
 import sys
 from collections.abc import Callable
@@ -109,10 +111,14 @@ class _DurakMixin:
         self._seed_source = seed_source
         self._ai = ai
         self._own_ai: AIPool | None = None  # made in setup_hook, closed by close()
+        #: Set by :func:`run` (the process's own bot): SIGTERM stops it gracefully.
+        self.stop_on_sigterm = False
         self.service = None  # type: ignore[assignment]  # built in setup_hook
         self.restored_games = 0
 
     async def setup_hook(self) -> None:
+        if self.stop_on_sigterm:
+            self._handle_sigterm()
         settings = self.settings
         storage = create_storage(settings.storage_url)
         ai = self._ai
@@ -144,6 +150,20 @@ class _DurakMixin:
             from cogs.admin import publish_if_changed
 
             await publish_if_changed(self, storage)  # type: ignore[arg-type]
+
+    def _handle_sigterm(self) -> None:
+        """Stop on SIGTERM (a service manager's stop, a host's restart) as on Ctrl-C: the
+        game service stores each waiting turn's time left, so a restart re-arms exactly that,
+        and the process exits with 0."""
+        loop = asyncio.get_running_loop()
+        stopping: list[asyncio.Task[None]] = []  # the close task, kept while it runs
+
+        def stop() -> None:
+            log.info("SIGTERM: stopping (each waiting turn's time left is stored)")
+            stopping.append(loop.create_task(self.close()))
+
+        with contextlib.suppress(NotImplementedError):  # no signal handlers on this platform
+            loop.add_signal_handler(signal.SIGTERM, stop)
 
     async def close(self) -> None:
         service = getattr(self, "service", None)
@@ -212,6 +232,8 @@ def run(settings: Settings) -> int:
         print(problem, file=sys.stderr)
         return 2
     bot = create_bot(settings)
+    if isinstance(bot, _DurakMixin):
+        bot.stop_on_sigterm = True
     try:
         bot.run(settings.discord_token, log_handler=None)
     except DatabaseUnavailable as exc:  # e.g. another process took the SQLite file since

@@ -8,7 +8,9 @@ import errno
 import json
 import os
 import re
+import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -38,6 +40,13 @@ VALID_LOOKING_TOKEN = "AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCC
 # talking to a loopback address instead of discord.com (no traffic leaves the machine).
 RUN_BOT_AT = (
     "import runpy, sys, discord.http; discord.http.Route.BASE = sys.argv.pop(1); "
+    "runpy.run_module('bot', run_name='__main__', alter_sys=True)"
+)
+#: ``durak-bot`` on a fake Discord's REST API and gateway (argv: their URLs).
+RUN_BOT_ON_FAKE = (
+    "import runpy, sys, yarl, discord.http, discord.gateway; "
+    "discord.http.Route.BASE = sys.argv.pop(1); "
+    "discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(sys.argv.pop(1)); "
     "runpy.run_module('bot', run_name='__main__', alter_sys=True)"
 )
 LOG_RECORD = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (DEBUG|INFO) ")
@@ -394,3 +403,71 @@ async def test_owner_sync_with_an_unknown_scope_is_refused(
     assert "nothing was synced" in reply.content and "sync clear" in reply.content
     await fake.settle()
     assert [dict(c) for c in fake.commands] == before  # no global sync, no guild sync
+
+
+async def test_sigterm_stops_the_bot_gracefully_keeping_each_turns_time(tmp_path: Path) -> None:
+    """A service manager's stop (SIGTERM) closes the bot as Ctrl-C does: exit 0, and each
+    waiting turn's time left is stored (``remaining``), so the restart re-arms exactly that
+    instead of what the crash path gives."""
+    async with FakeDiscord(token=VALID_LOOKING_TOKEN) as fake:
+        env = _bot_env(tmp_path, VALID_LOOKING_TOKEN, DEV_GUILD_ID=str(fake.guild_id), AI_DELAY="0")
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            RUN_BOT_ON_FAKE,
+            fake.rest_url,
+            fake.gateway_url,
+            cwd=tmp_path,
+            env=env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            async with asyncio.timeout(60):
+                # the bot synced its commands and holds a gateway session
+                while fake.command("durak") is None or not any(
+                    s.alive and s.connected for s in fake.sessions
+                ):
+                    if proc.returncode is not None:
+                        _out, err = await proc.communicate()
+                        raise AssertionError(err.decode())
+                    await asyncio.sleep(0.05)
+            alice, bob = fake.add_user("alice"), fake.add_user("bob")
+            for user, sub, options, done in (
+                (alice, "new", {"seats": 2}, "SELECT COUNT(*) FROM lobbies"),
+                (bob, "join", {}, "SELECT COUNT(*) FROM lobbies WHERE data LIKE '%Bob%'"),
+                (alice, "start", {}, "SELECT COUNT(*) FROM live_games"),
+            ):
+                rec = await user.slash(fake.channel_id, "durak", subcommand=sub, options=options)
+                assert (await rec.wait_response()).accepted
+                async with asyncio.timeout(20):
+                    while _count(tmp_path / "durak.sqlite3", done) == 0:
+                        await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)
+            proc.send_signal(signal.SIGTERM)
+            _out, err = await asyncio.wait_for(proc.communicate(), 60)
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+    assert proc.returncode == 0, err.decode()
+    con = sqlite3.connect(tmp_path / "durak.sqlite3")
+    try:
+        ((meta,),) = con.execute("SELECT meta FROM live_games").fetchall()
+    finally:
+        con.close()
+    remaining = json.loads(meta)["remaining"]
+    assert remaining is not None and 0 < remaining < 60
+
+
+def _count(path: Path, query: str) -> int:
+    """The number a ``SELECT COUNT(*)`` reads from the bot's SQLite file (0 before it exists)."""
+    if not path.exists():
+        return 0
+    con = sqlite3.connect(path)
+    try:
+        return int(con.execute(query).fetchone()[0])
+    except sqlite3.OperationalError:  # no such table yet
+        return 0
+    finally:
+        con.close()
