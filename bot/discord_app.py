@@ -114,7 +114,7 @@ class _DurakMixin:
 
     async def setup_hook(self) -> None:
         settings = self.settings
-        storage = create_storage(settings.storage_url)
+        storage = create_storage(settings.storage_url, timeout=settings.database_timeout)
         ai = self._ai
         if ai is None:
             ai = self._own_ai = AIPool(settings.ai_workers)
