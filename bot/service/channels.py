@@ -21,7 +21,15 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
-from bot.errors import AlreadyStarted, GameFinished, NoGame, NoLobby, NotHost, NotSeated
+from bot.errors import (
+    AlreadyStarted,
+    GameFinished,
+    NoGame,
+    NoLobby,
+    NotHost,
+    NotSeated,
+    StorageBusy,
+)
 from bot.presenter import Notice, NoticeKind, Presenter
 from bot.service.tasks import Tasks
 from bot.state import ChannelState, GameState, LobbyState
@@ -33,6 +41,7 @@ from rules_engine.messages import Message
 __all__ = [
     "Channels",
     "KeyedLocks",
+    "LockWaitedOut",
     "Outbox",
     "Transaction",
     "need_host",
@@ -53,6 +62,10 @@ class _Slot:
     users: int = 0  # holding or waiting
 
 
+class LockWaitedOut(Exception):
+    """A lock was not free within the time its caller would wait."""
+
+
 class KeyedLocks:
     """One ``asyncio.Lock`` per key, dropped as soon as nobody holds or waits for it."""
 
@@ -60,14 +73,23 @@ class KeyedLocks:
         self._slots: dict[Hashable, _Slot] = {}
 
     @contextlib.asynccontextmanager
-    async def hold(self, key: Hashable) -> AsyncIterator[None]:
+    async def hold(self, key: Hashable, wait: float | None = None) -> AsyncIterator[None]:
+        """Hold ``key``'s lock; ``wait``: seconds to wait for it at most (then
+        :class:`LockWaitedOut`)."""
         slot = self._slots.get(key)
         if slot is None:
             slot = self._slots[key] = _Slot()
         slot.users += 1
         try:
-            async with slot.lock:
+            try:
+                async with asyncio.timeout(wait):
+                    await slot.lock.acquire()
+            except TimeoutError:
+                raise LockWaitedOut(key) from None
+            try:
                 yield
+            finally:
+                slot.lock.release()
         finally:
             slot.users -= 1
             if slot.users == 0:
@@ -221,17 +243,25 @@ class Channels:
         return len(self._locks)
 
     @contextlib.asynccontextmanager
-    async def edit(self, channel_id: int) -> AsyncIterator[Transaction]:
-        """Hold the channel's lock for one command (see the module docstring)."""
+    async def edit(
+        self, channel_id: int, *, wait: float | None = None
+    ) -> AsyncIterator[Transaction]:
+        """Hold the channel's lock for one command (see the module docstring).  ``wait``:
+        seconds a player's command waits for the lock at most, then :class:`StorageBusy`
+        (only a write waiting on the database holds a channel's lock that long, and a player
+        who presses again must not queue behind it)."""
         outbox = Outbox(self.presenters)
-        async with self._locks.hold(channel_id):
-            tx = Transaction(self, channel_id, outbox)
-            try:
-                yield tx
-            finally:
-                ch = self._states.get(channel_id)
-                if ch is not None and ch.empty:
-                    del self._states[channel_id]
+        try:
+            async with self._locks.hold(channel_id, wait):
+                tx = Transaction(self, channel_id, outbox)
+                try:
+                    yield tx
+                finally:
+                    ch = self._states.get(channel_id)
+                    if ch is not None and ch.empty:
+                        del self._states[channel_id]
+        except LockWaitedOut:
+            raise StorageBusy() from None
         self.publish(outbox)
 
     def publish(self, outbox: Outbox) -> None:

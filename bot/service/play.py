@@ -23,6 +23,7 @@ from bot.errors import (
     NotYourTurn,
     ServiceError,
     StaleAction,
+    StorageBusy,
     StorageFailure,
 )
 from bot.service.channels import Channels, need_game, need_member, players_of, require_seat, seat_of
@@ -103,10 +104,11 @@ class Play:
         should always send them).  Other refusals: :class:`NoGame`, :class:`GameFinished`,
         :class:`NotSeated`, :class:`BadAction`, :class:`NotYourTurn`, :class:`IllegalMove`
         (``.reason`` is the engine's); :class:`StorageBusy` when the database did not answer
-        in time (nothing is shown as played: see :mod:`bot.service.commit`).  Acting turns
-        the player's autopilot off."""
+        in time (nothing is shown as played: see :mod:`bot.service.commit`), or when another
+        write of the channel kept its lock that long.  Acting turns the player's autopilot
+        off."""
         t0 = time.perf_counter()
-        async with self.channels.edit(channel_id) as tx:
+        async with self.channels.edit(channel_id, wait=self.commit.storage.timeout) as tx:
             ch, g = tx.need_game()
             seat = require_seat(ch, user_id)
             if seat in g.forfeits:
@@ -143,12 +145,21 @@ class Play:
         channel's lock, so it answers while a write of the channel waits on a database that
         hangs (memory changes only once a write is stored, in one step, so what it shows is
         the last position the players were told of).  Only turning autopilot off is stored
-        (under the lock); if that cannot be stored now, the hand is shown anyway and the
-        autopilot stays on until the player's next press."""
+        (under the lock, waited for at most the storage's timeout); if that cannot be stored
+        now, the hand is shown anyway and the autopilot stays on until the player's next
+        press."""
         ch, g, seat = self._hand_of(self.channels.get(channel_id), user_id)
         if not (ch.playing and g.autopilot[seat]):
             return hand_view(ch, g, seat)
-        async with self.channels.edit(channel_id) as tx:
+        try:
+            return await self._hand_back(channel_id, user_id)
+        except StorageBusy:  # the channel's lock is held by a write waiting on the database
+            ch, g, seat = self._hand_of(self.channels.get(channel_id), user_id)
+            return hand_view(ch, g, seat)
+
+    async def _hand_back(self, channel_id: int, user_id: int) -> HandView:
+        """:meth:`hand` of a player on autopilot: turn it off, stored, and show the hand."""
+        async with self.channels.edit(channel_id, wait=self.commit.storage.timeout) as tx:
             ch, g, seat = self._hand_of(tx.ch, user_id)
             if ch.playing and g.autopilot[seat]:
                 autopilot = list(g.autopilot)

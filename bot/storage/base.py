@@ -71,6 +71,9 @@ class Storage(ABC):
 
     #: Where the data lives, for messages (a path or a URL without its password).
     target: str
+    #: Seconds one request may wait for the database before it is given up
+    #: (:class:`DatabaseBusy`); a player's command waits as long for its channel's lock.
+    timeout: float = DEFAULT_DATABASE_TIMEOUT
 
     def unhurried(self) -> AbstractAsyncContextManager[None]:
         """A block whose requests wait for the database as long as it takes (startup: opening,
