@@ -18,7 +18,10 @@ row had moved on, the database is asked whether it holds exactly that write (the
 snapshot and meta, the same finished game, the same forfeit): then memory takes it on, the
 channel is shown the table with it, and the command at hand, which was meant for the older
 position, is refused as stale.  Otherwise another process moved the game on (:class:`GameMoved`).
-No write is ever applied twice, and nothing a player was told is lost.
+No write is ever applied twice, and nothing a player was told is lost.  Starting a game
+(:meth:`Commit.begin_game`) has no fence to settle it with: if its answer is lost after its
+commit, the database holds a game memory does not, the channel's next start is refused (the
+database keeps one series and one live game per channel), and a restart resumes that game.
 """
 
 from __future__ import annotations
