@@ -23,6 +23,7 @@ from bot.errors import ConfigError
 from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
 from bot.logs import LOG_FORMATS, configure_logging
 from bot.shards import guild_filter, parse_shard_ids
+from bot.storage.base import DEFAULT_DATABASE_TIMEOUT
 from bot.storage.url import parse_database_url, redact_url, sqlite_url
 
 __all__ = ["Settings", "token_problem"]
@@ -31,6 +32,8 @@ _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 DEFAULT_DATABASE_PATH = "durak.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
 DEFAULT_AI_DELAY = 1.0
+#: ``DATABASE_TIMEOUT``'s range, in seconds.
+MIN_DATABASE_TIMEOUT, MAX_DATABASE_TIMEOUT = 0.5, 60.0
 
 # A bot token is three base64url segments joined by dots (user id, timestamp, HMAC).
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}")
@@ -75,6 +78,9 @@ class Settings:
     #: ``DATABASE_URL`` as given (``sqlite:///…`` or ``postgresql://…``); None: the SQLite file
     #: ``database_path``.  Use :attr:`storage_url`.
     database_url: str | None = None
+    #: ``DATABASE_TIMEOUT``: seconds a request waits for the database before the player is
+    #: told to try again (see :class:`bot.storage.sql_store.SqlStore`).
+    database_timeout: float = DEFAULT_DATABASE_TIMEOUT
     discord_token: str | None = None
     dev_guild_id: int | None = None
     log_level: str = DEFAULT_LOG_LEVEL
@@ -97,10 +103,10 @@ class Settings:
         environ: Mapping[str, str] | None = None,
         dotenv_path: str | os.PathLike[str] | None = ".env",
     ) -> Settings:
-        """Read ``DATABASE_URL``, ``DATABASE_PATH``, ``DISCORD_TOKEN``, ``DEV_GUILD_ID``,
-        ``LOG_LEVEL``, ``LOG_FORMAT``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT``,
-        ``SHARD_IDS``, ``AI_WORKERS`` from ``environ`` (default ``os.environ``) over the
-        values in ``dotenv_path`` (ignored if missing or None)."""
+        """Read ``DATABASE_URL``, ``DATABASE_PATH``, ``DATABASE_TIMEOUT``, ``DISCORD_TOKEN``,
+        ``DEV_GUILD_ID``, ``LOG_LEVEL``, ``LOG_FORMAT``, ``TURN_TIMEOUT``, ``AI_DELAY``,
+        ``SHARD_COUNT``, ``SHARD_IDS``, ``AI_WORKERS`` from ``environ`` (default
+        ``os.environ``) over the values in ``dotenv_path`` (ignored if missing or None)."""
         values: dict[str, str] = {}
         if dotenv_path is not None and Path(dotenv_path).is_file():
             values.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
@@ -140,6 +146,19 @@ class Settings:
             else:
                 if target.backend == "sqlite":
                     database_path = target.location
+        database_timeout = DEFAULT_DATABASE_TIMEOUT
+        raw_timeout = text("DATABASE_TIMEOUT")
+        if raw_timeout is not None:
+            try:
+                database_timeout = float(raw_timeout)
+            except ValueError:
+                problems.append(f"DATABASE_TIMEOUT={raw_timeout!r} is not a number of seconds")
+            else:
+                if not MIN_DATABASE_TIMEOUT <= database_timeout <= MAX_DATABASE_TIMEOUT:
+                    problems.append(
+                        f"DATABASE_TIMEOUT={raw_timeout} is out of range "
+                        f"({MIN_DATABASE_TIMEOUT:g}–{MAX_DATABASE_TIMEOUT:g} seconds)"
+                    )
         token = text("DISCORD_TOKEN")  # judged by token_problem() when it is needed
         dev_guild = integer("DEV_GUILD_ID", 1, None)
         level = (text("LOG_LEVEL") or DEFAULT_LOG_LEVEL).upper()
@@ -182,6 +201,7 @@ class Settings:
         return cls(
             database_path=database_path,
             database_url=database_url,
+            database_timeout=database_timeout,
             discord_token=token,
             dev_guild_id=dev_guild,
             log_level=level,
@@ -216,7 +236,8 @@ class Settings:
         token = "set" if self.discord_token else "unset"
         return (
             f"Settings(database_path={self.database_path!r}, "
-            f"database_url={redact_url(self.database_url or '')!r}, discord_token=<{token}>, "
+            f"database_url={redact_url(self.database_url or '')!r}, "
+            f"database_timeout={self.database_timeout:g}, discord_token=<{token}>, "
             f"dev_guild_id={self.dev_guild_id}, log_level={self.log_level!r}, "
             f"log_format={self.log_format!r}, "
             f"turn_timeout={self.turn_timeout}, ai_delay={self.ai_delay}, "

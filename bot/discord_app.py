@@ -120,7 +120,7 @@ class _DurakMixin:
         if self.stop_on_sigterm:
             self._handle_sigterm()
         settings = self.settings
-        storage = create_storage(settings.storage_url)
+        storage = create_storage(settings.storage_url, timeout=settings.database_timeout)
         ai = self._ai
         if ai is None:
             ai = self._own_ai = AIPool(settings.ai_workers)

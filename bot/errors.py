@@ -44,6 +44,7 @@ __all__ = [
     "PlayerInPlay",
     "ServiceError",
     "StaleAction",
+    "StorageBusy",
     "StorageFailure",
     "UnknownGame",
     "UnknownLevel",
@@ -321,6 +322,15 @@ class StorageFailure(ServiceError):
 
     code = "storage_failure"
     default_message = Message("the game could not be saved: nothing was changed, please try again")
+
+
+class StorageBusy(StorageFailure):
+    """The database did not answer in time (it hangs or is overloaded): the request was given
+    up.  A move given up this way is not shown as played; if it reached the database after
+    all, the game shows it at the next move (see :mod:`bot.service.commit`)."""
+
+    code = "storage_busy"
+    default_message = Message("the database is busy: please try again in a few seconds")
 
 
 class ChannelMoved(StorageFailure):

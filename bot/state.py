@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Container, Sequence
+from collections.abc import Awaitable, Callable, Container, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, get_args
 
@@ -19,7 +19,15 @@ from rules_engine.cards import parse_card
 
 _T = TypeVar("_T")
 
-__all__ = ["BadMeta", "ChannelState", "GameState", "LiveMeta", "LobbyState", "human_plays"]
+__all__ = [
+    "BadMeta",
+    "ChannelState",
+    "Doubt",
+    "GameState",
+    "LiveMeta",
+    "LobbyState",
+    "human_plays",
+]
 
 
 @dataclass(slots=True)
@@ -68,6 +76,20 @@ class LobbyState:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Doubt:
+    """A fenced write of a live game that failed without saying whether it was stored (the
+    database stopped answering while it ran): memory still holds the game as it was before
+    it.  The next write of the game settles it first (``Commit.settle_doubt``)."""
+
+    #: The revision the write was fenced by.
+    revision: int
+    #: Whether the database holds this write (asked once the row has moved past ``revision``).
+    stored: Callable[[], Awaitable[bool]]
+    #: The change of memory the write stood for, made if it was stored after all.
+    adopt: Callable[[], None]
+
+
 @dataclass(slots=True)
 class GameState:
     """A game of a series: live, or the finished last game kept for the table view."""
@@ -97,6 +119,8 @@ class GameState:
     #: when the game started (stored in its meta; a later change of the setting does not
     #: apply to it).
     count_ai_games: bool = False
+    #: A write of this game whose outcome is not known yet (see :class:`Doubt`).
+    doubt: Doubt | None = None
 
     def human_waits(self, series: SeriesRecord) -> bool:
         """Whether the seat to act is a human who plays it now (so a turn deadline runs)."""

@@ -29,6 +29,7 @@ from bot.errors import (
     NoLobby,
     NotHost,
     NotSeated,
+    StorageBusy,
 )
 from bot.presenter import Notice, NoticeKind, Presenter
 from bot.service.tasks import Tasks
@@ -41,6 +42,7 @@ from rules_engine.messages import Message
 __all__ = [
     "Channels",
     "KeyedLocks",
+    "LockWaitedOut",
     "Outbox",
     "Transaction",
     "need_host",
@@ -64,6 +66,10 @@ class _Slot:
     users: int = 0  # holding or waiting
 
 
+class LockWaitedOut(Exception):
+    """A lock was not free within the time its caller would wait."""
+
+
 class KeyedLocks:
     """One ``asyncio.Lock`` per key, dropped as soon as nobody holds or waits for it."""
 
@@ -71,14 +77,23 @@ class KeyedLocks:
         self._slots: dict[Hashable, _Slot] = {}
 
     @contextlib.asynccontextmanager
-    async def hold(self, key: Hashable) -> AsyncIterator[None]:
+    async def hold(self, key: Hashable, wait: float | None = None) -> AsyncIterator[None]:
+        """Hold ``key``'s lock; ``wait``: seconds to wait for it at most (then
+        :class:`LockWaitedOut`)."""
         slot = self._slots.get(key)
         if slot is None:
             slot = self._slots[key] = _Slot()
         slot.users += 1
         try:
-            async with slot.lock:
+            try:
+                async with asyncio.timeout(wait):
+                    await slot.lock.acquire()
+            except TimeoutError:
+                raise LockWaitedOut(key) from None
+            try:
                 yield
+            finally:
+                slot.lock.release()
         finally:
             slot.users -= 1
             if slot.users == 0:
@@ -258,29 +273,37 @@ class Channels:
         return len(self._locks)
 
     @contextlib.asynccontextmanager
-    async def edit(self, channel_id: int) -> AsyncIterator[Transaction]:
-        """Hold the channel's lock for one command (see the module docstring).
+    async def edit(
+        self, channel_id: int, *, wait: float | None = None
+    ) -> AsyncIterator[Transaction]:
+        """Hold the channel's lock for one command (see the module docstring).  ``wait``:
+        seconds a player's command waits for the lock at most, then :class:`StorageBusy`
+        (only a write waiting on the database holds a channel's lock that long, and a player
+        who presses again must not queue behind it).
 
         A channel this process holds nothing of is read from storage first (by
         :attr:`loader`): another process may have written it.  A command whose write lost its
         fence (:class:`ChannelMoved`) drops this process's copy of the channel."""
         outbox = Outbox(self.presenters)
-        async with self._locks.hold(channel_id):
-            fence = 0
-            loaded = channel_id not in self._states and self.loader is not None
-            if loaded:
-                assert self.loader is not None
-                fence = await self.loader(channel_id)
-            tx = Transaction(self, channel_id, outbox, fence, loaded=loaded)
-            try:
-                yield tx
-            except ChannelMoved:
-                self.drop(channel_id)
-                raise
-            finally:
-                ch = self._states.get(channel_id)
-                if ch is not None and ch.empty:
-                    del self._states[channel_id]
+        try:
+            async with self._locks.hold(channel_id, wait):
+                fence = 0
+                loaded = channel_id not in self._states and self.loader is not None
+                if loaded:
+                    assert self.loader is not None
+                    fence = await self.loader(channel_id)
+                tx = Transaction(self, channel_id, outbox, fence, loaded=loaded)
+                try:
+                    yield tx
+                except ChannelMoved:
+                    self.drop(channel_id)
+                    raise
+                finally:
+                    ch = self._states.get(channel_id)
+                    if ch is not None and ch.empty:
+                        del self._states[channel_id]
+        except LockWaitedOut:
+            raise StorageBusy() from None
         self.publish(outbox)
 
     async def ensure(self, channel_id: int) -> ChannelState | None:

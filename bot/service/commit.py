@@ -2,29 +2,61 @@
 
 Every method runs under the channel's lock (inside a :class:`~bot.service.channels.Transaction`)
 and stores first: when the storage refuses, it raises :class:`StorageFailure` with nothing in
-memory changed.  A fenced write that lost (:class:`GameMoved`: another process serves the
-channel now) drops this process's copy of the channel.
+memory changed.  A fenced write that lost (:class:`ChannelMoved`, or :class:`GameMoved` for a
+live game's row: another process wrote the channel) drops this process's copy of the channel,
+which the next command reads again.
+
+**A write whose outcome is unknown.**  When the database stops answering, a write is given
+up (:class:`StorageBusy`) but may still be applied: its commit may have reached the server
+just before it froze, or wait in the server's buffers and run when it thaws.  Memory keeps the
+game as before the write (what the players were last told), and the game is left *in doubt*
+(:class:`~bot.state.Doubt`, for every failed fenced write: a cheap rule that needs no
+guessing which failures are certain).  The next write of that game first settles it
+(:meth:`Commit.settle_doubt`) with the fence: it moves the live row from the revision the
+failed write was fenced by to the next one, changing nothing else.  If that works, the failed
+write was not applied and can never be now (its fence is gone), and the game goes on.  If the
+row had moved on, the database is asked whether it holds exactly that write (the same
+snapshot and meta, the same finished game, the same forfeit): then memory takes it on, the
+channel is shown the table with it, and the command at hand, which was meant for the older
+position, is refused as stale.  Otherwise another process moved the game on (:class:`GameMoved`).
+No write is ever applied twice, and nothing a player was told is lost.  Starting a game
+(:meth:`Commit.begin_game`) and the other writes of a channel's lobby and series advance the
+channel's fence: if such an answer is lost after its commit, the channel's next write loses
+its fence (:class:`ChannelMoved`), the copy is dropped, and the command runs again on the
+channel as stored (with the game that was started).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from bot.ai_pool import AIPool, ThreadAI
 from bot.clock import Clock
-from bot.errors import GameMoved, IllegalMove, ServiceError, StorageFailure
-from bot.service.channels import Channels
+from bot.errors import (
+    ChannelMoved,
+    GameMoved,
+    IllegalMove,
+    ServiceError,
+    StaleAction,
+    StorageBusy,
+    StorageFailure,
+)
+from bot.presenter import Notice
+from bot.service.channels import Channels, Outbox
 from bot.service.settle import GameEnd, settle
-from bot.state import ChannelState, GameState, human_plays
-from bot.storage import NewGame, SeriesRecord, Storage
+from bot.state import ChannelState, Doubt, GameState, human_plays
+from bot.storage import DatabaseBusy, FinishedGame, NewGame, SeriesRecord, Storage
 from bot.view_builders import table_view
 from bot.views import ActionRecord, AutoKind, TableView
+from bot.votes import Forfeit
 from rules_engine import Action, Game, IllegalActionError, Rules, serialization
 from rules_engine.deal import Deal
+from rules_engine.messages import Message
 
 __all__ = ["RECENT", "Commit", "storage_errors"]
 
@@ -35,14 +67,18 @@ RECENT = 6  # actions kept for the table's "last few actions"
 
 @contextlib.contextmanager
 def storage_errors() -> Iterator[None]:
-    """Turn any failure of the storage inside the block into :class:`StorageFailure`,
-    logging the traceback: the request is refused and nothing in memory has changed yet.  A
-    refusal the storage makes itself (a :class:`ServiceError`: :class:`bot.errors.ChannelMoved`, or
-    :class:`bot.errors.PlayerInPlay` from an erasure) passes as it is."""
+    """Turn any failure of the storage inside the block into :class:`StorageFailure`
+    (:class:`StorageBusy` when the database did not answer in time), logging it: the request
+    is refused and nothing in memory has changed yet.  A refusal the storage makes itself (a
+    :class:`ServiceError`: :class:`ChannelMoved`, or :class:`bot.errors.PlayerInPlay` from an
+    erasure) passes as it is."""
     try:
         yield
     except ServiceError:  # e.g. ChannelMoved: another process wrote the channel first
         raise
+    except DatabaseBusy as exc:
+        log.warning("storage busy: %s", exc)  # one line: a hung database gives many
+        raise StorageBusy() from exc
     except Exception as exc:
         log.exception("storage failure")
         raise StorageFailure() from exc
@@ -173,61 +209,192 @@ class Commit:
         if nxt is not None and human_plays(series.seats, nxt, autopilot, g.forfeits):
             deadline = now + ch.turn_timeout
         new_series: SeriesRecord | None = None
-        with self.storage_errors(g):
-            if game.finished:
-                done = settle(
-                    GameEnd.FINISHED,
-                    series,
-                    g.game_id,
-                    game.history_text(),
-                    now,
-                    forfeits=g.forfeits,
-                    game=game,
-                    count_ai_games=g.count_ai_games,
-                )
-                new_series = done.series
+        write: Callable[[], Awaitable[int | None]]
+        stored: Callable[[], Awaitable[bool]]
+        if game.finished:
+            done = settle(
+                GameEnd.FINISHED,
+                series,
+                g.game_id,
+                game.history_text(),
+                now,
+                forfeits=g.forfeits,
+                game=game,
+                count_ai_games=g.count_ai_games,
+            )
+            new_series = done.series
+
+            async def write() -> int | None:
                 await self.storage.finish_game(
                     done.record, new_series, revision=g.revision, fence=ch.fence
                 )
-                ch.fence += 1
-            else:
-                g.revision = await self.storage.save_live(
-                    g.game_id,
-                    g.snapshot_json(game),
-                    g.meta(
-                        deadline=deadline, timeouts=timeouts, autopilot=autopilot, recent=recent
-                    ),
-                    game.version,
-                    now,
-                    revision=g.revision,
+                return None
+
+            stored = self._finish_stored(done.record)
+        else:
+            snapshot = g.snapshot_json(game)
+            meta = g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot, recent=recent)
+
+            async def write() -> int | None:
+                return await self.storage.save_live(
+                    g.game_id, snapshot, meta, game.version, now, revision=g.revision
                 )
-        if self.latency_sink is not None:
-            self.latency_sink(time.perf_counter() - t0)
-        g.game = game
-        g.recent = recent
-        g.deadline = deadline
-        g.timeouts = timeouts
-        g.autopilot = autopilot
-        if game.finished:
-            self.ai.forget(g.game_id)
-        if new_series is not None:
-            ch.series = new_series
-            g.close_vote()
-        self.rearm(ch)
+
+            stored = self._live_stored(g.game_id, snapshot, meta)
+
+        def adopt() -> None:
+            g.game = game
+            g.recent = recent
+            g.deadline = deadline
+            g.timeouts = timeouts
+            g.autopilot = autopilot
+            if game.finished:
+                ch.fence += 1  # the game's end advanced the channel's fence
+                self.ai.forget(g.game_id)
+            if new_series is not None:
+                ch.series = new_series
+                g.close_vote()
+            self.rearm(ch)
+
+        await self._store(ch, g, write, stored, adopt, t0)
 
     async def save_meta(
-        self, g: GameState, *, deadline: float | None, timeouts: list[int], autopilot: list[bool]
+        self,
+        ch: ChannelState,
+        g: GameState,
+        *,
+        deadline: float | None,
+        timeouts: list[int],
+        autopilot: list[bool],
     ) -> None:
-        """Store the live game's timer state (its position unchanged)."""
-        with self.storage_errors(g):
-            g.revision = await self.storage.save_live(
-                g.game_id,
-                g.snapshot_json(),
-                g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot),
-                g.game.version,
-                self.clock.now(),
-                revision=g.revision,
+        """Store the live game's timer state (its position unchanged), then set it in memory
+        and re-arm the turn."""
+        snapshot = g.snapshot_json()
+        meta = g.meta(deadline=deadline, timeouts=timeouts, autopilot=autopilot)
+        version, now = g.game.version, self.clock.now()
+
+        async def write() -> int | None:
+            return await self.storage.save_live(
+                g.game_id, snapshot, meta, version, now, revision=g.revision
             )
+
+        def adopt() -> None:
+            g.autopilot, g.timeouts, g.deadline = autopilot, timeouts, deadline
+            self.rearm(ch)
+
+        await self._store(ch, g, write, self._live_stored(g.game_id, snapshot, meta), adopt)
+
+    async def record_forfeit(
+        self, ch: ChannelState, g: GameState, forfeit: Forfeit, guild_id: int
+    ) -> None:
+        """Store ``forfeit`` (fenced), then hand its seat to the AI in memory."""
+        seat = forfeit.seat
+
+        async def write() -> int | None:
+            return await self.storage.record_forfeit(forfeit, guild_id, revision=g.revision)
+
+        async def stored() -> bool:
+            return any(
+                f.seat == seat and f.at == forfeit.at
+                for f in await self.storage.forfeits_of_game(g.game_id)
+            )
+
+        def adopt() -> None:
+            g.forfeits[seat] = forfeit
+            if g.game.to_act == seat:
+                g.deadline = None
+            self.rearm(ch)
+
+        await self._store(ch, g, write, stored, adopt)
+
+    # ------------------------------------------------------------------ fenced writes
+    async def _store(
+        self,
+        ch: ChannelState,
+        g: GameState,
+        write: Callable[[], Awaitable[int | None]],
+        stored: Callable[[], Awaitable[bool]],
+        adopt: Callable[[], None],
+        t0: float | None = None,
+    ) -> None:
+        """Settle ``g``'s doubt, run the fenced ``write`` (it returns the row's new revision,
+        or ``None`` when the row is gone), then ``adopt`` its change in memory.  On a failure
+        memory is unchanged and, unless the write lost its fence (:class:`GameMoved`), ``g`` is
+        left in doubt (see the module docstring): ``stored`` says later whether it was
+        applied after all, ``adopt`` is what memory then takes on."""
+        await self.settle_doubt(ch, g)
+        revision = g.revision
+        try:
+            with self.storage_errors(g):
+                new_revision = await write()
+        except ChannelMoved:  # another process wrote the game or its channel: not in doubt
+            raise
+        except StorageFailure:
+            g.doubt = Doubt(revision, stored, adopt)
+            raise
+        if self.latency_sink is not None and t0 is not None:
+            self.latency_sink(time.perf_counter() - t0)
+        if new_revision is not None:
+            g.revision = new_revision
+        adopt()
+
+    async def settle_doubt(self, ch: ChannelState, g: GameState) -> None:
+        """Before a write of ``g``: find out whether its last failed write was applied after
+        all (see the module docstring).  Not applied: the row's revision moves past it and
+        nothing else changes.  Applied: memory takes it on, the channel is shown the table,
+        and :class:`StaleAction` refuses the command at hand (it was meant for the position
+        before).  :class:`StorageBusy` if the database still does not answer (``g`` stays in
+        doubt), :class:`GameMoved` if another process moved the game on."""
+        doubt = g.doubt
+        if doubt is None:
+            return
+        with self.storage_errors(g):
+            try:
+                g.revision = await self.storage.bump_live(
+                    g.game_id, self.clock.now(), revision=doubt.revision
+                )
+            except GameMoved:
+                if not await doubt.stored():
+                    raise
+                applied = True
+            else:
+                applied = False
+        g.doubt = None
+        if not applied:
+            log.info("game %d: a write given up earlier was not stored", g.game_id)
+            return
+        log.warning("game %d: a write given up earlier was stored after all: shown now", g.game_id)
+        g.revision = doubt.revision + 1
+        doubt.adopt()
+        outbox = Outbox(self.channels.presenters)
+        if ch.game is not None:
+            outbox.show_table(ch)
+        else:  # the write stopped the game and ended the series
+            outbox.notice(Notice(ch.channel_id, "series_ended", Message("the series is over")))
+        self.channels.publish(outbox)
+        raise StaleAction(game_id=g.game_id)
+
+    def _live_stored(self, game_id: int, snapshot: str, meta: str) -> Callable[[], Awaitable[bool]]:
+        """Whether the live row of ``game_id`` holds exactly ``snapshot`` and ``meta``."""
+
+        async def stored() -> bool:
+            live = await self.storage.load_live(game_id)
+            return (
+                live is not None
+                and live.snapshot == json.loads(snapshot)
+                and live.meta == json.loads(meta)
+            )
+
+        return stored
+
+    def _finish_stored(self, record: FinishedGame) -> Callable[[], Awaitable[bool]]:
+        """Whether the game of ``record`` is stored as ended, with its result and moves."""
+
+        async def stored() -> bool:
+            rec = await self.storage.load_game(record.game_id)
+            return rec is not None and rec.result == record.result and rec.actions == record.actions
+
+        return stored
 
     async def end_series(self, ch: ChannelState) -> TableView | None:
         """Store a running game as stopped (see :func:`~bot.service.settle.settle`) and end
@@ -238,40 +405,50 @@ class Commit:
         now = self.clock.now()
         g = ch.game
         running = g if ch.playing else None
-        with self.storage_errors(g):
-            if running is not None:
-                done = settle(
-                    GameEnd.STOPPED,
-                    series,
-                    running.game_id,
-                    running.game.history_text(),
-                    now,
-                    forfeits=running.forfeits,
-                )
-                await self.storage.finish_game(
-                    done.record,
-                    done.series,
-                    end_series_at=now,
-                    revision=running.revision,
-                    fence=ch.fence,
-                )
-                if done.series is not None:
-                    series.losses = done.series.losses
-            else:
+        if running is None:
+            with self.storage_errors(g):
                 await self.storage.end_series(series.id, now, fence=ch.fence)
-        ch.fence += 1
-        view: TableView | None = None
-        if running is not None:
+            ch.fence += 1
+            series.active = False
+            ch.series = None
+            ch.game = None
+            return None
+        done = settle(
+            GameEnd.STOPPED,
+            series,
+            running.game_id,
+            running.game.history_text(),
+            now,
+            forfeits=running.forfeits,
+        )
+        views: list[TableView] = []
+
+        async def write() -> int | None:
+            await self.storage.finish_game(
+                done.record,
+                done.series,
+                end_series_at=now,
+                revision=running.revision,
+                fence=ch.fence,
+            )
+            return None
+
+        def adopt() -> None:
+            ch.fence += 1  # the game's end advanced the channel's fence
+            if done.series is not None:
+                series.losses = done.series.losses
             running.disarm()
             running.close_vote()
             running.aborted = True
             self.ai.forget(running.game_id)
             running.deadline = None
-            view = table_view(ch)
-        series.active = False
-        ch.series = None
-        ch.game = None
-        return view
+            views.append(table_view(ch))
+            series.active = False
+            ch.series = None
+            ch.game = None
+
+        await self._store(ch, running, write, self._finish_stored(done.record), adopt)
+        return views[0]
 
     async def load_finished(self, s: SeriesRecord) -> GameState | None:
         """Rebuild the last finished game of a series (for the table between games)."""

@@ -3,7 +3,9 @@
 A waiting human has a turn timer; when it fires, the engine's default is played (two timeouts
 in a row put the player on autopilot).  AI seats and players on autopilot decide in the AI
 pool, wait ``ai_delay`` seconds of the clock, then play.  An automatic move that could not be
-stored is retried after :data:`RETRY_DELAY`.  An open stop vote has a timer that closes it.
+stored is retried after :data:`RETRY_DELAY` (unless an earlier move given up turns out to have
+been stored after all: then the game has moved on, re-armed, and there is nothing to retry).
+An open stop vote has a timer that closes it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import InitVar, dataclass, field
 
 from bot.ai_pool import AIPool, AIPoolClosed, ThreadAI, hard_limit
 from bot.clock import Clock
-from bot.errors import ServiceError
+from bot.errors import ServiceError, StaleAction
 from bot.service.channels import Channels, players_of
 from bot.service.commit import Commit
 from bot.service.tasks import Tasks
@@ -120,6 +122,8 @@ class Driver:
                 autopilot[seat] = True
             try:
                 await self.commit.apply(ch, g, action, "timeout", timeouts, autopilot, t0)
+            except StaleAction:
+                return  # a move given up earlier was stored after all: memory took it on
             except ServiceError:
                 log.exception(
                     "timeout action failed in channel %d: retrying in %s s", channel_id, RETRY_DELAY
@@ -201,6 +205,8 @@ class Driver:
                 timeouts, autopilot = list(g.timeouts), list(g.autopilot)
                 try:
                     await self.commit.apply(ch, g, action, auto, timeouts, autopilot, t0)
+                except StaleAction:
+                    return  # a move given up earlier was stored after all (and re-armed)
                 except ServiceError:
                     log.exception(
                         "AI move failed in channel %d: retrying in %s s", channel_id, RETRY_DELAY

@@ -346,15 +346,8 @@ class FairPlay:
         players = players_of(series)
         now = self.commit.clock.now()
         forfeit = Forfeit(g.game_id, user_id, seat, now, reason, move=g.game.version)
-        with self.commit.storage_errors(g):
-            g.revision = await self.commit.storage.record_forfeit(
-                forfeit, series.guild_id, revision=g.revision
-            )
-        g.forfeits[seat] = forfeit
+        await self.commit.record_forfeit(ch, g, forfeit, series.guild_id)
         tx.notice("forfeit", forfeit.message, user_id=user_id, players=players)
-        if g.game.to_act == seat:
-            g.deadline = None
-        self.driver.schedule(ch)
         if g.vote is not None:
             vote = g.vote.without_voter(user_id)
             if vote is not None and vote.passed:

@@ -60,12 +60,19 @@ class Lifecycle:
         """Open the storage, reload open lobbies, active series and every live game (replayed
         from its snapshot) of the servers this process serves, re-arm turn timers with the
         time that was left, and resume AI seats.  Presenters get ``table_changed`` and a
-        ``restored`` notice per live game.  Returns the number of live games resumed."""
-        await self.commit.storage.open()
-        now = self.commit.clock.now()
-        for game_id in await self.commit.storage.discard_orphans(now):
-            log.warning("live game %d had no active series: recorded as aborted", game_id)
-        state = await self.commit.storage.load_state(include_guild=self.include_guild)
+        ``restored`` notice per live game.  Returns the number of live games resumed.
+
+        Opening and reading every live game wait for the database as long as it takes
+        (:meth:`Storage.unhurried`: on a large database they may take longer than a player's
+        request may wait); no task or timer starts in that block, since they would inherit
+        its patience."""
+        storage = self.commit.storage
+        async with storage.unhurried():
+            await storage.open()
+            now = self.commit.clock.now()
+            for game_id in await storage.discard_orphans(now):
+                log.warning("live game %d had no active series: recorded as aborted", game_id)
+            state = await storage.load_state(include_guild=self.include_guild)
         for guild_id in sorted(
             {r.guild_id for r in state.lobbies} | {s.guild_id for s in state.series}
         ):

@@ -23,13 +23,15 @@ from bot.errors import (
     NotYourTurn,
     ServiceError,
     StaleAction,
+    StorageBusy,
+    StorageFailure,
 )
 from bot.service.channels import Channels, need_game, need_member, players_of, require_seat, seat_of
 from bot.service.commit import Commit
 from bot.service.driver import Driver
 from bot.service.lobby import Lobbies
 from bot.service.options import parse_player_action
-from bot.state import ChannelState
+from bot.state import ChannelState, GameState
 from bot.view_builders import hand_view, series_view, table_view
 from bot.views import HandView, SeriesView, TableView
 from rules_engine import Action, deal_from_seed, next_dealer_and_leader
@@ -116,9 +118,12 @@ class Play:
         view); a mismatch raises :class:`StaleAction` (``None`` skips the check; adapters
         should always send them).  Other refusals: :class:`NoGame`, :class:`GameFinished`,
         :class:`NotSeated`, :class:`BadAction`, :class:`NotYourTurn`, :class:`IllegalMove`
-        (``.reason`` is the engine's).  Acting turns the player's autopilot off."""
+        (``.reason`` is the engine's); :class:`StorageBusy` when the database did not answer
+        in time (nothing is shown as played: see :mod:`bot.service.commit`), or when another
+        write of the channel kept its lock that long.  Acting turns the player's autopilot
+        off."""
         t0 = time.perf_counter()
-        async with self.channels.edit(channel_id) as tx:
+        async with self.channels.edit(channel_id, wait=self.commit.storage.timeout) as tx:
             if self.commit.storage.shared and not tx.loaded:
                 _need_news(tx.ch, game_id, version)
             ch, g = tx.need_game()
@@ -151,13 +156,28 @@ class Play:
 
     async def hand(self, channel_id: int, user_id: int) -> HandView:
         """The caller's private hand view (show it to that user only).  Asking for one's hand
-        counts as being present: it turns the caller's autopilot off."""
-        async with self.channels.edit(channel_id) as tx:
-            ch, g = tx.need_game(allow_finished=True)
-            seat = require_seat(ch, user_id)
-            if ch.playing and seat in g.forfeits:
-                raise Forfeited.of(g.forfeits[seat].reason)
-            back = False
+        counts as being present: it turns the caller's autopilot off.
+
+        Showing a hand needs no database: it is answered from memory at once, without the
+        channel's lock, so it answers while a write of the channel waits on a database that
+        hangs (memory changes only once a write is stored, in one step, so what it shows is
+        the last position the players were told of).  Only turning autopilot off is stored
+        (under the lock, waited for at most the storage's timeout); if that cannot be stored
+        now, the hand is shown anyway and the autopilot stays on until the player's next
+        press."""
+        ch, g, seat = self._hand_of(await self.channels.ensure(channel_id), user_id)
+        if not (ch.playing and g.autopilot[seat]):
+            return hand_view(ch, g, seat)
+        try:
+            return await self._hand_back(channel_id, user_id)
+        except StorageBusy:  # the channel's lock is held by a write waiting on the database
+            ch, g, seat = self._hand_of(self.channels.get(channel_id), user_id)
+            return hand_view(ch, g, seat)
+
+    async def _hand_back(self, channel_id: int, user_id: int) -> HandView:
+        """:meth:`hand` of a player on autopilot: turn it off, stored, and show the hand."""
+        async with self.channels.edit(channel_id, wait=self.commit.storage.timeout) as tx:
+            ch, g, seat = self._hand_of(tx.ch, user_id)
             if ch.playing and g.autopilot[seat]:
                 autopilot = list(g.autopilot)
                 autopilot[seat] = False
@@ -166,18 +186,34 @@ class Play:
                 deadline = g.deadline
                 if g.game.to_act == seat:
                     deadline = self.clock.now() + ch.turn_timeout
-                await self.commit.save_meta(
-                    g, deadline=deadline, timeouts=timeouts, autopilot=autopilot
-                )
-                g.autopilot, g.timeouts, g.deadline = autopilot, timeouts, deadline
-                self.driver.schedule(ch)
-                back = True
-            view = hand_view(ch, g, seat)
-            if back:
-                players = players_of(ch.series)
-                tx.notice("autopilot_off", _back(seat), user_id=user_id, players=players)
-                tx.show_table(ch)
-        return view
+                try:
+                    await self.commit.save_meta(
+                        ch, g, deadline=deadline, timeouts=timeouts, autopilot=autopilot
+                    )
+                except (StorageFailure, StaleAction) as exc:
+                    if isinstance(exc, ChannelMoved):  # the copy is dropped: read it again
+                        raise
+                    # not stored now (or a move given up earlier was stored after all, and
+                    # memory took it on): the hand as memory holds it, autopilot still on
+                    log.warning(
+                        "autopilot of seat %d in channel %d stays on: %s", seat, channel_id, exc
+                    )
+                    ch, g, seat = self._hand_of(tx.ch, user_id)
+                else:
+                    players = players_of(ch.series)
+                    tx.notice("autopilot_off", _back(seat), user_id=user_id, players=players)
+                    tx.show_table(ch)
+            return hand_view(ch, g, seat)
+
+    @staticmethod
+    def _hand_of(ch: ChannelState | None, user_id: int) -> tuple[ChannelState, GameState, int]:
+        """The channel, game and seat whose hand ``user_id`` asks for (the guards of
+        :meth:`hand`)."""
+        ch, g = need_game(ch, allow_finished=True)
+        seat = require_seat(ch, user_id)
+        if ch.playing and seat in g.forfeits:
+            raise Forfeited.of(g.forfeits[seat].reason)
+        return ch, g, seat
 
     async def table(self, channel_id: int) -> TableView:
         """The public table of the channel's current (or just finished) game."""
@@ -299,6 +335,8 @@ class Play:
     async def resume_timers(self, channel_id: int) -> bool:
         """Undo :meth:`pause_timers`: the waiting human gets the time that was left, AI seats
         move again.  Returns whether a paused game was resumed."""
+        if not self.timers_paused(channel_id):  # the usual case: no need to wait for the lock
+            return False
         async with self.channels.edit(channel_id) as tx:
             ch = tx.ch
             g = ch.game if ch is not None else None

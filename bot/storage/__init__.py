@@ -11,7 +11,15 @@ it on).
 """
 
 from bot.storage.backends import create_storage, storage_problem
-from bot.storage.base import DatabaseUnavailable, GameMoved, GuildFilter, Storage, StorageError
+from bot.storage.base import (
+    DEFAULT_DATABASE_TIMEOUT,
+    DatabaseBusy,
+    DatabaseUnavailable,
+    GameMoved,
+    GuildFilter,
+    Storage,
+    StorageError,
+)
 from bot.storage.migrations import POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS, Migration
 from bot.storage.records import (
     FIRST_REVISION,
@@ -28,10 +36,12 @@ from bot.storage.sqlite import SqliteStorage
 from bot.storage.url import DEFAULT_DATABASE_URL, parse_database_url, sqlite_url
 
 __all__ = [
+    "DEFAULT_DATABASE_TIMEOUT",
     "DEFAULT_DATABASE_URL",
     "FIRST_REVISION",
     "POSTGRES_MIGRATIONS",
     "SQLITE_MIGRATIONS",
+    "DatabaseBusy",
     "DatabaseUnavailable",
     "FinishedGame",
     "GameMoved",

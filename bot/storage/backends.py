@@ -7,22 +7,23 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.storage.base import DatabaseUnavailable, Storage
+from bot.storage.base import DEFAULT_DATABASE_TIMEOUT, DatabaseUnavailable, Storage
 from bot.storage.url import parse_database_url
 
 __all__ = ["create_storage", "storage_problem"]
 
 
-def create_storage(url: str) -> Storage:
-    """The (not yet opened) storage of ``url``."""
+def create_storage(url: str, *, timeout: float = DEFAULT_DATABASE_TIMEOUT) -> Storage:
+    """The (not yet opened) storage of ``url``; ``timeout``: seconds a request may wait for
+    the database (``DATABASE_TIMEOUT``)."""
     target = parse_database_url(url)
     if target.backend == "sqlite":
         from bot.storage.sqlite import SqliteStorage
 
-        return SqliteStorage(target.location)
+        return SqliteStorage(target.location, timeout=timeout)
     from bot.storage.postgres import PostgresStorage
 
-    return PostgresStorage(target.location)
+    return PostgresStorage(target.location, timeout=timeout)
 
 
 async def _open_and_close(url: str) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 
 from bot.errors import ChannelMoved, GameMoved
 from bot.ratings import RatedGame, Rating, RatingKey
@@ -11,6 +13,7 @@ from bot.storage.records import (
     FinishedGame,
     GameRecord,
     HistoryRecord,
+    LiveRecord,
     LobbyRecord,
     NewGame,
     PlayerResult,
@@ -21,13 +24,20 @@ from bot.views import AiLevelStats, LeaderboardRow, LobbySeat, PrivacyView, Prof
 from bot.votes import Forfeit
 
 __all__ = [
+    "DEFAULT_DATABASE_TIMEOUT",
     "ChannelMoved",
+    "DatabaseBusy",
     "DatabaseUnavailable",
     "GameMoved",
     "GuildFilter",
     "Storage",
     "StorageError",
 ]
+
+#: Seconds one request (a press, a hand, a stats page) waits for the database before it is
+#: given up (``DATABASE_TIMEOUT``): short enough that a player hears "try again" within
+#: Discord's 3-second budget when the database hangs.
+DEFAULT_DATABASE_TIMEOUT = 2.0
 
 #: Which guilds a process serves (e.g. "the guilds on my shards"): ``include(guild_id)``.
 GuildFilter = Callable[[int], bool]
@@ -40,6 +50,13 @@ class StorageError(Exception):
 class DatabaseUnavailable(StorageError):
     """The database cannot be used by this process (read-only, unwritable path, held by
     another process, unreachable).  ``str(exc)`` is one line naming the database and why."""
+
+
+class DatabaseBusy(StorageError):
+    """The database did not answer within the storage's timeout (it hangs, is overloaded, or
+    another holder keeps its write lock): the request was given up.  A write given up this way
+    may still have been applied (its commit may have reached the database just before it
+    stopped answering): for a live game the fence tells, see :meth:`Storage.bump_live`."""
 
 
 class Storage(ABC):
@@ -67,6 +84,15 @@ class Storage(ABC):
     #: Whether several bot processes may use this database at once (PostgreSQL).  A process on
     #: shared storage reads a channel it holds nothing of before answering for it.
     shared: bool = False
+    #: Seconds one request may wait for the database before it is given up
+    #: (:class:`DatabaseBusy`); a player's command waits as long for its channel's lock.
+    timeout: float = DEFAULT_DATABASE_TIMEOUT
+
+    def unhurried(self) -> AbstractAsyncContextManager[None]:
+        """A block whose requests wait for the database as long as it takes (startup: opening,
+        migrating, restoring every live game), instead of giving up after the timeout that
+        protects players' requests.  The default: a storage without a timeout."""
+        return contextlib.nullcontext()
 
     @abstractmethod
     async def open(self) -> None:
@@ -105,6 +131,19 @@ class Storage(ABC):
         """Store a live game's state after an action (or a timer/autopilot change), if its
         row is still at ``revision``.  Returns the row's new revision; raises
         :class:`GameMoved` (nothing written) if the row moved on or is gone."""
+
+    @abstractmethod
+    async def bump_live(self, game_id: int, now: float, *, revision: int) -> int:
+        """Move the live row from ``revision`` to the next one, changing nothing else.  After
+        a write of the game fenced at ``revision`` failed without saying whether it was
+        applied (:class:`DatabaseBusy`), this settles it: if the row is still at
+        ``revision`` the write was not applied, and can never be now.  Returns the new
+        revision; :class:`GameMoved` (nothing written) if the row is not at ``revision``: the
+        write was applied after all, or another process moved the game on."""
+
+    @abstractmethod
+    async def load_live(self, game_id: int) -> LiveRecord | None:
+        """The live row of ``game_id`` (snapshot and meta parsed), ``None`` if it has none."""
 
     @abstractmethod
     async def finish_game(

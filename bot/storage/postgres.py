@@ -6,10 +6,25 @@ moved on gets :class:`bot.errors.GameMoved`.  Its own, next to the shared
 :class:`~bot.storage.sql_store.SqlStore`: the pool, the advisory lock under which processes
 starting together migrate once, row locks (``FOR UPDATE``) where a write transaction reads
 what it will change, and read transactions that see one snapshot.
+
+A database that hangs (up, but not answering) must not hang the players' requests with it:
+each request has :attr:`SqlStore.timeout` seconds, from waiting for a pooled connection to its
+last statement's answer.  When they run out, the request's connection is terminated (anything
+waiting on it fails at once; the server rolls back what was not committed) and the request
+raises :class:`DatabaseBusy`; the pool opens a fresh connection for the next one.  asyncpg's
+own ``command_timeout`` is not used: it limits each statement, not a request, and on expiry
+it asks the server to cancel over a new connection, which hangs too, while the pool waits for
+that cancellation before reusing (or dropping) the connection (measured: a 2-second
+``command_timeout`` took 4 s to give up one statement on a frozen server).  The server limits
+what it does for a connection that went away: ``statement_timeout`` (the request's timeout)
+and ``idle_in_transaction_session_timeout`` (twice that), sent as startup parameters so that
+they survive the pool's ``RESET ALL``; startup (:meth:`SqlStore.unhurried`: opening,
+migrating, restoring) lifts both.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from collections.abc import AsyncIterator, Sequence
@@ -18,7 +33,7 @@ from typing import Any
 
 import asyncpg
 
-from bot.storage.base import DatabaseUnavailable
+from bot.storage.base import DEFAULT_DATABASE_TIMEOUT, DatabaseBusy, DatabaseUnavailable
 from bot.storage.migrations import POSTGRES_MIGRATIONS, Migration
 from bot.storage.sql_store import Row, SqlConnection, SqlStore
 from bot.storage.url import redact_url
@@ -33,6 +48,11 @@ _SCHEMA_VERSION_TABLE = (
     "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
 )
 _PLACEHOLDER = re.compile(r"\?")
+#: Seconds to open a connection when the storage opens (later connections are opened within
+#: the timeout of the request that needs one).
+_CONNECT_TIMEOUT = 10.0
+#: Lifts the server's limits for one session (startup; ``RESET ALL`` restores them).
+_UNLIMITED = "SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0"
 
 
 @lru_cache(maxsize=256)
@@ -49,7 +69,8 @@ def _rows_changed(status: str) -> int:
 
 
 class PostgresStorage(SqlStore):
-    """``dsn``: a ``postgresql://`` URL (asyncpg's forms, e.g. ``?host=/socket/dir``)."""
+    """``dsn``: a ``postgresql://`` URL (asyncpg's forms, e.g. ``?host=/socket/dir``);
+    ``timeout``: seconds a request may wait for the database (see the module docstring)."""
 
     shared = True  # several bot processes may serve one PostgreSQL database
 
@@ -60,8 +81,9 @@ class PostgresStorage(SqlStore):
         min_connections: int = 1,
         max_connections: int = 10,
         migrations: tuple[Migration, ...] = POSTGRES_MIGRATIONS,
+        timeout: float = DEFAULT_DATABASE_TIMEOUT,
     ) -> None:
-        super().__init__(redact_url(dsn), migrations)
+        super().__init__(redact_url(dsn), migrations, timeout)
         self.dsn = dsn
         self._min = min_connections
         self._max = max_connections
@@ -71,14 +93,27 @@ class PostgresStorage(SqlStore):
     async def open(self) -> None:
         if self._pool is not None:
             return
+        limit_ms = max(1, round(self.timeout * 1000))
         try:
-            pool = await asyncpg.create_pool(self.dsn, min_size=self._min, max_size=self._max)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            raise DatabaseUnavailable(f"database {self.target} cannot be reached: {exc}") from exc
+            pool = await asyncpg.create_pool(
+                self.dsn,
+                min_size=self._min,
+                max_size=self._max,
+                timeout=max(_CONNECT_TIMEOUT, self.timeout),
+                server_settings={
+                    "statement_timeout": str(limit_ms),
+                    "idle_in_transaction_session_timeout": str(2 * limit_ms),
+                },
+            )
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            raise DatabaseUnavailable(
+                f"database {self.target} cannot be reached: {exc or type(exc).__name__}"
+            ) from exc
         self._pool = pool
         try:
-            await self._migrate_once()
-            await self.probe_write()
+            async with self.unhurried():
+                await self._migrate_once()
+                await self.probe_write()
         except BaseException as exc:
             self._pool = None
             await pool.close()
@@ -104,6 +139,7 @@ class PostgresStorage(SqlStore):
         # A session-level advisory lock: processes starting together migrate one at a time;
         # each migration is its own transaction on this session, as on SQLite.
         async with self.pool.acquire() as con:
+            await con.execute(_UNLIMITED)  # a migration (and the wait for one) takes its time
             await con.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
             try:
                 await con.execute(_SCHEMA_VERSION_TABLE)
@@ -111,23 +147,65 @@ class PostgresStorage(SqlStore):
             finally:
                 await con.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
 
+    # -------------------------------------------------------------- one request
+    @contextlib.asynccontextmanager
+    async def _request(self) -> AsyncIterator[Any]:
+        """A pooled connection for one request, given up after :attr:`timeout` seconds from
+        now (see the module docstring): :class:`DatabaseBusy`."""
+        if self.patient():
+            async with self.pool.acquire() as con:
+                await con.execute(_UNLIMITED)
+                yield con
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        try:
+            con = await self.pool.acquire(timeout=self.timeout)
+        except TimeoutError as exc:
+            raise self._busy() from exc
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            con.terminate()
+
+        timer = loop.call_at(deadline, expire)
+        try:
+            yield con
+        except Exception as exc:
+            # the request's time ran out, or the server's statement_timeout cancelled it
+            if expired or isinstance(exc, asyncpg.QueryCanceledError):
+                raise self._busy() from exc
+            raise
+        finally:
+            # Releasing resets the session (one more round trip): still under the deadline,
+            # and a failure there is not the request's (what it did is committed or not).
+            with contextlib.suppress(Exception):
+                await self.pool.release(con)
+            timer.cancel()
+
+    def _busy(self) -> DatabaseBusy:
+        return DatabaseBusy(f"database {self.target} did not answer within {self.timeout:g} s")
+
     # -------------------------------------------------------------- the driver seam
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[SqlConnection]:
         # One snapshot for every query of the block: a count and its page agree.
         async with (
-            self.pool.acquire() as con,
+            self._request() as con,
             _transaction(con, isolation="repeatable_read", readonly=True) as tx,
         ):
             yield tx
 
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[SqlConnection]:
-        async with self.pool.acquire() as con, _transaction(con) as tx:
+        async with self._request() as con, _transaction(con) as tx:
             yield tx
 
     async def execute(self, statement: str, *params: Any) -> int:
-        return _rows_changed(await self.pool.execute(numbered(statement), *params))
+        async with self._request() as con:
+            return _rows_changed(await con.execute(numbered(statement), *params))
 
     def for_update(self, table: str | None = None) -> str:
         return " FOR UPDATE" if table is None else f" FOR UPDATE OF {table}"

@@ -10,6 +10,10 @@ transaction.  A backend subclasses it and supplies only the driver seam:
 - :meth:`SqlStore.execute`: one write statement on its own (committed alone);
 - :meth:`SqlStore.for_update`: the row-lock clause of a read inside a write transaction.
 
+A backend gives up a request that waits longer than :attr:`SqlStore.timeout` with
+:class:`~bot.storage.base.DatabaseBusy`, except inside :meth:`SqlStore.unhurried` (startup),
+where :meth:`SqlStore.patient` is true.
+
 Statements are written with ``?`` placeholders (:mod:`bot.storage.statements`); rows are plain
 tuples.  Opening, migrating under a backend's own lock and closing stay with the backend, which
 calls :meth:`SqlStore.migrate` and :meth:`SqlStore.probe_write` from its ``open``.
@@ -18,10 +22,11 @@ calls :meth:`SqlStore.migrate` and :meth:`SqlStore.probe_write` from its ``open`
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import logging
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, TypeVar
 
@@ -29,7 +34,14 @@ from bot.errors import PlayerInPlay
 from bot.ratings import RatedGame, Rating, RatingKey
 from bot.storage import records
 from bot.storage import statements as sql
-from bot.storage.base import ChannelMoved, DatabaseUnavailable, GameMoved, GuildFilter, Storage
+from bot.storage.base import (
+    DEFAULT_DATABASE_TIMEOUT,
+    ChannelMoved,
+    DatabaseUnavailable,
+    GameMoved,
+    GuildFilter,
+    Storage,
+)
 from bot.storage.migrations import Migration, check_numbering
 from bot.storage.player_data import (
     FORMER_NAME,
@@ -111,13 +123,42 @@ class _RolledBack(Exception):
     """Raised inside a write transaction to roll it back on purpose."""
 
 
-class SqlStore(Storage):
-    """:class:`Storage` on a SQL database, through the driver seam of its subclass."""
+#: Whether the current task is inside :meth:`SqlStore.unhurried` (of any store).
+_UNHURRIED: contextvars.ContextVar[bool] = contextvars.ContextVar("unhurried", default=False)
 
-    def __init__(self, target: str, migrations: tuple[Migration, ...]) -> None:
+
+class SqlStore(Storage):
+    """:class:`Storage` on a SQL database, through the driver seam of its subclass.
+
+    ``timeout``: seconds one request (a transaction, from waiting for a connection to its
+    commit) may wait for the database before the backend gives it up with
+    :class:`~bot.storage.base.DatabaseBusy` (``DATABASE_TIMEOUT``)."""
+
+    def __init__(
+        self,
+        target: str,
+        migrations: tuple[Migration, ...],
+        timeout: float = DEFAULT_DATABASE_TIMEOUT,
+    ) -> None:
         check_numbering(migrations)
+        if not timeout > 0:
+            raise ValueError(f"the database timeout must be positive, not {timeout!r}")
         self.target = target
+        self.timeout = timeout
         self._migrations = migrations
+
+    @contextlib.asynccontextmanager
+    async def unhurried(self) -> AsyncIterator[None]:
+        token = _UNHURRIED.set(True)
+        try:
+            yield
+        finally:
+            _UNHURRIED.reset(token)
+
+    @staticmethod
+    def patient() -> bool:
+        """Whether the current request runs inside :meth:`unhurried` (no timeout)."""
+        return _UNHURRIED.get()
 
     @staticmethod
     def opened(handle: _Handle | None) -> _Handle:
@@ -297,6 +338,16 @@ class SqlStore(Storage):
         if changed != 1:
             raise GameMoved(game_id=game_id, revision=revision)
         return revision + 1
+
+    async def bump_live(self, game_id: int, now: float, *, revision: int) -> int:
+        if await self.execute(sql.LIVE_BUMP_FENCED, now, game_id, revision) != 1:
+            raise GameMoved(game_id=game_id, revision=revision)
+        return revision + 1
+
+    async def load_live(self, game_id: int) -> LiveRecord | None:
+        async with self.read() as con:
+            row = await con.fetch_one(sql.LOAD_LIVE_ONE, game_id)
+        return None if row is None else _live_record(row)
 
     async def finish_game(
         self,
@@ -694,11 +745,7 @@ def _stored_state(
         if rec is not None:
             rec.seats.append(LobbySeat(user_id, name, level))
             rec.losses.append(losses)
-    live = [
-        LiveRecord(gid, ch, sid, _as_stored(snap), _as_stored(meta), version, guild, rev)
-        for gid, ch, sid, snap, meta, version, guild, rev in live_rows
-        if keep(guild)
-    ]
+    live = [_live_record(row) for row in live_rows if keep(row[6])]
     return StoredState(lobbies, list(series.values()), live)
 
 
@@ -711,6 +758,21 @@ async def _number(con: SqlConnection, query: str, *params: Any) -> int:
     """The integer a one-value query returns (0 if it returns no row or NULL)."""
     row = await con.fetch_one(query, *params)
     return int(row[0] or 0) if row else 0
+
+
+def _live_record(row: Row) -> LiveRecord:
+    """A row of :data:`bot.storage.statements.LOAD_LIVE` as a :class:`LiveRecord`."""
+    game_id, channel_id, series_id, snapshot, meta, version, guild_id, revision = row
+    return LiveRecord(
+        game_id,
+        channel_id,
+        series_id,
+        _as_stored(snapshot),
+        _as_stored(meta),
+        version,
+        guild_id,
+        revision,
+    )
 
 
 def _as_stored(text: str) -> Any:

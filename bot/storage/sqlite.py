@@ -2,9 +2,16 @@
 
 The file is held exclusively by the process that opened it (an ``flock`` on the file itself,
 :mod:`bot.storage.file_lock`), so a second bot process on the same file, whatever path names
-it, is refused at start instead of silently overwriting the first one's moves.  Transactions
-are serialised by an asyncio lock so that statements of concurrent coroutines never interleave
-inside one transaction.
+it, is refused at start instead of silently overwriting the first one's moves.  Write
+transactions are serialised by an asyncio lock so that statements of concurrent coroutines
+never interleave inside one transaction.
+
+Reads have a connection of their own (WAL lets a reader see the last commit while a write is
+under way), so stats, leaderboards and history never wait behind a write, and a write that
+waits for the database's lock (another program holding it, e.g. an open ``sqlite3`` shell
+transaction) holds up only the writes.  That wait is SQLite's ``busy_timeout``: the storage's
+timeout, after which the write fails with :class:`DatabaseBusy`, changing nothing.  An
+in-memory database (tests) has one connection for both.
 """
 
 from __future__ import annotations
@@ -12,14 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
 from bot.storage import statements
-from bot.storage.base import DatabaseUnavailable, GameMoved
+from bot.storage.base import DEFAULT_DATABASE_TIMEOUT, DatabaseBusy, DatabaseUnavailable, GameMoved
 from bot.storage.file_lock import HeldFile, hold_database_file
 from bot.storage.migrations import SQLITE_MIGRATIONS, Migration
 from bot.storage.sql_store import Row, SqlConnection, SqlStore
@@ -36,7 +43,8 @@ _SCHEMA_VERSION_TABLE = (
 class SqliteStorage(SqlStore):
     """The embedded default backend.  ``path`` may be ``":memory:"`` (tests; no file lock).
 
-    Its own: the file lock, the pragmas, and the group commit of :meth:`save_live`."""
+    Its own: the file lock, the pragmas, the reading connection, and the group commit of
+    :meth:`save_live`.  ``timeout``: seconds a write waits for the database's lock."""
 
     def __init__(
         self,
@@ -44,14 +52,18 @@ class SqliteStorage(SqlStore):
         *,
         synchronous: str = "NORMAL",
         migrations: tuple[Migration, ...] = SQLITE_MIGRATIONS,
+        timeout: float = DEFAULT_DATABASE_TIMEOUT,
     ) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"bad synchronous mode {synchronous!r}")
-        super().__init__(str(path), migrations)
+        super().__init__(str(path), migrations, timeout)
         self.path = str(path)
         self._synchronous = synchronous.upper()
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
+        # The reading connection (None: reads use the writing one, as in memory).
+        self._reader: aiosqlite.Connection | None = None
+        self._read_lock = asyncio.Lock()
         self._held: HeldFile | None = None
         # Group commit of live-game saves: (params, future) waiting for the next flush.
         self._pending: list[tuple[tuple[Any, ...], asyncio.Future[int]]] = []
@@ -78,19 +90,34 @@ class SqliteStorage(SqlStore):
             await db.execute("PRAGMA journal_mode=WAL")
             await db.execute(f"PRAGMA synchronous={self._synchronous}")  # checked above
             await db.execute("PRAGMA foreign_keys=ON")
-            await db.execute("PRAGMA busy_timeout=5000")
+            await db.execute(f"PRAGMA busy_timeout={self._busy_ms}")
             await db.execute(_SCHEMA_VERSION_TABLE)
             await self.migrate(self.write)
             await self.probe_write()
+            if self.path != ":memory:":
+                self._reader = await aiosqlite.connect(self.path, isolation_level=None)
+                await self._reader.execute("PRAGMA query_only=ON")
+                await self._reader.execute(f"PRAGMA busy_timeout={self._busy_ms}")
         except BaseException as exc:
             self._db = None
             await db.close()
+            await self._close_reader()
             self._release_file()
             if isinstance(exc, sqlite3.OperationalError) and _is_read_only(exc):
                 raise DatabaseUnavailable(
                     f"database {self.path} is read-only ({exc}): the bot must be able to write it"
                 ) from exc
             raise
+
+    @property
+    def _busy_ms(self) -> int:
+        """SQLite's ``busy_timeout``: how long a statement waits for the database's lock."""
+        return max(1, round(self.timeout * 1000))
+
+    async def _close_reader(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            await reader.close()
 
     def _hold_file(self) -> None:
         """Take the database file's exclusive lock (see :mod:`bot.storage.file_lock`)."""
@@ -105,6 +132,7 @@ class SqliteStorage(SqlStore):
     async def close(self) -> None:
         if self._flusher is not None and not self._flusher.done():
             await asyncio.wait([self._flusher])
+        await self._close_reader()
         if self._db is not None:
             db, self._db = self._db, None
             await db.close()
@@ -113,25 +141,40 @@ class SqliteStorage(SqlStore):
     # -------------------------------------------------------------- the driver seam
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[SqlConnection]:
-        # Under the lock, so never inside another coroutine's transaction; each statement
-        # commits on its own, and no other process writes the file (see the file lock).
-        async with self._lock:
-            yield _Connection(self.db)
+        reader = self._reader
+        if reader is None:
+            # In memory: under the writers' lock, so never inside a write transaction; each
+            # statement commits on its own, and nobody else writes the database.
+            self.db  # noqa: B018 - raise now if closed
+            async with self._lock:
+                with _busy_as(self):
+                    yield _Connection(self.db)
+            return
+        # One read transaction (one snapshot of the WAL) for every query of the block.
+        async with self._read_lock:
+            with _busy_as(self):
+                await reader.execute("BEGIN")
+                try:
+                    yield _Connection(reader)
+                finally:
+                    await reader.execute("COMMIT")
 
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[SqlConnection]:
         async with self._lock:
-            await self.db.execute("BEGIN IMMEDIATE")
-            try:
-                yield _Connection(self.db)
-            except BaseException:
-                await self.db.execute("ROLLBACK")
-                raise
-            await self.db.execute("COMMIT")
+            with _busy_as(self):
+                await self.db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield _Connection(self.db)
+                except BaseException:
+                    await self.db.execute("ROLLBACK")
+                    raise
+                await self.db.execute("COMMIT")
 
     async def execute(self, statement: str, *params: Any) -> int:
         async with self._lock:
-            cur = await self.db.execute(statement, params)
+            with _busy_as(self):
+                cur = await self.db.execute(statement, params)
         return cur.rowcount
 
     # -------------------------------------------------------------- group commit
@@ -204,6 +247,22 @@ class _Connection:
         cur = await self._db.execute(statement, params)
         assert cur.lastrowid is not None
         return cur.lastrowid
+
+
+@contextlib.contextmanager
+def _busy_as(storage: SqliteStorage) -> Iterator[None]:
+    """SQLite's "database is locked" (its ``busy_timeout`` ran out) as :class:`DatabaseBusy`."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in (
+            sqlite3.SQLITE_BUSY,
+            sqlite3.SQLITE_LOCKED,
+        ):
+            raise
+        raise DatabaseBusy(
+            f"database {storage.path} stayed locked by another program for {storage.timeout:g} s"
+        ) from exc
 
 
 def _is_read_only(exc: sqlite3.OperationalError) -> bool:

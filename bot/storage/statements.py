@@ -90,6 +90,10 @@ LOAD_LIVE = (
     "SELECT l.game_id, l.channel_id, l.series_id, l.snapshot, l.meta, l.version, g.guild_id, "
     "l.revision FROM live_games l JOIN games g ON g.id = l.game_id ORDER BY l.game_id"
 )
+LOAD_LIVE_ONE = (
+    "SELECT l.game_id, l.channel_id, l.series_id, l.snapshot, l.meta, l.version, g.guild_id, "
+    "l.revision FROM live_games l JOIN games g ON g.id = l.game_id WHERE l.game_id = ?"
+)
 LOAD_GAME = (
     "SELECT rules, deal, actions, result, guild_id, seats, loser_seat, ended_at "
     "FROM games WHERE id = ?"

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from bot.errors import NoGame, NoLobby
-from bot.service.channels import KeyedLocks
+from bot.service.channels import KeyedLocks, LockWaitedOut
 
 from .conftest import ALICE, BOB, CH, GUILD, ServiceFactory, open_table, play_out
 
@@ -55,3 +55,24 @@ async def test_a_lock_lives_while_someone_holds_or_waits_for_it() -> None:
     await asyncio.gather(hold("a", 1), hold("b", 1), hold("c", 2))
     assert order.index("a out") < order.index("b in")  # one holder of key 1 at a time
     assert len(locks) == 0  # and nothing is kept once they are done
+
+
+async def test_a_waiter_gives_up_after_its_wait_and_leaves_no_lock_behind() -> None:
+    locks = KeyedLocks()
+    release = asyncio.Event()
+
+    async def holder() -> None:
+        async with locks.hold(1):
+            await release.wait()
+
+    held = asyncio.ensure_future(holder())
+    await asyncio.sleep(0)
+    with pytest.raises(LockWaitedOut):
+        async with locks.hold(1, wait=0.01):
+            raise AssertionError("the lock is held: never here")
+    assert len(locks) == 1  # only the holder's
+    release.set()
+    await held
+    async with locks.hold(1, wait=0.01):  # free again: taken at once
+        pass
+    assert len(locks) == 0

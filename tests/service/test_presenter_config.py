@@ -97,6 +97,19 @@ def test_settings_report_every_problem(tmp_path):
     assert len(text.splitlines()) == 6  # a header and one line per problem
 
 
+def test_database_timeout_setting(tmp_path):
+    """``DATABASE_TIMEOUT``: seconds a request waits for the database (default 2), checked."""
+    assert Settings.from_env({}, dotenv_path=None).database_timeout == 2.0
+    env_file = tmp_path / ".env"
+    env_file.write_text("DATABASE_TIMEOUT=3.5\n")
+    assert Settings.from_env({}, dotenv_path=env_file).database_timeout == 3.5
+    for bad, why in (("0", "out of range"), ("61", "out of range"), ("nan", "out of range")):
+        with pytest.raises(ConfigError, match=f"DATABASE_TIMEOUT={bad} is {why}"):
+            Settings.from_env({"DATABASE_TIMEOUT": bad}, dotenv_path=None)
+    with pytest.raises(ConfigError, match="DATABASE_TIMEOUT='soon' is not a number of seconds"):
+        Settings.from_env({"DATABASE_TIMEOUT": "soon"}, dotenv_path=None)
+
+
 @pytest.mark.parametrize(
     "token, expected",
     [

@@ -165,6 +165,25 @@ async def test_a_write_on_an_old_revision_is_refused_and_changes_nothing(storage
     assert live.snapshot == {"winner": True} and live.revision == FIRST_REVISION + 1
 
 
+async def test_bump_live_moves_the_fence_past_a_write_and_changes_nothing_else(
+    storage: Storage,
+) -> None:
+    """What settles a write whose outcome is unknown: a bump from the revision it was fenced
+    by works only if it was not applied, and then it can never be."""
+    _, game_id = await _one_live_game(storage)
+    before = await storage.load_live(game_id)
+    assert before is not None and before.revision == FIRST_REVISION
+    assert await storage.bump_live(game_id, 3.0, revision=FIRST_REVISION) == FIRST_REVISION + 1
+    after = await storage.load_live(game_id)
+    assert after == dataclasses.replace(before, revision=FIRST_REVISION + 1)
+    with pytest.raises(GameMoved):  # the write fenced by the old revision: never applied now
+        await storage.save_live(game_id, '{"late": 1}', "{}", 1, 4.0, revision=FIRST_REVISION)
+    with pytest.raises(GameMoved):  # a second bump from it: the row moved on
+        await storage.bump_live(game_id, 4.0, revision=FIRST_REVISION)
+    assert await storage.load_live(game_id) == after
+    assert await storage.load_live(game_id + 1) is None
+
+
 async def test_concurrent_writers_of_one_revision_exactly_one_wins(storage: Storage) -> None:
     _, game_id = await _one_live_game(storage)
     results = await asyncio.gather(
