@@ -266,6 +266,12 @@ class GameService:
             self._tasks.spawn(self._resync_forever())
         return restored
 
+    async def resync(self) -> int:
+        """Read again the channels another process wrote since this one read them (what the
+        service does by itself every ``resync_interval`` seconds on shared storage); returns
+        how many were read again."""
+        return await self._lifecycle.resync()
+
     async def _resync_forever(self) -> None:
         """On shared storage, every ``resync_interval`` seconds: read again the channels that
         another process wrote (:meth:`bot.service.lifecycle.Lifecycle.resync`), so that a

@@ -18,7 +18,7 @@ from dataclasses import InitVar, dataclass, field
 
 from bot.ai_pool import AIPool, AIPoolClosed, ThreadAI, hard_limit
 from bot.clock import Clock
-from bot.errors import ServiceError, StaleAction
+from bot.errors import ChannelMoved, ServiceError, StaleAction
 from bot.service.channels import Channels, players_of
 from bot.service.commit import Commit
 from bot.service.tasks import Tasks
@@ -105,8 +105,8 @@ class Driver:
     async def _on_timeout(self, channel_id: int, game_id: int, version: int) -> None:
         t0 = time.perf_counter()
         async with self.channels.edit(channel_id) as tx:
-            found = tx.running(game_id)
-            if found is None:
+            found = None if tx.loaded else tx.running(game_id)
+            if found is None:  # over, or the timer of a copy dropped since (read again now)
                 return
             ch, g = found
             assert ch.series is not None
@@ -124,6 +124,9 @@ class Driver:
                 await self.commit.apply(ch, g, action, "timeout", timeouts, autopilot, t0)
             except StaleAction:
                 return  # a move given up earlier was stored after all: memory took it on
+            except ChannelMoved:
+                self._moved(channel_id)
+                return
             except ServiceError:
                 log.exception(
                     "timeout action failed in channel %d: retrying in %s s", channel_id, RETRY_DELAY
@@ -153,7 +156,8 @@ class Driver:
 
         def current() -> bool:
             return (
-                ch.game is g
+                self.channels.get(channel_id) is ch  # not dropped and read again meanwhile
+                and ch.game is g
                 and ch.playing
                 and g.game.version == version
                 and g.game.to_act == seat
@@ -207,6 +211,9 @@ class Driver:
                     await self.commit.apply(ch, g, action, auto, timeouts, autopilot, t0)
                 except StaleAction:
                     return  # a move given up earlier was stored after all (and re-armed)
+                except ChannelMoved:
+                    self._moved(channel_id)
+                    return
                 except ServiceError:
                     log.exception(
                         "AI move failed in channel %d: retrying in %s s", channel_id, RETRY_DELAY
@@ -214,6 +221,13 @@ class Driver:
                     self._retry_later(ch, g, version)
                     return
                 tx.show_table(ch)
+
+    def _moved(self, channel_id: int) -> None:
+        """A timer's or AI seat's move lost its fence: another process wrote the channel.
+        Nothing to retry here: this copy is dropped, and the channel is read again when a
+        command or the resync needs it (the other process plays the turn meanwhile)."""
+        log.info("channel %d was written by another process: its copy here is dropped", channel_id)
+        self.channels.drop(channel_id)
 
     def _retry_later(self, ch: ChannelState, g: GameState, version: int) -> None:
         """After a failed automatic move (storage down?), try again in a while."""

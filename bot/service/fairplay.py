@@ -108,12 +108,15 @@ class FairPlay:
         Refusals: :class:`NotVoter` for someone who has no vote (not seated, forfeited, an
         ex-host who left), :class:`AlreadyVoted` for a voter whose yes the open vote already
         counts, :class:`StaleAction` when ``game_id`` (a button's game) is not the
-        running game, :class:`NotHost` for a lobby or finished series."""
+        running game (nor a lobby opened since: only a lobby's own Stop, with no game, closes
+        it), :class:`NotHost` for a lobby or finished series."""
         async with self.channels.edit(channel_id) as tx:
             ch = tx.ch
             if ch is None or (ch.lobby is None and ch.series is None):
                 raise NoGame(Message("there is no lobby or game in this channel"))
             if ch.lobby is not None:
+                if game_id is not None:  # a Stop of an earlier game's table: not this lobby
+                    raise StaleAction(game_id=None)
                 await self.lobbies.close(tx, requester_id, manage_channel)
                 return StopOutcome.CLOSED
             series = ch.series

@@ -153,7 +153,7 @@ class Lifecycle:
         return fence
 
     async def resync(self) -> int:
-        """On shared storage: read again every channel whose stored fence differs from this
+        """On shared storage: read again every channel whose stored fence moved past this
         process's copy (another process opened, changed or started something there, or a
         channel this process holds nothing of has a lobby or series of a server it serves).
         Returns the number of channels read again."""
@@ -163,7 +163,7 @@ class Lifecycle:
         for channel_id, (fence, guild_id) in stored.items():
             ch = self.channels.get(channel_id)
             if ch is not None:
-                if ch.fence != fence:
+                if ch.fence < fence:
                     stale.append(channel_id)
             elif guild_id is not None and (
                 self.include_guild is None or self.include_guild(guild_id)
@@ -171,12 +171,15 @@ class Lifecycle:
                 stale.append(channel_id)
         for channel_id in stale:
             async with self.channels.edit(channel_id) as tx:
+                # Under the lock: this process's own write may have landed since the fences
+                # were read (then its copy is as new as the stored fence, or newer).
                 ch = tx.ch
-                if ch is not None and ch.fence == stored[channel_id][0]:
-                    continue  # brought up to date while waiting for the lock
-                self.channels.drop(channel_id)
-                if self.channels.loader is not None:
-                    await self.channels.loader(channel_id)
+                if ch is not None and not tx.loaded and ch.fence >= stored[channel_id][0]:
+                    continue
+                if not tx.loaded:
+                    self.channels.drop(channel_id)
+                    if self.channels.loader is not None:
+                        await self.channels.loader(channel_id)
         return len(stale)
 
     def _load_tables(self, state: StoredState) -> None:

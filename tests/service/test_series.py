@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.errors import AlreadyStarted, NoGame, NotSeated, NotVoter
+from bot.errors import AlreadyStarted, NoGame, NotSeated, NotVoter, StaleAction
 from tests import storage_helpers as stored
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, open_table, play_out, settle
@@ -124,3 +124,17 @@ async def test_new_lobby_after_a_finished_game_ends_the_series(make_service, db_
     await svc.open_lobby(CH, GUILD, CAROL, "Carol")
     assert svc.state(CH) == "lobby"
     assert not (await stored.series(svc.storage, finished.series_id)).active
+
+
+async def test_an_old_tables_stop_does_not_close_a_lobby_opened_since(make_service):
+    """The Stop of a finished game's table names that game: pressed after a new lobby was
+    opened there, it is stale (even by a member with Manage Channel), and the lobby stays."""
+    svc = await make_service()
+    await open_table(svc, ALICE, BOB)
+    finished = await play_out(svc)
+    await svc.open_lobby(CH, GUILD, CAROL, "Carol")
+    with pytest.raises(StaleAction):
+        await svc.stop(CH, ALICE, manage_channel=True, game_id=finished.game_id)
+    assert svc.state(CH) == "lobby"
+    assert [s.name for s in (await svc.lobby(CH)).seats] == ["Carol"]
+    assert await svc.stop(CH, CAROL) == "closed"  # the lobby's own Stop names no game

@@ -330,3 +330,34 @@ async def test_a_channel_of_a_server_served_elsewhere_is_refused_saying_so(
         "this channel's game is served by another bot process: try again in a moment"
     )
     assert await _seats(a) == ["Alice"]
+
+
+async def test_the_resync_never_reads_again_a_channel_only_this_process_wrote(
+    postgres_backend: Backend, make_service: MakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fences the resync reads may be older than this process's own write that landed
+    meanwhile: such a channel is as new as stored, and is kept (its timers and AI moves in
+    flight with it)."""
+    a = await make_service()
+    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    before = await a.storage.channel_fences()  # read, then this process writes
+    await a.join(CH, BOB, "Bob")
+
+    async def fences_read_before_the_join() -> dict[int, tuple[int, int | None]]:
+        return before
+
+    monkeypatch.setattr(a.storage, "channel_fences", fences_read_before_the_join)
+    assert await a.resync() == 0
+    assert await _seats(a) == ["Alice", "Bob"]
+
+
+async def test_the_resync_reads_again_a_channel_another_process_wrote(
+    postgres_backend: Backend, make_service: MakeService
+) -> None:
+    a = await make_service()
+    b = await make_service()
+    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    assert await b.resync() == 1  # b held nothing of the channel: it reads the lobby
+    await a.join(CH, BOB, "Bob")
+    assert await b.resync() == 1 and await _seats(b) == ["Alice", "Bob"]
+    assert await b.resync() == 0  # up to date
