@@ -146,8 +146,8 @@ def create_app(service: GameService, signer: Signer, config: WebConfig) -> web.A
     app.on_response_prepare.append(_security_headers)
     app.router.add_get("/table", static.table)
     app.router.add_get("/static/{path:.+}", static.static)
-    app.router.add_get("/ws", parts.sockets)
-    app.router.add_post("/api/activity/session", parts.activity)
+    app.router.add_get("/ws", parts.sockets.handle)
+    app.router.add_post("/api/activity/session", parts.activity.handle)
     app.router.add_get("/healthz", _healthz)
     service.add_presenter(presenter)
 
