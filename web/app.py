@@ -182,10 +182,13 @@ class WebServer:
     async def start(self) -> None:
         """Listen (raises ``OSError`` when the address is taken)."""
         runner = web.AppRunner(
-            self.app, access_log=log if self.config.access_log else None, handle_signals=False
+            self.app,
+            access_log=log if self.config.access_log else None,
+            handle_signals=False,
+            shutdown_timeout=2.0,
         )
         await runner.setup()
-        site = web.TCPSite(runner, self.config.host, self.config.port, shutdown_timeout=2.0)
+        site = web.TCPSite(runner, self.config.host, self.config.port)
         try:
             await site.start()
         except OSError:
