@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import importlib.metadata
 import math
@@ -32,7 +33,8 @@ MAX_AI_DELAY = 1.0
 _DESCRIPTION = (
     "Durak for Discord. `durak-bot` alone starts the Discord bot (it reads DISCORD_TOKEN and "
     "the other settings from the environment and from .env in the working directory; see "
-    ".env.example). `durak-bot play` plays a game in this terminal, without Discord."
+    ".env.example). `durak-bot play` plays a game in this terminal, without Discord "
+    "(`durak-bot play --web`: in the browser)."
 )
 
 
@@ -55,6 +57,17 @@ def _ai_delay(text: str) -> float:
             f"{text!r} is not a number of seconds from 0 to {MAX_AI_DELAY:g}"
         )
     return min(value, MAX_AI_DELAY)
+
+
+def _port(text: str) -> int:
+    """``--port``: 1–65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1–65535)")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -99,6 +112,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--db", default=None, metavar="FILE", help="SQLite file (default: a temporary one)"
+    )
+    play.add_argument(
+        "--web",
+        action="store_true",
+        help="play in the browser: serve the web table on 127.0.0.1 and print its address",
+    )
+    play.add_argument(
+        "--port",
+        type=_port,
+        default=None,
+        help="with --web: the port to listen on (default: 8080, else any free port)",
+    )
+    play.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="with --web: print the address without opening a browser",
     )
     backup = sub.add_parser(
         "backup", help="copy the SQLite database, even while the bot runs (README: Backups)"
@@ -156,6 +185,11 @@ def _play(args: argparse.Namespace, settings: Settings, stdin: TextIO, out: Text
     from bot.terminal import OutputClosed, play
 
     delay = args.ai_delay if args.ai_delay is not None else min(settings.ai_delay, MAX_AI_DELAY)
+    if args.web:
+        return _play_web(args, out, delay)
+    if args.port is not None or args.no_browser:
+        print("--port and --no-browser go with --web", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(
             play(
@@ -181,6 +215,35 @@ def _play(args: argparse.Namespace, settings: Settings, stdin: TextIO, out: Text
             out.flush()
         except (OSError, ValueError):
             _silence(out)
+        return EXIT_INTERRUPTED
+
+
+def _play_web(args: argparse.Namespace, out: TextIO, delay: float) -> int:
+    """``durak-bot play --web``: the game in the browser, until Ctrl-C."""
+    from bot.storage import DatabaseUnavailable
+    from web.local import play_web
+
+    try:
+        return asyncio.run(
+            play_web(
+                args.players,
+                args.rules,
+                args.level,
+                out=out,
+                port=args.port,
+                db_path=args.db,
+                ai_delay=delay,
+                seed=args.seed,
+                open_browser=not args.no_browser,
+            )
+        )
+    except DatabaseUnavailable as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        with contextlib.suppress(OSError, ValueError):
+            out.write("\nInterrupted: game stopped.\n")
+            out.flush()
         return EXIT_INTERRUPTED
 
 

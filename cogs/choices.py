@@ -1,23 +1,20 @@
 """What the ``/durak`` commands and the lobby offer: the AI levels with their display texts,
 the rule choices, and the ranges of seats and turn timeouts.
 
-The one place of the cogs that names the AI levels: the lobby's Add AI select, AI seat names
-and the ``level`` choices of ``/durak addbot`` all read :data:`LEVEL_TEXTS`.  The texts are
-gettext msgids written as literals (``N_`` for messages, ``NC_`` for command strings) so that
-Babel extracts them.
+The AI levels' names are in :mod:`cogs.locales.names` (:data:`LEVEL_TEXTS`, re-exported here),
+which the web table reads too: the lobby's Add AI select, AI seat names and the ``level``
+choices of ``/durak addbot`` all read it.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from discord import app_commands
 from discord.app_commands import Choice, locale_str
 
 from bot.limits import MAX_SEATS, MAX_TIMEOUT, MIN_SEATS, MIN_TIMEOUT, RULE_PROFILES, rule_choices
-from cogs.i18n import CHOICES, NC_
+from cogs.i18n import CHOICES
+from cogs.locales.names import LEVEL_TEXTS, LevelTexts
 from rules_engine.ai import OFFERED_LEVELS
-from rules_engine.messages import N_
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -40,30 +37,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class LevelTexts:
-    """How an AI level is shown (English msgids)."""
-
-    label: str  #: its name in the lobby's select and in AI seat names ("Casual")
-    description: str  #: one line under the label in the lobby's select
-    choice: str  #: its choice name in ``/durak addbot`` (context ``cmd``)
-
-
-#: Display texts of every AI level the cogs can show, keyed by level name.
-LEVEL_TEXTS: dict[str, LevelTexts] = {
-    "beginner": LevelTexts(
-        N_("Beginner"), N_("Plays legal cards, prefers cheap ones"), NC_("cmd", "beginner")
-    ),
-    "casual": LevelTexts(
-        N_("Casual"), N_("Sound habits: sheds low cards, saves trumps"), NC_("cmd", "casual")
-    ),
-    "counter": LevelTexts(
-        N_("Counter"), N_("Tracks every card seen"), NC_("cmd", "counter (counts cards)")
-    ),
-    "expert": LevelTexts(
-        N_("Expert"), N_("Searches the possible deals; exact endgame"), NC_("cmd", "expert")
-    ),
-}
 #: The level of ``/durak addbot`` without a ``level``, and of an empty Add AI select.
 DEFAULT_LEVEL = "casual"
 

@@ -4,6 +4,10 @@ The catalogues live in ``cogs/locales/<lang>/LC_MESSAGES/durak.po`` (the source)
 (compiled); both are built from the source markers by Babel: ``python -m cogs.locales``
 (``--check`` in CI).  English is the source language: its catalogue is the identity.
 
+The part without discord.py (:class:`Catalog`, :func:`catalog`, :func:`render`, the supported
+languages) lives in :mod:`cogs.locales.catalog`, which the web table uses too; it is
+re-exported here.
+
 - :func:`pick_locale` chooses the language of a reply: the user's Discord locale, else the
   server's, else English.
 - :func:`catalog` gives a cached :class:`Catalog` with ``gettext``-style helpers and
@@ -24,16 +28,20 @@ choice names; messages have no context.
 
 from __future__ import annotations
 
-import functools
-import gettext
-from collections.abc import Sequence
-from pathlib import Path
-
 import discord
 from discord import app_commands
 
-from bot.text import CardText, fill, render_message
-from rules_engine.messages import Message
+from cogs.locales.catalog import (
+    DOMAIN,
+    LOCALEDIR,
+    NC_,
+    SUPPORTED,
+    Catalog,
+    catalog,
+    language,
+    render,
+)
+from cogs.locales.catalog import pick_locale as _pick_locale
 
 __all__ = [
     "CHOICES",
@@ -53,18 +61,6 @@ __all__ = [
     "render",
     "valid_command_name",
 ]
-
-SUPPORTED = ("en", "es", "fr")
-DOMAIN = "durak"
-LOCALEDIR = Path(__file__).with_name("locales")
-
-
-def NC_(context: str, text: str) -> str:
-    """Mark ``text`` for extraction with a message ``context`` (for command strings, translated
-    later by :class:`DurakTranslator`); returns ``text``."""
-    del context
-    return text
-
 
 # ------------------------------------------------------------------------------ source strings
 #: ``/durak`` command names → their English description (``locale_str`` these in the cog).
@@ -144,94 +140,25 @@ LocaleName = str | discord.Locale
 
 
 def _language(locale: LocaleName | None) -> str | None:
-    if locale is None:
-        return None
-    text = (locale.value if isinstance(locale, discord.Locale) else locale).strip()
-    if not text:
-        return None
-    lang = text.replace("_", "-").split("-", 1)[0].lower()
-    return lang if lang in SUPPORTED else None
+    if isinstance(locale, discord.Locale):
+        locale = locale.value
+    return language(locale)
 
 
 def pick_locale(user_locale: LocaleName | None, guild_locale: LocaleName | None) -> str:
     """The language of a reply: the user's locale if supported, else the server's, else
     English.  Accepts Discord locale strings (``es-ES``, ``es-419``, ``fr``, ``en-US``) or
     ``discord.Locale`` values."""
-    return _language(user_locale) or _language(guild_locale) or "en"
+    return _pick_locale(
+        user_locale.value if isinstance(user_locale, discord.Locale) else user_locale,
+        guild_locale.value if isinstance(guild_locale, discord.Locale) else guild_locale,
+    )
 
 
 def discord_language(locale: LocaleName | None) -> str | None:
     """The catalogue language of a Discord locale (``es-ES``/``es-419`` → ``es``, ``fr`` →
     ``fr``, English → ``en``), ``None`` when unsupported."""
     return _language(locale)
-
-
-# ------------------------------------------------------------------------------ catalogue
-class Catalog:
-    """One language's messages.  English (``en``) returns the msgids themselves."""
-
-    def __init__(self, locale: str, translations: gettext.NullTranslations) -> None:
-        self.locale = locale
-        self._t = translations
-
-    def __repr__(self) -> str:
-        return f"Catalog({self.locale!r})"
-
-    # gettext -------------------------------------------------------------
-    def gettext(self, msgid: str) -> str:
-        """The translation of ``msgid``."""
-        return self._t.gettext(msgid)
-
-    def ngettext(self, singular: str, plural: str, n: int) -> str:
-        """The translation of ``singular``/``plural`` for the number ``n``."""
-        return self._t.ngettext(singular, plural, n)
-
-    def pgettext(self, context: str, msgid: str) -> str:
-        """The translation of ``msgid`` in ``context``."""
-        return self._t.pgettext(context, msgid)
-
-    def fill(self, msgid: str, /, **params: object) -> str:
-        """Translate ``msgid`` and fill its ``{placeholders}`` with ``params`` (as text)."""
-        return fill(self.gettext(msgid), {k: str(v) for k, v in params.items()})
-
-    def nfill(self, singular: str, plural: str, n: int, /, **params: object) -> str:
-        """Plural-aware :meth:`fill`; ``{count}`` is ``n`` unless given."""
-        params.setdefault("count", n)
-        return fill(self.ngettext(singular, plural, n), {k: str(v) for k, v in params.items()})
-
-    # messages ------------------------------------------------------------
-    def render(
-        self, message: Message, names: Sequence[str] = (), *, card_text: CardText = str
-    ) -> str:
-        """``message`` in this language (see :func:`bot.text.render_message`): a ``Seat`` is
-        ``names[seat]``, cards are written with ``card_text``."""
-        return render_message(message, names, translations=self._t, card_text=card_text)
-
-
-def catalog(locale: str | None) -> Catalog:
-    """The cached catalogue of ``locale`` (a supported language or any Discord locale string;
-    unsupported or ``None`` → English).  ``catalog("es-ES") is catalog("es")``."""
-    return _load(_language(locale) or "en")
-
-
-def render(
-    message: Message, locale: str | None, names: Sequence[str] = (), *, card_text: CardText = str
-) -> str:
-    """``message`` translated into ``locale`` (see :meth:`Catalog.render`)."""
-    return catalog(locale).render(message, names, card_text=card_text)
-
-
-@functools.cache
-def _load(lang: str) -> Catalog:
-    if lang == "en":
-        return Catalog("en", gettext.NullTranslations())
-    try:
-        translations: gettext.NullTranslations = gettext.translation(
-            DOMAIN, localedir=str(LOCALEDIR), languages=[lang]
-        )
-    except OSError:  # no compiled catalogue: English rather than a crash
-        translations = gettext.NullTranslations()
-    return Catalog(lang, translations)
 
 
 # ------------------------------------------------------------------------------ commands

@@ -7,12 +7,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from bot.views import Role
-from cogs.choices import LEVEL_TEXTS
-from cogs.i18n import Catalog
+from cogs.locales.catalog import Catalog
+from cogs.locales.names import LEVEL_TEXTS, ROLE_NAMES
 from cogs.render.message import clip
 from rules_engine.cards import Card
-from rules_engine.messages import N_, Message
+from rules_engine.messages import Message
 from rules_engine.rules import Rules
 
 __all__ = [
@@ -166,12 +165,3 @@ def deck_lines(
         round=round,
     )
     return [head, counts]
-
-
-#: A seat's role in a round, as the table and a replay name it.
-ROLE_NAMES = {
-    Role.LEADER: N_("leader"),
-    Role.ATTACKER: N_("attacker"),
-    Role.DEFENDER: N_("defender"),
-    Role.OUT: N_("out"),
-}

@@ -1,0 +1,204 @@
+"""The web table's aiohttp application and its server, in the bot's own process and loop.
+
+:func:`create_app` builds the application over a running :class:`~bot.service.GameService`:
+
+- ``GET /table``: the page; ``GET /static/{path}``: its files (:mod:`web.static_files`);
+- ``GET /ws``: one WebSocket per page (:mod:`web.sockets`), fed by the
+  :class:`~web.presenter.WebPresenter`, which it registers with the service;
+- ``POST /api/activity/session``: the Discord Activity's sign-in (:mod:`web.activity`);
+- ``GET /healthz``: ``ok``.
+
+Every response carries the security headers of :data:`SECURITY_HEADERS` (a
+Content-Security-Policy without inline script or style; framing only by Discord, for the
+Activity).  Tokens travel only in URL fragments and WebSocket frames, so the access log (paths
+and queries) never holds one.
+
+:class:`WebServer` starts and stops it on ``WEB_HOST:WEB_PORT`` (:class:`WebConfig`).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from aiohttp import web
+
+from bot.service import GameService
+from web.activity import ActivitySessions, DiscordOAuth
+from web.links import TableLinks
+from web.presenter import WebPresenter
+from web.sockets import SocketHandler
+from web.static_files import STATIC_DIR, StaticFiles
+from web.tokens import Signer
+
+__all__ = [
+    "CSP",
+    "SECURITY_HEADERS",
+    "WebConfig",
+    "WebServer",
+    "create_app",
+    "origin_of",
+]
+
+log = logging.getLogger(__name__)
+
+#: The page's Content-Security-Policy: its own scripts, styles and images only; framed only
+#: by Discord (the Activity).
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'self' https://discord.com https://*.discordsays.com; "
+    "base-uri 'none'; form-action 'self'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+#: The largest request body accepted (the Activity's sign-in is a few hundred bytes).
+MAX_BODY = 16 * 1024
+
+
+def origin_of(url: str) -> str:
+    """The origin (``scheme://host[:port]``) of an absolute URL, as browsers send it."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{url!r} is not an http(s) address")
+    default = {"http": 80, "https": 443}[parts.scheme]
+    host = parts.hostname
+    if ":" in host:  # IPv6
+        host = f"[{host}]"
+    port = "" if parts.port in (None, default) else f":{parts.port}"
+    return f"{parts.scheme}://{host}{port}"
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    """Where the web table listens and who may open it.
+
+    ``public_url``: the address players reach (``PUBLIC_URL``; its origin may open sockets);
+    ``extra_origins``: more origins allowed (``play --web``: the local addresses);
+    ``oauth``: the Activity's credentials (``None``: no Activity);
+    ``static_dir``: the page's files."""
+
+    public_url: str
+    host: str = "0.0.0.0"
+    port: int = 8080
+    oauth: DiscordOAuth | None = None
+    extra_origins: frozenset[str] = frozenset()
+    static_dir: Path = STATIC_DIR
+    access_log: bool = True
+
+    @property
+    def origins(self) -> frozenset[str]:
+        """The ``Origin`` values a page may connect from: ``PUBLIC_URL``'s, the extra ones,
+        and the Activity's (``https://<client id>.discordsays.com``)."""
+        allowed = {origin_of(self.public_url), *self.extra_origins}
+        if self.oauth is not None:
+            allowed.add(f"https://{self.oauth.client_id}.discordsays.com")
+        return frozenset(allowed)
+
+
+@dataclass(eq=False)
+class WebParts:
+    """What one application is made of (tests reach into it)."""
+
+    presenter: WebPresenter
+    sockets: SocketHandler
+    activity: ActivitySessions
+    static: StaticFiles
+    links: TableLinks
+    signer: Signer
+    service: GameService
+    config: WebConfig
+
+
+PARTS = web.AppKey("durak_web", WebParts)
+
+
+async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    return web.Response(text="ok")
+
+
+def create_app(service: GameService, signer: Signer, config: WebConfig) -> web.Application:
+    """The web table's application (see the module docstring).  Its presenter is registered
+    with ``service`` now and removed when the application shuts down."""
+    presenter = WebPresenter(service.clock.now)
+    static = StaticFiles(config.static_dir)
+    parts = WebParts(
+        presenter=presenter,
+        sockets=SocketHandler(service, presenter, signer, config.origins),
+        activity=ActivitySessions(service, signer, config.oauth),
+        static=static,
+        links=TableLinks(config.public_url, signer),
+        signer=signer,
+        service=service,
+        config=config,
+    )
+    app = web.Application(client_max_size=MAX_BODY)
+    app[PARTS] = parts
+    app.on_response_prepare.append(_security_headers)
+    app.router.add_get("/table", static.table)
+    app.router.add_get("/static/{path:.+}", static.static)
+    app.router.add_get("/ws", parts.sockets)
+    app.router.add_post("/api/activity/session", parts.activity)
+    app.router.add_get("/healthz", _healthz)
+    service.add_presenter(presenter)
+
+    async def _shutdown(app: web.Application) -> None:
+        service.remove_presenter(presenter)
+        for conn in presenter.pages():
+            await conn.ws.close(code=1001)
+        await parts.activity.close()
+
+    app.on_shutdown.append(_shutdown)
+    return app
+
+
+class WebServer:
+    """The application listening on ``config.host:config.port`` (port 0: any free one)."""
+
+    def __init__(self, service: GameService, signer: Signer, config: WebConfig) -> None:
+        self.config = config
+        self.app = create_app(service, signer, config)
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    @property
+    def parts(self) -> WebParts:
+        return self.app[PARTS]
+
+    @property
+    def links(self) -> TableLinks:
+        """The links of ``PUBLIC_URL`` (for the Discord messages)."""
+        return self.parts.links
+
+    async def start(self) -> None:
+        """Listen (raises ``OSError`` when the address is taken)."""
+        runner = web.AppRunner(
+            self.app, access_log=log if self.config.access_log else None, handle_signals=False
+        )
+        await runner.setup()
+        site = web.TCPSite(runner, self.config.host, self.config.port, shutdown_timeout=2.0)
+        try:
+            await site.start()
+        except OSError:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1] if sockets else self.config.port
+        log.info("web table listening on %s:%d", self.config.host, self.port)
+
+    async def stop(self) -> None:
+        """Close every page and stop listening."""
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()

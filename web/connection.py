@@ -1,0 +1,101 @@
+"""One open page: its WebSocket, who it is, and the frames waiting to be written to it.
+
+Frames are written by one writer task per page, from a bounded queue: a page that does not
+read (a frozen tab, a dead network) never makes the presenter wait; when its queue is full it
+is closed, and the page reconnects and gets the current state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from aiohttp import web
+
+from cogs.locales.catalog import Catalog
+from web.tokens import Claims
+
+__all__ = ["MAX_QUEUED", "Connection", "Role"]
+
+log = logging.getLogger(__name__)
+
+#: Frames queued for one page before it counts as not reading and is closed.
+MAX_QUEUED = 64
+#: The close code of a page that does not read its frames (1013: try again later).
+CLOSE_SLOW = 1013
+
+Role = Literal["player", "watcher"]
+
+
+@dataclass(eq=False)
+class Connection:
+    """An authenticated page of ``channel_id``: a ``player`` (``user_id`` at ``seat``, gets
+    that seat's hand) or a ``watcher`` (the table only)."""
+
+    ws: web.WebSocketResponse
+    channel_id: int
+    role: Role
+    cat: Catalog
+    claims: Claims
+    user_id: int | None = None
+    seat: int | None = None
+    #: ``(game_id, version)`` of the last table and hand sent (older views are dropped).
+    table_key: tuple[int, int] | None = None
+    hand_key: tuple[int, int] | None = None
+    _queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(MAX_QUEUED))
+    _writer: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start writing queued frames to the socket."""
+        self._writer = asyncio.create_task(self._write())
+
+    def send(self, frame: dict[str, Any] | str) -> None:
+        """Queue a frame (a dict, or JSON text already encoded); never waits."""
+        text = frame if isinstance(frame, str) else encode(frame)
+        try:
+            self._queue.put_nowait(text)
+        except asyncio.QueueFull:
+            log.info("a page of channel %d does not read its frames: closed", self.channel_id)
+            self._abort()
+
+    def _abort(self) -> None:
+        if self._writer is not None:
+            self._writer.cancel()
+        asyncio.get_running_loop().create_task(self.ws.close(code=CLOSE_SLOW))
+
+    async def _write(self) -> None:
+        while True:
+            text = await self._queue.get()
+            if text is None or self.ws.closed:
+                return
+            try:
+                await self.ws.send_str(text)
+            except (ConnectionError, RuntimeError):
+                return
+
+    async def flush_and_close(self, code: int, frame: dict[str, Any] | None = None) -> None:
+        """Send ``frame`` after the queued ones, then close with ``code``."""
+        if frame is not None:
+            self.send(frame)
+        with contextlib.suppress(asyncio.QueueFull):
+            self._queue.put_nowait(None)
+        if self._writer is not None:
+            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._writer), 2.0)
+        await self.ws.close(code=code)
+
+    async def stop(self) -> None:
+        """Stop the writer (the socket is closed or closing)."""
+        if self._writer is not None and not self._writer.done():
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+
+
+def encode(frame: dict[str, Any]) -> str:
+    """A frame as JSON text (UTF-8 as is: card suits stay ``♥``)."""
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
