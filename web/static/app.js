@@ -117,6 +117,8 @@ function handle(frame) {
       if (frame.lang) document.documentElement.lang = frame.lang;
       applyLabels();
       banner(null);
+      // A later welcome may change the role (a forfeit makes a player a watcher).
+      if (state.table) renderAll();
       clearInterval(pingTimer);
       pingTimer = setInterval(() => send({ t: "ping" }), PING_EVERY_MS);
       break;

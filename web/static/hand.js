@@ -97,6 +97,9 @@ export class Hand {
       for (const b of [this.take, this.pass, this.transfer]) b.hidden = true;
       return;
     }
+    // The state shown, for scripts and tests that wait for the next one.
+    this.root.dataset.game = String(hand.game);
+    this.root.dataset.version = String(hand.version);
     const next = new Map();
     const order = [];
     for (const info of hand.cards) {

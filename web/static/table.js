@@ -70,9 +70,7 @@ function seatNode(seat, table, mine = false) {
   if (seat.ai_level) face.append(robotIcon());
   avatar.append(ringSvg(), face);
   const info = h("div", "seat-info");
-  const name = h("div", "seat-name", seat.name);
-  if (mine) name.append(h("span", "you-tag", ` (${t("you")})`));
-  info.append(name);
+  info.append(h("div", "seat-name", seat.name));
   const line = h("div", "seat-line");
   if (seat.role_text) line.append(h("span", `badge badge-${seat.role || "none"}`, seat.role_text));
   if (seat.autopilot) line.append(h("span", "badge badge-auto", t("autopilot")));
@@ -162,7 +160,8 @@ function renderShown(table) {
   box.hidden = !show;
   box.replaceChildren();
   if (!show) return;
-  box.append(h("span", "shown-label", t("shown")));
+  // The server's text says who leads and why (and names the cards); without it, a label.
+  if (!table.shown_text) box.append(h("span", "shown-label", t("shown")));
   for (const card of table.shown) box.append(staticCard(card, "shown-card"));
   if (table.shown_text) box.append(h("span", "shown-text", table.shown_text));
 }
