@@ -53,12 +53,17 @@ async def launch_chromium(pw: Any) -> Any:
     return await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-async def open_page(browser: Any, url: str, **context: Any) -> TablePage:
+async def open_page(
+    browser: Any, url: str, *, socket_route: Any = None, **context: Any
+) -> TablePage:
     """A new page (its own context: own storage) at ``url``, its first table shown.  Motion
-    is reduced (as the player's system may ask) so clicks need not wait for animations."""
+    is reduced (as the player's system may ask) so clicks need not wait for animations.
+    ``socket_route``: a Playwright WebSocket route handler for the page's socket."""
     options = {"viewport": DESKTOP, "reduced_motion": "reduce", **context}
     ctx = await browser.new_context(**options)
     page = await ctx.new_page()
+    if socket_route is not None:
+        await page.route_web_socket("**/ws", socket_route)
     player = TablePage(page)
     await page.goto(url)
     await player.ready()
