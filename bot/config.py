@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 
@@ -25,12 +26,16 @@ from bot.logs import LOG_FORMATS, configure_logging
 from bot.shards import guild_filter, parse_shard_ids
 from bot.storage.url import parse_database_url, redact_url, sqlite_url
 
-__all__ = ["Settings", "token_problem"]
+__all__ = ["Settings", "public_url_problem", "token_problem"]
 
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 DEFAULT_DATABASE_PATH = "durak.sqlite3"
 DEFAULT_LOG_LEVEL = "INFO"
 DEFAULT_AI_DELAY = 1.0
+DEFAULT_WEB_HOST = "0.0.0.0"
+DEFAULT_WEB_PORT = 8080
+#: The shortest ``WEB_SECRET`` accepted.
+MIN_WEB_SECRET = 16
 
 # A bot token is three base64url segments joined by dots (user id, timestamp, HMAC).
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}")
@@ -67,6 +72,21 @@ def token_problem(token: str | None, env_file: str | None = None) -> str | None:
     return None
 
 
+def public_url_problem(url: str) -> str | None:
+    """What is wrong with ``PUBLIC_URL`` (an ``http(s)://host[:port][/path]`` address with
+    no query or fragment), or ``None``."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "is not an http:// or https:// address (e.g. https://durak.example.org)"
+    if parts.query or parts.fragment or "@" in parts.netloc:
+        return "must be a plain address, without a query, a fragment or credentials"
+    try:
+        parts.port  # noqa: B018  (a malformed port raises)
+    except ValueError:
+        return "has an invalid port"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Runtime configuration.  See ``.env.example`` for every variable."""
@@ -90,6 +110,18 @@ class Settings:
     ai_workers: int | None = None
     #: The ``.env`` file the settings were looked for in, as an absolute path (None: none).
     env_file: str | None = None
+    #: ``PUBLIC_URL``: where players reach the web table (``https://durak.example.org``);
+    #: ``None``: no web table, and no link to one is ever given.
+    public_url: str | None = None
+    #: ``WEB_HOST`` / ``WEB_PORT``: where the web table listens (behind a reverse proxy).
+    web_host: str = DEFAULT_WEB_HOST
+    web_port: int = DEFAULT_WEB_PORT
+    #: ``WEB_SECRET``: signs the table links (None: one is generated and kept in the database).
+    web_secret: str | None = None
+    #: ``DISCORD_CLIENT_ID`` / ``DISCORD_CLIENT_SECRET``: the application's OAuth2 credentials,
+    #: for the Discord Activity (both or neither).
+    discord_client_id: str | None = None
+    discord_client_secret: str | None = None
 
     @classmethod
     def from_env(
@@ -99,8 +131,10 @@ class Settings:
     ) -> Settings:
         """Read ``DATABASE_URL``, ``DATABASE_PATH``, ``DISCORD_TOKEN``, ``DEV_GUILD_ID``,
         ``LOG_LEVEL``, ``LOG_FORMAT``, ``TURN_TIMEOUT``, ``AI_DELAY``, ``SHARD_COUNT``,
-        ``SHARD_IDS``, ``AI_WORKERS`` from ``environ`` (default ``os.environ``) over the
-        values in ``dotenv_path`` (ignored if missing or None)."""
+        ``SHARD_IDS``, ``AI_WORKERS``, ``PUBLIC_URL``, ``WEB_HOST``, ``WEB_PORT``,
+        ``WEB_SECRET``, ``DISCORD_CLIENT_ID``, ``DISCORD_CLIENT_SECRET`` from ``environ``
+        (default ``os.environ``) over the values in ``dotenv_path`` (ignored if missing or
+        None)."""
         values: dict[str, str] = {}
         if dotenv_path is not None and Path(dotenv_path).is_file():
             values.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
@@ -174,6 +208,36 @@ class Settings:
                     shard_ids = parse_shard_ids(raw_ids, shards)
                 except ValueError as exc:
                     problems.append(f"SHARD_IDS: {exc}")
+        public_url = text("PUBLIC_URL")
+        if public_url is not None:
+            problem = public_url_problem(public_url)
+            if problem is not None:
+                problems.append(f"PUBLIC_URL={public_url!r} {problem}")
+            public_url = public_url.rstrip("/")
+        web_port = integer("WEB_PORT", 1, 65535)
+        web_host = text("WEB_HOST") or DEFAULT_WEB_HOST
+        web_secret = text("WEB_SECRET")
+        if web_secret is not None and len(web_secret) < MIN_WEB_SECRET:
+            problems.append(
+                f"WEB_SECRET is too short ({len(web_secret)} characters; at least "
+                f"{MIN_WEB_SECRET}): use a long random value, e.g. `openssl rand -hex 32`"
+            )
+        client_id = text("DISCORD_CLIENT_ID")
+        client_secret = text("DISCORD_CLIENT_SECRET")
+        if client_id is not None and not client_id.isdigit():
+            problems.append(
+                f"DISCORD_CLIENT_ID={client_id!r} is not an application id (digits only)"
+            )
+        if (client_id is None) != (client_secret is None):
+            problems.append(
+                "DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET go together: set both (for the "
+                "Discord Activity) or neither"
+            )
+        if client_id is not None and public_url is None:
+            problems.append(
+                "DISCORD_CLIENT_ID is set but PUBLIC_URL is not: the Activity is the web table "
+                "inside Discord, so it needs PUBLIC_URL"
+            )
         db_parent = Path(database_path).expanduser().parent
         if database_path != ":memory:" and db_parent.exists() and not db_parent.is_dir():
             problems.append(f"DATABASE_PATH={database_path!r}: {db_parent} is not a directory")
@@ -192,6 +256,12 @@ class Settings:
             shard_ids=shard_ids,
             ai_workers=ai_workers,
             env_file=None if dotenv_path is None else str(Path(dotenv_path).absolute()),
+            public_url=public_url,
+            web_host=web_host,
+            web_port=web_port if web_port is not None else DEFAULT_WEB_PORT,
+            web_secret=web_secret,
+            discord_client_id=client_id,
+            discord_client_secret=client_secret,
         )
 
     def guild_filter(self) -> Callable[[int], bool] | None:
@@ -199,6 +269,11 @@ class Settings:
         if self.shard_count is None or self.shard_ids is None:
             return None
         return guild_filter(self.shard_count, self.shard_ids)
+
+    @property
+    def activity_enabled(self) -> bool:
+        """Whether the Discord Activity is set up (client id and secret, and a web table)."""
+        return bool(self.public_url and self.discord_client_id and self.discord_client_secret)
 
     @property
     def storage_url(self) -> str:
@@ -221,5 +296,9 @@ class Settings:
             f"log_format={self.log_format!r}, "
             f"turn_timeout={self.turn_timeout}, ai_delay={self.ai_delay}, "
             f"shard_count={self.shard_count}, shard_ids={self.shard_ids}, "
-            f"ai_workers={self.ai_workers})"
+            f"ai_workers={self.ai_workers}, public_url={self.public_url!r}, "
+            f"web={self.web_host}:{self.web_port}, "
+            f"web_secret=<{'set' if self.web_secret else 'unset'}>, "
+            f"discord_client_id={self.discord_client_id!r}, "
+            f"discord_client_secret=<{'set' if self.discord_client_secret else 'unset'}>)"
         )

@@ -12,6 +12,10 @@ returns a configured, not yet started ``commands.Bot`` (``commands.AutoShardedBo
 3. loads the cog extensions (``cogs.durak``: the ``/durak`` group, the Discord presenter and the
    ``DynamicItem`` buttons; ``cogs.admin``: the owner-only ``sync`` command);
 4. restores every live game (the presenter re-posts their tables once the gateway is ready);
+   with ``PUBLIC_URL`` set, starts the web table (:mod:`web.app`) on ``WEB_HOST:WEB_PORT`` in
+   this same process and event loop, and gives the cog its links (hands: "Open the table",
+   tables: "Watch"; ``/durak play``: the Activity when ``DISCORD_CLIENT_ID`` and
+   ``DISCORD_CLIENT_SECRET`` are set, else the link);
 5. publishes the slash commands: with ``settings.dev_guild_id`` set (development), copies them
    to that server (instant) and leaves the global ones alone; otherwise publishes them globally
    **once when they changed** since the last global publication (a hash of the command set is
@@ -40,7 +44,7 @@ import logging
 import socket
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
@@ -50,7 +54,10 @@ from bot.ai_pool import AIPool, ThreadAI
 from bot.clock import Clock
 from bot.config import Settings, token_problem
 from bot.service import GameService
-from bot.storage import DatabaseUnavailable, create_storage, storage_problem
+from bot.storage import DatabaseUnavailable, Storage, create_storage, storage_problem
+
+if TYPE_CHECKING:
+    from web.app import WebServer
 
 __all__ = ["EXTENSIONS", "DurakBot", "ShardedDurakBot", "create_bot", "intents", "run"]
 
@@ -111,6 +118,8 @@ class _DurakMixin:
         self._own_ai: AIPool | None = None  # made in setup_hook, closed by close()
         self.service = None  # type: ignore[assignment]  # built in setup_hook
         self.restored_games = 0
+        #: The web table's server, when ``PUBLIC_URL`` is set and it listens.
+        self.web: WebServer | None = None
 
     async def setup_hook(self) -> None:
         settings = self.settings
@@ -135,6 +144,8 @@ class _DurakMixin:
         self.restored_games = await self.service.restore()
         if self.restored_games:
             log.info("resumed %d live game(s)", self.restored_games)
+        if settings.public_url:
+            await self._start_web(storage)
         if settings.dev_guild_id is not None:
             guild = discord.Object(settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -145,7 +156,55 @@ class _DurakMixin:
 
             await publish_if_changed(self, storage)  # type: ignore[arg-type]
 
+    async def _start_web(self, storage: Storage) -> None:
+        """Start the web table (``PUBLIC_URL`` is set) in this process and event loop, and
+        give the cog its links.  If it cannot listen, the error is logged and the bot plays
+        on without it: no message then carries a link that could not work."""
+        from web.activity import DiscordOAuth
+        from web.app import WebConfig, WebServer
+        from web.tokens import Signer, load_secret
+
+        settings = self.settings
+        assert settings.public_url is not None
+        oauth = None
+        if settings.activity_enabled:
+            assert settings.discord_client_id and settings.discord_client_secret
+            oauth = DiscordOAuth(settings.discord_client_id, settings.discord_client_secret)
+        config = WebConfig(
+            public_url=settings.public_url,
+            host=settings.web_host,
+            port=settings.web_port,
+            oauth=oauth,
+        )
+        server = WebServer(
+            self.service, Signer(await load_secret(storage, settings.web_secret)), config
+        )
+        try:
+            await server.start()
+        except OSError as exc:
+            self.service.remove_presenter(server.parts.presenter)
+            log.error(
+                "the web table cannot listen on %s:%d (%s): the bot plays on without it",
+                settings.web_host,
+                settings.web_port,
+                exc.strerror or exc,
+            )
+            return
+        self.web = server
+        from cogs.components import COG_NAME
+        from cogs.durak_commands import DurakCog
+
+        cog = self.get_cog(COG_NAME)  # type: ignore[attr-defined]
+        if isinstance(cog, DurakCog):
+            cog.use_web(server.links, activity=oauth is not None)
+
     async def close(self) -> None:
+        web, self.web = self.web, None
+        if web is not None:
+            try:
+                await web.stop()
+            except Exception:  # pragma: no cover - shutdown must go on
+                log.exception("stopping the web table failed")
         service = getattr(self, "service", None)
         if service is not None:
             try:

@@ -151,7 +151,7 @@ def table_view(ch: ChannelState) -> TableView:
 
 def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:
     """``seat``'s private hand: its cards (why each cannot be played) and legal actions."""
-    assert ch.series is not None
+    assert ch.series is not None and ch.series.id is not None
     game = g.game
     trump = game.trump
     playing = ch.playing
@@ -185,4 +185,5 @@ def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:
         deadline=g.deadline if your_turn else None,
         autopilot=g.autopilot[seat],
         finished=not playing,
+        series_id=ch.series.id,
     )

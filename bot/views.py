@@ -318,6 +318,8 @@ class HandView:
     deadline: float | None
     autopilot: bool
     finished: bool
+    #: The series the game belongs to (a player's web link is valid for its rematches).
+    series_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)

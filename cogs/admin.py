@@ -7,11 +7,13 @@ successful global publication.  When they differ (a first start, an upgrade that
 command, an option, a translation, or another application on the same database) it publishes
 globally once and stores the new hash; when they match it sends nothing.  So a start never
 syncs needlessly (Discord rate-limits command updates), and an upgrade never leaves players with
-outdated commands.  A failed publication (Discord down, rate limited, or refusing the update,
-e.g. because the application has an Activity "Entry Point" command, which a bulk overwrite must
-not drop) is logged as an error and stores nothing: the bot starts anyway and the next start
-tries again; the owner's ``sync`` retries at once.  With ``DEV_GUILD_ID`` set (development) the
-start copies the commands to that server only, as before, and leaves the global ones alone.
+outdated commands.  Every global publication (at start and the owner's ``sync``) goes through
+:func:`sync_global`, which keeps the application's Activity "Entry Point" command: a bulk
+overwrite that dropped it would be refused (error 50240).  A failed publication (Discord down,
+rate limited, or refusing the update) is logged as an error and stores nothing: the bot starts
+anyway and the next start tries again; the owner's ``sync`` retries at once.  With
+``DEV_GUILD_ID`` set (development) the start copies the commands to that server only, as
+before, and leaves the global ones alone.
 
 Why publish automatically rather than tell the owner a ``sync`` is due: it happens once per
 change of the command set, far inside Discord's rate limits, while a reminder the owner misses
@@ -49,10 +51,12 @@ from bot.storage import Storage
 
 __all__ = [
     "COMMANDS_HASH_KEY",
+    "ENTRY_POINT",
     "AdminCog",
     "command_set_hash",
     "publish_if_changed",
     "setup",
+    "sync_global",
 ]
 
 log = logging.getLogger(__name__)
@@ -61,6 +65,44 @@ log = logging.getLogger(__name__)
 COMMANDS_HASH_KEY = "global_commands_hash"
 #: How long a start waits for the global publication before going on without it.
 PUBLISH_TIMEOUT = 30.0
+#: The type of an Activity's Entry Point command (``PRIMARY_ENTRY_POINT``).
+ENTRY_POINT = 4
+#: What Discord makes of a command and refuses (or ignores) in a bulk overwrite.
+_READ_ONLY = ("application_id", "version", "guild_id", "dm_permission")
+
+
+async def sync_global(bot: commands.Bot) -> list[discord.app_commands.AppCommand]:
+    """Publish the tree's global commands (a bulk overwrite, as ``tree.sync()``), keeping
+    every Entry Point command the application already has.
+
+    An application with Activities enabled has an Entry Point command (type 4), made by
+    Discord; a bulk overwrite that leaves it out is refused (error 50240).  So the current
+    global commands are fetched first and each Entry Point is sent back as it is (with its
+    id, so Discord keeps it unchanged)."""
+    tree = bot.tree
+    app_id = bot.application_id
+    if app_id is None:
+        raise discord.app_commands.MissingApplicationID
+    translator = tree.translator
+    payload: list[dict[str, Any]] = [
+        await command.get_translated_payload(tree, translator)
+        if translator is not None
+        else command.to_dict(tree)
+        for command in tree.get_commands()
+    ]
+    existing = await bot.http.get_global_commands(app_id)
+    for command in existing:
+        if int(command.get("type", 1)) == ENTRY_POINT:
+            kept: dict[str, Any] = {k: v for k, v in command.items() if k not in _READ_ONLY}
+            payload.append(kept)
+    try:
+        data = await bot.http.bulk_upsert_global_commands(app_id, payload=payload)
+    except discord.HTTPException as exc:
+        if exc.status == 400 and exc.code == 50035:
+            raise discord.app_commands.CommandSyncFailure(exc, tree.get_commands()) from None
+        raise
+    state = tree._state  # the connection state discord.py's own sync gives its commands
+    return [discord.app_commands.AppCommand(data=d, state=state) for d in data]
 
 
 async def command_set_hash(tree: discord.app_commands.CommandTree[Any], application_id: int) -> str:
@@ -102,7 +144,7 @@ async def publish_if_changed(bot: commands.Bot, storage: Storage) -> bool:
         if digest == await storage.get_meta(COMMANDS_HASH_KEY):
             log.info("slash commands unchanged since their last global publication")
             return False
-        synced = await asyncio.wait_for(bot.tree.sync(), PUBLISH_TIMEOUT)
+        synced = await asyncio.wait_for(sync_global(bot), PUBLISH_TIMEOUT)
         await storage.set_meta(COMMANDS_HASH_KEY, digest, time.time())
     except Exception as exc:  # a failed publication must never keep the bot from playing
         log.error(
@@ -157,7 +199,7 @@ class AdminCog(commands.Cog):
             synced = await tree.sync(guild=ctx.guild)
             where = "this server (cleared)"
         else:
-            synced = await tree.sync()
+            synced = await sync_global(self.bot)
             where = "every server (global; may take a while to appear)"
             service = getattr(self.bot, "service", None)
             if service is not None:  # the next start then knows these are published

@@ -71,6 +71,9 @@ class CogCore(commands.Cog):
     presenter: DiscordPresenter
     #: Each user's latest interaction per channel (to tell a host something privately).
     latest: LatestInteractions
+    #: Whether ``/durak play`` launches the Discord Activity (``DISCORD_CLIENT_ID`` and
+    #: ``DISCORD_CLIENT_SECRET`` set, with the web table).
+    activity: bool = False
 
     # -- who and where -----------------------------------------------------
     def cat(self, interaction: discord.Interaction[Any]) -> Catalog:

@@ -58,6 +58,7 @@ from cogs.custom_ids import (
 from cogs.fair_play_commands import FairPlayCommands
 from cogs.info_commands import InfoCommands
 from cogs.interactions import LatestInteractions
+from cogs.links import TableLinks
 from cogs.lobby_commands import LobbyCommands
 from cogs.play_commands import PlayCommands
 from cogs.presenter import DiscordPresenter, message_kwargs
@@ -133,6 +134,7 @@ SUBCOMMAND_ORDER = (
     "stop",
     "hand",
     "table",
+    "play",
     "help",
     "config",
     "rules",
@@ -193,6 +195,12 @@ class DurakCog(
             raise app_commands.NoPrivateMessage()
         self.remember(interaction)
         return True
+
+    def use_web(self, links: TableLinks, *, activity: bool) -> None:
+        """The web table is on: hands and tables carry its links, and ``/durak play``
+        launches the Activity (``activity``) or answers with a link."""
+        self.presenter.links = links
+        self.activity = activity
 
     def latest_forget_channel(self, channel_id: int) -> None:
         """The channel's lobby or series is over: its users' interactions are not needed."""

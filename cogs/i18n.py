@@ -73,6 +73,7 @@ COMMANDS: dict[str, str] = {
     NC_("cmd-name", "start"): NC_("cmd", "Deal the cards and start the game (host only)"),
     NC_("cmd-name", "hand"): NC_("cmd", "Show your hand privately"),
     NC_("cmd-name", "table"): NC_("cmd", "Post the table again at the bottom of the channel"),
+    NC_("cmd-name", "play"): NC_("cmd", "Open this channel's table in Discord or in the browser"),
     NC_("cmd-name", "rules"): NC_("cmd", "Explain the active or a named rule profile"),
     NC_("cmd-name", "stop"): NC_("cmd", "Close the lobby (host), or vote to stop the game"),
     NC_("cmd-name", "series"): NC_("cmd", "Loss counts of the current series in this channel"),

@@ -4,6 +4,7 @@ paging buttons, and the game-over buttons (Rematch, End series)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 from typing import Any
 
 import discord
@@ -13,6 +14,7 @@ from bot.views import HandView
 from cogs.cog_core import CogCore, subcommand
 from cogs.custom_ids import GameButton
 from cogs.render.hand import render_why
+from cogs.render.links import render_no_web_table, render_table_link
 from cogs.render.notices import render_hidden, render_missing_permissions
 from rules_engine import ActionKind, parse_action
 from rules_engine.cards import Card, parse_card
@@ -20,6 +22,8 @@ from rules_engine.errors import DurakError
 from rules_engine.messages import Message
 
 __all__ = ["PlayCommands"]
+
+log = logging.getLogger(__name__)
 
 
 class PlayCommands(CogCore):
@@ -50,6 +54,33 @@ class PlayCommands(CogCore):
         # presenter's on_visible did it already when it saw the channel come back)
         await self.service.resume_timers(channel_id)
         await self.done(interaction)
+
+    @subcommand("play")
+    async def play(self, interaction: discord.Interaction[Any]) -> None:
+        """The channel's table as a Discord Activity (when the application has one), else
+        its web link, privately; without a web table, says so."""
+        if self.activity:
+            try:
+                await interaction.response.launch_activity()
+                return
+            except discord.HTTPException as exc:  # Activities not enabled for the application
+                log.warning("launching the Activity failed (%s): answered with the link", exc)
+        await self.defer_private(interaction)
+        t = self.cat(interaction)
+        links = self.presenter.links
+        if links is None:
+            await self.answer(interaction, render_no_web_table(t))
+            return
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        table = await self.service.table(channel_id)
+        user_id = interaction.user.id
+        seat = next((s for s in table.seats if s.user_id == user_id and not s.forfeited), None)
+        if seat is not None:
+            url = links.player(channel_id, user_id, table.series_id, t.locale)
+        else:
+            url = links.watcher(channel_id, t.locale)
+        await self.answer(interaction, render_table_link(url, t, player=seat is not None))
 
     # -- hands -------------------------------------------------------------
     async def open_hand(

@@ -38,6 +38,7 @@ from discord.ext import commands
 from bot.presenter import Notice
 from bot.views import HandView, LobbyView, TableView
 from cogs.i18n import Catalog, catalog, pick_locale
+from cogs.links import TableLinks
 from cogs.render.hand import render_hand
 from cogs.render.lobby import render_lobby
 from cogs.render.message import Button, Reply, Select
@@ -83,6 +84,14 @@ def _item(component: Button | Select) -> discord.ui.Item[discord.ui.View]:
                 )
                 for o in component.options
             ],
+            row=component.row,
+        )
+    if component.url is not None:
+        return discord.ui.Button(
+            url=component.url,
+            label=component.label or None,
+            style=discord.ButtonStyle.link,
+            emoji=component.emoji or None,
             row=component.row,
         )
     return discord.ui.Button(
@@ -231,6 +240,9 @@ class DiscordPresenter:
         self.on_hidden: HiddenHandler | None = None
         self.on_visible: VisibleHandler | None = None
         self.on_closed: ClosedHandler | None = None
+        #: The web table's links (set when ``PUBLIC_URL`` is): hands get "Open the table",
+        #: running tables "Watch".  ``None``: no link is ever rendered.
+        self.links: TableLinks | None = None
 
     # -- visibility --------------------------------------------------------
     def is_hidden(self, channel_id: int) -> bool:
@@ -386,7 +398,8 @@ class DiscordPresenter:
         view = st.view
         if view is None:
             return
-        message = render_table(view, self.guild_catalog(view.guild_id))
+        watch = self.links.watcher(view.channel_id) if self.links is not None else None
+        message = render_table(view, self.guild_catalog(view.guild_id), watch=watch)
         channel = self._channel(st.channel_id, view.guild_id)
         over = view.finished or view.aborted
         new_game = st.game_id != view.game_id
@@ -534,6 +547,12 @@ class DiscordPresenter:
         st.selected = selected if st.key == (view.game_id, view.version) else None
         await _kick(st.runner)
 
+    def hand_link(self, view: HandView, cat: Catalog) -> str | None:
+        """The player's own web table link for ``view`` (``None`` without a web table)."""
+        if self.links is None:
+            return None
+        return self.links.player(view.channel_id, view.user_id, view.series_id, cat.locale)
+
     async def _hand_work(self, st: _HandState) -> None:
         interaction, view = st.interaction, st.view
         if interaction is None or view is None:
@@ -549,7 +568,9 @@ class DiscordPresenter:
             and not view.your_turn
         ):
             return
-        message = render_hand(view, st.cat, page=st.page, selected=st.selected)
+        message = render_hand(
+            view, st.cat, page=st.page, selected=st.selected, link=self.hand_link(view, st.cat)
+        )
         try:
             await interaction.edit_original_response(**message_kwargs(message, edit=True))
         except discord.HTTPException as exc:

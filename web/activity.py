@@ -80,7 +80,8 @@ class ActivitySessions:
             self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=DISCORD_TIMEOUT))
         return self._http
 
-    async def __call__(self, request: web.Request) -> web.Response:
+    async def handle(self, request: web.Request) -> web.Response:
+        """``POST /api/activity/session``."""
         try:
             return web.json_response(await self._session(request))
         except _Refused as exc:

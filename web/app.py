@@ -146,8 +146,8 @@ def create_app(service: GameService, signer: Signer, config: WebConfig) -> web.A
     app.on_response_prepare.append(_security_headers)
     app.router.add_get("/table", static.table)
     app.router.add_get("/static/{path:.+}", static.static)
-    app.router.add_get("/ws", parts.sockets)
-    app.router.add_post("/api/activity/session", parts.activity)
+    app.router.add_get("/ws", parts.sockets.handle)
+    app.router.add_post("/api/activity/session", parts.activity.handle)
     app.router.add_get("/healthz", _healthz)
     service.add_presenter(presenter)
 
@@ -182,10 +182,13 @@ class WebServer:
     async def start(self) -> None:
         """Listen (raises ``OSError`` when the address is taken)."""
         runner = web.AppRunner(
-            self.app, access_log=log if self.config.access_log else None, handle_signals=False
+            self.app,
+            access_log=log if self.config.access_log else None,
+            handle_signals=False,
+            shutdown_timeout=2.0,
         )
         await runner.setup()
-        site = web.TCPSite(runner, self.config.host, self.config.port, shutdown_timeout=2.0)
+        site = web.TCPSite(runner, self.config.host, self.config.port)
         try:
             await site.start()
         except OSError:

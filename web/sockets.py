@@ -113,7 +113,8 @@ class SocketHandler:
         self.signer = signer
         self.origins = origins
 
-    async def __call__(self, request: web.Request) -> web.StreamResponse:
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        """``GET /ws``."""
         ws = web.WebSocketResponse(max_msg_size=4 * MAX_FRAME, heartbeat=30.0)
         await ws.prepare(request)
         fallback = catalog(_browser_language(request))

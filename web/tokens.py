@@ -147,7 +147,11 @@ class Signer:
     def verify(self, token: object, *, now: float | None = None) -> Claims:
         """The claims of ``token``; :class:`TokenError` if it is malformed, forged or
         expired."""
-        if not isinstance(token, str) or not 0 < len(token) <= MAX_TOKEN_LENGTH:
+        if (
+            not isinstance(token, str)
+            or not 0 < len(token) <= MAX_TOKEN_LENGTH
+            or not token.isascii()
+        ):
             raise TokenError(_INVALID)
         payload, dot, mac = token.partition(".")
         if not dot or not hmac.compare_digest(mac, self._mac(payload)):

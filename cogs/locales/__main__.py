@@ -29,7 +29,7 @@ LOCALES = Path(__file__).resolve().parent
 DOMAIN = "durak"
 LANGUAGES = ("es", "fr")
 MAPPING = ROOT / "babel.cfg"
-SOURCES = ("bot", "cogs", "rules_engine")
+SOURCES = ("bot", "cogs", "rules_engine", "web")
 #: The extraction markers: a message's key (``Message``), a key kept in a table (``N_``), a
 #: command string with its context (``NC_``), and the catalogue calls of the Discord renderer.
 KEYWORDS = (

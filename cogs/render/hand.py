@@ -26,6 +26,7 @@ from cogs.render.message import (
     Select,
     Style,
     clip,
+    link_button,
     make_embed,
 )
 from cogs.render.text import card_md, cards_md, is_red, suit_md, when
@@ -93,10 +94,18 @@ def _card_style(card: Card) -> Style:
     return "danger" if is_red(card) else "primary"
 
 
-def render_hand(view: HandView, t: Catalog, *, page: int = 0, selected: str | None = None) -> Reply:
+def render_hand(
+    view: HandView,
+    t: Catalog,
+    *,
+    page: int = 0,
+    selected: str | None = None,
+    link: str | None = None,
+) -> Reply:
     """The private hand: one button per card (the action itself when the card has exactly
     one, ``pick`` when it has several, ``why`` when it cannot be played), Take / Pass /
-    Transfer and paging on the last row.  ``selected``: show that card's actions and Back."""
+    Transfer and paging on the last row.  ``selected``: show that card's actions and Back.
+    ``link``: the player's web table address, an "Open the table" button on the last row."""
     gid, ver = view.game_id, view.version
     by_card = actions_by_card(view)
     pages = max(1, math.ceil(len(view.cards) / CARDS_PER_PAGE))
@@ -153,7 +162,7 @@ def render_hand(view: HandView, t: Catalog, *, page: int = 0, selected: str | No
     nxt: tuple[str, str, Style, str | None] | None = None
     if selected is None and page < pages - 1:
         nxt = (f"page {page + 1}", t.fill("Page {page}", page=page + 2), "secondary", "▶️")
-    room = BUTTONS_PER_ROW - len(last) - (1 if nxt else 0)
+    room = BUTTONS_PER_ROW - len(last) - (1 if nxt else 0) - (1 if link else 0)
     for action in view.legal:
         if room <= 0:
             break
@@ -164,6 +173,8 @@ def render_hand(view: HandView, t: Catalog, *, page: int = 0, selected: str | No
         last.append(nxt)
     for action_text, label, style, emoji in last:
         add(action_text, label, style, _LAST_ROW, emoji)
+    if link is not None:
+        components.append(link_button(link, t.gettext("Open the table"), emoji="🌐", row=_LAST_ROW))
 
     embed = _hand_embed(view, t, by_card, page, pages, selected)
     return Reply(embeds=(embed,), components=tuple(components))

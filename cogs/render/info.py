@@ -171,6 +171,7 @@ HELP_COMMANDS = (
     "start",
     "hand",
     "table",
+    "play",
     "leave",
     "kick",
     "stop",

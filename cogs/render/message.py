@@ -24,6 +24,7 @@ __all__ = [
     "LABEL_MAX",
     "RED",
     "TITLE_MAX",
+    "URL_MAX",
     "Button",
     "Reply",
     "Select",
@@ -32,16 +33,18 @@ __all__ = [
     "clip",
     "clip_lines",
     "embed_field",
+    "link_button",
     "make_embed",
 ]
 
 
-Style = Literal["primary", "secondary", "success", "danger"]
+Style = Literal["primary", "secondary", "success", "danger", "link"]
 
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    """A button: its custom id, label, style (colour), and row (0–4)."""
+    """A button: its custom id, label, style (colour), and row (0–4).  A link button has a
+    ``url`` (≤ :data:`URL_MAX` characters), the ``link`` style and no custom id (``""``)."""
 
     custom_id: str
     label: str
@@ -49,6 +52,14 @@ class Button:
     disabled: bool = False
     emoji: str | None = None
     row: int = 0
+    url: str | None = None
+
+
+def link_button(url: str, label: str, *, emoji: str | None = None, row: int = 0) -> Button:
+    """A button that opens ``url`` (Discord asks before opening another site)."""
+    if len(url) > URL_MAX:
+        raise ValueError(f"a link button's URL is {len(url)} > {URL_MAX} characters")
+    return Button("", label, "link", emoji=emoji, row=row, url=url)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +95,8 @@ LABEL_MAX, CONTENT_MAX, TITLE_MAX, DESCRIPTION_MAX = 80, 2000, 256, 4096
 FIELD_NAME_MAX, FIELD_VALUE_MAX, FOOTER_MAX, FIELDS_MAX, EMBED_MAX = 256, 1024, 2048, 25, 6000
 #: Buttons in one action row of a message.
 BUTTONS_PER_ROW = 5
+#: The longest URL of a link button.
+URL_MAX = 512
 
 
 GREEN, RED, GREY, BLURPLE, GOLD = 0x2E7D32, 0xDD2E44, 0x4F545C, 0x5865F2, 0xF1C40F

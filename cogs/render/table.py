@@ -22,6 +22,7 @@ from cogs.render.message import (
     Select,
     clip_lines,
     embed_field,
+    link_button,
     make_embed,
 )
 from cogs.render.records import standings
@@ -72,10 +73,11 @@ def _seat_line(s: SeatView, name: str, t: Catalog, finished: bool) -> str:
     return " · ".join(parts)
 
 
-def render_table(view: TableView, t: Catalog) -> Reply:
+def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Reply:
     """The public table: trump, stock, pairs, seats and roles, whose turn with a countdown,
     the last actions and Show my hand; when finished: the durak (or draw), the series
-    standings, Rematch and End series."""
+    standings, Rematch and End series.  ``watch``: the channel's web table address, a
+    "Watch" link button (while the game runs)."""
     seats = view.seats
     names = seat_names(seats, t)
     finished = view.finished or view.aborted
@@ -183,6 +185,8 @@ def render_table(view: TableView, t: Catalog) -> Reply:
                 Button(game_id(gid, ver, "keep"), t.gettext("Keep playing"), "success")
             )
         components.append(Button(game_id(gid, ver, "leave"), t.gettext("Leave"), "secondary"))
+        if watch is not None:
+            components.append(link_button(watch, t.gettext("Watch"), emoji="🌐"))
     elif not view.aborted and (view.series is None or view.series.active):
         components += [
             Button(game_id(gid, ver, "rematch"), t.gettext("Rematch"), "success", emoji="🔁"),

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from cogs import admin
 from cogs.admin import AdminCog, refusal
 
 
@@ -55,8 +56,15 @@ async def test_a_typo_is_refused_anywhere(guild: object | None) -> None:
     assert len(ctx.replies) == 1 and ctx.replies[0].startswith("Unknown sync scope 'globl'")
 
 
-async def test_known_scopes_still_sync() -> None:
+async def test_known_scopes_still_sync(monkeypatch: pytest.MonkeyPatch) -> None:
     tree = _Tree()
+
+    async def sync_global(
+        bot: Any,
+    ) -> list[object]:  # keeps the Entry Point: see test_e2e_web_links
+        return await bot.tree.sync()
+
+    monkeypatch.setattr(admin, "sync_global", sync_global)
     cog = AdminCog(SimpleNamespace(tree=tree))  # type: ignore[arg-type]
     await AdminCog.sync.callback(cog, _Context(guild=None), "global")  # type: ignore[arg-type]
     await AdminCog.sync.callback(cog, _Context(guild=object()), "HERE")  # type: ignore[arg-type]

@@ -97,6 +97,8 @@ class Harness:
     database_url: str | None = None
     shard_count: int | None = None
     shard_ids: tuple[int, ...] | None = None
+    #: More settings (e.g. the web table's ``public_url``).
+    settings_extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._seed_iter: Iterator[int] = iter(self.seeds)
@@ -116,6 +118,7 @@ class Harness:
             dev_guild_id=self.fake.guild_id,
             turn_timeout=self.turn_timeout,
             ai_delay=0.0,
+            **self.settings_extra,
         )
 
     def _next_seed(self) -> int:

@@ -51,6 +51,9 @@ Entities
         (Send Messages, View Channel) and edits (View Channel) get 403
     fake.add_role(name, permissions) -> id; fake.user(name_or_id); fake.users
     fake.commands, fake.command(name)   what the bot registered via PUT .../commands
+    fake.enable_activities()            Activities on: a global Entry Point command (type 4)
+                                        that a global bulk overwrite must keep (else 400
+                                        50240), and LAUNCH_ACTIVITY (12) callbacks allowed
 
 Simulated users (SimUser); each action returns an InteractionRecord right after dispatch
     await user.slash(channel, "durak", subcommand="new" | "group sub", options={...})
@@ -72,6 +75,7 @@ InteractionRecord
     await rec.wait_followups(count=1, timeout=5)
 
 Rules enforced
+    * LAUNCH_ACTIVITY (12) without enable_activities() -> 400 50234
     * callback later than ack_deadline (3 s real time) -> 404 10062, in fake.late_acks
     * second callback -> 400 40060 (fake.double_acks); wrong callback type -> 400 50035
     * tokens live token_ttl (15 min) of the *fake* clock (fake.advance_clock(s)); after that

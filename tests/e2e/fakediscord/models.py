@@ -30,6 +30,10 @@ CB_DEFERRED_UPDATE = 6
 CB_UPDATE_MESSAGE = 7
 CB_AUTOCOMPLETE = 8
 CB_MODAL = 9
+CB_LAUNCH_ACTIVITY = 12
+
+#: Application command types: an Activity's Entry Point command is type 4.
+PRIMARY_ENTRY_POINT = 4
 
 SELECT_TYPES = (3, 5, 6, 7, 8)
 

@@ -25,6 +25,7 @@ from .models import (
     CB_AUTOCOMPLETE,
     CB_DEFERRED_MESSAGE,
     CB_DEFERRED_UPDATE,
+    CB_LAUNCH_ACTIVITY,
     CB_MESSAGE,
     CB_MODAL,
     CB_UPDATE_MESSAGE,
@@ -34,6 +35,7 @@ from .models import (
     FLAG_SUPPRESS_EMBEDS,
     MESSAGE_COMPONENT,
     MODAL_SUBMIT,
+    PRIMARY_ENTRY_POINT,
     SELECT_TYPES,
     ApiError,
     CallbackRecord,
@@ -277,6 +279,8 @@ class FakeDiscord:
         self._interactions: dict[int, InteractionRecord] = {}
         self._by_token: dict[str, InteractionRecord] = {}
         self._global_commands: dict[tuple[str, int], dict[str, Any]] = {}
+        #: Activities on (:meth:`enable_activities`): LAUNCH_ACTIVITY callbacks are accepted.
+        self.activities_enabled = False
         self._guild_commands: dict[tuple[str, int], dict[str, Any]] = {}
         self._command_ids: dict[tuple[str | None, str, int], int] = {}
 
@@ -1183,6 +1187,17 @@ class FakeDiscord:
             cmd["guild_id"] = str(guild_id)
         return cmd
 
+    def enable_activities(self, name: str = "launch") -> dict[str, Any]:
+        """Turn Activities on for the application, as the Developer Portal does: Discord makes
+        a global Entry Point command (type 4) that a bulk overwrite must keep (else 400
+        50240), and interactions may answer with LAUNCH_ACTIVITY (12)."""
+        self.activities_enabled = True
+        cmd = self._make_command(
+            {"name": name, "type": PRIMARY_ENTRY_POINT, "handler": 2, "description": ""}, None
+        )
+        self._global_commands[(name, PRIMARY_ENTRY_POINT)] = cmd
+        return cmd
+
     @property
     def commands(self) -> list[dict[str, Any]]:
         """Every registered command (guild commands carry 'guild_id')."""
@@ -1208,6 +1223,10 @@ class FakeDiscord:
         if not isinstance(body, list):
             raise self._invalid("bulk overwrite commands", ["body must be a list"])
         new = [self._make_command(c, guild_id) for c in body]
+        keeps_entry = any(c["type"] == PRIMARY_ENTRY_POINT for c in new)
+        had_entry = any(c["type"] == PRIMARY_ENTRY_POINT for c in store.values())
+        if guild_id is None and had_entry and not keeps_entry:
+            raise ApiError(400, 50240, "You cannot remove this app's Primary Entry Point command.")
         names = [(c["name"], c["type"]) for c in new]
         if len(set(names)) != len(names):
             raise self._invalid("bulk overwrite commands", [f"duplicate command names {names}"])
@@ -1561,13 +1580,14 @@ class FakeDiscord:
     # ================================================================= REST: interactions
 
     _ALLOWED_CALLBACKS: ClassVar[dict[int, set[int]]] = {
-        APPLICATION_COMMAND: {CB_MESSAGE, CB_DEFERRED_MESSAGE, CB_MODAL},
+        APPLICATION_COMMAND: {CB_MESSAGE, CB_DEFERRED_MESSAGE, CB_MODAL, CB_LAUNCH_ACTIVITY},
         MESSAGE_COMPONENT: {
             CB_MESSAGE,
             CB_DEFERRED_MESSAGE,
             CB_DEFERRED_UPDATE,
             CB_UPDATE_MESSAGE,
             CB_MODAL,
+            CB_LAUNCH_ACTIVITY,
         },
         AUTOCOMPLETE: {CB_AUTOCOMPLETE},
         MODAL_SUBMIT: {CB_MESSAGE, CB_DEFERRED_MESSAGE, CB_DEFERRED_UPDATE, CB_UPDATE_MESSAGE},
@@ -1600,6 +1620,8 @@ class FakeDiscord:
         if ctype not in allowed:
             self.invalid_bodies.append(f"callback type {ctype} not allowed for {rec.describe()}")
             raise reject(400, 50035, "Invalid Form Body")
+        if ctype == CB_LAUNCH_ACTIVITY and not self.activities_enabled:
+            raise reject(400, 50234, "The application does not have Activities enabled")
 
         message: StoredMessage | None = None
         try:

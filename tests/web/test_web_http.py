@@ -1,0 +1,243 @@
+"""The web table's HTTP side: the page and its files, security headers, health, and the
+Discord Activity's sign-in against a fake Discord."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+from web.activity import DiscordOAuth
+from web.app import CSP, WebConfig, origin_of
+from web.static_files import PLACEHOLDER, StaticFiles
+
+from .conftest import ALICE, BOB, CAROL, CH, GUILD, WebTable, make_table
+
+
+async def test_every_response_carries_the_security_headers(table: WebTable) -> None:
+    for path in ("/table", "/healthz", "/static/nothing.js", "/nowhere"):
+        resp = await table.client.get(path)
+        assert resp.headers["Content-Security-Policy"] == CSP, path
+        assert resp.headers["X-Content-Type-Options"] == "nosniff"
+        assert resp.headers["Referrer-Policy"] == "no-referrer"
+    assert "'unsafe-inline'" not in CSP and "script-src 'self'" in CSP
+
+
+async def test_healthz(table: WebTable) -> None:
+    resp = await table.client.get("/healthz")
+    assert resp.status == 200 and await resp.text() == "ok"
+
+
+async def test_without_the_page_table_is_a_placeholder_without_script(tmp_path: Path) -> None:
+    t, ai = await make_table(tmp_path, static_dir=tmp_path / "nothing")
+    try:
+        resp = await t.client.get("/table")
+        assert resp.status == 200 and await resp.read() == PLACEHOLDER
+        assert b"<script" not in PLACEHOLDER and b"style" not in PLACEHOLDER
+    finally:
+        await t.client.close()
+        await t.service.close()
+        await ai.close()
+
+
+@pytest.fixture
+async def static_table(tmp_path: Path) -> AsyncIterator[WebTable]:
+    root = tmp_path / "static"
+    (root / "js").mkdir(parents=True)
+    (root / "table.html").write_text("<!doctype html><title>T</title>" + "<p>x</p>" * 100)
+    (root / "js" / "app.js").write_text("export const x = 1;\n" * 100)
+    (root / ".secret").write_text("hidden")
+    (tmp_path / "outside.txt").write_text("outside")
+    t, ai = await make_table(tmp_path, static_dir=root)
+    yield t
+    await t.client.close()
+    await t.service.close()
+    await ai.close()
+
+
+async def test_static_files_are_served_gzipped_with_etags(static_table: WebTable) -> None:
+    client = static_table.client
+    resp = await client.get("/static/js/app.js", headers={"Accept-Encoding": "gzip"})
+    assert resp.status == 200
+    assert resp.headers["Content-Type"].startswith("text/javascript")
+    assert resp.headers["Content-Encoding"] == "gzip"
+    assert (await resp.text()).startswith("export const x")  # the client unzips it
+    etag = resp.headers["ETag"]
+    again = await client.get("/static/js/app.js", headers={"If-None-Match": etag})
+    assert again.status == 304
+    page = await client.get("/table")
+    assert page.status == 200 and "<title>T</title>" in await page.text()
+    assert page.headers["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/static/../outside.txt", "/static/%2e%2e/outside.txt", "/static/.secret", "/static/js"],
+)
+async def test_nothing_outside_the_static_files_is_served(
+    static_table: WebTable, path: str
+) -> None:
+    resp = await static_table.client.get(path)
+    assert resp.status == 404
+
+
+def test_compressed_sizes_count_what_a_browser_downloads(tmp_path: Path) -> None:
+    (tmp_path / "a.js").write_text("let a = 1;\n" * 500)
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "sdk.js").write_text("x" * 1000)
+    sizes = StaticFiles(tmp_path).compressed_sizes(exclude=("vendor/",))
+    assert sizes == {"a.js": len(gzip.compress(("let a = 1;\n" * 500).encode(), 9, mtime=0))}
+
+
+def test_origins_are_written_as_browsers_send_them() -> None:
+    assert origin_of("https://durak.example/") == "https://durak.example"
+    assert origin_of("https://durak.example:443/x") == "https://durak.example"
+    assert origin_of("http://127.0.0.1:8080") == "http://127.0.0.1:8080"
+    config = WebConfig(public_url="https://Durak.example", oauth=DiscordOAuth("42", "s"))
+    assert config.origins == {"https://durak.example", "https://42.discordsays.com"}
+    with pytest.raises(ValueError):
+        origin_of("durak.example")
+
+
+# ------------------------------------------------------------------------------ Activity
+class FakeDiscordApi:
+    """Discord's OAuth2 token exchange and ``/users/@me``, as far as the Activity uses them."""
+
+    def __init__(self) -> None:
+        self.users = {"code-alice": (ALICE, "fr"), "code-carol": (CAROL, None)}
+        self.calls: list[str] = []
+        self.down = False
+
+    async def token(self, request: web.Request) -> web.Response:
+        form = await request.post()
+        self.calls.append("token")
+        if self.down:
+            return web.json_response({}, status=500)
+        ok = (
+            form.get("client_id") == "4242"
+            and form.get("client_secret") == "s3cret"
+            and form.get("grant_type") == "authorization_code"
+            and form.get("code") in self.users
+        )
+        if not ok:
+            return web.json_response({"error": "invalid_grant"}, status=400)
+        return web.json_response({"access_token": f"at-{form['code']}", "token_type": "Bearer"})
+
+    async def me(self, request: web.Request) -> web.Response:
+        self.calls.append("me")
+        auth = request.headers.get("Authorization", "")
+        code = auth.removeprefix("Bearer at-")
+        if code not in self.users:
+            return web.json_response({"message": "401: Unauthorized"}, status=401)
+        user, locale = self.users[code]
+        body: dict[str, Any] = {"id": str(user), "username": f"u{user}"}
+        if locale:
+            body["locale"] = locale
+        return web.json_response(body)
+
+
+@pytest.fixture
+async def activity(tmp_path: Path) -> AsyncIterator[tuple[WebTable, FakeDiscordApi]]:
+    api = FakeDiscordApi()
+    app = web.Application()
+    app.router.add_post("/api/v10/oauth2/token", api.token)
+    app.router.add_get("/api/v10/users/@me", api.me)
+    server = TestServer(app)
+    await server.start_server()
+    oauth = DiscordOAuth("4242", "s3cret", api=str(server.make_url("/api/v10")))
+    t, ai = await make_table(tmp_path, oauth=oauth)
+    yield t, api
+    await t.close()
+    await t.client.close()
+    await t.service.close()
+    await ai.close()
+    await server.close()
+
+
+async def _session(t: WebTable, code: str, channel: int = CH, guild: int = GUILD) -> Any:
+    return await t.client.post(
+        "/api/activity/session",
+        json={"code": code, "channel_id": str(channel), "guild_id": str(guild)},
+    )
+
+
+async def test_the_activity_gives_a_seated_player_a_player_token(
+    activity: tuple[WebTable, FakeDiscordApi],
+) -> None:
+    t, api = activity
+    view = await t.game(ALICE, BOB)
+    resp = await _session(t, "code-alice")
+    assert resp.status == 200
+    body = await resp.json()
+    assert body["access_token"] == "at-code-alice"
+    assert (body["role"], body["user_id"]) == ("player", str(ALICE))
+    claims = t.signer.verify(body["token"])
+    assert (claims.kind, claims.user_id, claims.series_id, claims.locale) == (
+        "player",
+        ALICE,
+        view.series_id,
+        "fr",
+    )
+    assert api.calls == ["token", "me"]
+    # and that token opens the table from the Activity's origin
+    page = await t.page(body["token"], origin="https://4242.discordsays.com")
+    welcome = await page.next()
+    assert (welcome["role"], welcome["lang"]) == ("player", "fr")
+
+
+async def test_the_activity_gives_anyone_else_a_watcher_token(
+    activity: tuple[WebTable, FakeDiscordApi],
+) -> None:
+    t, _ = activity
+    await t.game(ALICE, BOB)
+    body = await (await _session(t, "code-carol")).json()
+    assert body["role"] == "watcher"
+    assert t.signer.verify(body["token"]).kind == "watcher"
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        ({"code": "code-alice", "channel_id": str(CH)}, 400),
+        ({"code": "", "channel_id": str(CH), "guild_id": str(GUILD)}, 400),
+        ({"code": "code-alice", "channel_id": "12a", "guild_id": str(GUILD)}, 400),
+        ({"code": "nope", "channel_id": str(CH), "guild_id": str(GUILD)}, 401),
+        ({"code": "code-alice", "channel_id": "999", "guild_id": str(GUILD)}, 404),
+        ({"code": "code-alice", "channel_id": str(CH), "guild_id": "999"}, 404),
+    ],
+)
+async def test_the_activity_refuses_bad_requests(
+    activity: tuple[WebTable, FakeDiscordApi], body: dict[str, str], status: int
+) -> None:
+    t, _ = activity
+    await t.game(ALICE, BOB)
+    resp = await t.client.post("/api/activity/session", json=body)
+    assert resp.status == status
+    assert "token" not in await resp.json()
+
+
+async def test_the_activity_says_when_discord_is_down(
+    activity: tuple[WebTable, FakeDiscordApi],
+) -> None:
+    t, api = activity
+    await t.game(ALICE, BOB)
+    api.down = True
+    assert (await _session(t, "code-alice")).status == 502
+
+
+async def test_without_client_credentials_there_is_no_activity(table: WebTable) -> None:
+    await table.game(ALICE, BOB)
+    resp = await _session(table, "code-alice")
+    assert resp.status == 503
+    assert "not enabled" in (await resp.json())["error"]
+
+
+async def test_a_body_too_big_is_refused(activity: tuple[WebTable, FakeDiscordApi]) -> None:
+    t, _ = activity
+    resp = await t.client.post("/api/activity/session", data=b"{" + b" " * 20_000 + b"}")
+    assert resp.status == 413

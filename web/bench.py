@@ -1,0 +1,292 @@
+"""Web table benchmark: ``python -m web.bench --games 200 --pages 4 --seconds 30``.
+
+One bot process (this one) runs ``--games`` AI-only games (``--players`` AI seats each, a
+server of their own, rematched as they end, AI seats thinking in the service's
+:class:`~bot.ai_pool.AIPool`, ``--ai-delay`` seconds per AI move as the bot waits by default)
+and the web table on 127.0.0.1.  A second process opens ``--pages`` pages per game (real
+WebSocket clients that say hello with a watcher token and read every frame), so the clients'
+work is not counted in the bot's figures.  The last line is one ``key=value`` line::
+
+    games=… pages=… seconds=… actions=… frames=… p50_ms=… p99_ms=… loop_lag_p99_ms=…
+    loop_lag_max_ms=… kb_per_page=… first_load_kb=… first_load_files=…
+
+- ``p50_ms``/``p99_ms``: from an action stored (the service publishing its table) to its table
+  received by *every* page of that game (the slowest of the game's pages), over every action;
+- ``loop_lag_*``: how late a 10 ms sleep on the bot's event loop wakes, during the run;
+- ``kb_per_page``: the bot process's resident memory with every page open (and sent its first
+  frames) minus before the pages opened, per page;
+- ``first_load_kb``: what a browser downloads to open ``/table`` the first time, gzip-compressed
+  as the server sends it: every file of the page's static folder (``--static-dir``) except the
+  Discord SDK, which only the Activity loads (``--exclude``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from array import array
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from bot.ai_pool import AIPool
+from bot.bench import rss_kb
+from bot.presenter import NullPresenter
+from bot.service import GameService
+from bot.storage import create_storage, sqlite_url
+from bot.views import LobbyOptions, TableView
+from rules_engine.ai import DEFAULT_AI_LEVEL
+from web.app import WebConfig, WebServer
+from web.static_files import STATIC_DIR, StaticFiles
+from web.tokens import Signer
+
+__all__ = ["main"]
+
+HOST_ID = 1
+#: Channel (and server) ids of the bench's games start here.
+FIRST_CHANNEL = 10_000
+LAG_INTERVAL_S = 0.01
+#: Files of the static folder a browser outside Discord never loads (the Activity's SDK).
+DEFAULT_EXCLUDE = ("vendor/",)
+
+
+def _percentile(ordered: list[float], q: float) -> float:
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+class _Stamps(NullPresenter):
+    """Notes when each table was published (registered before the web table's presenter, so
+    it runs first), and deals the next game of a series as soon as one ends."""
+
+    def __init__(self) -> None:
+        self.published: dict[tuple[int, int], float] = {}
+        self.service: GameService | None = None
+        self.running = True
+
+    async def table_changed(self, view: TableView) -> None:
+        self.published.setdefault((view.game_id, view.version), time.monotonic())
+
+    async def game_over(self, view: TableView) -> None:
+        if self.running and self.service is not None:
+            await self.service.rematch(view.channel_id, HOST_ID, manage_channel=True)
+
+
+async def _watch_lag(samples: array[float], stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        t = loop.time()
+        await asyncio.sleep(LAG_INTERVAL_S)
+        samples.append(max(0.0, loop.time() - t - LAG_INTERVAL_S))
+
+
+# ---------------------------------------------------------------------------------- pages
+async def _page(
+    http: aiohttp.ClientSession,
+    url: str,
+    origin: str,
+    token: str,
+    received: list[tuple[int, int, float]],
+    opened: asyncio.Event,
+) -> None:
+    async with http.ws_connect(url, headers={"Origin": origin}, max_msg_size=0) as ws:
+        await ws.send_str(json.dumps({"t": "hello", "token": token, "lang": "en"}))
+        async for msg in ws:
+            if msg.type is not aiohttp.WSMsgType.TEXT:
+                break
+            now = time.monotonic()
+            frame = json.loads(msg.data)
+            if frame.get("t") == "table":
+                table = frame["table"]
+                received.append((table["game"], table["version"], now))
+                opened.set()
+
+
+async def _pages_main(cfg: dict[str, Any]) -> None:
+    """Client mode: open every page, say ``open`` on stdout, read until stdin says stop,
+    then print what each page received (JSON)."""
+    tokens: list[str] = cfg["tokens"]
+    received: list[list[tuple[int, int, float]]] = [[] for _ in tokens]
+    opened = [asyncio.Event() for _ in tokens]
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as http:
+        tasks = []
+        for i, token in enumerate(tokens):
+            tasks.append(
+                asyncio.ensure_future(
+                    _page(http, cfg["ws"], cfg["origin"], token, received[i], opened[i])
+                )
+            )
+            if i % 50 == 49:
+                await asyncio.sleep(0.05)  # do not open 800 sockets in one burst
+        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 120)
+        print("open", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    print(json.dumps(received), flush=True)
+
+
+# ---------------------------------------------------------------------------------- bot
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The bot side: games, the web table, the page process, the measurements."""
+    tmp = tempfile.TemporaryDirectory(prefix="durak-web-bench-")
+    stamps = _Stamps()
+    pool = AIPool(args.ai_workers)
+    service = GameService(
+        create_storage(sqlite_url(os.path.join(tmp.name, "bench.sqlite3"))),
+        presenters=[stamps],
+        ai_delay=args.ai_delay,
+        ai=pool,
+        turn_timeout=600,
+    )
+    stamps.service = service
+    await service.restore()
+    signer = Signer(os.urandom(32))
+    port = args.port
+    origin = f"http://127.0.0.1:{port}"
+    server = WebServer(
+        service,
+        signer,
+        WebConfig(public_url=origin, host="127.0.0.1", port=port, access_log=False),
+    )
+    lags: array[float] = array("d")
+    try:
+        await pool.start(wait=True)
+        await server.start()
+        channels = range(FIRST_CHANNEL, FIRST_CHANNEL + args.games)
+        options = LobbyOptions(rules=args.rules, seats=args.players)
+        for ch in channels:
+            await service.open_lobby(ch, ch, HOST_ID, "host", options, seat_host=False)
+            for _ in range(args.players):
+                await service.add_ai(ch, HOST_ID, args.level)
+            await service.start(ch, HOST_ID, manage_channel=True)
+        tokens = [signer.watcher(ch) for ch in channels for _ in range(args.pages)]
+        await asyncio.sleep(1.0)
+        gc.collect()
+        before_kb = rss_kb()
+        pages = subprocess.Popen(
+            [sys.executable, "-m", "web.bench", "--pages-process"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert pages.stdin is not None and pages.stdout is not None
+        pages.stdin.write(
+            json.dumps({"tokens": tokens, "ws": f"{origin}/ws", "origin": origin}) + "\n"
+        )
+        pages.stdin.flush()
+        loop = asyncio.get_running_loop()
+        line = await loop.run_in_executor(None, pages.stdout.readline)
+        if line.strip() != "open":
+            raise RuntimeError(f"the pages did not open: {line!r}")
+        gc.collect()
+        open_kb = rss_kb()
+        stop = asyncio.Event()
+        lag_task = asyncio.ensure_future(_watch_lag(lags, stop))
+        t0 = time.monotonic()
+        await asyncio.sleep(args.seconds)
+        elapsed = time.monotonic() - t0
+        stop.set()
+        await lag_task
+        stamps.running = False
+        pages.stdin.write("stop\n")
+        pages.stdin.flush()
+        raw = await loop.run_in_executor(None, pages.stdout.read)
+        await loop.run_in_executor(None, pages.wait)
+        received: list[list[list[float]]] = json.loads(raw)
+    finally:
+        await server.stop()
+        await service.close()
+        await pool.close()
+        tmp.cleanup()
+    # per action published during the run: when its last page got it
+    last: dict[tuple[int, int], float] = {}
+    got: dict[tuple[int, int], int] = defaultdict(int)
+    for page in received:
+        for game, version, when in page:
+            key = (int(game), int(version))
+            got[key] += 1
+            last[key] = max(last.get(key, 0.0), when)
+    delays = sorted(
+        last[key] - at
+        for key, at in stamps.published.items()
+        if t0 <= at <= t0 + elapsed - 1.0 and got.get(key) == args.pages
+    )
+    lag = sorted(lags)
+    sizes = StaticFiles(args.static_dir).compressed_sizes(exclude=tuple(args.exclude))
+    return {
+        "games": args.games,
+        "pages": args.games * args.pages,
+        "seconds": round(elapsed, 1),
+        "actions": len(delays),
+        "frames": sum(len(p) for p in received),
+        "p50_ms": round(_percentile(delays, 0.5) * 1000, 1),
+        "p99_ms": round(_percentile(delays, 0.99) * 1000, 1),
+        "loop_lag_p99_ms": round(_percentile(lag, 0.99) * 1000, 1),
+        "loop_lag_max_ms": round((lag[-1] if lag else 0.0) * 1000, 1),
+        "kb_per_page": round((open_kb - before_kb) / max(1, args.games * args.pages), 1),
+        "first_load_kb": round(sum(sizes.values()) / 1024, 1),
+        "first_load_files": len(sizes),
+    }
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m web.bench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--games", type=int, default=200, help="live games (default 200)")
+    parser.add_argument("--pages", type=int, default=4, help="open pages per game (default 4)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured run (default 30)")
+    parser.add_argument("--players", type=int, default=3, help="AI seats per game (2–6)")
+    parser.add_argument("--rules", default="podkidnoy")
+    parser.add_argument("--level", default=DEFAULT_AI_LEVEL, help="AI level of every seat")
+    parser.add_argument(
+        "--ai-delay", type=float, default=1.0, help="seconds per AI move (default 1.0, the bot's)"
+    )
+    parser.add_argument("--ai-workers", type=int, default=None, help="AI worker processes")
+    parser.add_argument("--port", type=int, default=None, help="web port (default: a free one)")
+    parser.add_argument("--static-dir", type=Path, default=STATIC_DIR, help="the page's files")
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=None,
+        help="static files a browser does not load for /table (prefix; default: vendor/)",
+    )
+    parser.add_argument("--pages-process", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.pages_process:
+        asyncio.run(_pages_main(json.loads(sys.stdin.readline())))
+        return 0
+    if args.port is None:
+        args.port = _free_port()
+    if args.exclude is None:
+        args.exclude = list(DEFAULT_EXCLUDE)
+    result = asyncio.run(run(args))
+    print(" ".join(f"{k}={v}" for k, v in result.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
