@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .support import DESKTOP, TablePage
+from .support import open_page
 
 
 async def test_a_whole_game_against_ai_seats_played_by_clicks(
     browser: Any, local_table: Any
 ) -> None:
     table = await local_table(players=3, seed=7)
-    page = await browser.new_page(viewport=DESKTOP)
-    player = TablePage(page)
-    await page.goto(table.url())
-    await player.ready()
+    player = await open_page(browser, table.url())
+    page = player.page
     # the token left the address bar as soon as it was read
     assert "#t=" not in page.url
 
