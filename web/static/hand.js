@@ -92,6 +92,7 @@ export class Hand {
     const hand = state.role === "player" ? state.hand : null;
     document.body.classList.toggle("my-turn", Boolean(hand && hand.your_turn && !hand.finished));
     if (!hand) {
+      document.body.classList.remove("defending");
       this.root.replaceChildren();
       this.buttons.clear();
       for (const b of [this.take, this.pass, this.transfer]) b.hidden = true;
@@ -125,6 +126,7 @@ export class Hand {
     this.take.hidden = !kinds.has("take");
     this.pass.hidden = !kinds.has("pass");
     this.transfer.hidden = !kinds.has("transfer");
+    document.body.classList.toggle("defending", kinds.has("defend"));
     this.root.classList.toggle("busy", state.pending !== null);
     if (!hand.your_turn) closeChooser();
     this.layout();

@@ -137,6 +137,7 @@ function renderPairs(state) {
   const table = state.table;
   const box = $("pairs");
   box.replaceChildren();
+  box.dataset.count = String(table.pairs.length); // fewer pairs: bigger cards
   table.pairs.forEach((pair, i) => {
     const node = h("div", "pair");
     node.style.setProperty("--tilt", `${((i * 37) % 7) - 3}deg`);
@@ -184,11 +185,11 @@ function renderGameOver(state, handlers) {
   const standings = $("standings");
   standings.replaceChildren();
   if (table.series && table.series.standings) {
-    const caption = h("caption", "", `${t("series")} · ${table.series.games}`);
-    standings.append(caption);
+    standings.append(h("caption", "", t("series")));
     const body = h("tbody");
-    for (const row of table.series.standings) {
-      const tr = h("tr");
+    // Standings come in seat order: the durak's row is the loser's seat.
+    for (const [seat, row] of table.series.standings.entries()) {
+      const tr = h("tr", seat === table.loser && !table.draw ? "durak" : "");
       tr.append(h("th", "", row.name), h("td", "", `${t("losses")}: ${row.losses}`));
       body.append(tr);
     }
@@ -222,8 +223,10 @@ export function renderTable(state, handlers) {
 export function tickClock(state) {
   const table = state.table;
   const bar = $("turn-bar");
+  const clock = $("turn-left");
   if (!table || table.deadline == null || table.finished || table.to_act == null) {
     bar.hidden = true;
+    clock.hidden = true;
     return;
   }
   const now = Date.now() / 1000 + state.offset;
@@ -239,5 +242,8 @@ export function tickClock(state) {
   bar.classList.toggle("urgent", urgent);
   bar.classList.toggle("mine", Boolean(me && me.seat === table.to_act));
   $("turn-bar-fill").style.transform = `scaleX(${frac})`;
-  bar.title = t("seconds", { n: Math.ceil(left) });
+  const secs = Math.ceil(left);
+  clock.hidden = false;
+  clock.classList.toggle("urgent", urgent);
+  clock.textContent = secs >= 60 ? `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}` : t("seconds", { n: secs });
 }
