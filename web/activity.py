@@ -10,9 +10,10 @@ when the user has a seat in that game (and did not forfeit it), else a watcher t
 gives the access token to the SDK's ``authenticate`` and the table token to its ``hello``.
 
 Refusals are JSON ``{"error": "<English text>"}``: 400 for a malformed request, 401 when
-Discord refuses the code, 404 when the channel has no game (or it is in another server), 502
-when Discord cannot be reached, 503 when the Activity is not configured.  The code, the access
-token and the table token are never logged.
+Discord refuses the code, 403 for a page of another origin (a browser's ``Origin`` header
+that is not the web table's or the Activity's), 404 when the channel has no game (or it is in
+another server), 502 when Discord cannot be reached, 503 when the Activity is not configured.
+The code, the access token and the table token are never logged.
 """
 
 from __future__ import annotations
@@ -63,10 +64,17 @@ def _snowflake(value: object, what: str) -> int:
 class ActivitySessions:
     """The ``/api/activity/session`` route (see the module docstring)."""
 
-    def __init__(self, service: GameService, signer: Signer, oauth: DiscordOAuth | None) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        signer: Signer,
+        oauth: DiscordOAuth | None,
+        origins: frozenset[str] = frozenset(),
+    ) -> None:
         self.service = service
         self.signer = signer
         self.oauth = oauth
+        self.origins = origins
         self._http: aiohttp.ClientSession | None = None
 
     async def close(self) -> None:
@@ -91,6 +99,9 @@ class ActivitySessions:
         oauth = self.oauth
         if oauth is None:
             raise _Refused(503, "the Discord Activity is not enabled on this bot")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in self.origins:
+            raise _Refused(403, "this page may not sign in from where it was loaded")
         try:
             body = await request.json()
         except ValueError:

@@ -43,6 +43,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+#: The access log (one INFO line per request: paths, never tokens, which only travel in URL
+#: fragments and WebSocket frames).
+ACCESS_LOG = logging.getLogger("web.access")
 
 #: The page's Content-Security-Policy: its own scripts, styles and images only; framed only
 #: by Discord (the Activity).
@@ -134,7 +137,7 @@ def create_app(service: GameService, signer: Signer, config: WebConfig) -> web.A
     parts = WebParts(
         presenter=presenter,
         sockets=SocketHandler(service, presenter, signer, config.origins),
-        activity=ActivitySessions(service, signer, config.oauth),
+        activity=ActivitySessions(service, signer, config.oauth, config.origins),
         static=static,
         links=TableLinks(config.public_url, signer),
         signer=signer,
@@ -183,7 +186,7 @@ class WebServer:
         """Listen (raises ``OSError`` when the address is taken)."""
         runner = web.AppRunner(
             self.app,
-            access_log=log if self.config.access_log else None,
+            access_log=ACCESS_LOG if self.config.access_log else None,
             handle_signals=False,
             shutdown_timeout=2.0,
         )

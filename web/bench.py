@@ -7,8 +7,9 @@ and the web table on 127.0.0.1.  A second process opens ``--pages`` pages per ga
 WebSocket clients that say hello with a watcher token and read every frame), so the clients'
 work is not counted in the bot's figures.  The last line is one ``key=value`` line::
 
-    games=… pages=… seconds=… actions=… frames=… p50_ms=… p99_ms=… loop_lag_p99_ms=…
-    loop_lag_max_ms=… kb_per_page=… first_load_kb=… first_load_files=…
+    games=… pages=… seconds=… actions=… frames=… p50_ms=… p95_ms=… p99_ms=…
+    loop_lag_p99_ms=… loop_lag_max_ms=… kb_per_page=… first_load_kb=… first_load_files=…
+    load_avg=… cores=…
 
 - ``p50_ms``/``p99_ms``: from an action stored (the service publishing its table) to its table
   received by *every* page of that game (the slowest of the game's pages), over every action;
@@ -17,7 +18,9 @@ work is not counted in the bot's figures.  The last line is one ``key=value`` li
   frames) minus before the pages opened, per page;
 - ``first_load_kb``: what a browser downloads to open ``/table`` the first time, gzip-compressed
   as the server sends it: every file of the page's static folder (``--static-dir``) except the
-  Discord SDK, which only the Activity loads (``--exclude``).
+  Discord SDK, which only the Activity loads (``--exclude``);
+- ``load_avg``/``cores``: the machine's one-minute load average at the end, and its cores:
+  the latencies include the pages' process being scheduled, so a busy machine shows in them.
 """
 
 from __future__ import annotations
@@ -233,12 +236,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "actions": len(delays),
         "frames": sum(len(p) for p in received),
         "p50_ms": round(_percentile(delays, 0.5) * 1000, 1),
+        "p95_ms": round(_percentile(delays, 0.95) * 1000, 1),
         "p99_ms": round(_percentile(delays, 0.99) * 1000, 1),
         "loop_lag_p99_ms": round(_percentile(lag, 0.99) * 1000, 1),
         "loop_lag_max_ms": round((lag[-1] if lag else 0.0) * 1000, 1),
         "kb_per_page": round((open_kb - before_kb) / max(1, args.games * args.pages), 1),
         "first_load_kb": round(sum(sizes.values()) / 1024, 1),
         "first_load_files": len(sizes),
+        "load_avg": round(os.getloadavg()[0], 1),
+        "cores": os.cpu_count(),
     }
 
 

@@ -12,6 +12,7 @@ Hidden information: :func:`table_json` reads only a public :class:`TableView` (c
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from cogs.locales.names import LEVEL_TEXTS, ROLE_NAMES
 from cogs.render.text import Seated, rules_lines, rules_title
 from rules_engine.actions import ActionKind
 from rules_engine.messages import Message
+from rules_engine.rules import Rules
 from web.strings import ui_strings
 
 __all__ = [
@@ -47,18 +49,24 @@ def plain_names(seats: Sequence[Seated], t: Catalog) -> list[str]:
     """The seats' names as the reader sees them: a human's display name; an AI seat named
     after its level in the reader's language (``IA Casual``), numbered from the second AI of
     a level on (as on Discord, without markdown)."""
+    return list(_names(tuple((s.name, s.ai_level) for s in seats), t))
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(seats: tuple[tuple[str, str | None], ...], t: Catalog) -> tuple[str, ...]:
+    # cached: a table is serialized after every action, and its seats rarely change
     names: list[str] = []
     count: Counter[str] = Counter()
-    for s in seats:
-        if s.ai_level is None:
-            names.append(_clip(s.name))
+    for name, ai_level in seats:
+        if ai_level is None:
+            names.append(_clip(name))
             continue
-        count[s.ai_level] += 1
-        texts = LEVEL_TEXTS.get(s.ai_level)
-        level = t.gettext(texts.label) if texts else s.ai_level
-        name = t.fill("{level} AI", level=level)
-        names.append(_clip(name if count[s.ai_level] == 1 else f"{name} {count[s.ai_level]}"))
-    return names
+        count[ai_level] += 1
+        texts = LEVEL_TEXTS.get(ai_level)
+        level = t.gettext(texts.label) if texts else ai_level
+        ai_name = t.fill("{level} AI", level=level)
+        names.append(_clip(ai_name if count[ai_level] == 1 else f"{ai_name} {count[ai_level]}"))
+    return tuple(names)
 
 
 def _name(names: Sequence[str], seat: int | None, t: Catalog) -> str:
@@ -67,7 +75,9 @@ def _name(names: Sequence[str], seat: int | None, t: Catalog) -> str:
     return t.render(Message("player {number}", number=(seat or 0) + 1))
 
 
-def _recent(rec: ActionRecord, names: Sequence[str], t: Catalog) -> str:
+@functools.lru_cache(maxsize=16384)
+def _recent(rec: ActionRecord, names: tuple[str, ...], t: Catalog) -> str:
+    # cached: each action stays in the table's last moves for several tables
     text = t.render(rec.message, names)
     if rec.auto == "timeout":
         text += " " + t.gettext("(time ran out)")
@@ -131,6 +141,11 @@ def _seat(s: SeatView, name: str, t: Catalog, viewer: int | None, over: bool) ->
     }
 
 
+@functools.lru_cache(maxsize=256)
+def _rules_text(rules: Rules, t: Catalog) -> str:
+    return " · ".join([rules_title(rules, t), *rules_lines(rules, t)])
+
+
 def table_json(
     view: TableView, t: Catalog, viewer: int | None = None, *, now: float | None = None
 ) -> dict[str, Any]:
@@ -146,7 +161,7 @@ def table_json(
         "game": view.game_id,
         "version": view.version,
         "profile": view.rules.profile,
-        "rules_text": " · ".join([rules_title(view.rules, t), *rules_lines(view.rules, t)]),
+        "rules_text": _rules_text(view.rules, t),
         "trump": view.trump,
         "trump_card": None if view.trump_card is None else str(view.trump_card),
         "shown": [str(c) for c in view.shown],
@@ -166,7 +181,7 @@ def table_json(
         "now": time.time() if now is None else now,
         "turn_timeout": view.turn_timeout,
         "status_text": _status(view, names, t),
-        "recent": [_recent(r, names, t) for r in view.recent],
+        "recent": [_recent(r, tuple(names), t) for r in view.recent],
         "finished": view.finished,
         "aborted": view.aborted,
         "draw": view.draw,

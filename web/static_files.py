@@ -1,10 +1,10 @@
 """The page and its static files, served from memory, gzip-compressed once.
 
 ``web/static/`` is small (HTML, JavaScript modules, CSS, card art): each file is read on first
-use (in a thread, never on the event loop), kept with its gzip form and an ETag, and served
-with ``Cache-Control: no-cache`` (the browser revalidates: ``304 Not Modified`` when the ETag
-still matches), gzip when the browser accepts it.  Paths are resolved inside the static folder
-only: ``..``, hidden files and anything outside it are 404.
+use (every file system call in a thread, never on the event loop), kept with its gzip form and
+an ETag, and served with ``Cache-Control: no-cache`` (the browser revalidates: ``304 Not
+Modified`` when the ETag still matches), gzip when the browser accepts it.  Paths are resolved
+inside the static folder only: ``..``, hidden files and anything outside it are 404.
 
 Until the page's own ``table.html`` exists, ``/table`` serves :data:`PLACEHOLDER`, a page
 without any script that says so.
@@ -91,31 +91,35 @@ class StaticFiles:
             return None
         return path
 
-    async def file(self, path: Path) -> _File:
-        """``path``'s content, from the cache while the file is unchanged."""
-        loop = asyncio.get_running_loop()
+    def _lookup(self, name: str) -> _File | None:
+        """``name``'s content (``None``: no such file), from the cache while the file is
+        unchanged.  File system calls: run it in a thread."""
+        path = self.resolve(name)
+        if path is None:
+            return None
         cached = self._cache.get(path)
-        if cached is not None:
-            mtime = (await loop.run_in_executor(None, path.stat)).st_mtime_ns
-            if mtime == cached.mtime_ns:
-                return cached
-        loaded = await loop.run_in_executor(None, _load, path)
-        self._cache[path] = loaded
+        if cached is not None and path.stat().st_mtime_ns == cached.mtime_ns:
+            return cached
+        loaded = self._cache[path] = _load(path)
         return loaded
+
+    async def file(self, name: str) -> _File | None:
+        """``name``'s content, looked up off the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(None, self._lookup, name)
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         """``GET /static/{path}``."""
-        path = self.resolve(request.match_info["path"])
-        if path is None:
+        f = await self.file(request.match_info["path"])
+        if f is None:
             raise web.HTTPNotFound()
-        return self._respond(request, await self.file(path))
+        return self._respond(request, f)
 
     async def table(self, request: web.Request) -> web.StreamResponse:
         """``GET /table``: the page (its token is in the URL fragment, never sent here)."""
-        path = self.resolve("table.html")
-        if path is None:
+        f = await self.file("table.html")
+        if f is None:
             return web.Response(body=PLACEHOLDER, content_type="text/html", charset="utf-8")
-        return self._respond(request, await self.file(path))
+        return self._respond(request, f)
 
     @staticmethod
     def _respond(request: web.Request, f: _File) -> web.StreamResponse:

@@ -221,6 +221,25 @@ async def test_the_activity_refuses_bad_requests(
     assert "token" not in await resp.json()
 
 
+async def test_the_activity_refuses_a_page_of_another_origin(
+    activity: tuple[WebTable, FakeDiscordApi],
+) -> None:
+    t, api = activity
+    await t.game(ALICE, BOB)
+    resp = await t.client.post(
+        "/api/activity/session",
+        json={"code": "code-alice", "channel_id": str(CH), "guild_id": str(GUILD)},
+        headers={"Origin": "https://evil.example"},
+    )
+    assert resp.status == 403 and api.calls == []
+    ok = await t.client.post(
+        "/api/activity/session",
+        json={"code": "code-alice", "channel_id": str(CH), "guild_id": str(GUILD)},
+        headers={"Origin": "https://4242.discordsays.com"},
+    )
+    assert ok.status == 200
+
+
 async def test_the_activity_says_when_discord_is_down(
     activity: tuple[WebTable, FakeDiscordApi],
 ) -> None:
