@@ -4,11 +4,17 @@
 
 import { DiscordSDK } from "./vendor/discord-embedded-app-sdk.js";
 
+/** The application's client id: inside Discord the page is served from
+ * https://<client id>.discordsays.com, so the address names it. */
+export function clientIdFrom(hostname) {
+  const match = /^(\d{5,25})\.discordsays\.com$/.exec(hostname);
+  return match ? match[1] : null;
+}
+
 async function clientId() {
-  const answer = await fetch("/api/activity/config", { credentials: "same-origin" });
-  if (!answer.ok) throw new Error(`Activity not configured (${answer.status})`);
-  const config = await answer.json();
-  return String(config.client_id);
+  const id = clientIdFrom(location.hostname);
+  if (!id) throw new Error("This page is not running inside a Discord Activity.");
+  return id;
 }
 
 /** The table token of the Discord user running this Activity, in its channel. */
