@@ -11,6 +11,7 @@ import { toast } from "./toast.js";
 
 const MIN_STEP = 0.56; // the least visible part of an overlapped card, as a share of its width
 const GAP = 8;
+const EDGE = 6; // room at each side for the fan's tilt and glow
 
 /** The cards of the player's hand that a legal action plays. */
 export function handCardsOf(action) {
@@ -141,7 +142,7 @@ export class Hand {
       this.root.style.height = "";
       return;
     }
-    const width = this.root.clientWidth;
+    const width = this.root.clientWidth - 2 * EDGE;
     const cardW = buttons[0].offsetWidth || 64;
     const cardH = buttons[0].offsetHeight || cardW * 1.4;
     const minStep = cardW * MIN_STEP;
@@ -159,7 +160,7 @@ export class Hand {
       const spread = step < cardW ? Math.min(2.2, 18 / Math.max(k, 1)) : 1;
       const rot = (j - mid) * spread;
       const arc = Math.abs(j - mid) ** 2 * (step < cardW ? 0.9 : 0.5);
-      button.style.setProperty("--x", `${(width - span) / 2 + j * step}px`);
+      button.style.setProperty("--x", `${EDGE + (width - span) / 2 + j * step}px`);
       button.style.setProperty("--y", `${row * rowShift + arc}px`);
       button.style.setProperty("--rot", `${rot}deg`);
       button.style.zIndex = String(i + 1);
