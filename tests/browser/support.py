@@ -18,6 +18,7 @@ from bot.limits import MAX_TIMEOUT
 from bot.service import GameService
 from bot.storage import SqliteStorage
 from bot.views import LobbyOptions
+from web.activity import DiscordOAuth
 from web.app import WebConfig, WebServer
 from web.tokens import Signer
 
@@ -94,6 +95,7 @@ class LocalTable:
         seed: int = 7,
         user: int = 1,
         name: str = "Alice",
+        oauth: DiscordOAuth | None = None,
     ) -> None:
         self.db, self.players, self.rules, self.level = db, players, rules, level
         self.seed, self.user, self.name = seed, user, name
@@ -108,7 +110,9 @@ class LocalTable:
         )
         port = free_port()
         self.base = f"http://127.0.0.1:{port}"
-        config = WebConfig(public_url=self.base, host="127.0.0.1", port=port, access_log=False)
+        config = WebConfig(
+            public_url=self.base, host="127.0.0.1", port=port, oauth=oauth, access_log=False
+        )
         self.server = WebServer(self.service, Signer(secrets.token_bytes(32)), config)
         self.series_id = 0
 

@@ -6,6 +6,7 @@ import { setStrings, t } from "./i18n.js";
 import { renderTable, tickClock } from "./table.js";
 import { Hand } from "./hand.js";
 import { toast, banner } from "./toast.js";
+import { load, save } from "./storage.js";
 
 const TOKEN_KEY = "durak.token";
 const HINTS_KEY = "durak.hints";
@@ -20,7 +21,7 @@ const state = {
   table: null,
   hand: null,
   offset: 0, // server clock minus ours, in seconds (the deadline is the server's time)
-  hints: localStorage.getItem(HINTS_KEY) !== "off",
+  hints: load("local", HINTS_KEY) !== "off",
   pending: null, // seq of the action waiting for its result
 };
 
@@ -38,11 +39,11 @@ function readToken() {
   const match = /(?:^#|&)t=([^&]+)/.exec(location.hash);
   if (match) {
     const found = decodeURIComponent(match[1]);
-    sessionStorage.setItem(TOKEN_KEY, found);
+    save("session", TOKEN_KEY, found);
     history.replaceState(null, "", location.pathname + location.search);
     return found;
   }
-  return sessionStorage.getItem(TOKEN_KEY);
+  return load("session", TOKEN_KEY);
 }
 
 function socketUrl() {
@@ -188,14 +189,14 @@ function setupSettings() {
   hints.checked = state.hints;
   hints.addEventListener("change", () => {
     state.hints = hints.checked;
-    localStorage.setItem(HINTS_KEY, state.hints ? "on" : "off");
+    save("local", HINTS_KEY, state.hints ? "on" : "off");
     hands.render(state);
   });
   const four = document.getElementById("four-toggle");
-  four.checked = localStorage.getItem(FOUR_KEY) === "on";
+  four.checked = load("local", FOUR_KEY) === "on";
   document.body.classList.toggle("four-colours", four.checked);
   four.addEventListener("change", () => {
-    localStorage.setItem(FOUR_KEY, four.checked ? "on" : "off");
+    save("local", FOUR_KEY, four.checked ? "on" : "off");
     document.body.classList.toggle("four-colours", four.checked);
   });
 }
@@ -213,9 +214,9 @@ async function start() {
     try {
       const activity = await import("./activity.js");
       token = await activity.activityToken(params);
-      sessionStorage.setItem(TOKEN_KEY, token);
+      save("session", TOKEN_KEY, token);
     } catch (error) {
-      token = sessionStorage.getItem(TOKEN_KEY);
+      token = load("session", TOKEN_KEY);
       if (!token) {
         banner(String(error && error.message ? error.message : error), "error");
         return;
