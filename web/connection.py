@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -46,6 +47,8 @@ class Connection:
     #: ``(game_id, version)`` of the last table and hand sent (older views are dropped).
     table_key: tuple[int, int] | None = None
     hand_key: tuple[int, int] | None = None
+    #: Told of every frame once it is written to the socket (the benchmark measures with it).
+    on_sent: Callable[[str], None] | None = None
     _queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(MAX_QUEUED))
     _writer: asyncio.Task[None] | None = None
 
@@ -76,6 +79,8 @@ class Connection:
                 await self.ws.send_str(text)
             except (ConnectionError, RuntimeError):
                 return
+            if self.on_sent is not None:
+                self.on_sent(text)
 
     async def flush_and_close(self, code: int, frame: dict[str, Any] | None = None) -> None:
         """Send ``frame`` after the queued ones, then close with ``code``."""

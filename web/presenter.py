@@ -126,7 +126,7 @@ class WebPresenter:
         encoded: dict[tuple[str, int | None], str] = {}
         for conn in list(pages):
             if conn.table_key is not None and key < conn.table_key:
-                continue
+                continue  # a newer one went (the same version may change: a forfeit, a vote)
             if conn.role == "player" and not self.still_seated(conn, view):
                 self.demote(conn)
             viewer = conn.seat if conn.role == "player" else None
@@ -170,5 +170,6 @@ class WebPresenter:
             conn.send(text)
 
     async def game_over(self, view: TableView) -> None:
-        # the finished table (result, standings, can_rematch) came with table_changed
-        await self.table_changed(view)
+        # the finished table (result, standings, can_rematch) came with table_changed, which
+        # the service always publishes first
+        return None

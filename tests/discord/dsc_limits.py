@@ -41,13 +41,19 @@ def check_message(msg: Reply) -> None:
 
 def check_components(components: tuple) -> None:
     assert len(components) <= 25
-    ids = [c.custom_id for c in components]
+    ids = [c.custom_id for c in components if not (isinstance(c, Button) and c.url)]
     assert len(ids) == len(set(ids)), f"duplicate custom ids: {Counter(ids).most_common(3)}"
     rows: Counter[int] = Counter()
     select_rows = set()
     for c in components:
-        assert 1 <= len(c.custom_id) <= 100, c.custom_id
         assert 0 <= c.row <= 4
+        if isinstance(c, Button) and c.url is not None:  # a link: no custom id
+            assert c.custom_id == "" and c.style == "link"
+            assert 0 < len(c.url) <= 512 and c.url.startswith("https://"), c.url
+            assert 0 < len(c.label) <= 80, c.label
+            rows[c.row] += 1
+            continue
+        assert 1 <= len(c.custom_id) <= 100, c.custom_id
         if isinstance(c, Button):
             assert 0 < len(c.label) <= 80, c.label
             assert c.style in ("primary", "secondary", "success", "danger")

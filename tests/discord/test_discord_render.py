@@ -269,6 +269,42 @@ def test_big_hands_page_and_stay_within_limits(n_cards: int) -> None:
     assert "1/2" in first.embeds[0]["footer"]["text"]
 
 
+#: A web table link as long as real ones get (about 250 characters).
+LINK = "https://durak.example.org/table#t=" + "x" * 220
+
+
+def test_hands_with_the_web_tables_link_stay_within_limits() -> None:
+    """The "Open the table" link takes a place on the last row, never pushing a Take, Pass
+    or page button off it: a transfer shortcut gives way (the card itself still transfers)."""
+    count = 0
+    views = [hand_view(g, s) for g in _states()[:60] for s in range(g.n)]
+    views += [big_hand(n, seed=n) for n in (12, 21, 33)]
+    for i, view in enumerate(views):
+        t = CATS[i % 3]
+        for page in (0, 1):
+            plain = render_hand(view, t, page=page)
+            linked = render_hand(view, t, page=page, link=LINK)
+            check_message(linked)
+            links = [c for c in linked.components if c.url is not None]
+            assert [(c.url, c.row) for c in links] == [(LINK, 4)]
+            assert links[0].label == t.gettext("Open the table")
+            kept = {c.custom_id for c in linked.components if c.url is None}
+            dropped = {c.custom_id for c in plain.components} - kept
+            assert all(parse_game_id(cid).verb == "transfer" for cid in dropped), dropped
+            count += 1
+    assert count > 100
+
+
+def test_the_running_table_has_the_watch_link_and_game_over_has_none() -> None:
+    view = table_view(next(g for g in _states() if not g.finished))
+    msg = render_table(view, catalog("fr"), watch=LINK)
+    check_message(msg)
+    assert [(c.label, c.url) for c in msg.components if c.url] == [("Regarder", LINK)]
+    assert not [c for c in render_table(view, catalog("fr")).components if c.url]
+    over = dataclasses.replace(view, finished=True, loser=0)
+    assert not [c for c in render_table(over, catalog("en"), watch=LINK).components if c.url]
+
+
 def test_attack_combinations_via_pick() -> None:
     view = attack_hand()
     msg = render_hand(view, catalog("en"))

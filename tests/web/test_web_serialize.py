@@ -87,3 +87,13 @@ def test_welcome_has_every_ui_string_translated() -> None:
         if lang != "en":
             same = [k for k, v in frame["strings"].items() if v == UI_STRINGS[k]]
             assert not same, (lang, same)
+
+
+async def test_the_benchmark_reads_a_real_table_frames_head(table: WebTable) -> None:
+    from web.bench import table_key
+    from web.connection import encode
+
+    view = await table.game(ALICE, BOB)
+    text = encode({"t": "table", "table": table_json(view, catalog("en"))})
+    assert table_key(text) == (view.game_id, view.version)
+    assert table_key(encode({"t": "hand", "hand": {}})) is None

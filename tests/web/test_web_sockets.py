@@ -458,3 +458,15 @@ async def test_tokens_never_reach_the_log(
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert caplog.records  # the session was logged (opened, refused, the access log)
     assert token not in text and token.split(".")[1] not in text
+
+
+async def test_the_finished_table_reaches_a_page_once(table: WebTable) -> None:
+    await table.game(ALICE, BOB)
+    page = await table.page(table.watcher())
+    await page.next("table")
+    final = await table.play_out()
+    while not (await page.next("table"))["table"]["finished"]:
+        pass
+    await asyncio.sleep(0.05)
+    finished = [f for f in page.of("table") if f["table"]["finished"]]
+    assert len(finished) == 1 and finished[0]["table"]["version"] == final.version
