@@ -1,0 +1,249 @@
+"""What the browser tests share: finding and launching Debian's Chromium, a local table (the
+real game service and web server on 127.0.0.1), and :class:`TablePage`, which plays the page
+only through what a player sees and presses (buttons by their accessible names)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import secrets
+import socket
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from bot.ai_pool import ThreadAI
+from bot.limits import MAX_TIMEOUT
+from bot.service import GameService
+from bot.storage import SqliteStorage
+from bot.views import LobbyOptions
+from web.activity import DiscordOAuth
+from web.app import WebConfig, WebServer
+from web.tokens import Signer
+
+#: Debian's Chromium (``apt-get install -y chromium``); Playwright downloads no browser.
+CHROMIUM = os.environ.get("DURAK_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: The phone the touch tests and screenshots use (portrait, CSS pixels).
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+#: The most moves a whole game may take before a test gives up (a game takes far fewer).
+MAX_MOVES = 400
+#: Any attribute value (Playwright matches attributes against a regular expression).
+_ANY = re.compile(r".+")
+
+
+def chromium_problem() -> str | None:
+    """Why the browser tests cannot run here, or ``None``."""
+    if importlib.util.find_spec("playwright") is None:
+        return "Playwright is not installed (pip install -e '.[dev]')"
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        return f"no Chromium at {CHROMIUM} (apt-get install -y chromium)"
+    return None
+
+
+async def launch_chromium(pw: Any) -> Any:
+    return await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+async def open_page(
+    browser: Any, url: str, *, socket_route: Any = None, **context: Any
+) -> TablePage:
+    """A new page (its own context: own storage) at ``url``, its first table shown.  Motion
+    is reduced (as the player's system may ask) so clicks need not wait for animations.
+    ``socket_route``: a Playwright WebSocket route handler for the page's socket."""
+    options = {"viewport": DESKTOP, "reduced_motion": "reduce", **context}
+    ctx = await browser.new_context(**options)
+    page = await ctx.new_page()
+    if socket_route is not None:
+        await page.route_web_socket("**/ws", socket_route)
+    player = TablePage(page)
+    await page.goto(url)
+    await player.ready()
+    return player
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalTable:
+    """One channel's game served on 127.0.0.1: ``name`` (user ``user``) against AI seats, on
+    the real :class:`GameService` and :class:`WebServer`, AI moves without delay, deals from
+    ``seed`` on."""
+
+    channel = 1
+    guild = 1
+
+    def __init__(
+        self,
+        db: Path,
+        *,
+        players: int = 2,
+        rules: str = "podkidnoy",
+        level: str = "beginner",
+        seed: int = 7,
+        user: int = 1,
+        name: str = "Alice",
+        oauth: DiscordOAuth | None = None,
+    ) -> None:
+        self.db, self.players, self.rules, self.level = db, players, rules, level
+        self.seed, self.user, self.name = seed, user, name
+        self.ai = ThreadAI()
+        seeds = iter(range(seed, seed + 1_000_000))
+        self.service = GameService(
+            SqliteStorage(str(db)),
+            ai=self.ai,
+            ai_delay=0.0,
+            turn_timeout=MAX_TIMEOUT,
+            seed_source=lambda: next(seeds),
+        )
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        config = WebConfig(
+            public_url=self.base, host="127.0.0.1", port=port, oauth=oauth, access_log=False
+        )
+        self.server = WebServer(self.service, Signer(secrets.token_bytes(32)), config)
+        self.series_id = 0
+
+    async def start(self) -> None:
+        await self.service.restore()
+        await self.server.start()
+        await self.service.open_lobby(
+            self.channel,
+            self.guild,
+            self.user,
+            self.name,
+            LobbyOptions(rules=self.rules, seats=self.players, turn_timeout=MAX_TIMEOUT),
+        )
+        for _ in range(self.players - 1):
+            await self.service.add_ai(self.channel, self.user, self.level)
+        table = await self.service.start(self.channel, self.user)
+        self.series_id = table.series_id
+
+    def url(self, user: int | None = None, locale: str | None = None) -> str:
+        """The player's personal link (token in the fragment)."""
+        return self.server.links.player(self.channel, user or self.user, self.series_id, locale)
+
+    async def close(self) -> None:
+        await self.server.stop()
+        await self.service.close()
+        await self.ai.close()
+
+
+class TablePage:
+    """A player's page, used as a player uses it."""
+
+    def __init__(self, page: Any) -> None:
+        from playwright.async_api import expect
+
+        self.page = page
+        self.expect = expect
+        self.hand = page.locator("#hand")
+        self.errors: list[str] = []
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def card(self, text: str) -> Any:
+        """A card of the hand, by its accessible name (``9♥``)."""
+        return self.page.get_by_role("button", name=text, exact=True)
+
+    def button(self, name: str) -> Any:
+        return self.page.get_by_role("button", name=name, exact=True)
+
+    async def version(self) -> str:
+        return str(await self.hand.get_attribute("data-version"))
+
+    async def moved_from(self, version: str, timeout: float = 10_000) -> None:
+        """Wait until the hand shows a newer state than ``version``."""
+        await self.expect(self.hand).not_to_have_attribute("data-version", version, timeout=timeout)
+
+    async def ready(self) -> None:
+        """Wait for the first table and hand."""
+        await self.expect(self.hand).to_have_attribute("data-version", _ANY, timeout=10_000)
+
+    async def my_turn_or_over(self) -> bool:
+        """Wait until it is this player's turn (``True``) or the game is over (``False``)."""
+        await self.page.locator("body.my-turn, body.game-done").first.wait_for(timeout=15_000)
+        return await self.page.locator("body.game-done").count() == 0
+
+    async def playable(self) -> list[str]:
+        """The names of the cards that can be played now (not ``aria-disabled``)."""
+        names = await self.hand.locator("button:not([aria-disabled='true'])").evaluate_all(
+            "buttons => buttons.map(b => b.getAttribute('aria-label'))"
+        )
+        return [str(n) for n in names]
+
+    async def dimmed(self) -> list[str]:
+        names = await self.hand.locator("button[aria-disabled='true']").evaluate_all(
+            "buttons => buttons.map(b => b.getAttribute('aria-label'))"
+        )
+        return [str(n) for n in names]
+
+    async def tap(self, text: str) -> None:
+        """Click a card where it shows in the fan (its left edge: the next card may cover
+        the rest of it)."""
+        card = self.card(text)
+        box = await card.bounding_box()
+        assert box is not None, f"{text} is not on screen"
+        await card.click(position={"x": min(14, box["width"] / 3), "y": box["height"] / 2})
+
+    async def tap_dimmed(self, text: str) -> None:
+        """Click a card marked ``aria-disabled`` where it shows (Playwright's own click
+        waits for an enabled element; a player's finger does not)."""
+        x, y = await self.point_on(text)
+        await self.page.mouse.click(x, y)
+
+    async def point_on(self, text: str) -> tuple[float, float]:
+        """A point of the page on the visible part of hand card ``text``."""
+        box = await self.card(text).bounding_box()
+        assert box is not None
+        return box["x"] + min(14, box["width"] / 3), box["y"] + box["height"] / 2
+
+    async def move(self) -> str:
+        """One move as a hurried player makes it: Pass when adding is optional, else the
+        first card that can be played (the chooser's first choice if it asks), else Take.
+        Returns what was pressed."""
+        if await self.button("Pass").is_visible():
+            await self.button("Pass").click()
+            return "Pass"
+        playable = await self.playable()
+        if playable:
+            await self.tap(playable[0])
+            chooser = self.page.locator("#chooser")
+            if await chooser.is_visible():
+                await chooser.locator("#chooser-options button").first.click()
+            return playable[0]
+        await self.button("Take").click()
+        return "Take"
+
+    async def play_until(self, wanted: Callable[[TablePage], Awaitable[bool]]) -> None:
+        """Play hurried moves until, on this player's turn, ``wanted(self)`` holds."""
+        for _ in range(MAX_MOVES):
+            assert await self.my_turn_or_over(), "the game ended before the wanted position"
+            if await wanted(self):
+                return
+            version = await self.version()
+            await self.move()
+            await self.moved_from(version)
+        raise AssertionError("the wanted position never came")
+
+    async def play_to_end(self) -> int:
+        """Play this player's moves until the game is over; the number of moves made."""
+        moves = 0
+        while await self.my_turn_or_over():
+            version = await self.version()
+            await self.move()
+            moves += 1
+            assert moves < MAX_MOVES, "the game does not end"
+            await self.moved_from(version)
+        return moves

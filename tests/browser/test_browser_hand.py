@@ -1,0 +1,128 @@
+"""The hand: a hint on a dimmed card (and the hints switch), the chooser of a card with
+several uses, and playing with the keyboard only (Tab, Enter, Esc)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from bot.text import render_message
+
+from .support import TablePage, open_page
+
+#: A card tapped while it cannot be played (hints off) shakes instead of explaining.
+SHAKE = re.compile(r"\bshake\b")
+
+
+async def _uses(table: Any) -> Counter[str]:
+    """How many legal actions play each card of the player's hand now."""
+    hand = await table.service.hand(table.channel, table.user)
+    out: Counter[str] = Counter()
+    for action in hand.legal:
+        played = action.cards[1:] if action.kind == "defend" else action.cards
+        if action.kind in ("attack", "defend", "transfer"):
+            out.update(str(c) for c in played)
+    return out
+
+
+async def test_a_dimmed_card_says_why_it_cannot_be_played_with_hints_on(
+    browser: Any, local_table: Any
+) -> None:
+    table = await local_table(players=2, seed=5)
+    player = await open_page(browser, table.url())
+    page = player.page
+
+    async def some_dimmed(p: TablePage) -> bool:
+        return bool(await p.dimmed())
+
+    await player.play_until(some_dimmed)
+    card = (await player.dimmed())[0]
+    await player.expect(player.card(card)).to_have_attribute("aria-disabled", "true")
+    view = await table.service.hand(table.channel, table.user)
+    names = [s.name for s in (await table.service.table(table.channel)).seats]
+    held = next(c for c in view.cards if c.text == card)
+    assert held.reason is not None
+    reason = render_message(held.reason, names)
+
+    version = await player.version()
+    await player.tap_dimmed(card)
+    hint = page.locator(".toast-hint")
+    await player.expect(hint).to_contain_text(card)
+    await player.expect(hint).to_contain_text(reason, ignore_case=True)
+    assert await player.version() == version  # nothing was played
+
+    # hints off: no glow, no dimming, no hint; the choice is remembered after a reload
+    await page.get_by_role("button", name="Settings").click()
+    await page.get_by_label("Hints").uncheck()
+    await hint.first.click()  # dismiss the earlier hint
+    await player.expect(hint).to_have_count(0)
+    await player.tap_dimmed(card)
+    await player.expect(player.card(card)).to_have_class(SHAKE)
+    await player.expect(hint).to_have_count(0)
+    await page.reload()
+    await player.ready()
+    await player.expect(page.locator("body")).not_to_have_class("hints-on")
+    assert player.errors == []
+
+
+async def test_a_card_with_several_uses_asks_which_and_esc_cancels(
+    browser: Any, local_table: Any
+) -> None:
+    table = await local_table(players=2, rules="perevodnoy", seed=3)
+    player = await open_page(browser, table.url())
+    page = player.page
+
+    async def two_uses(p: TablePage) -> bool:
+        return any(n > 1 for n in (await _uses(table)).values())
+
+    await player.play_until(two_uses)
+    uses = await _uses(table)
+    card = next(c for c, n in uses.items() if n > 1)
+    version = await player.version()
+
+    await player.tap(card)
+    chooser = page.get_by_role("dialog")
+    await player.expect(chooser).to_be_visible()
+    options = chooser.locator("#chooser-options button")
+    await player.expect(options).to_have_count(uses[card])
+    await page.keyboard.press("Escape")
+    await player.expect(chooser).to_be_hidden()
+    assert await player.version() == version  # Esc plays nothing
+
+    await player.tap(card)
+    await player.expect(chooser).to_be_visible()
+    label = await options.last.inner_text()
+    await options.last.click()
+    await player.moved_from(version)
+    hand = await table.service.hand(table.channel, table.user)
+    assert card not in [c.text for c in hand.cards]
+    assert label  # the choice was offered by its translated label
+    assert player.errors == []
+
+
+async def test_the_keyboard_plays_a_card_tab_then_enter(browser: Any, local_table: Any) -> None:
+    table = await local_table(players=2, seed=11)
+    player = await open_page(browser, table.url())
+    page = player.page
+
+    async def single_use_card(p: TablePage) -> bool:
+        return 1 in (await _uses(table)).values()
+
+    await player.play_until(single_use_card)
+    uses = await _uses(table)
+    card = next(c for c in await player.playable() if uses[c] == 1)
+    version = await player.version()
+    # Tab from the top of the page until the card has the focus (every card is reachable)
+    await page.locator("body").focus()
+    for _ in range(40):
+        await page.keyboard.press("Tab")
+        if await player.card(card).evaluate("b => b === document.activeElement"):
+            break
+    else:
+        raise AssertionError(f"Tab never reached {card}")
+    await player.expect(player.card(card)).to_be_focused()
+    await page.keyboard.press("Enter")
+    await player.moved_from(version)
+    await player.expect(player.card(card)).to_have_count(0)
+    assert player.errors == []

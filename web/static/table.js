@@ -1,0 +1,263 @@
+// The table: players around it, the attacks with their beating cards, the stock with the
+// trump card under it, the discard, the last moves, the turn's countdown and the game's end.
+// Everything is drawn from the TABLE frame; nothing here decides a rule.
+
+import { t } from "./i18n.js";
+import { cardBack, staticCard, suitIcon } from "./cards.js";
+
+const $ = (id) => document.getElementById(id);
+const RING = 2 * Math.PI * 21; // the countdown ring's circumference (r = 21 in a 48 box)
+
+function h(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+function initials(name) {
+  const letters = [...(name || "?").trim()];
+  return (letters[0] || "?").toUpperCase();
+}
+
+/** A small robot face for AI seats (drawn, so it needs no emoji font). */
+function robotIcon() {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("class", "robot");
+  svg.setAttribute("aria-hidden", "true");
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute(
+    "d",
+    "M11 2h2v3h4a3 3 0 0 1 3 3v8a3 3 0 0 1-3 3H7a3 3 0 0 1-3-3V8a3 3 0 0 1 3-3h4zM8.5 9.5a1.8 1.8 0 1 0 0 3.6 1.8 1.8 0 0 0 0-3.6zm7 0a1.8 1.8 0 1 0 0 3.6 1.8 1.8 0 0 0 0-3.6zM9 15v1.5h6V15zM1 10h2v5H1zm20 0h2v5h-2z",
+  );
+  path.setAttribute("fill-rule", "evenodd");
+  svg.append(path);
+  return svg;
+}
+
+function ringSvg() {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 48 48");
+  svg.setAttribute("class", "ring");
+  svg.setAttribute("aria-hidden", "true");
+  const track = document.createElementNS(ns, "circle");
+  const bar = document.createElementNS(ns, "circle");
+  for (const c of [track, bar]) {
+    c.setAttribute("cx", "24");
+    c.setAttribute("cy", "24");
+    c.setAttribute("r", "21");
+  }
+  track.setAttribute("class", "ring-track");
+  bar.setAttribute("class", "ring-bar");
+  bar.setAttribute("stroke-dasharray", String(RING));
+  svg.append(track, bar);
+  return svg;
+}
+
+/** One seat around the table (an opponent, or the player's own line with ``mine``). */
+function seatNode(seat, table, mine = false) {
+  const node = h("div", "seat");
+  node.dataset.seat = String(seat.seat);
+  if (seat.to_act && !table.finished) node.classList.add("to-act");
+  if (seat.role) node.classList.add(`role-${seat.role}`);
+  if (seat.role === "out") node.classList.add("out");
+  if (seat.forfeited) node.classList.add("forfeited");
+  const avatar = h("div", "avatar");
+  const face = h("span", "avatar-letter", seat.ai_level ? null : initials(seat.name));
+  if (seat.ai_level) face.append(robotIcon());
+  avatar.append(ringSvg(), face);
+  const info = h("div", "seat-info");
+  info.append(h("div", "seat-name", seat.name));
+  const line = h("div", "seat-line");
+  if (seat.role_text) line.append(h("span", `badge badge-${seat.role || "none"}`, seat.role_text));
+  if (seat.autopilot) line.append(h("span", "badge badge-auto", t("autopilot")));
+  if (seat.losses) line.append(h("span", "losses", `${t("losses")}: ${seat.losses}`));
+  info.append(line);
+  node.append(avatar, info);
+  if (!mine) {
+    const fan = h("div", "mini-fan");
+    const shown = Math.min(seat.cards, 6);
+    for (let i = 0; i < shown; i += 1) fan.append(cardBack("mini"));
+    const count = h("span", "card-count", String(seat.cards));
+    count.setAttribute("aria-label", `${t("cards")}: ${seat.cards}`);
+    fan.append(count);
+    node.append(fan);
+  }
+  return node;
+}
+
+function renderSeats(state) {
+  const table = state.table;
+  const box = $("opponents");
+  box.replaceChildren();
+  const mine = table.seats.find((s) => s.you);
+  // Opponents in turn order after the player, so the table reads clockwise.
+  const seats = table.seats.filter((s) => !s.you);
+  if (mine) {
+    seats.sort((a, b) => ((a.seat - mine.seat + 99) % table.seats.length) - ((b.seat - mine.seat + 99) % table.seats.length));
+  }
+  box.dataset.count = String(seats.length);
+  for (const seat of seats) box.append(seatNode(seat, table));
+  const info = $("me-info");
+  info.replaceChildren();
+  if (mine) info.append(seatNode(mine, table, true));
+  else info.append(h("p", "watching", t("watching")));
+}
+
+function renderDeck(table) {
+  const stock = $("stock");
+  stock.replaceChildren();
+  stock.setAttribute("aria-label", `${t("stock")}: ${table.stock}. ${t("trump")}: ${table.trump}`);
+  const pile = h("div", "pile");
+  if (table.trump_card) pile.append(staticCard(table.trump_card, "trump-card"));
+  if (table.stock > (table.trump_card ? 1 : 0)) {
+    pile.append(cardBack("stock-back"));
+  }
+  if (table.stock > 0) pile.append(h("span", "pile-count", String(table.stock)));
+  stock.append(pile);
+  const trump = h("div", "trump-suit");
+  trump.append(suitIcon(table.trump), h("span", "", t("trump")));
+  stock.append(trump);
+
+  const discard = $("discard");
+  discard.replaceChildren();
+  discard.setAttribute("aria-label", `${t("discard")}: ${table.discard}`);
+  const dpile = h("div", "pile discard-pile");
+  if (table.discard > 0) {
+    for (let i = 0; i < Math.min(3, Math.ceil(table.discard / 4)); i += 1) dpile.append(cardBack("discard-back"));
+    dpile.append(h("span", "pile-count", String(table.discard)));
+  }
+  discard.append(dpile, h("div", "pile-label", t("discard")));
+}
+
+// The table's cards shown by the last render: a card that was not there arrives animated.
+let onTable = new Set();
+
+function renderPairs(state) {
+  const table = state.table;
+  const box = $("pairs");
+  const before = onTable;
+  onTable = new Set();
+  const arrive = (node) => {
+    onTable.add(node.dataset.card);
+    if (before.size > 0 && !before.has(node.dataset.card)) node.classList.add("fresh");
+    return node;
+  };
+  box.replaceChildren();
+  box.dataset.count = String(table.pairs.length); // fewer pairs: bigger cards
+  table.pairs.forEach((pair, i) => {
+    const node = h("div", "pair");
+    node.style.setProperty("--tilt", `${((i * 37) % 7) - 3}deg`);
+    const attack = arrive(staticCard(pair.attack, "attack"));
+    if (!pair.defence) {
+      attack.dataset.drop = "attack";
+      attack.dataset.attack = pair.attack;
+    }
+    node.append(attack);
+    if (pair.defence) node.append(arrive(staticCard(pair.defence, "defence")));
+    box.append(node);
+  });
+  $("battle").classList.toggle("taking", Boolean(table.taking));
+  $("battle").classList.toggle("empty", table.pairs.length === 0);
+  $("drop-hint").textContent = table.pairs.length === 0 ? t("drop_here") : "";
+}
+
+function renderShown(table) {
+  const box = $("shown");
+  const show = table.shown && table.shown.length > 0 && table.round <= 1 && !table.finished;
+  box.hidden = !show;
+  box.replaceChildren();
+  if (!show) return;
+  // The server's text says who leads and why (and names the cards); without it, a label.
+  if (!table.shown_text) box.append(h("span", "shown-label", t("shown")));
+  for (const card of table.shown) box.append(staticCard(card, "shown-card"));
+  if (table.shown_text) box.append(h("span", "shown-text", table.shown_text));
+}
+
+function renderRecent(table) {
+  const box = $("recent");
+  box.replaceChildren();
+  for (const line of (table.recent || []).slice(-6)) box.append(h("li", "", line));
+}
+
+function renderGameOver(state, handlers) {
+  const table = state.table;
+  const over = $("game-over");
+  const done = Boolean(table.finished || table.aborted);
+  over.hidden = !done;
+  document.body.classList.toggle("game-done", done);
+  if (!done) return;
+  $("over-title").textContent = t("game_over");
+  $("over-text").textContent = table.over_text || "";
+  const standings = $("standings");
+  standings.replaceChildren();
+  if (table.series && table.series.standings) {
+    standings.append(h("caption", "", t("series")));
+    const body = h("tbody");
+    // Standings come in seat order: the durak's row is the loser's seat.
+    for (const [seat, row] of table.series.standings.entries()) {
+      const tr = h("tr", seat === table.loser && !table.draw ? "durak" : "");
+      tr.append(h("th", "", row.name), h("td", "", `${t("losses")}: ${row.losses}`));
+      body.append(tr);
+    }
+    standings.append(body);
+  }
+  const canAct = state.role === "player" && table.can_rematch;
+  const rematch = $("rematch-button");
+  const end = $("end-series-button");
+  rematch.hidden = !canAct;
+  end.hidden = !canAct;
+  rematch.onclick = handlers.onRematch;
+  end.onclick = handlers.onEndSeries;
+}
+
+/** Draws the whole table from ``state.table``. */
+export function renderTable(state, handlers) {
+  const table = state.table;
+  if (!table) return;
+  document.body.classList.toggle("watcher", state.role !== "player");
+  const me = table.seats.find((s) => s.you);
+  const mine = Boolean(me && me.seat === table.to_act && !table.finished);
+  // A tab in the background says when the player is awaited.
+  document.title = mine ? `● ${t("your_turn")} · Durak` : "Durak";
+  $("status").textContent = table.finished || table.aborted ? table.over_text || "" : table.status_text || "";
+  renderSeats(state);
+  renderDeck(table);
+  renderPairs(state);
+  renderShown(table);
+  renderRecent(table);
+  renderGameOver(state, handlers);
+  tickClock(state);
+}
+
+/** Moves the countdown (ring on the seat to act, bar at the top on the player's turn). */
+export function tickClock(state) {
+  const table = state.table;
+  const bar = $("turn-bar");
+  const clock = $("turn-left");
+  if (!table || table.deadline == null || table.finished || table.to_act == null) {
+    bar.hidden = true;
+    clock.hidden = true;
+    return;
+  }
+  const now = Date.now() / 1000 + state.offset;
+  const left = Math.max(0, table.deadline - now);
+  const frac = Math.max(0, Math.min(1, left / (table.turn_timeout || 60)));
+  const urgent = left <= 10;
+  for (const ring of document.querySelectorAll(".seat.to-act .ring-bar")) {
+    ring.setAttribute("stroke-dashoffset", String(RING * (1 - frac)));
+    ring.classList.toggle("urgent", urgent);
+  }
+  const me = table.seats.find((s) => s.you);
+  bar.hidden = false;
+  bar.classList.toggle("urgent", urgent);
+  bar.classList.toggle("mine", Boolean(me && me.seat === table.to_act));
+  $("turn-bar-fill").style.transform = `scaleX(${frac})`;
+  const secs = Math.ceil(left);
+  clock.hidden = false;
+  clock.classList.toggle("urgent", urgent);
+  clock.textContent = secs >= 60 ? `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}` : t("seconds", { n: secs });
+}
