@@ -179,7 +179,7 @@ class RoomHub:
         app.router.add_get("/api/rooms/setup", self.setup)
         app.router.add_post("/api/rooms", self.create)
         app.router.add_post("/api/rooms/join", self.join)
-        app.router.add_get("/ws/room", self.socket)
+        app.router.add_get("/ws/room", self.limit_sockets(self.socket))
         self.service.add_presenter(self.presenter)
         app.on_startup.append(self._start)
         app.on_shutdown.append(self._stop)
