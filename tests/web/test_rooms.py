@@ -108,7 +108,7 @@ async def room_frame(page: Page, phase: str | None = None, seats: int | None = N
 # -- the realm ---------------------------------------------------------------------
 def test_realm_ids_are_below_every_discord_snowflake() -> None:
     # the smallest snowflake: timestamp part 1 (1 ms after Discord's epoch), worker 0
-    assert 1 << 22 == SNOWFLAKE_MIN
+    assert SNOWFLAKE_MIN == 1 << 22
     assert WEB_REALM < SNOWFLAKE_MIN
     assert ROOM_IDS.stop <= SNOWFLAKE_MIN and GUEST_IDS.stop <= SNOWFLAKE_MIN
     assert WEB_REALM not in ROOM_IDS
