@@ -34,7 +34,7 @@ from bot.views import LobbyOptions
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from web.app import WebConfig, WebServer
 from web.links import table_url
-from web.tokens import PLAYER_TTL, Signer
+from web.tokens import Signer
 
 __all__ = ["CHANNEL", "DEFAULT_PORT", "GUILD", "HOST", "USER", "YOU", "play_web"]
 
@@ -84,7 +84,7 @@ async def play_web(
             return 2
         assert server.port is not None
         base = f"http://{HOST}:{server.port}"
-        token = server.parts.signer.player(CHANNEL, USER, series_id, None, ttl=PLAYER_TTL)
+        token = server.parts.signer.player(CHANNEL, USER, series_id, None)
         url = table_url(base, token)
         out.write(
             f"Durak in your browser ({players} seats: you and {players - 1} {level} AI).\n"

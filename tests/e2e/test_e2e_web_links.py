@@ -242,3 +242,22 @@ async def test_the_owners_sync_keeps_the_entry_point(harness: MakeHarness) -> No
     reply = await fake.wait_for_message(fake.channel_id, lambda m: "ync" in m.content)
     assert reply.content.startswith("Synced 2 command(s)")
     assert {c["type"] for c in fake.commands if not c.get("guild_id")} == {1, 4}
+
+
+async def test_a_web_port_in_use_leaves_the_bot_playing_without_links(
+    harness: MakeHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        h = harness(settings_extra={**WEB, "web_port": port})
+        alice, bob = h.user("alice"), h.user("bob")
+        await h.start_with_game(alice, join=[bob], seats=2)
+        assert h.bot.web is None
+        hand = h.hand_message(alice)
+        assert hand is not None and not links(hand)
+        assert not links(h.table_message() or hand)
+    assert any(r.levelname == "ERROR" and "cannot listen" in r.getMessage() for r in caplog.records)

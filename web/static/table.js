@@ -133,21 +133,31 @@ function renderDeck(table) {
   discard.append(dpile, h("div", "pile-label", t("discard")));
 }
 
+// The table's cards shown by the last render: a card that was not there arrives animated.
+let onTable = new Set();
+
 function renderPairs(state) {
   const table = state.table;
   const box = $("pairs");
+  const before = onTable;
+  onTable = new Set();
+  const arrive = (node) => {
+    onTable.add(node.dataset.card);
+    if (before.size > 0 && !before.has(node.dataset.card)) node.classList.add("fresh");
+    return node;
+  };
   box.replaceChildren();
   box.dataset.count = String(table.pairs.length); // fewer pairs: bigger cards
   table.pairs.forEach((pair, i) => {
     const node = h("div", "pair");
     node.style.setProperty("--tilt", `${((i * 37) % 7) - 3}deg`);
-    const attack = staticCard(pair.attack, "attack");
+    const attack = arrive(staticCard(pair.attack, "attack"));
     if (!pair.defence) {
       attack.dataset.drop = "attack";
       attack.dataset.attack = pair.attack;
     }
     node.append(attack);
-    if (pair.defence) node.append(staticCard(pair.defence, "defence"));
+    if (pair.defence) node.append(arrive(staticCard(pair.defence, "defence")));
     box.append(node);
   });
   $("battle").classList.toggle("taking", Boolean(table.taking));
@@ -209,6 +219,10 @@ export function renderTable(state, handlers) {
   const table = state.table;
   if (!table) return;
   document.body.classList.toggle("watcher", state.role !== "player");
+  const me = table.seats.find((s) => s.you);
+  const mine = Boolean(me && me.seat === table.to_act && !table.finished);
+  // A tab in the background says when the player is awaited.
+  document.title = mine ? `● ${t("your_turn")} · Durak` : "Durak";
   $("status").textContent = table.finished || table.aborted ? table.over_text || "" : table.status_text || "";
   renderSeats(state);
   renderDeck(table);
