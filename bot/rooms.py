@@ -63,6 +63,8 @@ SLUG_BYTES = 16
 #: The longest guest name, in characters.
 GUEST_NAME_MAX = 32
 
+#: Slugs whose channel is kept in memory (beyond that, read again from ``bot_meta``).
+_CACHED_SLUGS = 10_000
 _SLUG = re.compile(r"[A-Za-z0-9_-]{22}")
 _NEXT_ROOM, _NEXT_GUEST = "rooms:next_channel", "rooms:next_guest"
 
@@ -145,6 +147,8 @@ class RoomDirectory:
             stored = await self.storage.get_meta(f"room:{slug}")
             if not stored or not stored.isdecimal() or not is_room(int(stored)):
                 raise NoRoom()
+            if len(self._channels) >= _CACHED_SLUGS:
+                self._channels.clear()
             channel = self._channels[slug] = int(stored)
         return channel
 
@@ -156,6 +160,8 @@ class RoomDirectory:
         assert isinstance(slug, str)
         name = guest_name(raw_name)
         async with self._lock:
+            if channel not in self.service.channels_in(WEB_REALM):
+                raise NoRoom()
             try:
                 lobby = await self.service.lobby(channel)
             except NoLobby:

@@ -572,7 +572,14 @@ class RoomHub:
         rooms closed."""
         now = self.now()
         closed = []
-        for channel in self.directory.open_rooms():
+        rooms = self.directory.open_rooms()
+        for gone in set(self._active).union(self._keys, self._final).difference(rooms):
+            # ended rooms: forget them (their standings once nobody shows them)
+            self._active.pop(gone, None)
+            self._keys.pop(gone, None)
+            if gone not in self._pages:
+                self._final.pop(gone, None)
+        for channel in rooms:
             last = self._active.setdefault(channel, now)
             if now - last < self.limits.idle_seconds:
                 continue

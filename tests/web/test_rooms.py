@@ -476,3 +476,13 @@ def test_the_pages_strings_are_json() -> None:
 
     strings = room_strings(catalog("fr"))
     assert json.loads(json.dumps(strings)) == strings and strings["level_expert"]
+
+
+async def test_joining_a_closed_room_says_so(rooms: Rooms) -> None:
+    _, body = await rooms.create("Ann")
+    page = await rooms.page(body["token"])
+    await room_frame(page, "lobby")
+    await page.send({"t": "leave", "seq": 1})  # the last human leaves: the lobby closes
+    assert (await page.next("result"))["ok"]
+    status, refused = await rooms.join(body["room"], "Bob")
+    assert status == 404 and "no such room" in refused["error"]
