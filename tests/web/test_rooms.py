@@ -486,3 +486,21 @@ async def test_joining_a_closed_room_says_so(rooms: Rooms) -> None:
     assert (await page.next("result"))["ok"]
     status, refused = await rooms.join(body["room"], "Bob")
     assert status == 404 and "no such room" in refused["error"]
+
+
+async def test_after_end_series_the_room_shows_its_standings(rooms: Rooms) -> None:
+    _, body = await rooms.create("Ann", seats=2)
+    _, joined = await rooms.join(body["room"], "Bob")
+    guest = await rooms.page(joined["token"])
+    await room_frame(guest, "lobby", 2)
+    channel = await rooms.parts.rooms.directory.channel_of(body["room"])
+    host_id = (await rooms.service.lobby(channel)).host_id
+    await rooms.service.start(channel, host_id)
+    await play_out(rooms.service, channel)
+    finished = await room_frame(guest, "finished")
+    assert finished["games"] == 1 and sum(s["losses"] for s in finished["standings"]) == 1
+    await rooms.service.end_series(channel, host_id)
+    over = await room_frame(guest, "closed")
+    assert over["standings"] == finished["standings"]
+    assert [s["name"] for s in over["standings"]] == ["Ann", "Bob"]
+    await guest.close()
