@@ -8,8 +8,8 @@ WebSocket clients that say hello with a watcher token and read every frame), so 
 work is not counted in the bot's figures.  The last line is one ``key=value`` line::
 
     games=… pages=… seconds=… actions=… frames=… p50_ms=… p95_ms=… p99_ms=… server_p99_ms=…
-    loop_lag_p99_ms=… loop_lag_max_ms=… kb_per_page=… first_load_kb=… first_load_files=…
-    load_avg=… cores=…
+    loop_lag_p99_ms=… loop_lag_max_ms=… cpu_ms_per_action=… kb_per_page=… first_load_kb=…
+    first_load_files=… load_avg=… cores=…
 
 - ``p50_ms``/``p99_ms``: from an action stored (the service publishing its table) to its table
   received by *every* page of that game (the slowest of the game's pages), over every action;
@@ -17,6 +17,9 @@ work is not counted in the bot's figures.  The last line is one ``key=value`` li
   socket of every page of the game (measured in the bot process; what is left of ``p99_ms`` is
   the network and the pages' process);
 - ``loop_lag_*``: how late a 10 ms sleep on the bot's event loop wakes, during the run;
+- ``cpu_ms_per_action``: the bot process's CPU time during the run per action (storing it,
+  the AI's turn bookkeeping, and sending its table to the game's pages; the AI's thinking is
+  in its worker): unlike the latencies, it does not depend on how busy the machine is;
 - ``kb_per_page``: the bot process's resident memory with every page open (and sent its first
   frames) minus before the pages opened, per page;
 - ``first_load_kb``: what a browser downloads to open ``/table`` the first time, gzip-compressed
@@ -115,7 +118,8 @@ async def _page(
     received: list[tuple[int, int, float]],
     opened: asyncio.Event,
 ) -> None:
-    async with http.ws_connect(url, headers={"Origin": origin}, max_msg_size=0) as ws:
+    # compress=15: offer permessage-deflate, as browsers do
+    async with http.ws_connect(url, headers={"Origin": origin}, max_msg_size=0, compress=15) as ws:
         await ws.send_str(json.dumps({"t": "hello", "token": token, "lang": "en"}))
         async for msg in ws:
             if msg.type is not aiohttp.WSMsgType.TEXT:
@@ -219,8 +223,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         stop = asyncio.Event()
         lag_task = asyncio.ensure_future(_watch_lag(lags, stop))
         t0 = time.monotonic()
+        cpu0 = time.process_time()
         await asyncio.sleep(args.seconds)
         elapsed = time.monotonic() - t0
+        cpu = time.process_time() - cpu0
         stop.set()
         await lag_task
         stamps.running = False
@@ -266,6 +272,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_p99_ms": round(_percentile(server_delays, 0.99) * 1000, 1),
         "loop_lag_p99_ms": round(_percentile(lag, 0.99) * 1000, 1),
         "loop_lag_max_ms": round((lag[-1] if lag else 0.0) * 1000, 1),
+        "cpu_ms_per_action": round(cpu * 1000 / max(1, len(stamps.published)), 2),
         "kb_per_page": round((open_kb - before_kb) / max(1, args.games * args.pages), 1),
         "first_load_kb": round(sum(sizes.values()) / 1024, 1),
         "first_load_files": len(sizes),

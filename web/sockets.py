@@ -117,7 +117,9 @@ class SocketHandler:
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         """``GET /ws``."""
-        ws = web.WebSocketResponse(max_msg_size=4 * MAX_FRAME, heartbeat=30.0)
+        # No permessage-deflate: a page gets about one 2 KB frame a second, and each socket's
+        # compressor would cost it some 110 KB of memory (the benchmark's kb_per_page).
+        ws = web.WebSocketResponse(max_msg_size=4 * MAX_FRAME, heartbeat=30.0, compress=False)
         await ws.prepare(request)
         fallback = catalog(_browser_language(request))
         conn: Connection | None = None

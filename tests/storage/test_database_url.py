@@ -58,10 +58,10 @@ def test_database_url_wins_and_database_path_still_works(tmp_path: Path) -> None
     settings = Settings.from_env({}, dotenv_path=env_file)
     assert settings.storage_url == "sqlite:////srv/old.sqlite3"
     settings = Settings.from_env(
-        {"DATABASE_URL": "postgresql://u:secret@h/db"}, dotenv_path=env_file
+        {"DATABASE_URL": "postgresql://u:pw-4711@h/db"}, dotenv_path=env_file
     )
-    assert settings.storage_url == "postgresql://u:secret@h/db"
-    assert "secret" not in repr(settings)
+    assert settings.storage_url == "postgresql://u:pw-4711@h/db"
+    assert "pw-4711" not in repr(settings)  # (the repr names web_secret: another needle)
     settings = Settings.from_env({"DATABASE_URL": "sqlite:///new.sqlite3"}, dotenv_path=env_file)
     assert settings.storage_url == "sqlite:///new.sqlite3"
     assert settings.database_path == "new.sqlite3"

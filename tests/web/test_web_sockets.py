@@ -11,7 +11,7 @@ import pytest
 from web import sockets
 from web.tokens import Signer
 
-from .conftest import ALICE, BOB, CAROL, CH, WebTable
+from .conftest import ALICE, BOB, CAROL, CH, ORIGIN, WebTable
 
 
 # ------------------------------------------------------------------------------ hello
@@ -470,3 +470,10 @@ async def test_the_finished_table_reaches_a_page_once(table: WebTable) -> None:
     await asyncio.sleep(0.05)
     finished = [f for f in page.of("table") if f["table"]["finished"]]
     assert len(finished) == 1 and finished[0]["table"]["version"] == final.version
+
+
+async def test_frames_are_not_compressed_even_when_the_page_offers_it(table: WebTable) -> None:
+    await table.game(ALICE, BOB)
+    ws = await table.client.ws_connect("/ws", headers={"Origin": ORIGIN}, compress=15)
+    assert ws.compress == 0  # the server declined permessage-deflate
+    await ws.close()

@@ -14,6 +14,8 @@ const FOUR_KEY = "durak.fourColours";
 // Closing codes after which reconnecting cannot help (bad token, bad origin, game gone).
 const FATAL_CODES = new Set([4001, 4003, 4004]);
 const PING_EVERY_MS = 25000;
+// An action whose result never came (a lost frame) stops blocking the hand after this long.
+const PENDING_MS = 8000;
 
 const state = {
   role: null, // "player" | "watcher"
@@ -63,8 +65,15 @@ function act(actionText) {
   if (!hand || state.pending !== null) return;
   seq += 1;
   if (send({ t: "act", seq, game: hand.game, version: hand.version, action: actionText })) {
-    state.pending = seq;
+    const mine = seq;
+    state.pending = mine;
     hands.render(state);
+    setTimeout(() => {
+      if (state.pending === mine) {
+        state.pending = null;
+        hands.render(state);
+      }
+    }, PENDING_MS);
   }
 }
 

@@ -3,7 +3,7 @@
 // has one legal use and asks when it has several; with hints on a dimmed card tells why it
 // cannot be played. Take / Pass / Transfer are the buttons above the hand.
 
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 import { cardFace } from "./cards.js";
 import { openChooser, closeChooser } from "./chooser.js";
 import { Dragger } from "./drag.js";
@@ -64,7 +64,10 @@ export class Hand {
     const choices = this.choicesFor(card);
     if (!info.playable || choices.length === 0) {
       if (this.state.hints && info.reason) {
-        toast(t("cannot_play", { card, reason: info.reason }), "hint");
+        // The reason comes translated; without the server's sentence around it, the page
+        // puts the card before it rather than mix English into another language.
+        const text = has("cannot_play") ? t("cannot_play", { card, reason: info.reason }) : `${card} — ${info.reason}`;
+        toast(text, "hint");
       } else {
         button.classList.remove("shake");
         void button.offsetWidth; // restart the animation

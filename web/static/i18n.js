@@ -46,6 +46,11 @@ export function setStrings(next) {
   strings = next && typeof next === "object" ? next : {};
 }
 
+/** Whether the server sent ``key`` (in the reader's language). */
+export function has(key) {
+  return typeof strings[key] === "string";
+}
+
 /** The text of ``key`` with ``{name}`` placeholders filled from ``params``. */
 export function t(key, params = {}) {
   const text = typeof strings[key] === "string" ? strings[key] : EN[key] ?? key;
