@@ -129,6 +129,19 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --web: print the address without opening a browser",
     )
+    web = sub.add_parser(
+        "web",
+        help="serve rooms in the browser (no Discord): the home page, invite links, tables",
+        description=(
+            "Run the game service and the web server only (no DISCORD_TOKEN needed): people "
+            "create rooms on the home page and invite others with a link. PUBLIC_URL is the "
+            "address they reach (README: Rooms in the browser)."
+        ),
+    )
+    web.add_argument("--host", default=None, help="address to listen on (default: WEB_HOST)")
+    web.add_argument(
+        "--port", type=_port, default=None, help="port to listen on (default: WEB_PORT)"
+    )
     backup = sub.add_parser(
         "backup", help="copy the SQLite database, even while the bot runs (README: Backups)"
     )
@@ -176,6 +189,8 @@ def main(
         return 0
     if args.command == "play":
         return _play(args, settings, stdin or sys.stdin, stdout or sys.stdout)
+    if args.command == "web":
+        return _web(args, settings, stdout or sys.stdout)
     settings.configure_logging()
     try:
         discord_app = importlib.import_module("bot.discord_app")
@@ -262,6 +277,33 @@ def _play_web(args: argparse.Namespace, out: TextIO, delay: float) -> int:
         with contextlib.suppress(OSError, ValueError):
             out.write("\nInterrupted: game stopped.\n")
             out.flush()
+        return EXIT_INTERRUPTED
+
+
+def _web(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
+    """``durak-bot web``: rooms in the browser, until Ctrl-C."""
+    from bot.storage import DatabaseUnavailable, storage_problem
+    from web.room_limits import RoomLimits
+    from web.serve import serve_rooms
+
+    settings.configure_logging()
+    try:
+        limits = RoomLimits.from_env(settings.values)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    problem = storage_problem(settings.storage_url)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
+    host = args.host or settings.web_host
+    port = args.port or settings.web_port
+    try:
+        return asyncio.run(serve_rooms(settings, limits, host=host, port=port, out=out))
+    except DatabaseUnavailable as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
         return EXIT_INTERRUPTED
 
 

@@ -14,7 +14,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -128,6 +128,9 @@ class Settings:
     #: for the Discord Activity (both or neither).
     discord_client_id: str | None = None
     discord_client_secret: str | None = None
+    #: Every value read (the environment over ``.env``), for the settings of other parts
+    #: (the rooms' limits: :class:`web.room_limits.RoomLimits`).
+    values: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_env(
@@ -282,6 +285,7 @@ class Settings:
             web_secret=web_secret,
             discord_client_id=client_id,
             discord_client_secret=client_secret,
+            values=dict(values),
         )
 
     def guild_filter(self) -> Callable[[int], bool] | None:

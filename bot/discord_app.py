@@ -182,6 +182,7 @@ class _DurakMixin:
         on without it: no message then carries a link that could not work."""
         from web.activity import DiscordOAuth
         from web.app import WebConfig, WebServer
+        from web.room_limits import RoomLimits
         from web.tokens import Signer, load_secret
 
         settings = self.settings
@@ -195,6 +196,7 @@ class _DurakMixin:
             host=settings.web_host,
             port=settings.web_port,
             oauth=oauth,
+            room_limits=RoomLimits.from_env(settings.values),
         )
         server = WebServer(
             self.service, Signer(await load_secret(storage, settings.web_secret)), config

@@ -8,7 +8,9 @@ and the page is docs/WEB.md.  Modules: :mod:`~web.app` (routes, headers, server)
 to the pages), :mod:`~web.serialize` (views to JSON, translated), :mod:`~web.tokens` (signed
 links), :mod:`~web.links` (the links in Discord messages), :mod:`~web.activity` (the Discord
 Activity's sign-in), :mod:`~web.static_files` (the page's files), :mod:`~web.local`
-(``durak-bot play --web``), :mod:`~web.bench` (the benchmark).
+(``durak-bot play --web``), :mod:`~web.bench` (the benchmark), :mod:`~web.rooms` and
+:mod:`~web.room_limits` (rooms without Discord: home page, invite links, guests),
+:mod:`~web.serve` (``durak-bot web``).
 
 Nothing here imports discord.py: the Discord adapter is told about links through
 :class:`web.links.TableLinks`, and the texts come from :mod:`cogs.locales`.

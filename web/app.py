@@ -6,7 +6,9 @@
 - ``GET /ws``: one WebSocket per page (:mod:`web.sockets`), fed by the
   :class:`~web.presenter.WebPresenter`, which it registers with the service;
 - ``POST /api/activity/session``: the Discord Activity's sign-in (:mod:`web.activity`);
-- ``GET /healthz``: ``ok``.
+- ``GET /healthz``: ``ok``;
+- ``GET /``, ``GET /room``, ``/api/rooms…``, ``GET /ws/room``: rooms without Discord
+  (:mod:`web.rooms`).
 
 Every response carries the security headers of :data:`SECURITY_HEADERS` (a
 Content-Security-Policy without inline script or style; framing only by Discord, for the
@@ -19,7 +21,7 @@ and queries) never holds one.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -29,6 +31,8 @@ from bot.service import GameService
 from web.activity import ActivitySessions, DiscordOAuth
 from web.links import TableLinks
 from web.presenter import WebPresenter
+from web.room_limits import RoomLimits
+from web.rooms import RoomHub
 from web.sockets import SocketHandler
 from web.static_files import STATIC_DIR, StaticFiles
 from web.tokens import Signer
@@ -92,6 +96,8 @@ class WebConfig:
     extra_origins: frozenset[str] = frozenset()
     static_dir: Path = STATIC_DIR
     access_log: bool = True
+    #: The rooms' abuse limits (:mod:`web.room_limits`).
+    room_limits: RoomLimits = field(default_factory=RoomLimits)
 
     @property
     def origins(self) -> frozenset[str]:
@@ -115,6 +121,7 @@ class WebParts:
     signer: Signer
     service: GameService
     config: WebConfig
+    rooms: RoomHub
 
 
 PARTS = web.AppKey("durak_web", WebParts)
@@ -143,15 +150,17 @@ def create_app(service: GameService, signer: Signer, config: WebConfig) -> web.A
         signer=signer,
         service=service,
         config=config,
+        rooms=RoomHub(service, signer, config.origins, config.public_url, config.room_limits),
     )
     app = web.Application(client_max_size=MAX_BODY)
     app[PARTS] = parts
     app.on_response_prepare.append(_security_headers)
     app.router.add_get("/table", static.table)
     app.router.add_get("/static/{path:.+}", static.static)
-    app.router.add_get("/ws", parts.sockets.handle)
+    app.router.add_get("/ws", parts.rooms.limit_sockets(parts.sockets.handle))
     app.router.add_post("/api/activity/session", parts.activity.handle)
     app.router.add_get("/healthz", _healthz)
+    parts.rooms.add_routes(app, static.page)
     service.add_presenter(presenter)
 
     async def _shutdown(app: web.Application) -> None:

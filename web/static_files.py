@@ -16,6 +16,7 @@ import asyncio
 import gzip
 import hashlib
 import mimetypes
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,6 +121,17 @@ class StaticFiles:
         if f is None:
             return web.Response(body=PLACEHOLDER, content_type="text/html", charset="utf-8")
         return self._respond(request, f)
+
+    def page(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        """The handler of the HTML page ``name`` (404 without it)."""
+
+        async def handler(request: web.Request) -> web.StreamResponse:
+            f = await self.file(name)
+            if f is None:
+                raise web.HTTPNotFound()
+            return self._respond(request, f)
+
+        return handler
 
     @staticmethod
     def _respond(request: web.Request, f: _File) -> web.StreamResponse:

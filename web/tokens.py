@@ -4,7 +4,8 @@ A token is ``<payload>.<mac>``: the payload is a compact JSON object, base64url 
 padding; the MAC is HMAC-SHA256 of the payload's base64url text under the server's secret
 (base64url, 32 bytes).  Fields of the payload (:class:`Claims`):
 
-- ``v``: 1, the format; ``k``: ``p`` (a player) or ``w`` (a watcher);
+- ``v``: 1, the format; ``k``: ``p`` (a player), ``w`` (a watcher) or ``g`` (a room's guest:
+  ``c`` and ``u`` only, for as long as the room lasts, :mod:`web.rooms`);
 - ``c``: the channel; ``s``: the series a player token is for (it stays valid for that
   series' rematches, not for a later series in the channel); ``u``: the player's user id;
 - ``l``: the reader's locale, if known (Discord's); ``x``: expiry, Unix seconds;
@@ -35,6 +36,7 @@ from bot.storage import Storage
 from rules_engine.messages import Message
 
 __all__ = [
+    "GUEST_TTL",
     "PLAYER_TTL",
     "SECRET_KEY",
     "WATCHER_TTL",
@@ -47,12 +49,14 @@ __all__ = [
 #: How long a token opens its table, in seconds.
 PLAYER_TTL = 12 * 3600
 WATCHER_TTL = 12 * 3600
+#: How long a room's guest token lasts (the room closes long before, when idle).
+GUEST_TTL = 7 * 24 * 3600
 #: The ``bot_meta`` key of the generated secret (used when ``WEB_SECRET`` is not set).
 SECRET_KEY = "web_secret"
 #: Tokens longer than this are refused before any work (a real one is about 200 characters).
 MAX_TOKEN_LENGTH = 512
 
-Kind = Literal["player", "watcher"]
+Kind = Literal["player", "watcher", "guest"]
 
 
 class TokenError(Exception):
@@ -144,6 +148,14 @@ class Signer:
             fields["l"] = locale[:16]
         return self._sign(fields)
 
+    def guest(
+        self, channel_id: int, user_id: int, *, now: float | None = None, ttl: float = GUEST_TTL
+    ) -> str:
+        """A room guest's token: ``user_id`` in the room ``channel_id``, for ``ttl`` seconds
+        (kept by the guest's browser, so a reload finds the same seat)."""
+        expires = int((time.time() if now is None else now) + ttl)
+        return self._sign({"v": 1, "k": "g", "c": channel_id, "u": user_id, "x": expires})
+
     def verify(self, token: object, *, now: float | None = None) -> Claims:
         """The claims of ``token``; :class:`TokenError` if it is malformed, forged or
         expired."""
@@ -188,6 +200,10 @@ def _claims(fields: object) -> Claims:
             user_id=_int(fields.get("u")),
             series_id=_int(fields.get("s")),
             locale=locale,
+        )
+    if kind == "g":
+        return Claims(
+            "guest", _int(fields.get("c")), _int(fields.get("x")), user_id=_int(fields.get("u"))
         )
     if kind == "w":
         return Claims("watcher", _int(fields.get("c")), _int(fields.get("x")), locale=locale)

@@ -316,6 +316,10 @@ class GameService:
         ch = self._channels.get(channel_id)
         return None if ch is None or ch.game is None else ch.game.game.clone()
 
+    def channels_in(self, guild_id: int) -> list[int]:
+        """The channels of ``guild_id`` that hold a lobby or a series now."""
+        return [ch.channel_id for ch in self._channels if ch.guild_id == guild_id]
+
     def channel_count(self) -> int:
         """Channels with something in them (a lobby, a series or a game)."""
         return len(self._channels)

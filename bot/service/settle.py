@@ -6,7 +6,8 @@
 loss for that player, once (also when the forfeiter ends as the durak); a stopped game records
 no result except its forfeits; a game that cannot be restored is recorded as aborted with
 nothing counted.  A finished game is rated (:func:`rated_places`) only when no player was
-kicked from it: a kick is a forfeit like a leave everywhere else.
+kicked from it (a kick is a forfeit like a leave everywhere else), and never in the web
+realm (:data:`bot.realm.WEB_REALM`): guests are not rated.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bot.ratings import finishing_places, should_rate
+from bot.realm import WEB_REALM
 from bot.storage import FinishedGame, PlayerResult, SeriesRecord
 from bot.votes import Forfeit
 from rules_engine import Game
@@ -128,8 +130,11 @@ def rated_places(
 ) -> tuple[tuple[int, int], ...]:
     """``(user_id, place)`` of the human players of a finished ``game`` when it changes
     ratings (:func:`bot.ratings.should_rate`: never when a player was ``kicked`` from it),
-    else empty.  Places come from replaying the action log through the engine
-    (:func:`bot.ratings.finishing_places`); forfeiters are placed last."""
+    else empty (always in the web realm: guests are never rated).  Places come from
+    replaying the action log through the engine (:func:`bot.ratings.finishing_places`);
+    forfeiters are placed last."""
+    if series.guild_id == WEB_REALM:
+        return ()
     humans = [(seat, s.user_id) for seat, s in enumerate(series.seats) if s.user_id is not None]
     has_ai = any(s.ai_level is not None for s in series.seats)
     if not should_rate(len(humans), has_ai, count_ai_games, kicked=kicked):

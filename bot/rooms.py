@@ -1,0 +1,181 @@
+"""Rooms: games in the browser without Discord, in their own realm of the game service.
+
+A room is a channel of the same :class:`~bot.service.GameService` as Discord's channels (one
+lock per channel, the same timers, AI, fair play, series, replays and records), in a realm of
+its own: every room is a channel of the server :data:`WEB_REALM`, and its players are guests
+with user ids of their own.
+
+**Why these ids can never be Discord's.**  The service takes ids from 1 to 2^63 - 1
+(:func:`bot.service.options.need_id`).  A Discord id is a snowflake: its top 42 bits are the
+milliseconds since 2015-01-01 at its creation, its low 22 bits a worker, process and counter.
+Every Discord id was made after 2015-01-01 00:00:00.000, so its timestamp part is at least 1
+and the id at least 2^22.  The realm uses only ids below 2^22: the server :data:`WEB_REALM`
+(2^22 - 1), room channels :data:`ROOM_IDS` and guests :data:`GUEST_IDS` (2^21 up to 2^22),
+handed out in order by counters kept in the database (``bot_meta``), so they stay unique
+across restarts.  ``durak-bot play`` keeps to ids 1 to 3, below both ranges.
+
+A room's address is not its channel id: it is a random slug (:data:`SLUG_BYTES` random bytes,
+base64url), kept in ``bot_meta`` (``room:<slug>`` → the channel id), so a room cannot be found
+by counting.  Guests are never rated (:func:`bot.service.settle.rated_places` skips the realm)
+and, the realm being a server of its own, never appear in a Discord server's stats,
+leaderboard or history.  Nothing is stored about a guest but the name they chose, in that
+room's lobby, series and game records.
+
+One process serves the realm (the bot's process holding gateway shard 0, where
+:data:`WEB_REALM` falls, or ``durak-bot web``): the counters are read and written under one
+lock there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import time
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.errors import AlreadySeated, BadOption, NoLobby
+from bot.realm import GUEST_IDS, ROOM_IDS, SNOWFLAKE_MIN, WEB_REALM, is_room
+from bot.service import GameService
+from bot.service.options import lobby_options, rules_of
+from bot.storage import Storage
+from rules_engine.messages import Message
+
+__all__ = [
+    "GUEST_IDS",
+    "GUEST_NAME_MAX",
+    "ROOM_IDS",
+    "SLUG_BYTES",
+    "SNOWFLAKE_MIN",
+    "WEB_REALM",
+    "NoRoom",
+    "Room",
+    "RoomDirectory",
+    "guest_name",
+    "is_room",
+]
+
+#: Random bytes in a room's slug (128 bits: 22 base64url characters).
+SLUG_BYTES = 16
+#: The longest guest name, in characters.
+GUEST_NAME_MAX = 32
+
+#: Slugs whose channel is kept in memory (beyond that, read again from ``bot_meta``).
+_CACHED_SLUGS = 10_000
+_SLUG = re.compile(r"[A-Za-z0-9_-]{22}")
+_NEXT_ROOM, _NEXT_GUEST = "rooms:next_channel", "rooms:next_guest"
+
+
+class NoRoom(BadOption):
+    """The address names no room (never made, mistyped, or the room is closed)."""
+
+    code = "no_room"
+    default_message = Message("there is no such room: it may have closed")
+
+
+def guest_name(raw: object) -> str:
+    """A guest's name: 1 to :data:`GUEST_NAME_MAX` characters after trimming, spaces inside
+    made single, no control or format characters (line breaks, right-to-left marks, zero-width
+    characters).  :class:`BadOption` says what is wrong."""
+    if not isinstance(raw, str):
+        raise BadOption(Message("choose a name"))
+    text = unicodedata.normalize("NFC", raw)
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn") for c in text):
+        raise BadOption(
+            Message("a name cannot hold control characters, direction marks or invisible ones")
+        )
+    text = " ".join(text.split())
+    if not text:
+        raise BadOption(Message("choose a name"))
+    if len(text) > GUEST_NAME_MAX:
+        raise BadOption(Message("a name has at most {max} characters", max=GUEST_NAME_MAX))
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """A room and one guest of it: its slug, its channel, and the guest's id and name."""
+
+    slug: str
+    channel_id: int
+    user_id: int
+    name: str
+
+
+class RoomDirectory:
+    """Makes rooms and seats guests, over the game service (see the module docstring)."""
+
+    def __init__(self, service: GameService, storage: Storage | None = None) -> None:
+        self.service = service
+        self.storage = storage or service.storage
+        self._lock = asyncio.Lock()
+        self._channels: dict[str, int] = {}
+
+    async def _next(self, key: str, ids: range) -> int:
+        """The next id of ``ids`` (its counter in ``bot_meta``; caller holds the lock)."""
+        stored = await self.storage.get_meta(key)
+        value = int(stored) if stored else ids.start
+        if value not in ids:
+            raise BadOption(Message("this server cannot open more rooms"))
+        await self.storage.set_meta(key, str(value + 1), time.time())
+        return value
+
+    async def create(self, host_name: object, options: Mapping[str, Any] | None) -> Room:
+        """Open a room's lobby with the host seated; the options are ``/durak new``'s
+        (checked the same way, with the same refusals)."""
+        name = guest_name(host_name)
+        opts = lobby_options(dict(options or {}))
+        rules_of(opts)
+        async with self._lock:
+            channel = await self._next(_NEXT_ROOM, ROOM_IDS)
+            user = await self._next(_NEXT_GUEST, GUEST_IDS)
+            await self.service.open_lobby(channel, WEB_REALM, user, name, opts)
+            slug = secrets.token_urlsafe(SLUG_BYTES)
+            await self.storage.set_meta(f"room:{slug}", str(channel), time.time())
+            self._channels[slug] = channel
+        return Room(slug, channel, user, name)
+
+    async def channel_of(self, slug: object) -> int:
+        """The channel of the room at ``slug``; :class:`NoRoom` if there is none."""
+        if not isinstance(slug, str) or not _SLUG.fullmatch(slug):
+            raise NoRoom()
+        channel = self._channels.get(slug)
+        if channel is None:
+            stored = await self.storage.get_meta(f"room:{slug}")
+            if not stored or not stored.isdecimal() or not is_room(int(stored)):
+                raise NoRoom()
+            if len(self._channels) >= _CACHED_SLUGS:
+                self._channels.clear()
+            channel = self._channels[slug] = int(stored)
+        return channel
+
+    async def join(self, slug: object, raw_name: object) -> Room:
+        """Seat a new guest called ``raw_name`` in the room's lobby.  Refused: no such room,
+        its game has started (:class:`NoLobby`), a bad name, a name taken in the room (any
+        case), the lobby full."""
+        channel = await self.channel_of(slug)
+        assert isinstance(slug, str)
+        name = guest_name(raw_name)
+        async with self._lock:
+            if channel not in self.service.channels_in(WEB_REALM):
+                raise NoRoom()
+            try:
+                lobby = await self.service.lobby(channel)
+            except NoLobby:
+                raise NoLobby(
+                    Message("this room's game has started: ask its host for the next one")
+                ) from None
+            if any(s.name.casefold() == name.casefold() for s in lobby.seats):
+                raise AlreadySeated(
+                    Message("{name} is already taken in this room: choose another name", name=name)
+                )
+            user = await self._next(_NEXT_GUEST, GUEST_IDS)
+            await self.service.join(channel, user, name)
+        return Room(slug, channel, user, name)
+
+    def open_rooms(self) -> list[int]:
+        """The channels of the rooms that hold a lobby or a series now."""
+        return self.service.channels_in(WEB_REALM)

@@ -1,0 +1,116 @@
+"""What the rooms' browser tests share: the game service and the web server on 127.0.0.1
+(rooms only: nothing is opened in advance), and the table page inside a room's frame."""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+from pathlib import Path
+from typing import Any
+
+from bot.ai_pool import ThreadAI
+from bot.limits import MAX_TIMEOUT
+from bot.service import GameService
+from bot.storage import SqliteStorage
+from web.app import WebConfig, WebServer
+from web.room_limits import RoomLimits
+from web.tokens import Signer
+
+from .support import DESKTOP, TablePage, free_port
+
+#: A name that would run a script if a page ever wrote it as HTML.
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+class RoomServer:
+    """The real service and web server on a free port of 127.0.0.1 (AI moves at once)."""
+
+    def __init__(self, db: Path, limits: RoomLimits | None = None, seed: int = 5) -> None:
+        self.db = db
+        self.ai = ThreadAI()
+        seeds = itertools.count(seed)
+        self.service = GameService(
+            SqliteStorage(str(db)),
+            ai=self.ai,
+            ai_delay=0.0,
+            turn_timeout=MAX_TIMEOUT,
+            seed_source=lambda: next(seeds),
+        )
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        config = WebConfig(
+            public_url=self.base,
+            host="127.0.0.1",
+            port=port,
+            access_log=False,
+            room_limits=limits or RoomLimits(),
+        )
+        self.server = WebServer(self.service, Signer(secrets.token_bytes(32)), config)
+
+    async def start(self) -> None:
+        await self.service.restore()
+        await self.server.start()
+
+    async def close(self) -> None:
+        await self.server.stop()
+        await self.service.close()
+        await self.ai.close()
+
+
+class FrameTable(TablePage):
+    """The web table inside a room page's frame, played as :class:`TablePage` plays it."""
+
+    def __init__(self, frame: Any) -> None:
+        from playwright.async_api import expect
+
+        self.page = frame
+        self.expect = expect
+        self.hand = frame.locator("#hand")
+        self.errors: list[str] = []
+
+
+async def new_page(browser: Any, **context: Any) -> Any:
+    """A page in a context of its own (its own storage: another person)."""
+    ctx = await browser.new_context(**{"viewport": DESKTOP, "reduced_motion": "reduce", **context})
+    page = await ctx.new_page()
+    page.dialogs = []
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return page
+
+
+async def create_room(page: Any, base: str, name: str, seats: int = 3) -> str:
+    """Create a room from the home page as ``name``; the invite link it shows."""
+    from playwright.async_api import expect
+
+    await page.goto(f"{base}/")
+    await expect(page.locator("#rules option")).not_to_have_count(0)
+    await page.fill("#name", name)
+    await page.select_option("#seats", str(seats))
+    await page.click("#create-button")
+    await expect(page.locator("#lobby")).to_be_visible()
+    return str(await page.locator("#invite-link").input_value())
+
+
+async def join_room(page: Any, invite: str, name: str) -> None:
+    """Open the invite link and sit down as ``name``."""
+    from playwright.async_api import expect
+
+    await page.goto(invite)
+    await expect(page.locator("#join")).to_be_visible()
+    await page.fill("#name", name)
+    await page.click("#join-button")
+
+
+async def table_in(page: Any) -> FrameTable:
+    """The table of a room page (its frame), once its first hand shows."""
+    from playwright.async_api import expect
+
+    await expect(page.locator("#game")).to_be_visible(timeout=10_000)
+    handle = await page.wait_for_selector("#table")
+    frame = await handle.content_frame()
+    assert frame is not None
+    table = FrameTable(frame)
+    await table.ready()
+    return table

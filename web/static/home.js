@@ -1,0 +1,60 @@
+// The home page: create a room with its rules, seats and turn timeout, then go to it.
+// Protocol: docs/WEB.md, "Rooms".
+
+import { keepRoomToken, lang, post, s, setup, showError } from "./rooms_common.js";
+
+const $ = (id) => document.getElementById(id);
+
+function option(select, value, text) {
+  const el = document.createElement("option");
+  el.value = value;
+  el.textContent = text;
+  select.append(el);
+}
+
+function optionText(name, value) {
+  if (value === true) return s("on", "on");
+  if (value === false) return s("off", "off");
+  if (value === "neighbours" || value === "all") return s(value, value);
+  return String(value);
+}
+
+async function main() {
+  const found = await setup();
+  for (const profile of found.profiles) option($("rules"), profile, profile);
+  for (let n = found.seats.min; n <= found.seats.max; n += 1) option($("seats"), n, String(n));
+  $("seats").value = String(found.seats.default);
+  for (const name of ["transfer", "throw_in", "first_round_limit"]) {
+    option($(name), "", s("profile_default", "As the rules say"));
+    for (const value of found.options[name] || []) {
+      option($(name), JSON.stringify(value), optionText(name, value));
+    }
+  }
+  const timeout = $("turn_timeout");
+  timeout.min = found.turn_timeout.min;
+  timeout.max = found.turn_timeout.max;
+  timeout.value = found.turn_timeout.default;
+  $("create").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    showError($("error"), "");
+    const options = {
+      rules: $("rules").value,
+      seats: Number($("seats").value),
+      turn_timeout: Number(timeout.value),
+    };
+    for (const name of ["transfer", "throw_in", "first_round_limit"]) {
+      if ($(name).value) options[name] = JSON.parse($(name).value);
+    }
+    $("create-button").disabled = true;
+    try {
+      const room = await post("/api/rooms", { name: $("name").value, lang: lang(), options });
+      keepRoomToken(room.room, room.token);
+      location.assign(`/room#${room.room}`);
+    } catch (error) {
+      showError($("error"), error.message);
+      $("create-button").disabled = false;
+    }
+  });
+}
+
+main().catch((error) => showError($("error"), String(error.message || error)));
