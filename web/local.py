@@ -2,7 +2,8 @@
 
 It starts the game service (a throwaway SQLite file unless ``--db``; AI seats think in a
 thread, as in the terminal) and the web table on ``127.0.0.1`` (``--port``, default 8080, or
-any free port when that one is taken), opens a lobby for the local player, "You", against
+any free port when that one is taken), opens a lobby for the local player, "Player" (as the
+terminal game names them: the table's lines name every player in the third person), against
 ``players - 1`` AI seats, deals, prints the page's address with the player's token in its
 fragment and opens it in the browser (unless ``--no-browser``), then serves until Ctrl-C.
 
@@ -40,7 +41,7 @@ __all__ = ["CHANNEL", "DEFAULT_PORT", "GUILD", "HOST", "USER", "YOU", "play_web"
 
 #: The local game's channel, server and player ids, and the player's name.
 CHANNEL, GUILD, USER = 1, 1, 1
-YOU = "You"
+YOU = "Player"
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
 

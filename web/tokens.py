@@ -212,12 +212,12 @@ def _claims(fields: object) -> Claims:
 
 async def load_secret(storage: Storage, configured: str | None) -> bytes:
     """The token secret: ``WEB_SECRET`` if set, else the one kept in the database (made and
-    stored once, at the first start with the web table)."""
+    stored once, at the first start with the web table; when two processes start at once,
+    the first one stored is the one both use)."""
     if configured:
         return configured.encode("utf-8")
     stored = await storage.get_meta(SECRET_KEY)
     if stored:
         return stored.encode("ascii")
-    secret = secrets.token_urlsafe(32)
-    await storage.set_meta(SECRET_KEY, secret, time.time())
-    return secret.encode("ascii")
+    kept = await storage.set_meta_once(SECRET_KEY, secrets.token_urlsafe(32), time.time())
+    return kept.encode("ascii")

@@ -305,3 +305,9 @@ class Storage(ABC):
     @abstractmethod
     async def set_meta(self, key: str, value: str, now: float) -> None:
         """Insert or replace the value of ``key`` (one row per key) at time ``now``."""
+
+    @abstractmethod
+    async def set_meta_once(self, key: str, value: str, now: float) -> str:
+        """Store ``value`` under ``key`` unless a value is stored there already (by this or
+        another process, even at the same moment); returns the value stored, the first one
+        written."""

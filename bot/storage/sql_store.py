@@ -651,6 +651,13 @@ class SqlStore(Storage):
     async def set_meta(self, key: str, value: str, now: float) -> None:
         await self.execute(sql.META_UPSERT, key, value, now)
 
+    async def set_meta_once(self, key: str, value: str, now: float) -> str:
+        async with self.write() as con:
+            await con.execute(sql.META_INSERT_ONCE, key, value, now)
+            row = await con.fetch_one(sql.META_GET, key)
+        assert row is not None
+        return str(row[0])
+
     # -------------------------------------------------------------- stats
     async def player_stats(
         self, guild_id: int, user_id: int, profile: str | None

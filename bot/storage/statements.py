@@ -111,6 +111,10 @@ META_UPSERT = (
     "INSERT INTO bot_meta (key, value, updated_at) VALUES (?, ?, ?) "
     "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"
 )
+#: The first value of a key wins: a second insert changes nothing.
+META_INSERT_ONCE = (
+    "INSERT INTO bot_meta (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING"
+)
 
 #: A forfeit, at most one per seat of a game: params (game_id, seat, guild_id, user_id,
 #: reason, move, at).

@@ -26,3 +26,9 @@ async def test_bot_meta_table_comes_with_migration_6(backend: Backend) -> None:
     await st.set_meta("commands_hash", "c", 1.0)
     assert await st.get_meta("commands_hash") == "c"
     await st.close()
+
+
+async def test_the_first_value_written_once_wins(storage: Storage, backend: Backend) -> None:
+    assert await storage.set_meta_once("web_secret", "first", 1.0) == "first"
+    assert await storage.set_meta_once("web_secret", "second", 2.0) == "first"
+    assert await storage.get_meta("web_secret") == "first"

@@ -80,7 +80,7 @@ async def test_play_web_serves_a_game_until_ctrl_c(tmp_path: Path) -> None:
                 assert (welcome["role"], welcome["seat"], welcome["lang"]) == ("player", 0, "fr")
                 table = json.loads((await ws.receive(timeout=10)).data)["table"]
                 assert [s["ai_level"] for s in table["seats"]] == [None, "beginner", "beginner"]
-                assert table["seats"][0]["name"] == "You"
+                assert table["seats"][0]["name"] == "Player"
                 hand = json.loads((await ws.receive(timeout=10)).data)["hand"]
                 assert len(hand["cards"]) == 6
         proc.send_signal(signal.SIGINT)

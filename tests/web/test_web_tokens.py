@@ -92,6 +92,25 @@ async def test_the_secret_is_made_once_and_kept_in_the_database(tmp_path: Path) 
         await storage.close()
 
 
+async def test_two_processes_starting_at_once_use_the_same_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both read "no secret yet"; the other process stores its secret first: this one keeps
+    that one instead of replacing it (which would void the other's links)."""
+    storage = SqliteStorage(tmp_path / "db.sqlite3")
+    await storage.open()
+    try:
+        await storage.set_meta(SECRET_KEY, "the-other-process-secret-value-0123456789", 1.0)
+
+        async def not_yet(key: str) -> str | None:
+            return None  # what this process read before the other one wrote
+
+        monkeypatch.setattr(storage, "get_meta", not_yet)
+        assert await load_secret(storage, None) == b"the-other-process-secret-value-0123456789"
+    finally:
+        await storage.close()
+
+
 def test_links_are_reused_until_half_their_life_and_fit_a_discord_button() -> None:
     now = [0.0]
     links = TableLinks("https://durak.example/", SIGNER, lambda: now[0])
