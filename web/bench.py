@@ -55,6 +55,7 @@ from bot.storage import create_storage, sqlite_url
 from bot.views import LobbyOptions, TableView
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from web.app import WebConfig, WebServer
+from web.room_limits import RoomLimits
 from web.static_files import STATIC_DIR, StaticFiles
 from web.tokens import Signer
 
@@ -178,7 +179,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     server = WebServer(
         service,
         signer,
-        WebConfig(public_url=origin, host="127.0.0.1", port=port, access_log=False),
+        WebConfig(
+            public_url=origin,
+            host="127.0.0.1",
+            port=port,
+            access_log=False,
+            # every simulated page connects from 127.0.0.1, where real pages come from many
+            # addresses: the per-address cap would refuse all but the first few
+            room_limits=RoomLimits(sockets_per_address=args.games * args.pages + 1),
+        ),
     )
     lags: array[float] = array("d")
     written: dict[tuple[int, int], float] = {}

@@ -113,3 +113,21 @@ def test_a_database_url_needs_postgres() -> None:
     done = bench("--backend", "sqlite", "--database-url", "postgresql://x.invalid/db")
     assert done.returncode == 2 and "--database-url takes a postgresql:// URL" in done.stderr
     assert done.stdout == ""
+
+
+def test_the_web_bench_opens_more_pages_than_one_address_may_hold() -> None:
+    """``python -m web.bench`` opens every page from 127.0.0.1: more than the rooms' cap of
+    sockets per address (20), which the bench lifts for its run."""
+    done = subprocess.run(
+        [sys.executable, "-m", "web.bench", "--games", "6", "--pages", "4", "--seconds", "3"],
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (line,) = done.stdout.strip().splitlines()
+    fields = dict(item.split("=", 1) for item in line.split())
+    assert fields["pages"] == "24" and int(fields["actions"]) > 0
+    assert float(fields["p99_ms"]) >= float(fields["p50_ms"]) > 0
