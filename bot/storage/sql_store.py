@@ -14,9 +14,11 @@ A backend gives up a request that waits longer than :attr:`SqlStore.timeout` wit
 :class:`~bot.storage.base.DatabaseBusy`, except inside :meth:`SqlStore.unhurried` (startup),
 where :meth:`SqlStore.patient` is true.
 
-Statements are written with ``?`` placeholders (:mod:`bot.storage.statements`); rows are plain
-tuples.  Opening, migrating under a backend's own lock and closing stay with the backend, which
-calls :meth:`SqlStore.migrate` and :meth:`SqlStore.probe_write` from its ``open``.
+The reads of stats, leaderboards and history are in :mod:`bot.storage.sql_reads`, those of
+``/durak privacy`` and ``forget-me`` in :mod:`bot.storage.sql_privacy`; both build on the seam
+of :mod:`bot.storage.sql_seam`.  Statements are written with ``?`` placeholders
+(:mod:`bot.storage.statements`); rows are plain tuples.  Opening, migrating under a backend's
+own lock and closing stay with the backend, which calls :meth:`SqlStore.migrate` and :meth:`SqlStore.probe_write` from its ``open``.
 """
 
 from __future__ import annotations
@@ -26,12 +28,11 @@ import contextvars
 import json
 import logging
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from bot.errors import PlayerInPlay
-from bot.ratings import RatedGame, Rating, RatingKey
+from bot.ratings import Rating
 from bot.storage import records
 from bot.storage import statements as sql
 from bot.storage.base import (
@@ -43,19 +44,10 @@ from bot.storage.base import (
     Storage,
 )
 from bot.storage.migrations import Migration, check_numbering
-from bot.storage.player_data import (
-    FORMER_NAME,
-    PlayerData,
-    digits_pattern,
-    forgotten_seats,
-    lobby_has,
-    seats_of,
-)
 from bot.storage.records import (
     FIRST_REVISION,
     FinishedGame,
     GameRecord,
-    HistoryRecord,
     LiveRecord,
     LobbyRecord,
     NewGame,
@@ -63,54 +55,26 @@ from bot.storage.records import (
     StoredState,
     actions_of_snapshot,
     backfill_games,
-    board_row,
     every_guild,
     game_record_from_row,
-    history_from_row,
     lobby_from_json,
     lobby_json,
     options_json,
-    rated_games_from_rows,
     rating_updates,
     seats_json,
     series_from_row,
 )
+from bot.storage.sql_privacy import PrivacyQueries
+from bot.storage.sql_reads import RecordQueries
+from bot.storage.sql_seam import Row, SqlConnection, number
 from bot.views import (
-    FORMER_PLAYER_ID,
-    AiLevelStats,
-    LeaderboardRow,
     LobbySeat,
-    PrivacyView,
-    ProfileStats,
 )
 from bot.votes import Forfeit
 
 __all__ = ["Row", "SqlConnection", "SqlStore", "Transaction"]
 
 log = logging.getLogger(__name__)
-
-#: One result row, as a tuple of column values.
-Row = tuple[Any, ...]
-
-
-class SqlConnection(Protocol):
-    """A connection inside one transaction; statements use ``?`` placeholders."""
-
-    async def execute(self, statement: str, *params: Any) -> int:
-        """Run one statement; the number of rows it changed."""
-
-    async def execute_many(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
-        """Run one statement once per parameter row."""
-
-    async def fetch(self, statement: str, *params: Any) -> list[Row]:
-        """Every row of a query."""
-
-    async def fetch_one(self, statement: str, *params: Any) -> Row | None:
-        """The first row of a query, or ``None``."""
-
-    async def insert(self, statement: str, *params: Any) -> int:
-        """Run one ``INSERT`` of a table with an ``id`` key; the new row's id."""
-
 
 #: A factory of transactions (as :meth:`SqlStore.write`), for :meth:`SqlStore.migrate`.
 Transaction = Callable[[], AbstractAsyncContextManager[SqlConnection]]
@@ -127,7 +91,7 @@ class _RolledBack(Exception):
 _UNHURRIED: contextvars.ContextVar[bool] = contextvars.ContextVar("unhurried", default=False)
 
 
-class SqlStore(Storage):
+class SqlStore(RecordQueries, PrivacyQueries, Storage):
     """:class:`Storage` on a SQL database, through the driver seam of its subclass.
 
     ``timeout``: seconds one request (a transaction, from waiting for a connection to its
@@ -169,23 +133,10 @@ class SqlStore(Storage):
         return handle
 
     # -------------------------------------------------------------- the driver seam
-    @abstractmethod
-    def read(self) -> AbstractAsyncContextManager[SqlConnection]:
-        """A transaction that reads committed rows only and writes nothing."""
-
-    @abstractmethod
-    def write(self) -> AbstractAsyncContextManager[SqlConnection]:
-        """A write transaction: committed when the block ends, rolled back if it raises."""
-
+    # read(), write() and for_update() are declared by SqlSeam (bot/storage/sql_seam.py)
     @abstractmethod
     async def execute(self, statement: str, *params: Any) -> int:
         """One write statement, committed on its own; the number of rows it changed."""
-
-    def for_update(self, table: str | None = None) -> str:
-        """The clause that locks the rows a query reads (of ``table``, an alias of the
-        query) until the write transaction ends; empty where a write transaction already
-        holds the whole database."""
-        return ""
 
     # -------------------------------------------------------------- schema
     async def migrate(self, transaction: Transaction) -> None:
@@ -196,7 +147,7 @@ class SqlStore(Storage):
         newer release) is refused with :class:`DatabaseUnavailable`, changing nothing: a
         rollback to older code must not write a schema it does not know."""
         async with transaction() as con:
-            current = await _number(con, sql.SCHEMA_VERSION)
+            current = await number(con, sql.SCHEMA_VERSION)
         known = self._migrations[-1].number if self._migrations else 0
         if current > known:
             # Written by a newer release: old code must not run on a schema it does not know.
@@ -246,7 +197,7 @@ class SqlStore(Storage):
 
     async def schema_version(self) -> int:
         async with self.read() as con:
-            return await _number(con, sql.SCHEMA_VERSION)
+            return await number(con, sql.SCHEMA_VERSION)
 
     # -------------------------------------------------------------- channel fences
     async def _advance_fence(
@@ -534,7 +485,7 @@ class SqlStore(Storage):
                 await con.fetch(sql.LOAD_LIVE_OF_CHANNEL, channel_id),
                 every_guild,
             )
-            fence = await _number(con, sql.FENCE_OF, channel_id)
+            fence = await number(con, sql.FENCE_OF, channel_id)
         state.fences = {channel_id: fence}
         return state
 
@@ -573,66 +524,6 @@ class SqlStore(Storage):
             records.PlayerResult(s, u, n, bool(lost), bool(draw)) for s, u, n, lost, draw in rows
         ]
 
-    # -------------------------------------------------------------- one user, every server
-    async def player_data(self, user_id: int) -> PrivacyView:
-        async with self.read() as con:
-            data, _ = await self._player_data(con, user_id)
-        return data
-
-    async def forget_player(self, user_id: int) -> PrivacyView:
-        async with self.write() as con:
-            data, finished = await self._player_data(con, user_id, lock=True)
-            if data.open_channels:
-                raise PlayerInPlay.of(data.open_channels)
-            if finished:
-                await con.execute_many(
-                    sql.FORGET_GAME_SEATS,
-                    [(forgotten_seats(seats, user_id), game_id) for game_id, seats in finished],
-                )
-            await con.execute(sql.FORGET_RESULTS, user_id)
-            await con.execute(sql.FORGET_RATINGS, user_id)
-            await con.execute(sql.FORGET_RATING_HISTORY, user_id)
-            await con.execute(sql.FORGET_FORFEITS, FORMER_PLAYER_ID, user_id)
-            await con.execute(sql.FORGET_SERIES_HOST, FORMER_PLAYER_ID, FORMER_NAME, user_id)
-            await con.execute(sql.FORGET_SERIES_SEATS, FORMER_PLAYER_ID, FORMER_NAME, user_id)
-        return data
-
-    async def _player_data(
-        self, con: SqlConnection, user_id: int, *, lock: bool = False
-    ) -> tuple[PrivacyView, list[tuple[int, list[LobbySeat]]]]:
-        """Inside a transaction: what is stored about ``user_id``, and the finished games
-        they sat in (id, seats).  ``lock``: lock the games' rows read (in a write
-        transaction), so that two erasures of players of one game rewrite its seats one
-        after the other."""
-        data = PlayerData(user_id)
-        pattern = digits_pattern(user_id)
-        finished: list[tuple[int, list[LobbySeat]]] = []
-        games = sql.PLAYER_GAMES + (self.for_update("g") if lock else "")
-        for game_id, guild, channel, text, result, started, ended, live in await con.fetch(
-            games, pattern
-        ):
-            seats = seats_of(text, user_id)
-            if seats is None:
-                continue
-            running = live is not None or result == "live"
-            data.game(guild, seats, started, ended, channel if running else None)
-            if not running:
-                finished.append((int(game_id), seats))
-        data.results(await con.fetch(sql.PLAYER_RESULTS, user_id))
-        data.result_names(name for (name,) in await con.fetch(sql.PLAYER_RESULT_NAMES, user_id))
-        data.forfeits(await con.fetch(sql.PLAYER_FORFEITS, user_id))
-        for guild, profile, mu, sigma, rated in await con.fetch(sql.PLAYER_RATINGS, user_id):
-            data.rating(guild, profile, mu, sigma, rated)
-        data.rating_changes(await con.fetch(sql.PLAYER_RATING_CHANGES, user_id))
-        for statement in (sql.PLAYER_SERIES_HOSTED, sql.PLAYER_SERIES_SEATS):
-            for series_id, guild, channel, status, name in await con.fetch(statement, user_id):
-                data.series(series_id, guild, channel, status == "active", name)
-        for channel, guild, text in await con.fetch(sql.PLAYER_LOBBIES, pattern):
-            name = lobby_has(channel, guild, text, user_id)
-            if name is not None:
-                data.lobby(guild, channel, name)
-        return data.view(), finished
-
     # -------------------------------------------------------------- server settings
     async def load_server_config(self, guild_id: int) -> str | None:
         async with self.read() as con:
@@ -657,79 +548,6 @@ class SqlStore(Storage):
             row = await con.fetch_one(sql.META_GET, key)
         assert row is not None
         return str(row[0])
-
-    # -------------------------------------------------------------- stats
-    async def player_stats(
-        self, guild_id: int, user_id: int, profile: str | None
-    ) -> tuple[str | None, list[ProfileStats]]:
-        async with self.read() as con:
-            if profile is None:
-                fetched = await con.fetch(sql.STATS_ALL, guild_id, user_id, guild_id, user_id)
-            else:
-                fetched = await con.fetch(
-                    sql.STATS_PROFILE, guild_id, user_id, guild_id, user_id, profile
-                )
-            name = await con.fetch_one(sql.LATEST_NAME, guild_id, user_id)
-        rows = [
-            ProfileStats(
-                p,
-                g,
-                lo or 0,
-                dr or 0,
-                fo or 0,
-                None if mu is None else Rating(mu, sigma),
-                rated or 0,
-            )
-            for p, g, lo, dr, fo, mu, sigma, rated in fetched
-        ]
-        return (name[0] if name else None), rows
-
-    async def ai_level_stats(
-        self, guild_id: int, user_id: int, profile: str | None
-    ) -> list[AiLevelStats]:
-        async with self.read() as con:
-            if profile is None:
-                fetched = await con.fetch(sql.STATS_AI_ALL, guild_id, user_id)
-            else:
-                fetched = await con.fetch(sql.STATS_AI_PROFILE, guild_id, user_id, profile)
-        return [AiLevelStats(lv, g, lo or 0, dr or 0) for lv, g, lo, dr in fetched]
-
-    async def leaderboard(
-        self, guild_id: int, profile: str, min_games: int, limit: int, offset: int
-    ) -> tuple[int, list[LeaderboardRow]]:
-        async with self.read() as con:
-            total = await _number(con, sql.COUNT_PROFILE, guild_id, profile, min_games)
-            fetched = await con.fetch(
-                sql.BOARD_PROFILE, guild_id, profile, guild_id, profile, min_games, limit, offset
-            )
-        return total, [board_row(offset + i + 1, r) for i, r in enumerate(fetched)]
-
-    async def ratings(self, guild_id: int | None = None) -> dict[RatingKey, Rating]:
-        async with self.read() as con:
-            rows = await con.fetch(sql.ALL_RATINGS)
-        return {
-            RatingKey(g, p, u): Rating(mu, sigma)
-            for g, p, u, mu, sigma, _ in rows
-            if guild_id is None or g == guild_id
-        }
-
-    async def rated_games(self, guild_id: int | None = None) -> list[RatedGame]:
-        async with self.read() as con:
-            rows = await con.fetch(sql.RATED_GAMES)
-        return rated_games_from_rows([r for r in rows if guild_id is None or r[1] == guild_id])
-
-    async def history(
-        self, guild_id: int, user_id: int | None, limit: int, offset: int
-    ) -> tuple[int, list[HistoryRecord]]:
-        key: tuple[int, ...]
-        if user_id is None:
-            count_sql, query, key = sql.HISTORY_GUILD_COUNT, sql.HISTORY_GUILD, (guild_id,)
-        else:
-            count_sql, query, key = sql.HISTORY_USER_COUNT, sql.HISTORY_USER, (guild_id, user_id)
-        async with self.read() as con:
-            total = await _number(con, count_sql, *key)
-            fetched = await con.fetch(query, *key, limit, offset)
-        return total, [history_from_row(r) for r in fetched]
 
 
 def _stored_state(
@@ -759,12 +577,6 @@ def _stored_state(
 def _lobby_row(lobby: LobbyRecord) -> tuple[int, int, str, float]:
     """The parameters of :data:`bot.storage.statements.LOBBY_UPSERT` for ``lobby``."""
     return lobby.channel_id, lobby.guild_id, lobby_json(lobby), lobby.created_at
-
-
-async def _number(con: SqlConnection, query: str, *params: Any) -> int:
-    """The integer a one-value query returns (0 if it returns no row or NULL)."""
-    row = await con.fetch_one(query, *params)
-    return int(row[0] or 0) if row else 0
 
 
 def _live_record(row: Row) -> LiveRecord:
