@@ -18,7 +18,8 @@ The reads of stats, leaderboards and history are in :mod:`bot.storage.sql_reads`
 ``/durak privacy`` and ``forget-me`` in :mod:`bot.storage.sql_privacy`; both build on the seam
 of :mod:`bot.storage.sql_seam`.  Statements are written with ``?`` placeholders
 (:mod:`bot.storage.statements`); rows are plain tuples.  Opening, migrating under a backend's
-own lock and closing stay with the backend, which calls :meth:`SqlStore.migrate` and :meth:`SqlStore.probe_write` from its ``open``.
+own lock and closing stay with the backend, which calls :meth:`SqlStore.migrate` and
+:meth:`SqlStore.probe_write` from its ``open``.
 """
 
 from __future__ import annotations
