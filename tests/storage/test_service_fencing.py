@@ -67,6 +67,13 @@ async def _press(svc: GameService) -> None:
     await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
 
 
+async def _finished_table(svc: GameService) -> None:
+    """Alice and Bob play a game of the channel to its end (the series waits for a rematch)."""
+    await open_table(svc, ALICE, BOB)
+    while not (await svc.table(CH)).finished:
+        await _press(svc)
+
+
 async def _live_row(backend: Backend) -> tuple[int, int, str]:
     ((version, revision, snapshot),) = await backend.sql(
         "SELECT version, revision, snapshot FROM live_games"
@@ -263,9 +270,7 @@ async def test_a_rematch_started_in_the_old_process_is_served_by_the_new_one(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
     old = await make_service()
-    await open_table(old, ALICE, BOB)
-    while not (await old.table(CH)).finished:
-        await _press(old)
+    await _finished_table(old)
     new = await make_service()  # a rolling restart: the new process holds the finished series
     rematch = await old.rematch(CH, ALICE)
     user = USERS[rematch.to_act] if rematch.to_act is not None else ALICE
@@ -281,9 +286,7 @@ async def test_a_rematch_of_another_process_is_read_by_the_resync(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
     old = await make_service()
-    await open_table(old, ALICE, BOB)
-    while not (await old.table(CH)).finished:
-        await _press(old)
+    await _finished_table(old)
     new = await make_service(resync_interval=10.0)
     rematch = await old.rematch(CH, ALICE)
     await old.halt()  # killed: nobody else would ever time the rematch's turns out
@@ -302,9 +305,7 @@ async def test_end_series_in_one_process_fences_out_a_rematch_in_the_other(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
     a = await make_service()
-    await open_table(a, ALICE, BOB)
-    while not (await a.table(CH)).finished:
-        await _press(a)
+    await _finished_table(a)
     b = await make_service()
     await b.end_series(CH, BOB)
     with pytest.raises(NoGame):  # a reads the channel again: the series is over
