@@ -3,58 +3,23 @@
 
 from __future__ import annotations
 
-import itertools
-import secrets
 from pathlib import Path
 from typing import Any
 
-from bot.ai_pool import ThreadAI
-from bot.limits import MAX_TIMEOUT
-from bot.service import GameService
-from bot.storage import SqliteStorage
-from web.app import WebConfig, WebServer
 from web.room_limits import RoomLimits
-from web.tokens import Signer
 
-from .support import DESKTOP, TablePage, free_port
+from .support import DESKTOP, LocalWeb, TablePage
 
 #: A name that would run a script if a page ever wrote it as HTML.
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
-class RoomServer:
-    """The real service and web server on a free port of 127.0.0.1 (AI moves at once)."""
+class RoomServer(LocalWeb):
+    """The real service and web server on a free port of 127.0.0.1 (AI moves at once), rooms
+    only: nothing is opened in advance."""
 
     def __init__(self, db: Path, limits: RoomLimits | None = None, seed: int = 5) -> None:
-        self.db = db
-        self.ai = ThreadAI()
-        seeds = itertools.count(seed)
-        self.service = GameService(
-            SqliteStorage(str(db)),
-            ai=self.ai,
-            ai_delay=0.0,
-            turn_timeout=MAX_TIMEOUT,
-            seed_source=lambda: next(seeds),
-        )
-        port = free_port()
-        self.base = f"http://127.0.0.1:{port}"
-        config = WebConfig(
-            public_url=self.base,
-            host="127.0.0.1",
-            port=port,
-            access_log=False,
-            room_limits=limits or RoomLimits(),
-        )
-        self.server = WebServer(self.service, Signer(secrets.token_bytes(32)), config)
-
-    async def start(self) -> None:
-        await self.service.restore()
-        await self.server.start()
-
-    async def close(self) -> None:
-        await self.server.stop()
-        await self.service.close()
-        await self.ai.close()
+        super().__init__(db, seed, room_limits=limits or RoomLimits())
 
 
 class FrameTable(TablePage):

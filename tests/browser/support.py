@@ -5,6 +5,7 @@ only through what a player sees and presses (buttons by their accessible names).
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import re
 import secrets
@@ -77,7 +78,40 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class LocalTable:
+class LocalWeb:
+    """The real :class:`GameService` (AI moves without delay, deals from ``seed`` on) and
+    :class:`WebServer` on a free port of 127.0.0.1; ``web_options`` go to its
+    :class:`WebConfig`."""
+
+    def __init__(self, db: Path, seed: int, **web_options: Any) -> None:
+        self.db = db
+        self.ai = ThreadAI()
+        seeds = itertools.count(seed)
+        self.service = GameService(
+            SqliteStorage(str(db)),
+            ai=self.ai,
+            ai_delay=0.0,
+            turn_timeout=MAX_TIMEOUT,
+            seed_source=lambda: next(seeds),
+        )
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        config = WebConfig(
+            public_url=self.base, host="127.0.0.1", port=port, access_log=False, **web_options
+        )
+        self.server = WebServer(self.service, Signer(secrets.token_bytes(32)), config)
+
+    async def start(self) -> None:
+        await self.service.restore()
+        await self.server.start()
+
+    async def close(self) -> None:
+        await self.server.stop()
+        await self.service.close()
+        await self.ai.close()
+
+
+class LocalTable(LocalWeb):
     """One channel's game served on 127.0.0.1: ``name`` (user ``user``) against AI seats, on
     the real :class:`GameService` and :class:`WebServer`, AI moves without delay, deals from
     ``seed`` on."""
@@ -97,28 +131,13 @@ class LocalTable:
         name: str = "Alice",
         oauth: DiscordOAuth | None = None,
     ) -> None:
-        self.db, self.players, self.rules, self.level = db, players, rules, level
+        super().__init__(db, seed, oauth=oauth)
+        self.players, self.rules, self.level = players, rules, level
         self.seed, self.user, self.name = seed, user, name
-        self.ai = ThreadAI()
-        seeds = iter(range(seed, seed + 1_000_000))
-        self.service = GameService(
-            SqliteStorage(str(db)),
-            ai=self.ai,
-            ai_delay=0.0,
-            turn_timeout=MAX_TIMEOUT,
-            seed_source=lambda: next(seeds),
-        )
-        port = free_port()
-        self.base = f"http://127.0.0.1:{port}"
-        config = WebConfig(
-            public_url=self.base, host="127.0.0.1", port=port, oauth=oauth, access_log=False
-        )
-        self.server = WebServer(self.service, Signer(secrets.token_bytes(32)), config)
         self.series_id = 0
 
     async def start(self) -> None:
-        await self.service.restore()
-        await self.server.start()
+        await super().start()
         await self.service.open_lobby(
             self.channel,
             self.guild,
@@ -134,11 +153,6 @@ class LocalTable:
     def url(self, user: int | None = None, locale: str | None = None) -> str:
         """The player's personal link (token in the fragment)."""
         return self.server.links.player(self.channel, user or self.user, self.series_id, locale)
-
-    async def close(self) -> None:
-        await self.server.stop()
-        await self.service.close()
-        await self.ai.close()
 
 
 class TablePage:
