@@ -1,7 +1,7 @@
 """What the ``/durak`` commands and the lobby offer: the AI levels with their display texts,
 the rule choices, and the ranges of seats and turn timeouts.
 
-The AI levels' names are in :mod:`cogs.locales.names` (:data:`LEVEL_TEXTS`, re-exported here),
+The AI levels' names are in :mod:`present.names` (:data:`LEVEL_TEXTS`, re-exported here),
 which the web table reads too: the lobby's Add AI select, AI seat names and the ``level``
 choices of ``/durak addbot`` all read it.
 """
@@ -13,7 +13,7 @@ from discord.app_commands import Choice, locale_str
 
 from bot.limits import MAX_SEATS, MAX_TIMEOUT, MIN_SEATS, MIN_TIMEOUT, RULE_PROFILES, rule_choices
 from cogs.i18n import CHOICES
-from cogs.locales.names import LEVEL_TEXTS, LevelTexts
+from present.names import LEVEL_TEXTS, LevelTexts
 from rules_engine.ai import OFFERED_LEVELS
 
 __all__ = [

@@ -1,11 +1,11 @@
 """Translations: English, Spanish, French through stdlib :mod:`gettext`.
 
-The catalogues live in ``cogs/locales/<lang>/LC_MESSAGES/durak.po`` (the source) and ``.mo``
-(compiled); both are built from the source markers by Babel: ``python -m cogs.locales``
+The catalogues live in ``present/locales/<lang>/LC_MESSAGES/durak.po`` (the source) and ``.mo``
+(compiled); both are built from the source markers by Babel: ``python -m present.locales``
 (``--check`` in CI).  English is the source language: its catalogue is the identity.
 
 The part without discord.py (:class:`Catalog`, :func:`catalog`, :func:`render`, the supported
-languages) lives in :mod:`cogs.locales.catalog`, which the web table uses too; it is
+languages) lives in :mod:`present.catalog`, which the web table uses too; it is
 re-exported here.
 
 - :func:`pick_locale` chooses the language of a reply: the user's Discord locale, else the
@@ -31,7 +31,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from cogs.locales.catalog import (
+from present.catalog import (
     DOMAIN,
     LOCALEDIR,
     NC_,
@@ -41,7 +41,7 @@ from cogs.locales.catalog import (
     language,
     render,
 )
-from cogs.locales.catalog import pick_locale as _pick_locale
+from present.catalog import pick_locale as _pick_locale
 
 __all__ = [
     "CHOICES",

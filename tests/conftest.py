@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from bot.config import DEFAULT_DATABASE_PATH
+from apps.config import DEFAULT_DATABASE_PATH
 from bot.storage.throwaway_pg import (
     PostgresUnavailable,
     ThrowawayPostgres,

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from aiohttp import web
 
-from cogs.locales.catalog import Catalog
+from present.catalog import Catalog
 from web.tokens import Claims
 
 __all__ = ["MAX_QUEUED", "Connection", "Role"]

@@ -26,7 +26,7 @@ from typing import Any
 
 from bot.presenter import Notice
 from bot.views import HandView, LobbyView, TableView
-from cogs.locales.catalog import Catalog
+from present.catalog import Catalog
 from web.connection import Connection, encode
 from web.serialize import hand_json, plain_names, table_json, welcome_json
 

@@ -7,8 +7,8 @@ these, translated by the server (``GET /api/rooms/setup?lang=…`` and the room 
 
 from __future__ import annotations
 
-from cogs.locales.catalog import Catalog
-from cogs.locales.names import LEVEL_TEXTS
+from present.catalog import Catalog
+from present.names import LEVEL_TEXTS
 from rules_engine.ai import OFFERED_LEVELS
 from rules_engine.messages import N_
 

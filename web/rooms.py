@@ -48,7 +48,7 @@ from bot.realm import is_room
 from bot.rooms import GUEST_NAME_MAX, NoRoom, RoomDirectory
 from bot.service import ChannelPhase, GameService
 from bot.views import LobbyView, TableView
-from cogs.locales.catalog import Catalog, catalog
+from present.catalog import Catalog, catalog
 from rules_engine.ai import OFFERED_LEVELS
 from rules_engine.messages import Message
 from web.connection import Connection

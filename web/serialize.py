@@ -1,7 +1,7 @@
 """The service's views as the JSON of the web protocol (docs/WEB.md), in a reader's language.
 
 Pure functions: a :class:`~bot.views.TableView` or :class:`~bot.views.HandView` and a
-:class:`~cogs.locales.catalog.Catalog` in, plain dicts out.  Every text a player reads is made
+:class:`~present.catalog.Catalog` in, plain dicts out.  Every text a player reads is made
 here, from the views' typed values, as the Discord renderer makes it, without markdown: the
 page shows it as text (never as HTML).  A table is the same for every reader of a language
 except ``you`` and ``can_rematch``; :func:`table_json` takes the reader's seat for those.
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.views import ActionChoice, ActionRecord, HandView, Role, SeatView, TableView
-from cogs.locales.catalog import Catalog
-from cogs.locales.names import LEVEL_TEXTS, ROLE_NAMES
 from cogs.render.text import Seated, rules_lines, rules_title
+from present.catalog import Catalog
+from present.names import LEVEL_TEXTS, ROLE_NAMES
 from rules_engine.actions import ActionKind
 from rules_engine.messages import Message
 from rules_engine.rules import Rules

@@ -31,7 +31,7 @@ from aiohttp import WSMsgType, web
 from bot.errors import Forfeited, NotSeated, ServiceError, StaleAction
 from bot.service import GameService
 from bot.views import TableView
-from cogs.locales.catalog import Catalog, catalog, pick_locale
+from present.catalog import Catalog, catalog, pick_locale
 from rules_engine.messages import Message
 from web.connection import Connection
 from web.presenter import WebPresenter

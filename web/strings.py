@@ -7,7 +7,7 @@ keys are the protocol's (docs/WEB.md); the msgids are English, extracted by Babe
 
 from __future__ import annotations
 
-from cogs.locales.catalog import Catalog
+from present.catalog import Catalog
 from rules_engine.messages import N_
 
 __all__ = ["UI_STRINGS", "ui_strings"]

@@ -7,9 +7,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from cogs.locales.catalog import Catalog
-from cogs.locales.names import LEVEL_TEXTS, ROLE_NAMES
 from cogs.render.message import clip
+from present.catalog import Catalog
+from present.names import LEVEL_TEXTS, ROLE_NAMES
 from rules_engine.cards import Card
 from rules_engine.messages import Message
 from rules_engine.rules import Rules

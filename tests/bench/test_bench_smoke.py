@@ -1,4 +1,4 @@
-"""``python -m bot.bench`` runs briefly on both backends and prints its one ``key=value`` line."""
+"""``python -m apps.bench`` runs briefly on both backends and prints its one ``key=value`` line."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def bench(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["AI_WORKERS"] = "1"
     return subprocess.run(
-        [sys.executable, "-m", "bot.bench", *args],
+        [sys.executable, "-m", "apps.bench", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -88,7 +88,7 @@ def test_postgres_never_writes_into_an_exported_database_url(
 ) -> None:
     """The bench's games go to a throwaway server unless a URL is given on its command line:
     an exported ``DATABASE_URL`` is most likely the bot's own database."""
-    from bot import bench as bench_module
+    from apps import bench as bench_module
     from bot.storage import throwaway_pg
 
     used: list[str] = []
@@ -116,10 +116,10 @@ def test_a_database_url_needs_postgres() -> None:
 
 
 def test_the_web_bench_opens_more_pages_than_one_address_may_hold() -> None:
-    """``python -m web.bench`` opens every page from 127.0.0.1: more than the rooms' cap of
+    """``python -m apps.web_bench`` opens every page from 127.0.0.1: more than the rooms' cap of
     sockets per address (20), which the bench lifts for its run."""
     done = subprocess.run(
-        [sys.executable, "-m", "web.bench", "--games", "6", "--pages", "4", "--seconds", "3"],
+        [sys.executable, "-m", "apps.web_bench", "--games", "6", "--pages", "4", "--seconds", "3"],
         cwd=ROOT,
         env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
         capture_output=True,

@@ -9,7 +9,7 @@ from collections import Counter
 from typing import Any
 
 from bot.errors import StaleAction
-from bot.text import render_message
+from present.messages import render_message
 
 from .support import TablePage, open_page
 

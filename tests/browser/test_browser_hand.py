@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from bot.text import render_message
+from present.messages import render_message
 
 from .support import TablePage, open_page
 

@@ -17,13 +17,13 @@ from tests.e2e.fakediscord.pytest_plugin import fake_discord  # noqa: F401
 from tests.e2e.test_e2e_startup import VALID_LOOKING_TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
-# ``python -m bot`` with discord.py's REST base and gateway pointed at the fake Discord
+# ``python -m apps`` with discord.py's REST base and gateway pointed at the fake Discord
 # (``sys.argv[1]`` and ``[2]``): the real entry point, with no traffic leaving the machine.
 RUN_BOT_AT = (
     "import runpy, sys, yarl, discord.http, discord.gateway; "
     "discord.http.Route.BASE = sys.argv.pop(1); "
     "discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(sys.argv.pop(1)); "
-    "runpy.run_module('bot', run_name='__main__', alter_sys=True)"
+    "runpy.run_module('apps', run_name='__main__', alter_sys=True)"
 )
 UNIT = ROOT / "deploy" / "durak-bot.service"
 
@@ -37,9 +37,9 @@ def _unit() -> configparser.ConfigParser:
 
 
 def _console_script() -> str:
-    """The console script ``pyproject.toml`` declares for the bot (``bot.__main__:main``)."""
+    """The console script ``pyproject.toml`` declares for the bot (``apps.cli:main``)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    (name,) = [n for n, target in project["scripts"].items() if target == "bot.__main__:main"]
+    (name,) = [n for n, target in project["scripts"].items() if target == "apps.cli:main"]
     return str(name)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-from cogs.locales import __main__ as catalogues
+from present.locales import __main__ as catalogues
 
 PO = Path(catalogues.LOCALES) / "fr" / "LC_MESSAGES" / "durak.po"
 MO = PO.with_suffix(".mo")

@@ -28,7 +28,7 @@ from cogs.i18n import (
     render,
     valid_command_name,
 )
-from cogs.locales import __main__ as catalogues
+from present.locales import __main__ as catalogues
 from rules_engine import PROFILES, Action, ActionKind, Game, deal_from_seed
 from rules_engine.cards import ALL_CARDS, parse_card
 from rules_engine.hints import card_hints

@@ -1,4 +1,4 @@
-"""Harness of the durak-bot end-to-end tests: the real bot (``bot.discord_app.create_bot``)
+"""Harness of the durak-bot end-to-end tests: the real bot (``apps.discord_bot.create_bot``)
 against the fake Discord server, with simulated users who only press what the bot shows them.
 
 The game's clock is a :class:`bot.clock.ManualClock` (turn timeouts fire only when a test moves
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from apps.config import Settings
+from apps.discord_bot import create_bot
 from bot.clock import ManualClock
-from bot.config import Settings
-from bot.discord_app import create_bot
 from cogs.custom_ids import GameButton, parse_game_id
 from cogs.i18n import SUPPORTED, catalog
 from rules_engine import Deal, Game, Rules, parse_action

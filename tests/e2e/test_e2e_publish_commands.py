@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from bot import discord_app
-from bot.config import Settings
-from bot.discord_app import create_bot
+from apps import discord_bot as discord_app
+from apps.config import Settings
+from apps.discord_bot import create_bot
 from bot.storage import create_storage, sqlite_url
 from cogs.admin import COMMANDS_HASH_KEY
 

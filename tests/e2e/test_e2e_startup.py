@@ -23,9 +23,9 @@ from discord.backoff import ExponentialBackoff
 from discord.ext import commands
 from discord.gateway import DiscordWebSocket
 
-from bot import discord_app
-from bot.config import Settings
-from bot.discord_app import ShardedDurakBot, create_bot
+from apps import discord_bot as discord_app
+from apps.config import Settings
+from apps.discord_bot import ShardedDurakBot, create_bot
 from cogs.i18n import COMMANDS, catalog
 
 from .durak_e2e import MakeHarness, buttons, is_hand
@@ -36,18 +36,18 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 VALID_LOOKING_TOKEN = "AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC"
-# ``python -m bot`` with discord.py's REST base pointed at ``sys.argv[1]``: the real entry point,
+# ``python -m apps`` with discord.py's REST base pointed at ``sys.argv[1]``: the real entry point,
 # talking to a loopback address instead of discord.com (no traffic leaves the machine).
 RUN_BOT_AT = (
     "import runpy, sys, discord.http; discord.http.Route.BASE = sys.argv.pop(1); "
-    "runpy.run_module('bot', run_name='__main__', alter_sys=True)"
+    "runpy.run_module('apps', run_name='__main__', alter_sys=True)"
 )
 #: ``durak-bot`` on a fake Discord's REST API and gateway (argv: their URLs).
 RUN_BOT_ON_FAKE = (
     "import runpy, sys, yarl, discord.http, discord.gateway; "
     "discord.http.Route.BASE = sys.argv.pop(1); "
     "discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(sys.argv.pop(1)); "
-    "runpy.run_module('bot', run_name='__main__', alter_sys=True)"
+    "runpy.run_module('apps', run_name='__main__', alter_sys=True)"
 )
 LOG_RECORD = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (DEBUG|INFO) ")
 
@@ -91,7 +91,7 @@ def _problem_lines(stderr: str) -> list[str]:
 def _refused_at_start(cwd: Path, env: dict[str, str]) -> str:
     """Run ``durak-bot`` in ``cwd``; it must exit with 2 and print one line: returned."""
     proc = subprocess.run(
-        [sys.executable, "-m", "bot"],
+        [sys.executable, "-m", "apps"],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -136,7 +136,7 @@ def test_a_missing_token_names_the_env_file_looked_for(tmp_path: Path, with_env_
 @pytest.mark.parametrize("token", ["Bot a.b.c", "short", None])
 def test_terminal_mode_needs_no_valid_token(tmp_path: Path, token: str | None) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "bot", "play", "--seed", "1", "--ai-delay", "0"],
+        [sys.executable, "-m", "apps", "play", "--seed", "1", "--ai-delay", "0"],
         cwd=tmp_path,
         env=_bot_env(tmp_path, token),
         input="q\n",

@@ -12,8 +12,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.config import Settings
-from bot.discord_app import create_bot
+from apps.config import Settings
+from apps.discord_bot import create_bot
 from web.tokens import Signer
 
 from .durak_e2e import MakeHarness, buttons, poll, prefer

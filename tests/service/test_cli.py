@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import bot.__main__ as cli
+import apps.cli as cli
 from bot.storage import sqlite_url, storage_problem
 from rules_engine.ai import DEFAULT_AI_LEVEL, OFFERED_LEVELS
 
@@ -42,7 +42,7 @@ def durak_bot(
     tmp_path: Path, *args: str, stdin: str = "", timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
+        [sys.executable, "-m", "apps", *args],
         cwd=tmp_path,
         env=_env(),
         input=stdin,
@@ -93,7 +93,7 @@ def test_the_ai_delay_is_capped_at_one_second(monkeypatch: pytest.MonkeyPatch) -
         seen.append(ai_delay)
         return 0
 
-    monkeypatch.setattr("bot.terminal.play", fake_play)
+    monkeypatch.setattr("terminal.session.play", fake_play)
     for value in ("30", "1e300", "0.25", "0"):
         assert cli.main(["play", "--ai-delay", value]) == 0
     assert seen == [1.0, 1.0, 0.25, 0.0]
@@ -126,7 +126,7 @@ def test_a_closed_output_ends_the_game_quietly(tmp_path: Path) -> None:
     """``durak-bot play | head -n 3``: the game stops at its first write after its output is
     closed (here: the table, asked for with ``t``), and says nothing on stderr."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bot", "play", "--seed", "1", "--ai-delay", "0"],
+        [sys.executable, "-m", "apps", "play", "--seed", "1", "--ai-delay", "0"],
         cwd=tmp_path,
         env=_env(),
         stdin=subprocess.PIPE,

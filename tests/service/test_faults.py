@@ -80,7 +80,7 @@ def _start_bot(db_path: Path, cwd: Path) -> tuple[int, str]:
         DISCORD_TOKEN="AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC",
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "bot"], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "apps"], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
     )
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr

@@ -10,9 +10,9 @@ from datetime import datetime
 
 import pytest
 
-from bot.config import Settings
+from apps.config import Settings
+from apps.logs import JsonFormatter, configure_logging
 from bot.errors import ConfigError
-from bot.logs import JsonFormatter, configure_logging
 
 FIELDS = {"time", "level", "logger", "message", "exception"}
 

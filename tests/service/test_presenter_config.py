@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-import bot.__main__ as cli
-from bot.config import Settings, token_problem
+import apps.cli as cli
+from apps.config import Settings, token_problem
 from bot.errors import ConfigError
 from bot.presenter import NullPresenter, Presenter
 
@@ -137,8 +137,8 @@ def test_main_without_discord_app_says_so(monkeypatch, capsys):
     real = cli.importlib.import_module
 
     def fake(name):
-        if name == "bot.discord_app":
-            raise ModuleNotFoundError("No module named 'bot.discord_app'", name=name)
+        if name == "apps.discord_bot":
+            raise ModuleNotFoundError("No module named 'apps.discord_bot'", name=name)
         return real(name)
 
     monkeypatch.setattr(cli.importlib, "import_module", fake)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import Settings
+from apps.config import Settings
 from bot.errors import ConfigError
 from bot.shards import parse_shard_ids, shard_of
 

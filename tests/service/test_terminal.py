@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-import bot.__main__ as cli
-from bot.terminal import LEGEND, turn_time
+import apps.cli as cli
+from terminal.session import LEGEND, turn_time
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = ("> ", "Rematch? [y/N]")
@@ -191,7 +191,7 @@ def _start_play(tmp_path: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
     env["PYTHONPATH"] = str(ROOT)
     return subprocess.Popen(
-        [sys.executable, "-m", "bot", "play", "--seed", "1", "--ai-delay", "0"],
+        [sys.executable, "-m", "apps", "play", "--seed", "1", "--ai-delay", "0"],
         cwd=tmp_path,
         env=env,
         stdin=subprocess.PIPE,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import bot.__main__ as cli
+import apps.cli as cli
 from bot.clock import ManualClock
 from bot.service import GameService
 from bot.storage import SqliteStorage
@@ -51,7 +51,7 @@ async def _backup(db: Path, target: Path) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot",
+        "apps",
         "backup",
         str(target),
         cwd=target.parent,

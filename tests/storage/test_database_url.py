@@ -8,7 +8,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.config import Settings
+from apps.config import Settings
 from bot.errors import ConfigError
 from bot.storage import (
     DatabaseUnavailable,

@@ -471,7 +471,7 @@ async def test_a_restart_mid_game_keeps_the_room_and_the_guest_token(tmp_path: P
 
 
 def test_the_pages_strings_are_json() -> None:
-    from cogs.locales.catalog import catalog
+    from present.catalog import catalog
     from web.room_strings import room_strings
 
     strings = room_strings(catalog("fr"))

@@ -26,7 +26,7 @@ def test_durak_bot_web_serves_the_home_page_without_discord(tmp_path: Path) -> N
         AI_WORKERS="1",
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bot", "web", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "apps", "web", "--host", "127.0.0.1", "--port", str(port)],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,

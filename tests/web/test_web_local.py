@@ -32,7 +32,7 @@ async def test_play_web_serves_a_game_until_ctrl_c(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "bot",
+            "apps",
             "play",
             "--web",
             "--no-browser",
@@ -100,7 +100,7 @@ async def test_play_web_serves_a_game_until_ctrl_c(tmp_path: Path) -> None:
 )
 def test_play_web_options_are_checked(args: list[str], message: str, tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "bot", "play", *args],
+        [sys.executable, "-m", "apps", "play", *args],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -116,7 +116,7 @@ async def test_a_taken_port_is_said_in_one_line(tmp_path: Path) -> None:
         busy.listen()
         port = busy.getsockname()[1]
         done = subprocess.run(
-            [sys.executable, "-m", "bot", "play", "--web", "--no-browser", "--port", str(port)],
+            [sys.executable, "-m", "apps", "play", "--web", "--no-browser", "--port", str(port)],
             cwd=tmp_path,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
             capture_output=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cogs.locales.catalog import catalog
+from present.catalog import catalog
 from web.serialize import hand_json, plain_names, table_json, welcome_json
 from web.strings import UI_STRINGS
 
@@ -90,7 +90,7 @@ def test_welcome_has_every_ui_string_translated() -> None:
 
 
 async def test_the_benchmark_reads_a_real_table_frames_head(table: WebTable) -> None:
-    from web.bench import table_key
+    from apps.web_bench import table_key
     from web.connection import encode
 
     view = await table.game(ALICE, BOB)

@@ -249,7 +249,7 @@ async def test_an_illegal_act_is_refused_with_the_engines_reason_and_changes_not
 
     reason = game.explain(parse_action(f"0 attack {pair[0]} {pair[1]}"))
     assert reason is not None
-    from cogs.locales.catalog import catalog
+    from present.catalog import catalog
 
     expected = catalog("en").render(reason, ["Alice", "Bob"])
     assert result["reason"] == expected[:1].upper() + expected[1:]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Settings
+from apps.config import Settings
 from bot.errors import ConfigError
 from bot.storage import SqliteStorage
 from web.links import TableLinks
@@ -173,7 +173,7 @@ def test_bad_web_settings_are_named(env: dict[str, str], problem: str) -> None:
 def test_the_web_table_imports_no_discord() -> None:
     """The web adapter and the catalogues it shares with Discord work without discord.py."""
     code = (
-        "import sys, web.app, web.local, web.bench, cogs.locales.catalog, cogs.locales.names; "
+        "import sys, web.app, apps.play_web, apps.web_bench, present.catalog, present.names; "
         "assert 'discord' not in sys.modules, sorted(m for m in sys.modules if 'discord' in m)"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])

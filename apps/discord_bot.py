@@ -25,7 +25,7 @@ returns a configured, not yet started ``commands.Bot`` (``commands.AutoShardedBo
 
 ``run(settings)`` is what ``durak-bot`` (no subcommand) and ``python -m bot`` call.  Every
 failure at first start is one line on stderr and a non-zero exit code, without a traceback:
-a missing or malformed ``DISCORD_TOKEN`` (judged by :func:`bot.config.token_problem`) or a
+a missing or malformed ``DISCORD_TOKEN`` (judged by :func:`apps.config.token_problem`) or a
 token Discord refuses returns 2; no network (DNS, refused or dropped connection, no gateway)
 returns 1.  Once the bot has logged in, a dropped connection is not fatal: discord.py's
 ``Client.connect`` reconnects (RESUME) and retries failed connections with exponential backoff
@@ -52,9 +52,9 @@ import aiohttp
 import discord
 from discord.ext import commands
 
+from apps.config import Settings, token_problem
 from bot.ai_pool import AIPool, ThreadAI
 from bot.clock import Clock
-from bot.config import Settings, token_problem
 from bot.service import GameService
 from bot.storage import DatabaseUnavailable, Storage, create_storage, storage_problem
 

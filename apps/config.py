@@ -20,9 +20,9 @@ from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 
+from apps.logs import LOG_FORMATS, configure_logging
 from bot.errors import ConfigError
 from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
-from bot.logs import LOG_FORMATS, configure_logging
 from bot.shards import guild_filter, parse_shard_ids
 from bot.storage.base import DEFAULT_DATABASE_TIMEOUT
 from bot.storage.url import parse_database_url, redact_url, sqlite_url
@@ -104,7 +104,7 @@ class Settings:
     discord_token: str | None = None
     dev_guild_id: int | None = None
     log_level: str = DEFAULT_LOG_LEVEL
-    #: ``LOG_FORMAT``: ``text`` or ``json`` (one JSON object per line; see :mod:`bot.logs`).
+    #: ``LOG_FORMAT``: ``text`` or ``json`` (one JSON object per line; see :mod:`apps.logs`).
     log_format: str = "text"
     turn_timeout: int = DEFAULT_TIMEOUT
     ai_delay: float = DEFAULT_AI_DELAY
@@ -307,7 +307,7 @@ class Settings:
 
     def configure_logging(self, *, quiet: bool = False) -> None:
         """Root logging at ``LOG_LEVEL`` (``quiet``: at least WARNING, for the terminal) to
-        standard error, in ``LOG_FORMAT`` (:func:`bot.logs.configure_logging`)."""
+        standard error, in ``LOG_FORMAT`` (:func:`apps.logs.configure_logging`)."""
         level = getattr(logging, self.log_level)
         configure_logging(max(level, logging.WARNING) if quiet else level, self.log_format)
 

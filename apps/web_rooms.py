@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 from typing import TextIO
 
+from apps.config import Settings
 from bot.ai_pool import AIPool
-from bot.config import Settings
 from bot.service import GameService
 from bot.storage import create_storage
 from web.app import WebConfig, WebServer

@@ -29,19 +29,19 @@ from bot.limits import MAX_TIMEOUT
 from bot.presenter import Notice, NullPresenter
 from bot.service import GameService
 from bot.storage import SqliteStorage
-from bot.text import (
+from bot.views import ActionChoice, ActionRecord, HandView, LobbyOptions, TableView
+from present.messages import render_message
+from rules_engine import Action, ActionKind, parse_card
+from rules_engine.ai import DEFAULT_AI_LEVEL
+from rules_engine.errors import DurakError
+from terminal.text import (
     render_hand,
-    render_message,
     render_opening,
     render_round_end,
     render_series,
     render_table,
     render_throw_in,
 )
-from bot.views import ActionChoice, ActionRecord, HandView, LobbyOptions, TableView
-from rules_engine import Action, ActionKind, parse_card
-from rules_engine.ai import DEFAULT_AI_LEVEL
-from rules_engine.errors import DurakError
 
 __all__ = ["HELP", "LEGEND", "OutputClosed", "play", "turn_time"]
 

@@ -18,7 +18,7 @@ import gettext
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot.text import CardText, fill, render_message
+from present.messages import CardText, fill, render_message
 from rules_engine.messages import Message
 
 __all__ = [
@@ -35,7 +35,7 @@ __all__ = [
 
 SUPPORTED = ("en", "es", "fr")
 DOMAIN = "durak"
-LOCALEDIR = Path(__file__).parent
+LOCALEDIR = Path(__file__).parent / "locales"
 
 
 def NC_(context: str, text: str) -> str:
@@ -99,7 +99,7 @@ class Catalog:
     def render(
         self, message: Message, names: Sequence[str] = (), *, card_text: CardText = str
     ) -> str:
-        """``message`` in this language (see :func:`bot.text.render_message`): a ``Seat`` is
+        """``message`` in this language (see :func:`present.messages.render_message`): a ``Seat`` is
         ``names[seat]``, cards are written with ``card_text``."""
         return render_message(message, names, translations=self._t, card_text=card_text)
 

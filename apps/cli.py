@@ -1,5 +1,5 @@
 """``durak-bot``: ``durak-bot play [...]`` plays in the terminal; with no subcommand the bot
-starts on Discord (through ``bot.discord_app``, the only module that imports discord.py)."""
+starts on Discord (through ``apps.discord_bot``, the only module that imports discord.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from bot.limits import MAX_SEATS, MIN_SEATS, RULE_PROFILES
 from rules_engine.ai import DEFAULT_AI_LEVEL, OFFERED_LEVELS
 
 if TYPE_CHECKING:
-    from bot.config import Settings
+    from apps.config import Settings
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_OUTPUT_CLOSED", "MAX_AI_DELAY", "main"]
 
@@ -162,7 +162,7 @@ def main(
     argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
     args = _parser().parse_args(argv)
-    from bot.config import Settings
+    from apps.config import Settings
 
     try:
         settings = Settings.from_env()
@@ -179,7 +179,7 @@ def main(
             return 2
         return 0
     if args.command == "forget":
-        from bot.forget import ForgetRefused, forget_user
+        from apps.forget import ForgetRefused, forget_user
 
         try:
             print(forget_user(settings.storage_url, args.user_id), file=stdout or sys.stdout)
@@ -193,12 +193,12 @@ def main(
         return _web(args, settings, stdout or sys.stdout)
     settings.configure_logging()
     try:
-        discord_app = importlib.import_module("bot.discord_app")
+        discord_app = importlib.import_module("apps.discord_bot")
     except ModuleNotFoundError as exc:
-        if exc.name != "bot.discord_app":
+        if exc.name != "apps.discord_bot":
             raise
         print(
-            "The Discord front end (bot.discord_app) is not installed yet; "
+            "The Discord front end (apps.discord_bot) is not installed yet; "
             "try `durak-bot play` to play in the terminal.",
             file=sys.stderr,
         )
@@ -215,7 +215,7 @@ def _play(args: argparse.Namespace, settings: Settings, stdin: TextIO, out: Text
         print(f"--players must be {MIN_SEATS}–{MAX_SEATS}", file=sys.stderr)
         return 2
     from bot.storage import DatabaseUnavailable
-    from bot.terminal import OutputClosed, play
+    from terminal.session import OutputClosed, play
 
     delay = args.ai_delay if args.ai_delay is not None else min(settings.ai_delay, MAX_AI_DELAY)
     if args.web:
@@ -253,8 +253,8 @@ def _play(args: argparse.Namespace, settings: Settings, stdin: TextIO, out: Text
 
 def _play_web(args: argparse.Namespace, out: TextIO, delay: float) -> int:
     """``durak-bot play --web``: the game in the browser, until Ctrl-C."""
+    from apps.play_web import play_web
     from bot.storage import DatabaseUnavailable
-    from web.local import play_web
 
     try:
         return asyncio.run(
@@ -282,9 +282,9 @@ def _play_web(args: argparse.Namespace, out: TextIO, delay: float) -> int:
 
 def _web(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     """``durak-bot web``: rooms in the browser, until Ctrl-C."""
+    from apps.web_rooms import serve_rooms
     from bot.storage import DatabaseUnavailable, storage_problem
     from web.room_limits import RoomLimits
-    from web.serve import serve_rooms
 
     settings.configure_logging()
     try:

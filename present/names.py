@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.views import Role
-from cogs.locales.catalog import NC_
+from present.catalog import NC_
 from rules_engine.messages import N_
 
 __all__ = ["LEVEL_TEXTS", "ROLE_NAMES", "LevelTexts"]

@@ -1,6 +1,6 @@
-"""Scale benchmark: ``python -m bot.bench --backend sqlite|postgres --processes N --games G``.
+"""Scale benchmark: ``python -m apps.bench --backend sqlite|postgres --processes N --games G``.
 
-Starts ``--processes`` real OS processes (``python -m bot.bench`` in worker mode), each a
+Starts ``--processes`` real OS processes (``python -m apps.bench`` in worker mode), each a
 :class:`GameService` driving ``--games`` concurrent games of AI seats with zero AI delay and
 persistence on, rematching each game as it ends so the number of live games stays constant.
 Every AI decision goes through the service's :class:`~bot.ai_pool.AIPool` (``AI_WORKERS``
@@ -263,7 +263,7 @@ def _run(args: argparse.Namespace, url: str, postmaster: int | None) -> dict[str
             }
             procs.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "bot.bench", "--worker", json.dumps(cfg)],
+                    [sys.executable, "-m", "apps.bench", "--worker", json.dumps(cfg)],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     text=True,
@@ -326,7 +326,7 @@ def _line(args: argparse.Namespace, run: dict[str, Any], db: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m bot.bench",
+        prog="python -m apps.bench",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

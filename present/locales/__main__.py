@@ -1,8 +1,8 @@
-"""Build or check the gettext catalogues with Babel: ``python -m cogs.locales [--check]``.
+"""Build or check the gettext catalogues with Babel: ``python -m present.locales [--check]``.
 
 Without options: ``pybabel extract`` the messages from the source markers (see ``babel.cfg``
 and :data:`KEYWORDS`) into a temporary template, ``pybabel update`` every
-``cogs/locales/<lang>/LC_MESSAGES/durak.po`` from it (obsolete entries dropped, no fuzzy
+``present/locales/<lang>/LC_MESSAGES/durak.po`` from it (obsolete entries dropped, no fuzzy
 matching: a new message is left empty for a translator), then ``pybabel compile`` the ``.mo``
 files, which are committed so that the bot needs no Babel at run time.
 
@@ -29,7 +29,7 @@ LOCALES = Path(__file__).resolve().parent
 DOMAIN = "durak"
 LANGUAGES = ("es", "fr")
 MAPPING = ROOT / "babel.cfg"
-SOURCES = ("bot", "cogs", "rules_engine", "web")
+SOURCES = ("rules_engine", "bot", "present", "cogs", "web", "terminal", "apps")
 #: The extraction markers: a message's key (``Message``), a key kept in a table (``N_``), a
 #: command string with its context (``NC_``), and the catalogue calls of the Discord renderer.
 KEYWORDS = (
@@ -147,13 +147,13 @@ def check() -> int:
     for problem in problems:
         print(f"catalogues: {problem}", file=sys.stderr)
     if problems:
-        print("run: python -m cogs.locales (then translate the empty entries)", file=sys.stderr)
+        print("run: python -m present.locales (then translate the empty entries)", file=sys.stderr)
     return 1 if problems else 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """The command line."""
-    parser = argparse.ArgumentParser(prog="python -m cogs.locales", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m present.locales", description=__doc__)
     parser.add_argument(
         "--check",
         action="store_true",

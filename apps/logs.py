@@ -2,7 +2,7 @@
 
 Every record goes to standard error, one record per line in the ``json`` format:
 
-- ``text`` (the default): ``2026-01-31 12:00:00,123 INFO bot.discord_app: message``, with an
+- ``text`` (the default): ``2026-01-31 12:00:00,123 INFO apps.discord_bot: message``, with an
   exception's traceback on the lines after it;
 - ``json`` (``LOG_FORMAT=json``, for log collectors): one JSON object per line, with the keys
   ``time`` (ISO 8601, UTC, milliseconds), ``level``, ``logger``, ``message`` and

@@ -1,2 +1,2 @@
 """The gettext catalogues of the bot (``<lang>/LC_MESSAGES/durak.po`` and ``.mo``); build
-or check them with ``python -m cogs.locales`` (see ``__main__``)."""
+or check them with ``python -m present.locales`` (see ``__main__``)."""

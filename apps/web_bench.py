@@ -1,4 +1,4 @@
-"""Web table benchmark: ``python -m web.bench --games 200 --pages 4 --seconds 30``.
+"""Web table benchmark: ``python -m apps.web_bench --games 200 --pages 4 --seconds 30``.
 
 One bot process (this one) runs ``--games`` AI-only games (``--players`` AI seats each, a
 server of their own, rematched as they end, AI seats thinking in the service's
@@ -47,8 +47,8 @@ from typing import Any
 
 import aiohttp
 
+from apps.bench import rss_kb
 from bot.ai_pool import AIPool
-from bot.bench import rss_kb
 from bot.presenter import NullPresenter
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
@@ -213,7 +213,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         gc.collect()
         before_kb = rss_kb()
         pages = subprocess.Popen(
-            [sys.executable, "-m", "web.bench", "--pages-process"],
+            [sys.executable, "-m", "apps.web_bench", "--pages-process"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -300,7 +300,7 @@ def _free_port() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m web.bench",
+        prog="python -m apps.web_bench",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

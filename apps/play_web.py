@@ -30,8 +30,8 @@ from bot.errors import ServiceError
 from bot.limits import MAX_TIMEOUT
 from bot.service import ChannelPhase, GameService
 from bot.storage import SqliteStorage
-from bot.text import render_message
 from bot.views import LobbyOptions
+from present.messages import render_message
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from web.app import WebConfig, WebServer
 from web.links import table_url
