@@ -9,6 +9,8 @@ more examples.  Either way a failing example is replayed from its seeds.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,20 +32,28 @@ settings.load_profile(
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThrowawayPostgres]:
+def postgres_server() -> Iterator[ThrowawayPostgres]:
     """One PostgreSQL server for the whole test session (storage and end-to-end tests).
+
+    Its files live in a directory of their own in the system's temporary folder, not under
+    pytest's temporary root: a second pytest session of the same user resets that root to
+    mode 0700, which would lock the server's own user out of its data while it runs.
 
     If none can be started, the tests that need it fail when ``CI`` is set and are skipped,
     with the reason, otherwise."""
+    root = Path(tempfile.mkdtemp(prefix="durak-test-postgres-"))
     try:
-        server = start_throwaway_postgres(tmp_path_factory.mktemp("postgres"))
-    except PostgresUnavailable as exc:
-        reason = f"no PostgreSQL server could be started: {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason} (CI is set: the PostgreSQL tests must run)")
-        pytest.skip(reason)
-    yield server
-    server.stop()
+        try:
+            server = start_throwaway_postgres(root)
+        except PostgresUnavailable as exc:
+            reason = f"no PostgreSQL server could be started: {exc}"
+            if os.environ.get("CI"):
+                pytest.fail(f"{reason} (CI is set: the PostgreSQL tests must run)")
+            pytest.skip(reason)
+        yield server
+        server.stop()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 #: The bot's default database (``DATABASE_PATH``'s default, relative to the working directory)
