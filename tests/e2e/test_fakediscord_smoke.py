@@ -171,6 +171,20 @@ async def test_login_ready_guild_and_sync(fake_discord: FakeDiscord, bot: DemoBo
     await fake.wait_until(lambda: bot.get_channel(extra.id) is not None, 2, "CHANNEL_CREATE")
 
 
+async def test_the_gateway_barrier_returns_once_the_bot_read_every_event(
+    fake_discord: FakeDiscord, bot: DemoBot
+) -> None:
+    fake = fake_discord
+    extra = fake.add_channel("durak-3")
+    role = fake.add_role("latecomers")
+    await fake.gateway_barrier()  # no waiting on the bot's state: it has read both events
+    guild = bot.get_guild(fake.guild_id)
+    assert guild is not None and guild.get_role(role) is not None
+    assert bot.get_channel(extra.id) is not None
+    beat = [e for e in fake.gateway_log if e.direction == "recv" and e.op == 1][-1]
+    assert beat.seq == fake.sessions[0].seq  # the heartbeat acknowledged the last dispatch
+
+
 async def test_slash_ephemeral_and_visibility(fake_discord: FakeDiscord, bot: DemoBot) -> None:
     fake = fake_discord
     alice, bob = fake.add_user("alice"), fake.add_user("bob", locale="fr")
