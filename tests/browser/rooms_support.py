@@ -39,7 +39,12 @@ async def new_page(browser: Any, **context: Any) -> Any:
     ctx = await browser.new_context(**{"viewport": DESKTOP, "reduced_motion": "reduce", **context})
     page = await ctx.new_page()
     page.dialogs = []
-    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+
+    async def dismiss(dialog: Any) -> None:  # noted, then closed: the page goes on
+        page.dialogs.append(dialog.message)
+        await dialog.dismiss()
+
+    page.on("dialog", dismiss)
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     return page

@@ -4,6 +4,7 @@ only through what a player sees and presses (buttons by their accessible names).
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import itertools
 import os
@@ -70,6 +71,21 @@ async def open_page(
     await page.goto(url)
     await player.ready()
     return player
+
+
+async def page_barrier(page: Any) -> None:
+    """Wait until ``page`` has run every task queued on it before now: a task queued after
+    them answers over the same connection that carries the page's events (a dialog it
+    opened reaches us first, and an open alert holds the answer until it is dismissed)."""
+    async with asyncio.timeout(10):
+        await page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 0))")
+
+
+async def animations_done(page: Any) -> None:
+    """Wait until every CSS animation and transition running on ``page`` has finished
+    (``getAnimations()`` applies pending style changes first, so a change just made counts)."""
+    async with asyncio.timeout(10):
+        await page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished))")
 
 
 def free_port() -> int:

@@ -16,6 +16,7 @@ from bot.realm import WEB_REALM
 from web.room_limits import RoomLimits
 
 from .rooms_support import HOSTILE, RoomServer, create_room, join_room, new_page, table_in
+from .support import page_barrier
 
 
 @pytest_asyncio.fixture
@@ -75,7 +76,7 @@ async def test_hostile_names_are_refused_or_shown_as_text(browser: Any, rooms: A
     await expect(bob.locator("#seats .seat-name").nth(1)).to_have_text(HOSTILE)
     assert await ann.locator("#seats img").count() == 0
     assert await bob.locator("img").count() == 0
-    await ann.wait_for_timeout(300)
+    await asyncio.gather(page_barrier(ann), page_barrier(bob))
     assert ann.dialogs == [] and bob.dialogs == []
 
 

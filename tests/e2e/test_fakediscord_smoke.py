@@ -127,7 +127,7 @@ class DemoBot(commands.Bot):
 
         @group.command(name="late", description="Answers after a delay")
         async def late(interaction: discord.Interaction[Any]) -> None:
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # a real delay: past the deadline the test sets (0.2 s)
             try:
                 await interaction.response.send_message("too late")
             except discord.NotFound as exc:
@@ -345,7 +345,7 @@ async def test_checks_can_fail(fake_discord: FakeDiscord, bot: DemoBot) -> None:
     view.add_item(discord.ui.Button(label="orphan", custom_id="orphan"))
     sent = await channel.send("no handler", view=view)
     orphan = await alice.press(sent, "orphan")
-    await fake.settle()
+    await fake.settle()  # returns once the 0.2 s deadline passed: any answer now is too late
     assert not orphan.callbacks
     with pytest.raises(AssertionError, match="unanswered interaction"):
         fake.assert_clean()

@@ -254,7 +254,7 @@ async def kill_campaign(
         child = await start_child(
             url, workdir, instance, "play", channels, "--ai-seats", str(ai_seats)
         )
-        await asyncio.sleep(rng.uniform(min_delay, max_delay))
+        await asyncio.sleep(rng.uniform(min_delay, max_delay))  # a kill at a random moment
         why = await kill(child)
         if why is not None:
             exited.append(why)
@@ -289,7 +289,7 @@ async def two_process_campaign(
     exited: list[str] = []
     try:
         while (left := end - time.monotonic()) > 0:
-            await asyncio.sleep(min(left, rng.uniform(restart_min, restart_max)))
+            await asyncio.sleep(min(left, rng.uniform(restart_min, restart_max)))  # random time
             if time.monotonic() >= end:
                 break
             which = rng.randrange(2)

@@ -81,6 +81,19 @@ class Page:
                 await self._new.wait()
         return self.close_code
 
+    async def barrier(self, timeout: float = 5.0) -> None:
+        """Wait until every frame the server queued for this page so far has arrived: a ping,
+        whose pong the server queues after them (one queue, one socket, in order).  After
+        ``service.wait_idle()`` that is every frame the service's events made for the page."""
+        pongs = len(self.of("pong"))
+        await self.send({"t": "ping"})
+        async with asyncio.timeout(timeout):
+            while len(self.of("pong")) == pongs:
+                if self.close_code is not None:
+                    raise AssertionError(f"closed ({self.close_code}) before the pong")
+                self._new.clear()
+                await self._new.wait()
+
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [f for f in self.frames if f.get("t") == kind]
 

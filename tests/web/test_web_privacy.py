@@ -91,6 +91,8 @@ async def test_no_frame_shows_a_hidden_card(
         for page in (watcher, outsider):
             while not page.of("table") or not page.of("table")[-1]["table"]["finished"]:
                 await page.next("table")
+        for page in (alice, bob, watcher, outsider):
+            await page.barrier()  # every frame sent to the page is checked below
         record = await stored.game(table.service.storage, final.game_id)
         publics, hands = timeline(record)
         pages = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 
@@ -44,7 +43,7 @@ async def test_a_watcher_gets_no_hand(table: WebTable) -> None:
     await table.service.act(CH, ALICE, (await table.service.hand(CH, ALICE)).legal[0].text, 0)
     await table.service.wait_idle()
     assert (await page.next("table"))["table"]["version"] == 1
-    await asyncio.sleep(0.05)
+    await page.barrier()
     assert not page.of("hand")
     assert all(s["you"] is False for f in page.of("table") for s in f["table"]["seats"])
 
@@ -391,13 +390,13 @@ async def test_a_forfeit_revokes_the_players_page(table: WebTable) -> None:
     await bob.send({"t": "act", "seq": 9, "game": hand["game"], "version": 1, "action": "take"})
     result = await bob.next("result")
     assert result["ok"] is False and "watching" in result["reason"]
-    await asyncio.sleep(0.05)
+    await bob.barrier()
     assert len(bob.of("hand")) == hands_before
     # the same link opens the table as a watcher only
     again = await table.page(token)
     assert (await again.next())["role"] == "watcher"
     await again.next("table")
-    await asyncio.sleep(0.05)
+    await again.barrier()
     assert not again.of("hand")
 
 
@@ -414,6 +413,7 @@ async def test_a_kick_revokes_the_players_page(table: WebTable) -> None:
     before = await table.service.table(CH)
     assert (await table.step()).version > before.version
     await carol.next("table")
+    await carol.barrier()
     assert len(carol.of("hand")) == n
 
 
@@ -467,7 +467,7 @@ async def test_the_finished_table_reaches_a_page_once(table: WebTable) -> None:
     final = await table.play_out()
     while not (await page.next("table"))["table"]["finished"]:
         pass
-    await asyncio.sleep(0.05)
+    await page.barrier()
     finished = [f for f in page.of("table") if f["table"]["finished"]]
     assert len(finished) == 1 and finished[0]["table"]["version"] == final.version
 
