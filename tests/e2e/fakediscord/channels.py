@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .core import INTENT_GUILD_MESSAGES
@@ -29,15 +29,11 @@ from .models import (
     validate_message,
     walk_components,
 )
-from .rest import Req, route
+from .rest import Body, Files, Req, route
 
 
 class Channels(Gateway):
     """The messages of every channel of the guild, as Discord stores and shows them."""
-
-    def _init_state(self, channels: Sequence[str]) -> None:
-        super()._init_state(channels)
-        self._messages: dict[int, StoredMessage] = {}
 
     # ================================================================= REST: channels
 
@@ -55,7 +51,7 @@ class Channels(Gateway):
     def _attachments(
         self,
         body: Mapping[str, Any],
-        files: list[tuple[str, str, bytes]],
+        files: Files,
         existing: list[dict[str, Any]],
     ) -> list[dict[str, Any]] | None:
         if "attachments" not in body and not files:
@@ -106,7 +102,7 @@ class Channels(Gateway):
     def _requested(
         self,
         body: Mapping[str, Any],
-        files: list[tuple[str, str, bytes]],
+        files: Files,
         old: StoredMessage | None,
     ) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
         """The content, embeds, components and attachments that a request creating a message
@@ -129,8 +125,8 @@ class Channels(Gateway):
     def _create_message(
         self,
         channel_id: int,
-        body: Mapping[str, Any] | None,
-        files: list[tuple[str, str, bytes]],
+        body: Body,
+        files: Files,
         *,
         created_by: str,
         visible_to: int | None = None,
@@ -196,12 +192,7 @@ class Channels(Gateway):
         return msg
 
     def _edit_message(
-        self,
-        msg: StoredMessage,
-        body: Mapping[str, Any] | None,
-        files: list[tuple[str, str, bytes]],
-        *,
-        what: str,
+        self, msg: StoredMessage, body: Body, files: Files, *, what: str
     ) -> StoredMessage:
         body = body or {}
         now = self.now()

@@ -5,11 +5,11 @@ simulated user runs, checked against what was registered."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from .channels import Channels
-from .guilds import ALL_PERMISSIONS
+from .core import ALL_PERMISSIONS
 from .models import (
     PRIMARY_ENTRY_POINT,
     ApiError,
@@ -23,19 +23,15 @@ from .rest import Req, route
 class Commands(Channels):
     """The application's commands, global and of this guild."""
 
-    def _init_state(self, channels: Sequence[str]) -> None:
-        super()._init_state(channels)
-        self._global_commands: dict[tuple[str, int], dict[str, Any]] = {}
-        self._guild_commands: dict[tuple[str, int], dict[str, Any]] = {}
-        self._command_ids: dict[tuple[str | None, str, int], int] = {}
-        #: Activities on (:meth:`enable_activities`): LAUNCH_ACTIVITY callbacks are accepted.
-        self.activities_enabled = False
-
-    def _cmd_store(self, guild_id: str | None) -> dict[tuple[str, int], dict[str, Any]]:
+    def _cmd_store(self, req: Req) -> tuple[str | None, dict[tuple[str, int], dict[str, Any]]]:
+        """The commands a request is about, once its application (and guild) are checked: the
+        guild id (None: global) and those commands by (name, type)."""
+        self._check_app(req.params["app_id"])
+        guild_id = req.params.get("guild_id")
         if guild_id is None:
-            return self._global_commands
+            return None, self._global_commands
         self._check_guild(guild_id)
-        return self._guild_commands
+        return guild_id, self._guild_commands
 
     def _make_command(self, body: dict[str, Any], guild_id: str | None) -> dict[str, Any]:
         if not isinstance(body, dict) or not body.get("name"):
@@ -86,15 +82,12 @@ class Commands(Channels):
     @route("GET", "/applications/{app_id}/commands")
     @route("GET", "/applications/{app_id}/guilds/{guild_id}/commands")
     async def h_commands_get(self, req: Req) -> tuple[int, Any]:
-        self._check_app(req.params["app_id"])
-        return 200, list(self._cmd_store(req.params.get("guild_id")).values())
+        return 200, list(self._cmd_store(req)[1].values())
 
     @route("PUT", "/applications/{app_id}/commands")
     @route("PUT", "/applications/{app_id}/guilds/{guild_id}/commands")
     async def h_commands_put(self, req: Req) -> tuple[int, Any]:
-        self._check_app(req.params["app_id"])
-        guild_id = req.params.get("guild_id")
-        store = self._cmd_store(guild_id)
+        guild_id, store = self._cmd_store(req)
         body = req.json or []
         if not isinstance(body, list):
             raise self._invalid("bulk overwrite commands", ["body must be a list"])
@@ -114,9 +107,7 @@ class Commands(Channels):
     @route("POST", "/applications/{app_id}/commands")
     @route("POST", "/applications/{app_id}/guilds/{guild_id}/commands")
     async def h_commands_post(self, req: Req) -> tuple[int, Any]:
-        self._check_app(req.params["app_id"])
-        guild_id = req.params.get("guild_id")
-        store = self._cmd_store(guild_id)
+        guild_id, store = self._cmd_store(req)
         cmd = self._make_command(req.json, guild_id)
         existed = (cmd["name"], cmd["type"]) in store
         store[(cmd["name"], cmd["type"])] = cmd
@@ -125,8 +116,7 @@ class Commands(Channels):
     @route("GET PATCH DELETE", "/applications/{app_id}/commands/{command_id}")
     @route("GET PATCH DELETE", "/applications/{app_id}/guilds/{guild_id}/commands/{command_id}")
     async def h_command_one(self, req: Req) -> tuple[int, Any]:
-        self._check_app(req.params["app_id"])
-        store = self._cmd_store(req.params.get("guild_id"))
+        _guild_id, store = self._cmd_store(req)
         key = next((k for k, c in store.items() if c["id"] == req.params["command_id"]), None)
         if key is None:
             raise ApiError(404, 10063, "Unknown application command")

@@ -10,7 +10,7 @@ channels, members, roles, permissions) → ``gateway`` (sessions, dispatches) �
 ``interactions`` (what simulated users do, the callbacks) → ``webhooks`` (followups and
 messages by token) → ``server`` (the app, bots, checks).
 
-Each layer creates its own state in :meth:`FakeCore._init_state`.
+The state they share is made here, in one place, grouped by the layer that fills it.
 """
 
 from __future__ import annotations
@@ -21,16 +21,48 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from .models import FakeDiscordError, SnowflakeGen
+import discord
+from aiohttp import web
+
+from .models import (
+    FakeChannel,
+    FakeDiscordError,
+    InteractionRecord,
+    SimUser,
+    SnowflakeGen,
+    StoredMessage,
+)
 
 if TYPE_CHECKING:
-    from .gateway import GatewaySession
+    from .gateway import GatewayEvent, GatewaySession
+    from .rest import RateLimitRule, RequestRecord
     from .server import FakeDiscord
 
 #: Gateway intents: which sessions an event goes to.
 INTENT_GUILDS = 1 << 0
 INTENT_GUILD_MEMBERS = 1 << 1
 INTENT_GUILD_MESSAGES = 1 << 9
+
+ADMINISTRATOR = 1 << 3
+ALL_PERMISSIONS = discord.Permissions.all().value
+#: What every member and the bot may do in the fake guild (then each their own): see the
+#: channels and read them, write with links, files, reactions and emojis, use commands.
+_BASICS = (
+    discord.Permissions(view_channel=True, read_message_history=True)
+    | discord.Permissions(send_messages=True, embed_links=True, attach_files=True)
+    | discord.Permissions(add_reactions=True, use_external_emojis=True)
+    | discord.Permissions(use_application_commands=True)
+)
+EVERYONE_PERMISSIONS = (
+    _BASICS
+    | discord.Permissions(
+        create_instant_invite=True, change_nickname=True, connect=True, speak=True
+    )
+).value
+MODERATOR_PERMISSIONS = discord.Permissions(manage_channels=True, manage_messages=True).value
+BOT_PERMISSIONS = (
+    _BASICS | discord.Permissions(manage_messages=True, send_messages_in_threads=True)
+).value
 
 
 class WaitTimeout(FakeDiscordError):
@@ -81,11 +113,92 @@ class FakeCore:
         self._changed = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.check_clean_on_teardown = True  # read by the pytest fixture
-        self._init_state(channels)
 
-    def _init_state(self, channels: Sequence[str]) -> None:
-        """Create each layer's state (a layer extends this and calls ``super()`` first);
-        ``channels``: the names of the guild's first text channels."""
+        # rest: what was asked, and what went wrong
+        self.requests: list[RequestRecord] = []
+        self.unknown_routes: list[str] = []
+        self.invalid_bodies: list[str] = []
+        self._rate_limits: list[RateLimitRule] = []
+        self._inflight = 0
+        # guilds: roles (@everyone, Moderator, the bot's), text channels, members
+        self.roles: dict[int, dict[str, Any]] = {}
+        self._add_role_raw(self.guild_id, "@everyone", EVERYONE_PERMISSIONS, position=0)
+        self.moderator_role_id = self._add_role_raw(
+            self._ids.next(), "Moderator", MODERATOR_PERMISSIONS, 1
+        )
+        self.bot_role_id = self._add_role_raw(
+            self._ids.next(),
+            bot_name,
+            BOT_PERMISSIONS,
+            2,
+            managed=True,
+            tags={"bot_id": str(self.bot_user_id)},
+        )
+        self.channels: dict[int, FakeChannel] = {}
+        self.users: dict[int, SimUser] = {}
+        for name in channels:
+            self._new_channel(name)
+        # gateway: sessions and their sockets, every op both ways
+        self.gateway_log: list[GatewayEvent] = []
+        self.sessions: list[GatewaySession] = []
+        self._open_ws: set[web.WebSocketResponse] = set()
+        self._dropped_ws: set[web.WebSocketResponse] = set()
+        # channels: every message
+        self._messages: dict[int, StoredMessage] = {}
+        # commands
+        self._global_commands: dict[tuple[str, int], dict[str, Any]] = {}
+        self._guild_commands: dict[tuple[str, int], dict[str, Any]] = {}
+        self._command_ids: dict[tuple[str | None, str, int], int] = {}
+        #: Activities on (:meth:`enable_activities`): LAUNCH_ACTIVITY callbacks are accepted.
+        self.activities_enabled = False
+        # interactions and webhooks
+        self.interactions: list[InteractionRecord] = []
+        self._interactions: dict[int, InteractionRecord] = {}
+        self._by_token: dict[str, InteractionRecord] = {}
+        self.late_acks: list[InteractionRecord] = []
+        self.double_acks: list[InteractionRecord] = []
+        self._ignored_interactions: set[int] = set()
+        self.expired_token_uses: list[str] = []
+        # server: the app, the bots started, discord.py pointed here
+        self._runner: web.AppRunner | None = None
+        self._bots: list[tuple[discord.Client, asyncio.Task[None]]] = []
+        self._install_stack: contextlib.ExitStack | None = None
+
+    # ================================================================= the guild's entities
+
+    def _add_role_raw(
+        self,
+        role_id: int,
+        name: str,
+        permissions: int,
+        position: int,
+        *,
+        managed: bool = False,
+        tags: dict[str, Any] | None = None,
+    ) -> int:
+        role: dict[str, Any] = {
+            "id": str(role_id),
+            "name": name,
+            "permissions": str(permissions),
+            "position": position,
+            "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False,
+            "managed": managed,
+            "mentionable": False,
+            "flags": 0,
+            "icon": None,
+            "unicode_emoji": None,
+        }
+        if tags:
+            role["tags"] = tags
+        self.roles[role_id] = role
+        return role_id
+
+    def _new_channel(self, name: str, topic: str | None = None) -> FakeChannel:
+        channel = FakeChannel(self._ids.next(), name, len(self.channels), topic)
+        self.channels[channel.id] = channel
+        return channel
 
     # ================================================================= guilds of the server
 

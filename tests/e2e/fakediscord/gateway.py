@@ -9,7 +9,6 @@ import json
 import secrets
 import time
 from collections import deque
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,13 +61,6 @@ class Gateway(Guilds):
     """Gateway sessions and dispatches (one gateway for every guild of the server)."""
 
     GATEWAY_PATH = "/gateway-ws/"
-
-    def _init_state(self, channels: Sequence[str]) -> None:
-        super()._init_state(channels)
-        self.gateway_log: list[GatewayEvent] = []
-        self.sessions: list[GatewaySession] = []
-        self._open_ws: set[web.WebSocketResponse] = set()
-        self._dropped_ws: set[web.WebSocketResponse] = set()
 
     @property
     def gateway_url(self) -> str:

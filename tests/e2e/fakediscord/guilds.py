@@ -9,7 +9,7 @@ from typing import Any
 
 import discord
 
-from .core import INTENT_GUILD_MEMBERS, INTENT_GUILDS
+from .core import ADMINISTRATOR, ALL_PERMISSIONS, INTENT_GUILD_MEMBERS, INTENT_GUILDS
 from .models import (
     ApiError,
     FakeChannel,
@@ -21,91 +21,11 @@ from .models import (
 )
 from .rest import Req, RestApi, route
 
-ADMINISTRATOR = 1 << 3
-ALL_PERMISSIONS = discord.Permissions.all().value
-
-EVERYONE_PERMISSIONS = discord.Permissions(
-    view_channel=True,
-    send_messages=True,
-    read_message_history=True,
-    use_application_commands=True,
-    add_reactions=True,
-    embed_links=True,
-    attach_files=True,
-    use_external_emojis=True,
-    create_instant_invite=True,
-    change_nickname=True,
-    connect=True,
-    speak=True,
-).value
-MODERATOR_PERMISSIONS = discord.Permissions(manage_channels=True, manage_messages=True).value
-BOT_PERMISSIONS = discord.Permissions(
-    view_channel=True,
-    send_messages=True,
-    embed_links=True,
-    attach_files=True,
-    read_message_history=True,
-    add_reactions=True,
-    use_external_emojis=True,
-    manage_messages=True,
-    use_application_commands=True,
-    send_messages_in_threads=True,
-).value
-
 
 class Guilds(RestApi):
     """The guild: its roles (@everyone, Moderator, the bot's), text channels and members."""
 
-    def _init_state(self, channels: Sequence[str]) -> None:
-        super()._init_state(channels)
-        self.roles: dict[int, dict[str, Any]] = {}
-        self._add_role_raw(self.guild_id, "@everyone", EVERYONE_PERMISSIONS, position=0)
-        self.moderator_role_id = self._add_role_raw(
-            self._ids.next(), "Moderator", MODERATOR_PERMISSIONS, 1
-        )
-        self.bot_role_id = self._add_role_raw(
-            self._ids.next(),
-            self.bot_name,
-            BOT_PERMISSIONS,
-            2,
-            managed=True,
-            tags={"bot_id": str(self.bot_user_id)},
-        )
-        self.channels: dict[int, FakeChannel] = {}
-        self.users: dict[int, SimUser] = {}
-        for name in channels:
-            self._new_channel(name)
-
     # ================================================================= entities
-
-    def _add_role_raw(
-        self,
-        role_id: int,
-        name: str,
-        permissions: int,
-        position: int,
-        *,
-        managed: bool = False,
-        tags: dict[str, Any] | None = None,
-    ) -> int:
-        role: dict[str, Any] = {
-            "id": str(role_id),
-            "name": name,
-            "permissions": str(permissions),
-            "position": position,
-            "color": 0,
-            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
-            "hoist": False,
-            "managed": managed,
-            "mentionable": False,
-            "flags": 0,
-            "icon": None,
-            "unicode_emoji": None,
-        }
-        if tags:
-            role["tags"] = tags
-        self.roles[role_id] = role
-        return role_id
 
     def add_role(self, name: str, permissions: int | discord.Permissions = 0) -> int:
         """Create a role; returns its id."""
@@ -119,11 +39,6 @@ class Guilds(RestApi):
             INTENT_GUILDS,
         )
         return role_id
-
-    def _new_channel(self, name: str, topic: str | None = None) -> FakeChannel:
-        channel = FakeChannel(self._ids.next(), name, len(self.channels), topic)
-        self.channels[channel.id] = channel
-        return channel
 
     def add_channel(self, name: str, *, topic: str | None = None) -> FakeChannel:
         """Create a text channel (announced with CHANNEL_CREATE if a bot is connected)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .commands import Commands
@@ -36,20 +36,11 @@ from .models import (
     SimUser,
     StoredMessage,
 )
-from .rest import Req, route
+from .rest import Body, Files, Req, route
 
 
 class Interactions(Commands):
     """Every interaction of the guild: made by simulated users, answered by the bot."""
-
-    def _init_state(self, channels: Sequence[str]) -> None:
-        super()._init_state(channels)
-        self.interactions: list[InteractionRecord] = []
-        self._interactions: dict[int, InteractionRecord] = {}
-        self._by_token: dict[str, InteractionRecord] = {}
-        self.late_acks: list[InteractionRecord] = []
-        self.double_acks: list[InteractionRecord] = []
-        self._ignored_interactions: set[int] = set()
 
     # ================================================================= simulated users
 
@@ -342,8 +333,8 @@ class Interactions(Commands):
         self,
         rec: InteractionRecord,
         created_by: str,
-        body: Mapping[str, Any] | None,
-        files: list[tuple[str, str, bytes]],
+        body: Body,
+        files: Files,
         *,
         extra_flags: int = 0,
         what: str = "",

@@ -22,6 +22,10 @@ _PLACEHOLDER = re.compile(r"\{(\w+)(?::([^}]+))?\}")
 _ID = r"\d+"
 
 Handler = Callable[..., Any]
+#: The files of a multipart request: (field name, file name, content) each.
+Files = list[tuple[str, str, bytes]]
+#: A message body as a request gives it (JSON; None when it sent none).
+Body = Mapping[str, Any] | None
 
 
 @dataclass
@@ -66,7 +70,7 @@ class Req:
     path: str
     query: Mapping[str, str]
     json: Any
-    files: list[tuple[str, str, bytes]]
+    files: Files
     params: dict[str, str]
     record: RequestRecord
 
@@ -101,14 +105,6 @@ class RestApi(FakeCore):
     #: (method, path regex, handler name) of every declared route, per class.
     _route_tables: ClassVar[dict[type, Sequence[tuple[str, re.Pattern[str], str]]]] = {}
 
-    def _init_state(self, channels: Sequence[str]) -> None:
-        super()._init_state(channels)
-        self.requests: list[RequestRecord] = []
-        self.unknown_routes: list[str] = []
-        self.invalid_bodies: list[str] = []
-        self._rate_limits: list[RateLimitRule] = []
-        self._inflight = 0
-
     @property
     def rest_url(self) -> str:
         """Value for discord.http.Route.BASE."""
@@ -127,8 +123,8 @@ class RestApi(FakeCore):
             RestApi._route_tables[cls] = table
         return table
 
-    async def _read_body(self, request: web.Request) -> tuple[Any, list[tuple[str, str, bytes]]]:
-        files: list[tuple[str, str, bytes]] = []
+    async def _read_body(self, request: web.Request) -> tuple[Any, Files]:
+        files: Files = []
         ctype = request.headers.get("Content-Type", "")
         if not request.can_read_body:
             return None, files

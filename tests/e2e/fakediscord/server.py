@@ -46,12 +46,6 @@ class FakeDiscord(Webhooks):
         "host",
     )
 
-    def _init_state(self, channels: Sequence[str]) -> None:
-        super()._init_state(channels)
-        self._runner: web.AppRunner | None = None
-        self._bots: list[tuple[discord.Client, asyncio.Task[None]]] = []
-        self._install_stack: contextlib.ExitStack | None = None
-
     # ================================================================= lifecycle
 
     async def start(self, *, install: bool = True) -> FakeDiscord:

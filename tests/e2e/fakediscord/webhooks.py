@@ -3,7 +3,6 @@ and reading, editing or deleting its response and followups), within the token's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from .interactions import Interactions
@@ -13,10 +12,6 @@ from .rest import Req, route
 
 class Webhooks(Interactions):
     """The interaction webhooks of the application."""
-
-    def _init_state(self, channels: Sequence[str]) -> None:
-        super()._init_state(channels)
-        self.expired_token_uses: list[str] = []
 
     def _token_record(self, req: Req) -> InteractionRecord:
         rec = self._by_token.get(req.params["token"])
