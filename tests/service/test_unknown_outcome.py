@@ -20,8 +20,7 @@ from rules_engine import parse_action
 from tests import storage_helpers as stored
 
 from .conftest import ALICE, BOB, CH, Recorder, open_table
-
-USERS = {0: ALICE, 1: BOB}
+from .support import press, whose_turn
 
 
 def lose_answer(storage: Storage, method: str, *, write: bool = True) -> list[int]:
@@ -42,20 +41,12 @@ def lose_answer(storage: Storage, method: str, *, write: bool = True) -> list[in
     return calls
 
 
-async def press(svc: GameService) -> None:
-    table = await svc.table(CH)
-    assert table.to_act is not None
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
-    await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
-
-
 async def press_until_one_move_is_left(svc: GameService) -> None:
     """Play the first legal action of whoever is to act until the next one ends the game."""
     for _ in range(2000):
         table = await svc.table(CH)
         assert table.to_act is not None and not table.finished
-        hand = await svc.hand(CH, USERS[table.to_act])
+        _user, hand = await whose_turn(svc)
         game = svc.game_of(CH)
         assert game is not None
         game.apply(parse_action(f"{table.to_act} {hand.legal[0].text}"))
@@ -73,9 +64,7 @@ async def test_a_move_whose_answer_was_lost_is_shown_at_the_next_press(
     await open_table(svc, ALICE, BOB)
     before = await svc.table(CH)
     lose_answer(svc.storage, "save_live")
-    table = await svc.table(CH)
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
+    user, hand = await whose_turn(svc)
     with pytest.raises(StorageBusy):
         await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
     assert (await svc.table(CH)).version == before.version  # not shown as played

@@ -24,8 +24,19 @@ from bot.errors import (
     StaleAction,
 )
 from bot.service import GameService
+from bot.views import TableView
 from tests.service.conftest import open_table
-from tests.service.support import ALICE, BOB, CAROL, CH, DAVE, GUILD, Services
+from tests.service.support import (
+    ALICE,
+    BOB,
+    CAROL,
+    CH,
+    DAVE,
+    GUILD,
+    Services,
+    press,
+    whose_turn,
+)
 
 from .conftest import Backend
 
@@ -58,20 +69,11 @@ async def make_service(request: pytest.FixtureRequest) -> AsyncIterator[MakeServ
     await ai.close()
 
 
-async def _press(svc: GameService) -> None:
-    """The player to act plays their first legal action."""
-    table = await svc.table(CH)
-    assert table.to_act is not None
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
-    await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
-
-
 async def _finished_table(svc: GameService) -> None:
     """Alice and Bob play a game of the channel to its end (the series waits for a rematch)."""
     await open_table(svc, ALICE, BOB)
     while not (await svc.table(CH)).finished:
-        await _press(svc)
+        await press(svc)
 
 
 async def _live_row(backend: Backend) -> tuple[int, int, str]:
@@ -86,13 +88,11 @@ async def test_a_lost_write_reads_the_game_again_and_applies_the_press_once(
 ) -> None:
     svc = await make_service()
     await open_table(svc, ALICE, BOB)
-    await _press(svc)
+    await press(svc)
     # Another process wrote the game since (its revision moved on; same position).
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     version, revision, _ = await _live_row(backend)
-    table = await svc.table(CH)
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
+    user, hand = await whose_turn(svc)
     # The first write loses its fence; the copy is dropped, read again, and the press is
     # applied on the fresh copy: once, and stored.
     after = await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
@@ -106,13 +106,11 @@ async def test_a_game_that_does_not_read_back_is_refused_and_never_overwritten(
 ) -> None:
     svc = await make_service()
     await open_table(svc, ALICE, BOB)
-    await _press(svc)
+    await press(svc)
     # Another process serves the game now and wrote something this release cannot read.
     await backend.sql("UPDATE live_games SET revision = revision + 1, snapshot = 'theirs'")
     before = await _live_row(backend)
-    table = await svc.table(CH)
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
+    user, hand = await whose_turn(svc)
     with pytest.raises(NoGame) as info:
         await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
     assert info.value.message.key == (
@@ -155,14 +153,14 @@ async def test_two_processes_race_on_one_game(
     backend = postgres_backend
     a = await make_service()
     await open_table(a, ALICE, BOB)
-    await _press(a)
+    await press(a)
     b = await make_service()  # a second process restores the same game (rolling restart)
     assert b.live_channels() == [CH]
     applied = refused = 0
     for _ in range(12):  # both press, concurrently
-        results = await asyncio.gather(_press(a), _press(b), return_exceptions=True)
+        results = await asyncio.gather(press(a), press(b), return_exceptions=True)
         for result in results:
-            if result is None:
+            if isinstance(result, TableView):  # applied: the table after the press
                 applied += 1
             elif isinstance(result, StaleAction | ChannelMoved):  # nothing applied
                 refused += 1
@@ -179,7 +177,7 @@ async def test_two_processes_race_on_one_game(
     while await backend.sql("SELECT COUNT(*) FROM live_games") != [(0,)]:
         # a refused press changes nothing; a copy behind reads the game again on it
         with contextlib.suppress(StaleAction, GameFinished, ChannelMoved):
-            await _press(next(servers))
+            await press(next(servers))
     assert await backend.sql("SELECT games FROM series") == [(1,)]
     assert await backend.sql("SELECT COUNT(*) FROM game_players") == [(2,)]
     assert await backend.sql("SELECT COUNT(*) FROM live_games") == [(0,)]
