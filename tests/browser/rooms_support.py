@@ -73,6 +73,20 @@ async def join_room(page: Any, invite: str, name: str) -> None:
     await page.click("#join-button")
 
 
+async def game_of_two(browser: Any, base: str) -> tuple[Any, Any]:
+    """Ann opens a room of two seats at ``base``, Bob joins by her invite link, and Ann
+    starts the game: their two pages."""
+    from playwright.async_api import expect
+
+    ann = await new_page(browser)
+    invite = await create_room(ann, base, "Ann", seats=2)
+    bob = await new_page(browser)
+    await join_room(bob, invite, "Bob")
+    await expect(ann.locator("#seats .seat-name")).to_have_count(2)
+    await ann.click("#start")
+    return ann, bob
+
+
 async def table_in(page: Any) -> FrameTable:
     """The table of a room page (its frame), once its first hand shows."""
     from playwright.async_api import expect

@@ -11,9 +11,10 @@ import os
 import re
 import secrets
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.ai_pool import ThreadAI
 from bot.limits import MAX_TIMEOUT
@@ -125,6 +126,30 @@ class LocalWeb:
         await self.server.stop()
         await self.service.close()
         await self.ai.close()
+
+
+_Web = TypeVar("_Web", bound=LocalWeb)
+
+
+@asynccontextmanager
+async def local_webs(
+    kind: Callable[..., _Web], folder: Path, name: str
+) -> AsyncIterator[Callable[..., Awaitable[_Web]]]:
+    """``await make(**options)`` makes a started ``kind(db, **options)``, each on a database
+    of its own in ``folder`` (``name0.sqlite3``, ...); every one made is closed at the end."""
+    made: list[_Web] = []
+
+    async def make(**options: Any) -> _Web:
+        web = kind(folder / f"{name}{len(made)}.sqlite3", **options)
+        made.append(web)
+        await web.start()
+        return web
+
+    try:
+        yield make
+    finally:
+        for web in reversed(made):
+            await web.close()
 
 
 class LocalTable(LocalWeb):
