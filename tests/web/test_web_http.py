@@ -34,15 +34,13 @@ async def test_healthz(table: WebTable) -> None:
 
 
 async def test_without_the_page_table_is_a_placeholder_without_script(tmp_path: Path) -> None:
-    t, ai = await make_table(tmp_path, static_dir=tmp_path / "nothing")
+    t = await make_table(tmp_path, static_dir=tmp_path / "nothing")
     try:
         resp = await t.client.get("/table")
         assert resp.status == 200 and await resp.read() == PLACEHOLDER
         assert b"<script" not in PLACEHOLDER and b"style" not in PLACEHOLDER
     finally:
-        await t.client.close()
-        await t.service.close()
-        await ai.close()
+        await t.close()
 
 
 @pytest.fixture
@@ -53,11 +51,9 @@ async def static_table(tmp_path: Path) -> AsyncIterator[WebTable]:
     (root / "js" / "app.js").write_text("export const x = 1;\n" * 100)
     (root / ".secret").write_text("hidden")
     (tmp_path / "outside.txt").write_text("outside")
-    t, ai = await make_table(tmp_path, static_dir=root)
+    t = await make_table(tmp_path, static_dir=root)
     yield t
-    await t.client.close()
-    await t.service.close()
-    await ai.close()
+    await t.close()
 
 
 async def test_static_files_are_served_gzipped_with_etags(static_table: WebTable) -> None:
@@ -150,12 +146,9 @@ async def activity(tmp_path: Path) -> AsyncIterator[tuple[WebTable, FakeDiscordA
     server = TestServer(app)
     await server.start_server()
     oauth = DiscordOAuth("4242", "s3cret", api=str(server.make_url("/api/v10")))
-    t, ai = await make_table(tmp_path, oauth=oauth)
+    t = await make_table(tmp_path, oauth=oauth)
     yield t, api
     await t.close()
-    await t.client.close()
-    await t.service.close()
-    await ai.close()
     await server.close()
 
 

@@ -200,15 +200,7 @@ async def test_an_act_is_played_and_every_page_gets_the_new_table(table: WebTabl
     hand = (await alice.next("hand"))["hand"]
     assert hand["your_turn"]
     action = hand["legal"][0]
-    await alice.send(
-        {
-            "t": "act",
-            "seq": 7,
-            "game": hand["game"],
-            "version": hand["version"],
-            "action": action["text"],
-        }
-    )
+    await alice.act(7, hand, action["text"])
     assert await alice.next("result") == {"t": "result", "seq": 7, "ok": True}
     for page in (alice, bob, watcher):
         frames = [f for f in page.frames if f["t"] == "table"]
@@ -231,15 +223,7 @@ async def test_an_illegal_act_is_refused_with_the_engines_reason_and_changes_not
     # two cards of different ranks cannot lead together
     cards = [c["card"] for c in hand["cards"]]
     pair = next((a, b) for a in cards for b in cards if a != b and a[:-1] != b[:-1])
-    await alice.send(
-        {
-            "t": "act",
-            "seq": 3,
-            "game": hand["game"],
-            "version": 0,
-            "action": f"attack {pair[0]} {pair[1]}",
-        }
-    )
+    await alice.act(3, hand, f"attack {pair[0]} {pair[1]}", version=0)
     result = await alice.next("result")
     assert result["ok"] is False and result["seq"] == 3 and result["stale"] is False
     game = table.service.game_of(CH)
@@ -262,15 +246,7 @@ async def test_a_stale_version_is_refused_as_stale(table: WebTable) -> None:
     alice = await table.page(table.player(ALICE))
     hand = (await alice.next("hand"))["hand"]
     await table.service.act(CH, ALICE, hand["legal"][0]["text"], 0)
-    await alice.send(
-        {
-            "t": "act",
-            "seq": 4,
-            "game": hand["game"],
-            "version": 0,
-            "action": hand["legal"][1]["text"],
-        }
-    )
+    await alice.act(4, hand, hand["legal"][1]["text"], version=0)
     result = await alice.next("result")
     assert result["ok"] is False and result["stale"] is True
     assert "changed" in result["reason"]
@@ -332,15 +308,7 @@ async def test_a_move_made_through_the_service_reaches_the_page(table: WebTable)
     await table.game(ALICE, BOB)
     alice = await table.page(table.player(ALICE))
     hand = (await alice.next("hand"))["hand"]
-    await alice.send(
-        {
-            "t": "act",
-            "seq": 1,
-            "game": hand["game"],
-            "version": 0,
-            "action": hand["legal"][0]["text"],
-        }
-    )
+    await alice.act(1, hand, hand["legal"][0]["text"], version=0)
     assert (await alice.next("result"))["ok"]
     bob_hand = await table.service.hand(CH, BOB)
     assert bob_hand.version == 1 and bob_hand.your_turn
