@@ -9,7 +9,6 @@ from bot.ai_pool import ThreadAI
 from bot.clock import Clock
 from bot.service import GameService
 from bot.storage import Storage
-from bot.views import HandView, TableView
 
 GUILD = 10
 CH = 100
@@ -59,18 +58,3 @@ async def lobby_of(svc: GameService, host: int, *seats: int | str) -> None:
             await svc.add_ai(CH, host, seat)
         else:
             await svc.join(CH, seat, NAMES[seat])
-
-
-async def whose_turn(svc: GameService, channel: int = CH) -> tuple[int, HandView]:
-    """The user to act in ``channel`` (a human) and their hand."""
-    table = await svc.table(channel)
-    assert table.to_act is not None
-    user = table.seats[table.to_act].user_id
-    assert user is not None, "an AI seat is to act"
-    return user, await svc.hand(channel, user)
-
-
-async def press(svc: GameService, channel: int = CH) -> TableView:
-    """The player to act in ``channel`` plays their first legal action: the table after it."""
-    user, hand = await whose_turn(svc, channel)
-    return await svc.act(channel, user, hand.legal[0].text, hand.version, game_id=hand.game_id)

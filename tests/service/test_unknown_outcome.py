@@ -19,8 +19,7 @@ from bot.storage import DatabaseBusy, Storage
 from rules_engine import parse_action
 from tests import storage_helpers as stored
 
-from .conftest import ALICE, BOB, CH, Recorder, open_table
-from .support import press, whose_turn
+from .conftest import ALICE, BOB, CH, Recorder, open_table, press, whose_turn
 
 
 def lose_answer(storage: Storage, method: str, *, write: bool = True) -> list[int]:
@@ -56,12 +55,26 @@ async def press_until_one_move_is_left(svc: GameService) -> None:
     raise AssertionError("the game did not end")
 
 
+async def _game_of_two(make_service: Any, **options: Any) -> GameService:
+    """A service (made with ``options``) where Alice and Bob's game runs in :data:`CH`."""
+    svc = await make_service(**options)
+    await open_table(svc, ALICE, BOB)
+    return svc
+
+
+async def _stored_version(svc: GameService, db_path: Any) -> int:
+    """Close ``svc`` (as the process ends) and read the version its live game was stored at."""
+    await svc.close()
+    async with stored.opened(db_path) as storage:
+        (live,) = await stored.live_games(storage)
+        return live.version
+
+
 async def test_a_move_whose_answer_was_lost_is_shown_at_the_next_press(
     make_service: Any, db_path: Any
 ) -> None:
     recorder = Recorder()
-    svc = await make_service(presenters=[recorder])
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service, presenters=[recorder])
     before = await svc.table(CH)
     lose_answer(svc.storage, "save_live")
     user, hand = await whose_turn(svc)
@@ -79,33 +92,25 @@ async def test_a_move_whose_answer_was_lost_is_shown_at_the_next_press(
     assert [v.version for v in recorder.of("table")] == [now.version]  # the channel sees it
     await press(svc)  # and the game goes on here
     assert (await svc.table(CH)).version == before.version + 2
-    await svc.close()
-    async with stored.opened(db_path) as storage:
-        (live,) = await stored.live_games(storage)
-        assert live.version == before.version + 2
+    assert await _stored_version(svc, db_path) == before.version + 2
 
 
 async def test_a_move_that_was_not_stored_is_not_played(make_service: Any, db_path: Any) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service)
     before = await svc.table(CH)
     lose_answer(svc.storage, "save_live", write=False)
     with pytest.raises(StorageBusy):
         await press(svc)
     await press(svc)  # played once, from the position the players saw
     assert (await svc.table(CH)).version == before.version + 1
-    await svc.close()
-    async with stored.opened(db_path) as storage:
-        (live,) = await stored.live_games(storage)
-        assert live.version == before.version + 1
+    assert await _stored_version(svc, db_path) == before.version + 1
 
 
 async def test_a_last_move_whose_answer_was_lost_ends_the_game_at_the_next_press(
     make_service: Any, db_path: Any
 ) -> None:
     recorder = Recorder()
-    svc = await make_service(presenters=[recorder])
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service, presenters=[recorder])
     await press_until_one_move_is_left(svc)
     lose_answer(svc.storage, "finish_game")
     with pytest.raises(StorageBusy):
@@ -129,8 +134,7 @@ async def test_a_last_move_whose_answer_was_lost_ends_the_game_at_the_next_press
 async def test_a_forfeit_whose_answer_was_lost_is_shown_at_the_next_write(
     make_service: Any,
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service)
     lose_answer(svc.storage, "record_forfeit")
     with pytest.raises(StorageBusy):
         await svc.forfeit(CH, BOB)
@@ -145,8 +149,7 @@ async def test_a_forfeit_whose_answer_was_lost_is_shown_at_the_next_write(
 async def test_a_stop_whose_answer_was_lost_is_shown_at_the_next_press(
     make_service: Any, recorder: Recorder
 ) -> None:
-    svc = await make_service(presenters=[recorder])
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service, presenters=[recorder])
     lose_answer(svc.storage, "finish_game")
     with pytest.raises(StorageBusy):
         await svc.stop(CH, ALICE, manage_channel=True)
@@ -163,8 +166,7 @@ async def test_a_timeout_move_whose_answer_was_lost_keeps_the_turns_running(
 ) -> None:
     """The turn timer's move is given up and retried; the retry finds it was stored after
     all, and the next turn's timer still runs (nothing waits for a press that never comes)."""
-    svc = await make_service(turn_timeout=30)
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service, turn_timeout=30)
     before = await svc.table(CH)
     calls = lose_answer(svc.storage, "save_live")
     await clock.advance(30)  # the timeout move: stored, but its answer lost

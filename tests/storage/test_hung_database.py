@@ -29,18 +29,8 @@ from bot.storage.sqlite import SqliteStorage
 from bot.storage.throwaway_pg import ThrowawayPostgres
 from bot.views import TableView
 from tests import storage_helpers as stored
-from tests.service.conftest import Recorder, open_table
-from tests.service.support import (
-    ALICE,
-    BOB,
-    CAROL,
-    CH,
-    DAVE,
-    GUILD,
-    Services,
-    press,
-    whose_turn,
-)
+from tests.service.conftest import Recorder, open_table, press, whose_turn
+from tests.service.support import ALICE, BOB, CAROL, CH, DAVE, GUILD, Services
 
 from .conftest import Backend
 from .frozen_proxy import FrozenProxy

@@ -25,18 +25,8 @@ from bot.errors import (
 )
 from bot.service import GameService
 from bot.views import TableView
-from tests.service.conftest import open_table
-from tests.service.support import (
-    ALICE,
-    BOB,
-    CAROL,
-    CH,
-    DAVE,
-    GUILD,
-    Services,
-    press,
-    whose_turn,
-)
+from tests.service.conftest import open_table, press, whose_turn
+from tests.service.support import ALICE, BOB, CAROL, CH, DAVE, GUILD, Services
 
 from .conftest import Backend
 
@@ -69,6 +59,15 @@ async def make_service(request: pytest.FixtureRequest) -> AsyncIterator[MakeServ
     await ai.close()
 
 
+async def _game_of_two(make_service: MakeService, moves: int = 0) -> GameService:
+    """A service where Alice and Bob's game runs in :data:`CH`, ``moves`` presses into it."""
+    svc = await make_service()
+    await open_table(svc, ALICE, BOB)
+    for _ in range(moves):
+        await press(svc)
+    return svc
+
+
 async def _finished_table(svc: GameService) -> None:
     """Alice and Bob play a game of the channel to its end (the series waits for a rematch)."""
     await open_table(svc, ALICE, BOB)
@@ -86,9 +85,7 @@ async def _live_row(backend: Backend) -> tuple[int, int, str]:
 async def test_a_lost_write_reads_the_game_again_and_applies_the_press_once(
     backend: Backend, make_service: MakeService
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
-    await press(svc)
+    svc = await _game_of_two(make_service, moves=1)
     # Another process wrote the game since (its revision moved on; same position).
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     version, revision, _ = await _live_row(backend)
@@ -104,9 +101,7 @@ async def test_a_lost_write_reads_the_game_again_and_applies_the_press_once(
 async def test_a_game_that_does_not_read_back_is_refused_and_never_overwritten(
     backend: Backend, make_service: MakeService
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
-    await press(svc)
+    svc = await _game_of_two(make_service, moves=1)
     # Another process serves the game now and wrote something this release cannot read.
     await backend.sql("UPDATE live_games SET revision = revision + 1, snapshot = 'theirs'")
     before = await _live_row(backend)
@@ -125,8 +120,7 @@ async def test_a_game_that_does_not_read_back_is_refused_and_never_overwritten(
 async def test_a_lost_finish_is_decided_again_on_the_stored_game(
     backend: Backend, make_service: MakeService
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service)
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     # a forced stop (Manage Channel) writes the game's end: its first write loses, the game is
     # read again and stopped once
@@ -137,8 +131,7 @@ async def test_a_lost_finish_is_decided_again_on_the_stored_game(
 
 
 async def test_a_lost_forfeit_is_recorded_once(backend: Backend, make_service: MakeService) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service)
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     await svc.forfeit(CH, BOB)  # fenced like every write of the game: retried on a fresh copy
     assert await backend.sql("SELECT seat FROM forfeits") == [(1,)]
