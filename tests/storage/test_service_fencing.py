@@ -68,6 +68,14 @@ async def _game_of_two(make_service: MakeService, moves: int = 0) -> GameService
     return svc
 
 
+async def _two_processes_and_a_lobby(make_service: MakeService) -> tuple[GameService, GameService]:
+    """Two services on one database (two processes); the first opened Alice's lobby."""
+    a = await make_service()
+    b = await make_service()
+    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    return a, b
+
+
 async def _finished_table(svc: GameService) -> None:
     """Alice and Bob play a game of the channel to its end (the series waits for a rematch)."""
     await open_table(svc, ALICE, BOB)
@@ -227,9 +235,7 @@ async def test_lobby_joins_through_two_processes_are_all_kept(
 async def test_concurrent_joins_in_two_processes_are_all_kept(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
-    a = await make_service()
-    b = await make_service()
-    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    a, b = await _two_processes_and_a_lobby(make_service)
     await b.lobby(CH)  # both hold a copy
     names = {BOB: "Bob", CAROL: "Carol", DAVE: "Dave", 5: "Eve", 6: "Finn"}
     joins = zip(itertools.cycle((a, b)), names.items(), strict=False)
@@ -241,9 +247,7 @@ async def test_concurrent_joins_in_two_processes_are_all_kept(
 async def test_a_process_reads_a_channel_before_answering_for_it(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
-    a = await make_service()
-    b = await make_service()
-    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    a, b = await _two_processes_and_a_lobby(make_service)
     with pytest.raises(ChannelBusy):  # not "no game here", and no second lobby over a's
         await b.open_lobby(CH, GUILD, BOB, "Bob")
     await a.join(CH, BOB, "Bob")
@@ -346,9 +350,7 @@ async def test_the_resync_never_reads_again_a_channel_only_this_process_wrote(
 async def test_the_resync_reads_again_a_channel_another_process_wrote(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
-    a = await make_service()
-    b = await make_service()
-    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    a, b = await _two_processes_and_a_lobby(make_service)
     assert await b.resync() == 1  # b held nothing of the channel: it reads the lobby
     await a.join(CH, BOB, "Bob")
     assert await b.resync() == 1 and await _seats(b) == ["Alice", "Bob"]
