@@ -1,5 +1,5 @@
-"""The core of the fake Discord: its settings, the fake clock, waiting on its state, and the
-guilds one server holds.
+"""The core of the fake Discord: its settings and state, the fake clock, waiting on that
+state, and the guilds one server holds.
 
 The fake is one class, :class:`~.server.FakeDiscord`, built in layers, one module per
 Discord resource, each layer on the ones before it:
