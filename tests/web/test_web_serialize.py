@@ -46,10 +46,11 @@ async def test_a_finished_table_names_the_durak_and_offers_a_rematch(table: WebT
     view = await table.play_out()
     player = table_json(view, catalog("fr"), viewer=0)
     assert player["finished"] and player["to_act"] is None and player["status_text"] is None
-    if view.draw:
+    assert view.outcome is not None
+    if not view.outcome.losers:
         assert player["over_text"] == "Égalité : personne n’est le durak."
     else:
-        loser = view.seats[view.loser].name
+        loser = view.seats[view.outcome.losers[0]].name
         assert player["over_text"] == f"{loser} est le durak !"
     assert player["can_rematch"] is True
     assert table_json(view, catalog("fr"))["can_rematch"] is False  # a watcher cannot
