@@ -43,8 +43,8 @@ RECENT_SHOWN = 6
 # ------------------------------------------------------------------------------ table
 
 
-def _seat_line(s: SeatView, name: str, t: Catalog, finished: bool) -> str:
-    marker = "▶" if s.to_act and not finished else "•"
+def _seat_line(s: SeatView, name: str, t: Catalog, over: bool) -> str:
+    marker = "▶" if s.to_act and not over else "•"
     parts = [f"{marker} **{name}**"]
     if s.ai_level:
         parts[0] += " 🤖"
@@ -68,13 +68,13 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
     seats = view.seats
     names = seat_names(seats, t)
     outcome = view.outcome
-    finished = outcome is not None
+    over = outcome is not None
     lines: list[str] = []
     if outcome is not None:
         text = outcome_text(outcome, names, t)
         lines.append(f"{ENDING_EMOJI[outcome.ending]} **{text}**")
     lines += deck_lines(view.trump, view.trump_card, view.stock, view.discard, view.round, t)
-    if view.shown and view.round <= 1 and not finished:
+    if view.shown and view.round <= 1 and not over:
         lines.append(t.fill("Shown at the deal: {cards}", cards=cards_md(view.shown)))
     now = status(view, names, t, MARKDOWN)
     if now is not None:
@@ -111,7 +111,7 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
     fields = [
         embed_field(
             t.gettext("Players"),
-            clip_lines([_seat_line(s, names[s.seat], t, finished) for s in seats], FIELD_VALUE_MAX),
+            clip_lines([_seat_line(s, names[s.seat], t, over) for s in seats], FIELD_VALUE_MAX),
         )
     ]
     if view.recent:
@@ -122,7 +122,7 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
         fields.append(embed_field(*standings(view.series, t)))
     title = (
         t.fill("Durak — {rules} · game over", rules=rules_title(view.rules, t))
-        if finished
+        if over
         else t.fill("Durak — {rules}", rules=rules_title(view.rules, t))
     )
     color = GREEN if outcome is None else RED if outcome.finished else GREY
@@ -135,7 +135,7 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
     )
     components: list[Button | Select] = []
     gid, ver = view.game_id, view.version
-    if not finished:
+    if not over:
         stop_label = (
             t.gettext("Stop")
             if view.stop_vote is None
