@@ -18,8 +18,9 @@ outcome, the last moves, action labels, rules summaries, standings); these modul
 Discord's markdown, emoji and components to them.
 
 Modules: :mod:`~cogs.render.message` (the message shape and Discord's limits),
-:mod:`~cogs.render.text` (Discord's style: cards, escaped and bold names, times), and one
-module per message:
+:mod:`~cogs.render.text` (Discord's style: cards, escaped and bold names, times),
+:mod:`~cogs.render.deck` (the trump, stock and round heading a table or a replay frame), and
+one module per message:
 :mod:`~cogs.render.lobby`, :mod:`~cogs.render.table`, :mod:`~cogs.render.hand`,
 :mod:`~cogs.render.records` (series, stats, leaderboard, history, replay),
 :mod:`~cogs.render.info` (rules, config, help), :mod:`~cogs.render.notices`.

@@ -17,6 +17,7 @@ from bot.views import (
 )
 from cogs.custom_ids import history_id, replay_id
 from cogs.i18n import Catalog
+from cogs.render.deck import deck_lines
 from cogs.render.message import (
     BLURPLE,
     BUTTONS_PER_ROW,
@@ -37,7 +38,6 @@ from cogs.render.text import (
     MARKDOWN,
     bold,
     card_md,
-    deck_lines,
     esc,
     seat_names,
 )

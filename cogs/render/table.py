@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.views import Role, SeatView, TableView
 from cogs.custom_ids import game_id
 from cogs.i18n import Catalog
+from cogs.render.deck import deck_lines
 from cogs.render.message import (
     FIELD_VALUE_MAX,
     GREEN,
@@ -24,7 +25,6 @@ from cogs.render.text import (
     MARKDOWN,
     card_md,
     cards_md,
-    deck_lines,
     seat_names,
     when,
 )

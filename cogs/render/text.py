@@ -1,7 +1,7 @@
 """Discord's formatting of the presentation layer's phrases: cards and suits in embed text,
 names safe in markdown and bold in sentences (:data:`MARKDOWN`, the
-:class:`~present.style.Style` the renderers give :mod:`present`), relative times, the deck's
-head lines."""
+:class:`~present.style.Style` the renderers give :mod:`present`), the mark of each ending,
+relative times."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ __all__ = [
     "bold",
     "card_md",
     "cards_md",
-    "deck_lines",
     "esc",
     "escape_md",
     "is_red",
@@ -99,25 +98,3 @@ def ai_label(level: str, t: Catalog) -> str:
 def when(deadline: float) -> str:
     """A Unix time as a Discord relative timestamp ("in 30 seconds")."""
     return f"<t:{int(deadline)}:R>"
-
-
-def deck_lines(
-    trump: str, trump_card: Card | None, stock: int, discard: int, round: int, t: Catalog
-) -> list[str]:
-    """The trump (and the card under the stock while it lies there), then the stock, discard
-    and round: the head of a table or of a replay frame."""
-    if trump_card is not None:
-        head = t.fill(
-            "Trump: **{suit}** — {card} lies under the stock",
-            suit=suit_md(trump),
-            card=card_md(trump_card),
-        )
-    else:
-        head = t.fill("Trump: **{suit}**", suit=suit_md(trump))
-    counts = t.fill(
-        "Stock: {stock} · Discard: {discard} · Round {round}",
-        stock=stock,
-        discard=discard,
-        round=round,
-    )
-    return [head, counts]
