@@ -23,7 +23,7 @@ from bot.views import ActionRecord, HandView, Role, SeatView, TableView
 from present.actions import action_label
 from present.catalog import Catalog
 from present.moves import move_text
-from present.names import ROLE_NAMES, Seated, seat_names
+from present.names import ROLE_NAMES, Seated, seat_name, seat_names
 from present.outcome import outcome_text
 from present.rules import rules_summary
 from present.status import status
@@ -121,8 +121,9 @@ def table_json(
             "games": series.games,
             "draws": series.draws,
             "standings": [
-                {"name": name, "losses": e.losses}
-                for e, name in zip(series.standings, seat_names(series.standings, t), strict=True)
+                # the series' seats are the table's: named as the table names them
+                {"name": seat_name(names, e.seat, t), "losses": e.losses}
+                for e in series.standings
             ],
         },
         "stop_vote": None if view.stop_vote is None else list(view.stop_vote),
