@@ -40,14 +40,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from array import array
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
-from apps.bench import rss_kb
+from apps.measure import LoopLag, percentile, rss_kb
 from bot.ai_pool import AIPool
 from bot.presenter import NullPresenter
 from bot.service import GameService
@@ -64,15 +63,8 @@ __all__ = ["main"]
 HOST_ID = 1
 #: Channel (and server) ids of the bench's games start here.
 FIRST_CHANNEL = 10_000
-LAG_INTERVAL_S = 0.01
 #: Files of the static folder a browser outside Discord never loads (the Activity's SDK).
 DEFAULT_EXCLUDE = ("vendor/",)
-
-
-def _percentile(ordered: list[float], q: float) -> float:
-    if not ordered:
-        return 0.0
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
 class _Stamps(NullPresenter):
@@ -90,14 +82,6 @@ class _Stamps(NullPresenter):
     async def game_over(self, view: TableView) -> None:
         if self.running and self.service is not None:
             await self.service.rematch(view.channel_id, HOST_ID, manage_channel=True)
-
-
-async def _watch_lag(samples: array[float], stop: asyncio.Event) -> None:
-    loop = asyncio.get_running_loop()
-    while not stop.is_set():
-        t = loop.time()
-        await asyncio.sleep(LAG_INTERVAL_S)
-        samples.append(max(0.0, loop.time() - t - LAG_INTERVAL_S))
 
 
 def table_key(text: str) -> tuple[int, int] | None:
@@ -189,7 +173,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             room_limits=RoomLimits(sockets_per_address=args.games * args.pages + 1),
         ),
     )
-    lags: array[float] = array("d")
+    lag = LoopLag()
     written: dict[tuple[int, int], float] = {}
 
     def sent(text: str) -> None:
@@ -229,15 +213,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             raise RuntimeError(f"the pages did not open: {line!r}")
         gc.collect()
         open_kb = rss_kb()
-        stop = asyncio.Event()
-        lag_task = asyncio.ensure_future(_watch_lag(lags, stop))
+        lag.start()
         t0 = time.monotonic()
         cpu0 = time.process_time()
         await asyncio.sleep(args.seconds)
         elapsed = time.monotonic() - t0
         cpu = time.process_time() - cpu0
-        stop.set()
-        await lag_task
+        await lag.stop()
         stamps.running = False
         pages.stdin.write("stop\n")
         pages.stdin.flush()
@@ -267,7 +249,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for key, at in stamps.published.items()
         if t0 <= at <= t0 + elapsed - 1.0 and key in written
     )
-    lag = sorted(lags)
     sizes = StaticFiles(args.static_dir).compressed_sizes(exclude=tuple(args.exclude))
     return {
         "games": args.games,
@@ -275,12 +256,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "seconds": round(elapsed, 1),
         "actions": len(delays),
         "frames": sum(len(p) for p in received),
-        "p50_ms": round(_percentile(delays, 0.5) * 1000, 1),
-        "p95_ms": round(_percentile(delays, 0.95) * 1000, 1),
-        "p99_ms": round(_percentile(delays, 0.99) * 1000, 1),
-        "server_p99_ms": round(_percentile(server_delays, 0.99) * 1000, 1),
-        "loop_lag_p99_ms": round(_percentile(lag, 0.99) * 1000, 1),
-        "loop_lag_max_ms": round((lag[-1] if lag else 0.0) * 1000, 1),
+        "p50_ms": round(percentile(delays, 0.5) * 1000, 1),
+        "p95_ms": round(percentile(delays, 0.95) * 1000, 1),
+        "p99_ms": round(percentile(delays, 0.99) * 1000, 1),
+        "server_p99_ms": round(percentile(server_delays, 0.99) * 1000, 1),
+        "loop_lag_p99_ms": round(lag.p99_ms(), 1),
+        "loop_lag_max_ms": round(lag.max_ms(), 1),
         "cpu_ms_per_action": round(cpu * 1000 / max(1, len(stamps.published)), 2),
         "kb_per_page": round((open_kb - before_kb) / max(1, args.games * args.pages), 1),
         "first_load_kb": round(sum(sizes.values()) / 1024, 1),
