@@ -54,7 +54,7 @@ from bot.storage import create_storage, sqlite_url
 from bot.views import LobbyOptions, TableView
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from web.app import WebConfig, WebServer
-from web.room_limits import RoomLimits
+from web.rooms import RoomLimits
 from web.static_files import STATIC_DIR, StaticFiles
 from web.tokens import Signer
 

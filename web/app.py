@@ -31,8 +31,7 @@ from bot.service import GameService
 from web.activity import ActivitySessions, DiscordOAuth
 from web.links import TableLinks
 from web.presenter import WebPresenter
-from web.room_limits import RoomLimits
-from web.rooms import RoomHub
+from web.rooms import RoomHub, RoomLimits
 from web.sockets import SocketHandler
 from web.static_files import STATIC_DIR, StaticFiles
 from web.tokens import Signer
@@ -96,7 +95,7 @@ class WebConfig:
     extra_origins: frozenset[str] = frozenset()
     static_dir: Path = STATIC_DIR
     access_log: bool = True
-    #: The rooms' abuse limits (:mod:`web.room_limits`).
+    #: The rooms' abuse limits (:mod:`web.rooms.limits`).
     room_limits: RoomLimits = field(default_factory=RoomLimits)
 
     @property
