@@ -23,8 +23,9 @@ work is not counted in the bot's figures.  The last line is one ``key=value`` li
 - ``kb_per_page``: the bot process's resident memory with every page open (and sent its first
   frames) minus before the pages opened, per page;
 - ``first_load_kb``: what a browser downloads to open ``/table`` the first time, gzip-compressed
-  as the server sends it: every file of the page's static folder (``--static-dir``) except the
-  Discord SDK, which only the Activity loads (``--exclude``);
+  as the server sends it: the page itself (in English) and every file of the pages' static
+  folder (``--static-dir``) except the Discord SDK, which only the Activity loads
+  (``--exclude``);
 - ``load_avg``/``cores``: the machine's one-minute load average at the end, and its cores:
   the latencies include the pages' process being scheduled, so a busy machine shows in them.
 """
@@ -52,8 +53,10 @@ from bot.presenter import NullPresenter
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
 from bot.views import LobbyOptions, TableView
+from present.catalog import catalog
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from web.app import WebConfig, WebServer
+from web.pages import Pages
 from web.rooms import RoomLimits
 from web.static_files import STATIC_DIR, StaticFiles
 from web.tokens import Signer
@@ -250,6 +253,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if t0 <= at <= t0 + elapsed - 1.0 and key in written
     )
     sizes = StaticFiles(args.static_dir).compressed_sizes(exclude=tuple(args.exclude))
+    html = await Pages().page("table", catalog("en"))
+    if html is not None:
+        sizes["/table"] = len(html.gz if html.gz is not None else html.body)
     return {
         "games": args.games,
         "pages": args.games * args.pages,

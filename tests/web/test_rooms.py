@@ -472,7 +472,7 @@ async def test_a_restart_mid_game_keeps_the_room_and_the_guest_token(tmp_path: P
 
 def test_the_pages_strings_are_json() -> None:
     from present.catalog import catalog
-    from web.room_strings import room_strings
+    from web.strings import room_strings
 
     strings = room_strings(catalog("fr"))
     assert json.loads(json.dumps(strings)) == strings and strings["level_expert"]

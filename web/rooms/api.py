@@ -2,7 +2,7 @@
 and a guest sitting down.
 
 - ``GET /api/rooms/setup?lang=fr``: the options (the same definitions as ``/durak new``:
-  :mod:`bot.limits`, the offered AI levels) and the room pages' strings;
+  :mod:`bot.limits`, the offered AI levels) and the home page's strings;
 - ``POST /api/rooms``: create a room (its host's name and options) → its slug, invite link
   and the host's guest token;
 - ``POST /api/rooms/join``: a guest sits down → a guest token.
@@ -34,8 +34,8 @@ from present.catalog import Catalog, catalog
 from rules_engine.ai import OFFERED_LEVELS
 from rules_engine.messages import Message
 from web.protocol import BAD_FRAME, BAD_ORIGIN, browser_language, sentence
-from web.room_strings import room_strings
 from web.rooms.limits import AddressCounts, RoomLimits, address_of
+from web.strings import home_strings
 from web.tokens import Signer
 
 __all__ = ["RoomsApi"]
@@ -71,12 +71,12 @@ class RoomsApi:
         self.touched = touched
 
     async def setup(self, request: web.Request) -> web.Response:
-        """``GET /api/rooms/setup``: the options of a room and the pages' strings."""
+        """``GET /api/rooms/setup``: the options of a room and the home page's strings."""
         cat = catalog(request.query.get("lang") or browser_language(request))
         return web.json_response(
             {
                 "lang": cat.locale,
-                "strings": room_strings(cat),
+                "strings": home_strings(cat),
                 "profiles": list(RULE_PROFILES),
                 "options": {
                     name: list(values)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
 from aiohttp import web
 
@@ -17,6 +16,7 @@ from web.rooms.limits import AddressCounts, Handler, RoomLimits, limit_sockets
 from web.rooms.presenter import RoomPresenter
 from web.rooms.socket import RoomSocket
 from web.rooms.sweep import IdleSweep
+from web.strings import Page
 from web.tokens import Signer
 
 __all__ = ["RoomHub"]
@@ -56,10 +56,10 @@ class RoomHub:
         )
         self.socket = RoomSocket(service, signer, origins, self.presenter, self.sweep.touch)
 
-    def add_routes(self, app: web.Application, page: Callable[[str], Any]) -> None:
-        """Add the routes; ``page(name)`` makes the handler of an HTML page."""
-        app.router.add_get("/", page("home.html"))
-        app.router.add_get("/room", page("room.html"))
+    def add_routes(self, app: web.Application, page: Callable[[Page], Handler]) -> None:
+        """Add the routes; ``page(name)`` makes the route of an HTML page (:mod:`web.pages`)."""
+        app.router.add_get("/", page("home"))
+        app.router.add_get("/room", page("room"))
         app.router.add_get("/api/rooms/setup", self.api.setup)
         app.router.add_post("/api/rooms", self.api.create)
         app.router.add_post("/api/rooms/join", self.api.join)

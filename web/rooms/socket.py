@@ -31,8 +31,8 @@ from web.protocol import (
     PageSocket,
     refused,
 )
-from web.room_strings import room_strings
 from web.rooms.presenter import RoomPage, RoomPresenter
+from web.strings import room_strings
 from web.tokens import Signer, TokenError
 
 __all__ = ["RoomSocket"]
