@@ -21,8 +21,8 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard, TypeVar
 
 from aiohttp import WSMsgType, web
 
@@ -57,6 +57,7 @@ __all__ = [
     "reader_catalog",
     "refused",
     "sentence",
+    "serve",
 ]
 
 #: Close codes, each after an ``error`` frame that says why (docs/WEB.md): a bad, expired or
@@ -288,3 +289,32 @@ class PageSocket:
         if not self._bucket.take():
             await self.refuse(TOO_FAST, CLOSE_RATE)
         return Frame.parse(data)
+
+
+Session = TypeVar("Session")
+
+
+async def serve(
+    request: web.Request,
+    origins: frozenset[str],
+    hello: Callable[[PageSocket], Awaitable[Session]],
+    command: Callable[[PageSocket, Session, Frame], Awaitable[None]],
+    closed: Callable[[Session], Awaitable[None]],
+) -> web.WebSocketResponse:
+    """A page's socket from its opening to its close: the origin is checked, ``hello(page)``
+    makes the page's session from its hello, each later frame goes to ``command``, and
+    ``closed(session)`` is called once the page is gone."""
+    page = await PageSocket.accept(request)
+    session: Session | None = None
+    try:
+        await page.require_origin(request, origins)
+        session = await hello(page)
+        async for frame in page.frames():
+            await command(page, session, frame)
+    except Closed:
+        pass
+    finally:
+        if session is not None:
+            await closed(session)
+        await page.close()
+    return page.ws

@@ -34,11 +34,11 @@ from web.protocol import (
     CLOSE_AUTH,
     CLOSE_GONE,
     BadFrame,
-    Closed,
     Frame,
     PageSocket,
     reader_catalog,
     refused,
+    serve,
 )
 from web.serialize import welcome_json
 from web.tokens import Claims, Signer, TokenError
@@ -74,21 +74,11 @@ class SocketHandler:
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         """``GET /ws``."""
-        page = await PageSocket.accept(request)
-        conn: Connection | None = None
-        try:
-            await page.require_origin(request, self.origins)
-            conn = await self._hello(page)
-            async for frame in page.frames():
-                await self._command(page, conn, frame)
-        except Closed:
-            pass
-        finally:
-            if conn is not None:
-                self.presenter.remove(conn)
-                await conn.stop()
-            await page.close()
-        return page.ws
+        return await serve(request, self.origins, self._hello, self._command, self._closed)
+
+    async def _closed(self, conn: Connection) -> None:
+        self.presenter.remove(conn)
+        await conn.stop()
 
     # -- hello -------------------------------------------------------------------
     async def _hello(self, page: PageSocket) -> Connection:

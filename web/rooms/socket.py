@@ -26,10 +26,10 @@ from web.protocol import (
     CLOSE_AUTH,
     CLOSE_GONE,
     BadFrame,
-    Closed,
     Frame,
     PageSocket,
     refused,
+    serve,
 )
 from web.rooms.presenter import RoomPage, RoomPresenter
 from web.strings import room_strings
@@ -66,21 +66,11 @@ class RoomSocket:
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         """``GET /ws/room``."""
-        page = await PageSocket.accept(request)
-        room: RoomPage | None = None
-        try:
-            await page.require_origin(request, self.origins)
-            room = await self._hello(page)
-            async for frame in page.frames():
-                await self._command(room, frame)
-        except Closed:
-            pass
-        finally:
-            if room is not None:
-                self.presenter.remove(room)
-                await room.conn.stop()
-            await page.close()
-        return page.ws
+        return await serve(request, self.origins, self._hello, self._command, self._closed)
+
+    async def _closed(self, room: RoomPage) -> None:
+        self.presenter.remove(room)
+        await room.conn.stop()
 
     async def _hello(self, page: PageSocket) -> RoomPage:
         frame = await page.hello()
@@ -110,7 +100,7 @@ class RoomSocket:
         await self.presenter.push(room)
         return room
 
-    async def _command(self, page: RoomPage, frame: Frame) -> None:
+    async def _command(self, socket: PageSocket, page: RoomPage, frame: Frame) -> None:
         conn, channel, user = page.conn, page.channel_id, page.user_id
         kind, seq = frame.kind, frame.seq
         if seq is None:
