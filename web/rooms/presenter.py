@@ -63,7 +63,7 @@ class _Room:
         self.changes += 1
 
     def take_table(self, view: TableView) -> bool:
-        """Keep ``view`` unless an newer table is kept; whether the room page's part of it
+        """Keep ``view`` unless a newer one is kept; whether the room page's part of it
         changed."""
         current = self.table
         if current is not None and (view.game_id, view.version) < (
