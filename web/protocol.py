@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard, TypeVar
 
 from aiohttp import WSMsgType, web
@@ -83,6 +83,8 @@ TOO_FAST = Message("the page sent too many messages: reload it")
 
 class TokenBucket:
     """``burst`` frames at once, refilled at ``rate`` per second."""
+
+    __slots__ = ("_burst", "_last", "_now", "_rate", "_tokens")
 
     def __init__(self, burst: int, rate: float, now: Callable[[], float] = time.monotonic) -> None:
         self._burst, self._rate, self._now = float(burst), rate, now
@@ -149,6 +151,8 @@ class BadFrame(Exception):
 class Frame:
     """A page's frame (a JSON object; anything else reads as an empty one)."""
 
+    __slots__ = ("data",)
+
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
 
@@ -206,6 +210,8 @@ class PageSocket:
     :class:`~web.connection.Connection`; from then on every frame, refusals included, is
     queued behind the frames already waiting."""
 
+    __slots__ = ("_bucket", "cat", "conn", "ws")
+
     def __init__(self, ws: web.WebSocketResponse, cat: Catalog) -> None:
         self.ws = ws
         #: The reader's catalogue (the browser's language until the hello says more).
@@ -257,14 +263,14 @@ class PageSocket:
             await self.refuse(NO_HELLO, CLOSE_AUTH)
         return frame
 
-    async def frames(self) -> AsyncIterator[Frame]:
-        """The page's frames after the hello, until it closes; ``ping`` is answered here."""
+    async def next_frame(self) -> Frame:
+        """The page's next frame after the hello (:exc:`Closed` once the page is gone);
+        ``ping`` is answered here."""
         while True:
             frame = await self._read(await self.ws.receive())
-            if frame.kind == "ping":
-                self.send({"t": "pong"})
-                continue
-            yield frame
+            if frame.kind != "ping":
+                return frame
+            self.send({"t": "pong"})
 
     async def close(self) -> None:
         """Close the socket if it is still open (the end of every handler)."""
@@ -309,8 +315,8 @@ async def serve(
     try:
         await page.require_origin(request, origins)
         session = await hello(page)
-        async for frame in page.frames():
-            await command(page, session, frame)
+        while True:  # until the page is gone (Closed)
+            await command(page, session, await page.next_frame())
     except Closed:
         pass
     finally:

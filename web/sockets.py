@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
@@ -72,9 +72,9 @@ class SocketHandler:
         #: Given to every page's connection: told of each frame written (benchmark only).
         self.on_sent: Callable[[str], None] | None = None
 
-    async def handle(self, request: web.Request) -> web.StreamResponse:
+    def handle(self, request: web.Request) -> Awaitable[web.StreamResponse]:
         """``GET /ws``."""
-        return await serve(request, self.origins, self._hello, self._command, self._closed)
+        return serve(request, self.origins, self._hello, self._command, self._closed)
 
     async def _closed(self, conn: Connection) -> None:
         self.presenter.remove(conn)

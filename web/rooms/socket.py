@@ -11,7 +11,7 @@ answered by a ``result``; a refused one is followed by the room's state.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
@@ -64,9 +64,9 @@ class RoomSocket:
         self.presenter = presenter
         self.touched = touched
 
-    async def handle(self, request: web.Request) -> web.StreamResponse:
+    def handle(self, request: web.Request) -> Awaitable[web.StreamResponse]:
         """``GET /ws/room``."""
-        return await serve(request, self.origins, self._hello, self._command, self._closed)
+        return serve(request, self.origins, self._hello, self._command, self._closed)
 
     async def _closed(self, room: RoomPage) -> None:
         self.presenter.remove(room)
