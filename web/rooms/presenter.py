@@ -73,7 +73,7 @@ class _Room:
             return False
         self.table = view
         self.changes += 1
-        key = (view.game_id, view.finished, view.stop_vote, *(s.forfeited for s in view.seats))
+        key = (view.game_id, view.outcome, view.stop_vote, *(s.forfeited for s in view.seats))
         if key == self.key:
             return False
         self.key = key
@@ -216,5 +216,5 @@ def _fits(table: TableView | None, phase: str) -> bool:
     """Whether ``table`` shows a room in ``phase`` (a game running, or over)."""
     if table is None:
         return False
-    over = table.finished or table.aborted
+    over = table.outcome is not None
     return over if phase == "finished" else not over
