@@ -41,6 +41,7 @@ from rules_engine.deal import HAND_SIZE, Deal
 from rules_engine.errors import IllegalActionError, InvalidPositionError
 from rules_engine.messages import Message, Seat
 from rules_engine.phase import Phase
+from rules_engine.played import Played, RoundEnd
 from rules_engine.rules import Rules
 
 __all__ = ["Game", "LegalActions", "Phase"]
@@ -865,13 +866,50 @@ class Game:
         """Whether ``action`` is legal now (the fast check; :meth:`explain` says why not)."""
         return self.is_legal_code(action.seat, action.code)
 
-    def apply(self, action: Action) -> None:
-        """Apply a checked action; an illegal one raises :class:`IllegalActionError` (carrying
-        the reason as ``.reason``) and changes nothing."""
-        if not self.is_legal_code(action.seat, action.code):
+    def apply(self, action: Action) -> Played:
+        """Apply a checked action and return what it did (:class:`Played`); an illegal one
+        raises :class:`IllegalActionError` (carrying the reason as ``.reason``) and changes
+        nothing.  (:meth:`apply_code` is the same move without the checks and the record.)"""
+        seat, code, kind = action.seat, action.code, action.kind
+        if not self.is_legal_code(seat, code):
             reason = self.explain(action) or Message("that action is not legal now")
             raise IllegalActionError(reason, action)
-        self.apply_code(action.code)
+        round_number, defender, out, taking = self.round, self.defender, self.out, self.taking
+        table = list(zip(self.table_attacks, self.table_defences, strict=True))
+        attack = kind is ActionKind.ATTACK
+        opening = attack and not table
+        self.apply_code(code)
+        round_end = None
+        if self.round != round_number or self.finished:
+            # the table as it stood when the round ended: what was there, then this action
+            if attack:
+                table += ((c.index, -1) for c in action.cards)
+            elif kind is ActionKind.DEFEND:
+                a, d = action.cards[0].index, action.cards[1].index
+                table = [(x, d if x == a else y) for x, y in table]
+            took = taking or kind is ActionKind.TAKE
+            round_end = RoundEnd(
+                round_number,
+                defender if took else None,
+                tuple((ALL_CARDS[x], ALL_CARDS[y] if y >= 0 else None) for x, y in table),
+            )
+        if attack:
+            target: int | None = defender
+        else:
+            target = self.defender if kind is ActionKind.TRANSFER else None
+        return Played(
+            seat,
+            kind,
+            action.cards,
+            action.uses,
+            opening=opening,
+            throw_in=attack and taking,
+            target=target,
+            round_end=round_end,
+            out=tuple(iter_bits(self.out & ~out)),
+            game_over=self.finished,
+            loser=self.loser,
+        )
 
     # ------------------------------------------------------------------ applying
     def apply_code(self, code: int) -> None:
