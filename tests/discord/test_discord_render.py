@@ -33,9 +33,10 @@ from cogs.render.notices import (
 from cogs.render.records import render_leaderboard, render_series, render_stats
 from cogs.render.table import render_table
 from cogs.render.text import card_md, seat_names
-from rules_engine.actions import ActionKind
+from rules_engine.actions import Action, ActionKind
 from rules_engine.cards import parse_card
 from rules_engine.messages import Message, Seat
+from rules_engine.played import Played
 
 from .dsc_factories import (
     attack_hand,
@@ -105,7 +106,9 @@ def test_tables_of_real_games_fit_and_show_only_public_cards() -> None:
 def test_table_six_long_names_and_long_history() -> None:
     game = next(g for g in _sample_states() if g.n == 6 and g.table_attacks)
     recent = tuple(
-        ActionRecord(i % 6, ActionKind(kind), tuple(map(parse_card, cards)), auto)
+        ActionRecord(
+            Played.of(Action(i % 6, ActionKind(kind), tuple(map(parse_card, cards)))), auto
+        )
         for i, (kind, cards, auto) in enumerate(
             itertools.islice(
                 itertools.cycle(
