@@ -166,7 +166,18 @@ def test_an_illegal_action_is_refused_and_records_nothing() -> None:
     before = game.state_dict()
     with pytest.raises(ValueError, match="not in your hand"):
         play(game, "0 attack A♠")
+    with pytest.raises(ValueError, match="not in your hand"):
+        game.push(parse_action("0 attack A♠"))
     assert game.state_dict() == before and game.history == []
+
+
+def test_push_plays_as_apply_without_the_record() -> None:
+    one = position(["8♥ K♣", "9♥ A♣"], trump="♦", stock="6♠ 7♠ 6♦")
+    two = position(["8♥ K♣", "9♥ A♣"], trump="♦", stock="6♠ 7♠ 6♦")
+    for text in ("0 attack 8♥", "1 defend 8♥ 9♥", "1 attack A♣"):
+        assert two.push(parse_action(text)) is None
+        one.apply(parse_action(text))
+        assert one.state_dict() == two.state_dict() and one.history == two.history
 
 
 # ------------------------------------------------------------------ records agree with the game
