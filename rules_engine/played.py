@@ -9,7 +9,7 @@ to and from JSON-safe dicts (:meth:`Played.to_dict`, :meth:`Played.from_dict`) f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rules_engine.actions import Action, ActionKind
@@ -82,12 +82,14 @@ class Played:
     seat: int
     kind: ActionKind
     cards: tuple[Card, ...]
-    uses: tuple[Card, ...]
+    # Compared but not hashed: the action's own fields tell records apart, and keep hashing
+    # cheap where records are cache keys.
+    uses: tuple[Card, ...] = field(hash=False)
     opening: bool = False
     throw_in: bool = False
     target: int | None = None
-    round_end: RoundEnd | None = None
-    out: tuple[int, ...] = ()
+    round_end: RoundEnd | None = field(default=None, hash=False)
+    out: tuple[int, ...] = field(default=(), hash=False)
     game_over: bool = False
     loser: int | None = None
 
