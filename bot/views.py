@@ -19,9 +19,10 @@ from typing import Literal
 from bot.outcome import Outcome
 from bot.ratings import Rating
 from bot.replay import Replay, TablePair
-from rules_engine.actions import ActionKind
+from rules_engine.actions import Action, ActionKind
 from rules_engine.cards import Card
 from rules_engine.messages import Message, Seat
+from rules_engine.played import Played
 from rules_engine.rules import Rules
 
 __all__ = [
@@ -188,33 +189,48 @@ class SeatView:
 
 @dataclass(frozen=True, slots=True)
 class ActionRecord:
-    """An action in the table's recent history, played by ``seat``."""
+    """An action in the table's recent history: the engine's record of what it did
+    (:class:`~rules_engine.played.Played`: the action, the hand cards it used, the round it
+    ended, who went out) and ``auto``, why the service played it for its player."""
 
-    seat: int
-    kind: ActionKind
-    cards: tuple[Card, ...]
+    played: Played
     auto: AutoKind = None
+
+    @property
+    def seat(self) -> int:
+        """The seat that played the action."""
+        return self.played.seat
+
+    @property
+    def kind(self) -> ActionKind:
+        return self.played.kind
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The action's cards (a defence: the attack, then the card beating it)."""
+        return self.played.cards
 
     @property
     def text(self) -> str:
         """Canonical action text without the seat, e.g. ``defend 8♥ 9♥``."""
-        return " ".join((self.kind.value, *map(str, self.cards)))
+        return self.played.text
 
     @property
     def message(self) -> Message:
         """The action with its player, e.g. ``{name} covers {attack} with {card}``."""
         player = Seat(self.seat)
-        if self.kind is ActionKind.DEFEND and len(self.cards) == 2:
+        cards = self.cards
+        if self.kind is ActionKind.DEFEND and len(cards) == 2:
             return Message(
                 "{name} covers {attack} with {card}",
                 name=player,
-                attack=self.cards[0],
-                card=self.cards[1],
+                attack=cards[0],
+                card=cards[1],
             )
         if self.kind is ActionKind.ATTACK:
-            return Message("{name} attacks with {cards}", name=player, cards=self.cards)
+            return Message("{name} attacks with {cards}", name=player, cards=cards)
         if self.kind is ActionKind.TRANSFER:
-            return Message("{name} transfers with {cards}", name=player, cards=self.cards)
+            return Message("{name} transfers with {cards}", name=player, cards=cards)
         if self.kind is ActionKind.TAKE:
             return Message("{name} takes the cards", name=player)
         return Message("{player} passes", player=player)
@@ -317,10 +333,19 @@ class HandCard:
 
 @dataclass(frozen=True, slots=True)
 class ActionChoice:
-    """A legal action: ``text`` (without the seat) is what :meth:`GameService.act` accepts."""
+    """A legal action: ``text`` (without the seat) is what :meth:`GameService.act` accepts;
+    ``uses`` are the cards of the player's hand it plays (the engine's
+    :attr:`Action.uses <rules_engine.actions.Action.uses>`: a defence's beating card, not
+    the attack it covers), by which a hand offers the choice on its cards."""
 
     kind: ActionKind
     cards: tuple[Card, ...]
+    uses: tuple[Card, ...]
+
+    @classmethod
+    def of(cls, action: Action) -> ActionChoice:
+        """The choice of the engine's legal ``action``."""
+        return cls(action.kind, action.cards, action.uses)
 
     @property
     def text(self) -> str:
