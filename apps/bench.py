@@ -51,6 +51,7 @@ from typing import IO, Any
 
 from bot.ai_pool import AIPool
 from bot.presenter import NullPresenter
+from bot.realm import EVERY_REALM
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
 from bot.views import LobbyOptions, TableView
@@ -86,7 +87,10 @@ def _percentile(ordered: list[float], q: float) -> float:
 
 
 class _Rematcher(NullPresenter):
-    """Deals the next game of a channel's series as soon as a game ends."""
+    """Deals the next game of a channel's series as soon as a game ends (in every realm: the
+    benchmark's channels are all its own)."""
+
+    realms = EVERY_REALM
 
     def __init__(self) -> None:
         self.service: GameService | None = None

@@ -50,6 +50,7 @@ import aiohttp
 from apps.bench import rss_kb
 from bot.ai_pool import AIPool
 from bot.presenter import NullPresenter
+from bot.realm import EVERY_REALM
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
 from bot.views import LobbyOptions, TableView
@@ -77,7 +78,10 @@ def _percentile(ordered: list[float], q: float) -> float:
 
 class _Stamps(NullPresenter):
     """Notes when each table was published (registered before the web table's presenter, so
-    it runs first), and deals the next game of a series as soon as one ends."""
+    it runs first), and deals the next game of a series as soon as one ends (in every realm:
+    the benchmark's channels are all its own)."""
+
+    realms = EVERY_REALM
 
     def __init__(self) -> None:
         self.published: dict[tuple[int, int], float] = {}

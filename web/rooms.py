@@ -44,7 +44,7 @@ from bot.limits import (
     RULE_PROFILES,
 )
 from bot.presenter import Notice, NullPresenter
-from bot.realm import is_room
+from bot.realm import Realm, is_room
 from bot.rooms import GUEST_NAME_MAX, NoRoom, RoomDirectory
 from bot.service import ChannelPhase, GameService
 from bot.views import LobbyView, TableView
@@ -112,27 +112,24 @@ class RoomPage:
 
 class RoomPresenter(NullPresenter):
     """The service's events of room channels, for the room pages (a presenter beside the
-    table's and Discord's)."""
+    table's and Discord's, given the rooms' events only)."""
+
+    realms = frozenset({Realm.ROOMS})
 
     def __init__(self, hub: RoomHub) -> None:
         self.hub = hub
 
     async def lobby_changed(self, view: LobbyView) -> None:
-        if is_room(view.channel_id):
-            await self.hub.changed(view.channel_id)
+        await self.hub.changed(view.channel_id)
 
     async def table_changed(self, view: TableView) -> None:
-        if is_room(view.channel_id):
-            key = (view.game_id, view.finished, view.stop_vote, *(s.forfeited for s in view.seats))
-            await self.hub.changed(view.channel_id, key)
+        key = (view.game_id, view.finished, view.stop_vote, *(s.forfeited for s in view.seats))
+        await self.hub.changed(view.channel_id, key)
 
     async def game_over(self, view: TableView) -> None:
-        if is_room(view.channel_id):
-            await self.hub.changed(view.channel_id)
+        await self.hub.changed(view.channel_id)
 
     async def notice(self, notice: Notice) -> None:
-        if not is_room(notice.channel_id):
-            return
         for page in self.hub.pages(notice.channel_id):
             cat = page.conn.cat
             names = [p.name for p in notice.players]

@@ -36,7 +36,6 @@ the process holding its shard, so this process's count is the server's.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 from collections.abc import Callable, Iterable
@@ -79,7 +78,8 @@ class GameService:
 
     :param storage: where everything is stored (opened by :meth:`restore` if needed).
     :param clock: time and timers (default: wall clock on the running loop).
-    :param presenters: event sinks (more via :meth:`add_presenter`).
+    :param presenters: event sinks, each given the events of the realms it serves (more via
+        :meth:`add_presenter`).
     :param turn_timeout: default seconds per human turn (lobbies may choose 15–600).
     :param ai_delay: seconds an AI seat (or autopilot) waits after deciding, before playing.
     :param seed_source: returns the seed of each new deal (default: cryptographic random).
@@ -137,9 +137,10 @@ class GameService:
         self._own_ai = ai is None
         self._ai: AIPool | ThreadAI = ai if ai is not None else AIPool()
         self._tasks = Tasks()
-        self._presenters: list[Presenter] = list(presenters)
         self._restored = False
-        channels = self._channels = Channels(self._tasks, self._presenters)
+        channels = self._channels = Channels(self._tasks)
+        for presenter in presenters:
+            channels.subscribe(presenter)
         settings = self._settings = SettingsStore(
             storage, self.clock, turn_timeout, lambda g: any(c.guild_id == g for c in channels)
         )
@@ -247,12 +248,14 @@ class GameService:
 
     # ------------------------------------------------------------------ lifecycle
     def add_presenter(self, presenter: Presenter) -> None:
-        """Register an event sink (e.g. the Discord adapter)."""
-        self._presenters.append(presenter)
+        """Register an event sink (e.g. the Discord adapter) for the realms it serves
+        (:attr:`~bot.presenter.Presenter.realms`): it is given the events of those realms'
+        channels only."""
+        self._channels.subscribe(presenter)
 
     def remove_presenter(self, presenter: Presenter) -> None:
-        with contextlib.suppress(ValueError):
-            self._presenters.remove(presenter)
+        """Give ``presenter`` no more events."""
+        self._channels.unsubscribe(presenter)
 
     async def restore(self) -> int:
         """Startup recovery (:meth:`bot.service.lifecycle.Lifecycle.restore`): reload what

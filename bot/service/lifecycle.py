@@ -78,7 +78,7 @@ class Lifecycle:
         ):
             await self.settings.load(guild_id)
         self._load_tables(state)
-        outbox = Outbox(self.channels.presenters)
+        outbox = Outbox(self.channels)
         restored: list[ChannelState] = []
         for live in state.live:
             ch = await self._restore_live(live, now, outbox)
