@@ -49,6 +49,7 @@ import aiohttp
 
 from apps.bench import rss_kb
 from bot.ai_pool import AIPool
+from bot.authority import SystemRule, system
 from bot.presenter import NullPresenter
 from bot.realm import EVERY_REALM
 from bot.service import GameService
@@ -63,6 +64,8 @@ from web.tokens import Signer
 __all__ = ["main"]
 
 HOST_ID = 1
+#: The benchmark deals and rematches its tables as an operator (the system).
+OPERATOR = system(SystemRule.OPERATOR)
 #: Channel (and server) ids of the bench's games start here.
 FIRST_CHANNEL = 10_000
 LAG_INTERVAL_S = 0.01
@@ -93,7 +96,7 @@ class _Stamps(NullPresenter):
 
     async def game_over(self, view: TableView) -> None:
         if self.running and self.service is not None:
-            await self.service.rematch(view.channel_id, HOST_ID, manage_channel=True)
+            await self.service.rematch(view.channel_id, HOST_ID, OPERATOR)
 
 
 async def _watch_lag(samples: array[float], stop: asyncio.Event) -> None:
@@ -211,7 +214,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await service.open_lobby(ch, ch, HOST_ID, "host", options, seat_host=False)
             for _ in range(args.players):
                 await service.add_ai(ch, HOST_ID, args.level)
-            await service.start(ch, HOST_ID, manage_channel=True)
+            await service.start(ch, HOST_ID, OPERATOR)
         tokens = [signer.watcher(ch) for ch in channels for _ in range(args.pages)]
         await asyncio.sleep(1.0)
         gc.collect()

@@ -19,7 +19,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -35,6 +35,7 @@ from present.messages import render_message
 from rules_engine import Action, ActionKind, parse_card
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from rules_engine.errors import DurakError
+from rules_engine.messages import Message
 from terminal.text import (
     render_hand,
     render_opening,
@@ -43,6 +44,7 @@ from terminal.text import (
     render_table,
     render_throw_in,
 )
+from terminal.wording import TERMINAL_WORDING
 
 __all__ = ["HELP", "LEGEND", "OutputClosed", "play", "turn_time"]
 
@@ -206,13 +208,13 @@ class _Printer(NullPresenter):
         if rec.kind is ActionKind.ATTACK and self.taker is not None:
             text = render_throw_in(self.names[rec.seat], rec.cards, self.names[self.taker])
         else:
-            text = render_message(rec.message, self.names)
+            text = _text(rec.message, self.names)
         self.say(f"  {text}{suffix}")
 
     async def notice(self, notice: Notice) -> None:
         if notice.kind in ("timeout", "autopilot_on", "autopilot_off"):
             with contextlib.suppress(OutputClosed):
-                self.say(f"* {render_message(notice.message, [p.name for p in notice.players])}")
+                self.say(f"* {_text(notice.message, [p.name for p in notice.players])}")
 
 
 def turn_time(deadline: float | None, turn_timeout: int, now: float) -> str | None:
@@ -311,7 +313,7 @@ async def play(
             for _ in range(players - 1):
                 await service.add_ai(CHANNEL, USER, level)
         except ServiceError as exc:
-            printer.say(f"error: {render_message(exc.message, printer.names)}")
+            printer.say(f"error: {_text(exc.message, printer.names)}")
             return 2
         view = await service.start(CHANNEL, USER)
         printer.say(
@@ -398,6 +400,11 @@ async def _answer(
         return line.text
 
 
+def _text(message: Message, names: Sequence[str] = ()) -> str:
+    """``message`` in the terminal's English and wording (``names``: the seats')."""
+    return render_message(message, names, wording=TERMINAL_WORDING)
+
+
 def _stale(text: str) -> str:
     return (
         f"! {text!r} was typed before the position above was shown: nothing was played. "
@@ -448,7 +455,7 @@ async def _apply(service: GameService, printer: _Printer, text: str, screen: _Sc
         )
         return "stale"
     except ServiceError as exc:
-        printer.say(f"! {render_message(exc.message, printer.names)}")
+        printer.say(f"! {_text(exc.message, printer.names)}")
         return "refused"
     return "played"
 

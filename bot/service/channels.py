@@ -23,6 +23,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
+from bot.authority import Authority
 from bot.errors import (
     AlreadyStarted,
     ChannelMoved,
@@ -38,6 +39,7 @@ from bot.realm import Realm, realm_of
 from bot.service.tasks import Tasks
 from bot.state import ChannelState, GameState, LobbyState
 from bot.storage import SeriesRecord
+from bot.terms import HERE, Permission
 from bot.view_builders import hand_view, table_view
 from bot.views import HandView, LobbyView, Player, TableView
 from rules_engine.messages import Message
@@ -50,6 +52,7 @@ __all__ = [
     "Transaction",
     "need_host",
     "need_member",
+    "not_host_message",
     "players_of",
     "require_seat",
     "seat_of",
@@ -174,6 +177,11 @@ class Transaction:
         """The channel's state, if anything is in it."""
         return self._channels.get(self.channel_id)
 
+    @property
+    def realm(self) -> Realm:
+        """The channel's realm (:func:`bot.realm.realm_of`)."""
+        return realm_of(self.channel_id)
+
     def channel(self, guild_id: int) -> ChannelState:
         """The channel's state, created empty if there is none (at the channel's stored
         fence, so that its first write is fenced like any other)."""
@@ -201,7 +209,7 @@ class Transaction:
         """The channel's series (:class:`NoGame` if none)."""
         ch = self.ch
         if ch is None or ch.series is None:
-            raise NoGame(Message("there is no series in this channel"))
+            raise NoGame(Message("there is no series {here}", here=HERE))
         return ch, ch.series
 
     def running(self, game_id: int) -> tuple[ChannelState, GameState] | None:
@@ -380,16 +388,30 @@ def need_game(
     return ch, ch.game
 
 
-def need_host(host_id: int, requester_id: int, manage_channel: bool) -> None:
-    """Refuse (:class:`NotHost`) anyone but the host, unless they have Manage Channel."""
-    if requester_id != host_id and not manage_channel:
-        raise NotHost()
+def need_host(realm: Realm, host_id: int, requester_id: int | None, authority: Authority) -> None:
+    """Refuse (:class:`NotHost`) anyone but the host, unless their ``authority`` may act over
+    the host in ``realm`` (:meth:`Authority.over_host`); the refusal names moderators only
+    where the realm has them."""
+    if requester_id != host_id and not authority.over_host(realm):
+        raise NotHost(not_host_message(realm))
 
 
-def need_member(series: SeriesRecord, requester_id: int, manage_channel: bool) -> None:
-    """Refuse (:class:`NotSeated`) anyone but the host and the series' players, unless they
-    have Manage Channel."""
-    if manage_channel or requester_id == series.host_id:
+def not_host_message(realm: Realm) -> Message:
+    """What someone who may not do a host's part is told in ``realm``."""
+    if realm.has_moderators:
+        return Message(
+            "only the host or someone with {permission} can do that",
+            permission=Permission.MANAGE_CHANNEL,
+        )
+    return Message("only the host can do that")
+
+
+def need_member(
+    realm: Realm, series: SeriesRecord, requester_id: int, authority: Authority
+) -> None:
+    """Refuse (:class:`NotSeated`) anyone but the host and the series' players, unless their
+    ``authority`` may act over the host in ``realm``."""
+    if authority.over_host(realm) or requester_id == series.host_id:
         return
     if any(s.user_id == requester_id for s in series.seats):
         return

@@ -9,15 +9,15 @@ import pytest
 
 from bot.realm import EVERY_REALM, ROOM_IDS, SNOWFLAKE_MIN, WEB_REALM, Realm, realm_of
 
-from .conftest import ALICE, BOB, CH, GUILD, Recorder, play_out, settle
+from .conftest import ALICE, BOB, Recorder, play_out, settle
 
 DISCORD_CHANNEL, DISCORD_GUILD = 7 << 22, 9 << 22
 ROOM = ROOM_IDS.start
-#: The channel and server of each realm's table in these tests.
+#: The channel and server of each realm's table in these tests (the terminal's are 1 and 1).
 PLACES = {
     Realm.DISCORD: (DISCORD_CHANNEL, DISCORD_GUILD),
     Realm.ROOMS: (ROOM, WEB_REALM),
-    Realm.LOCAL: (CH, GUILD),
+    Realm.LOCAL: (1, 1),
 }
 
 
@@ -44,7 +44,7 @@ def test_a_channels_id_says_its_realm() -> None:
     assert realm_of(SNOWFLAKE_MIN) is Realm.DISCORD
     assert realm_of(DISCORD_CHANNEL) is Realm.DISCORD
     assert realm_of(ROOM_IDS.start) is realm_of(ROOM_IDS[-1]) is Realm.ROOMS
-    for local in (1, 3, CH, ROOM_IDS.start - 1):
+    for local in (1, 3, 100, ROOM_IDS.start - 1):
         assert realm_of(local) is Realm.LOCAL
     assert Realm.DISCORD.has_moderators
     assert not Realm.ROOMS.has_moderators and not Realm.LOCAL.has_moderators

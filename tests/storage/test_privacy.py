@@ -18,6 +18,7 @@ from bot.storage import (
     SeriesRecord,
     Storage,
 )
+from bot.terms import ChannelList
 from bot.views import (
     FORMER_PLAYER_ID,
     LobbyOptions,
@@ -278,5 +279,5 @@ async def test_forgetting_is_refused_while_the_user_is_in_play(
     with pytest.raises(PlayerInPlay) as refused:
         await storage.forget_player(ALICE)
     assert refused.value.details["channels"] == (400,)
-    assert "<#400>" in str(refused.value.message)
+    assert refused.value.message["channels"] == ChannelList((400,))
     assert await _dump(backend) == before

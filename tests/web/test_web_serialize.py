@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from present.catalog import catalog
 from web.serialize import hand_json, plain_names, table_json, welcome_json
 from web.strings import UI_STRINGS
+from web.wording import catalog
 
 from .conftest import ALICE, BOB, CH, WebTable
 
