@@ -53,9 +53,10 @@ from bot.ai_pool import AIPool
 from bot.authority import SystemRule, system
 from bot.presenter import NullPresenter
 from bot.realm import EVERY_REALM
+from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
-from bot.views import LobbyOptions, TableView
+from bot.views import TableView
 from rules_engine.ai import DEFAULT_AI_LEVEL, LEVELS
 
 __all__ = ["main", "run_worker"]

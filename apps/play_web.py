@@ -28,9 +28,9 @@ from typing import TextIO
 from bot.ai_pool import ThreadAI
 from bot.errors import ServiceError
 from bot.limits import MAX_TIMEOUT
+from bot.seating import LobbyOptions
 from bot.service import ChannelPhase, GameService
 from bot.storage import SqliteStorage
-from bot.views import LobbyOptions
 from present.messages import render_message
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from terminal.wording import TERMINAL_WORDING

@@ -28,9 +28,10 @@ from bot.errors import ServiceError, StaleAction
 from bot.limits import MAX_TIMEOUT
 from bot.presenter import Notice, NullPresenter
 from bot.realm import Realm
+from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import SqliteStorage
-from bot.views import ActionChoice, ActionRecord, HandView, LobbyOptions, TableView
+from bot.views import ActionChoice, ActionRecord, HandView, TableView
 from present.messages import render_message
 from rules_engine import Action, ActionKind, parse_card
 from rules_engine.ai import DEFAULT_AI_LEVEL

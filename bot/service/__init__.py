@@ -46,7 +46,9 @@ from bot.authority import PLAYER, Authority, SystemRule
 from bot.clock import Clock, SystemClock
 from bot.errors import ServiceError
 from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
+from bot.player_records import PrivacyView
 from bot.presenter import Presenter
+from bot.seating import LobbyOptions
 from bot.server_config import ServerConfig
 from bot.service.channels import Channels
 from bot.service.commit import Commit
@@ -65,9 +67,7 @@ from bot.views import (
     HandView,
     HistoryPage,
     LeaderboardPage,
-    LobbyOptions,
     LobbyView,
-    PrivacyView,
     ReplayView,
     SeriesView,
     StatsView,

@@ -25,6 +25,7 @@ from bot.errors import (
     StaleAction,
 )
 from bot.realm import Realm
+from bot.seating import LobbySeat
 from bot.service.channels import (
     Channels,
     Transaction,
@@ -40,7 +41,7 @@ from bot.service.options import checked_ids
 from bot.state import ChannelState, GameState, LobbyState
 from bot.terms import HERE, Command, Permission
 from bot.view_builders import table_view
-from bot.views import LobbySeat, LobbyView, TableView
+from bot.views import LobbyView, TableView
 from bot.votes import Forfeit, ForfeitReason, StopVote, VoteProblem
 from rules_engine.messages import Message, Seat
 

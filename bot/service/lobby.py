@@ -33,6 +33,7 @@ from bot.errors import (
     UnknownLevel,
 )
 from bot.limits import MAX_SEATS, MIN_SEATS
+from bot.seating import LobbyOptions, LobbySeat
 from bot.service.channels import Channels, Transaction, need_host, seat_of
 from bot.service.commit import Commit
 from bot.service.moved import retry_moved
@@ -48,7 +49,7 @@ from bot.service.settings import SettingsStore
 from bot.state import ChannelState, LobbyState
 from bot.terms import ChannelList
 from bot.view_builders import lobby_view, table_view
-from bot.views import LobbyOptions, LobbySeat, LobbyView, TableView
+from bot.views import LobbyView, TableView
 from rules_engine import deal_from_seed
 from rules_engine.ai import DEFAULT_AI_LEVEL, LEVELS
 from rules_engine.messages import Message

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from bot.errors import BadOption, UnknownGame
 from bot.replay import build_replay
+from bot.seating import LobbySeat
 from bot.service.commit import storage_errors
 from bot.service.options import (
     MAX_ID,
@@ -33,7 +34,6 @@ from bot.views import (
     HistoryPage,
     HistoryResult,
     LeaderboardPage,
-    LobbySeat,
     Player,
     ReplayView,
     StatsView,

@@ -9,15 +9,8 @@ import itertools
 import pytest
 
 from bot.errors import ConfirmForfeit, NotYourTurn
-from bot.views import (
-    ActionRecord,
-    HandView,
-    Player,
-    ProfileStats,
-    StatsView,
-    TableView,
-    action_message,
-)
+from bot.player_records import ProfileStats
+from bot.views import ActionRecord, HandView, Player, StatsView, TableView, action_message
 from cogs.custom_ids import parse_game_id, parse_lobby_id
 from cogs.i18n import SUPPORTED, catalog
 from cogs.render.hand import CARDS_PER_PAGE, render_hand, render_why

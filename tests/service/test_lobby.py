@@ -20,7 +20,7 @@ from bot.errors import (
     ServiceError,
     UnknownLevel,
 )
-from bot.views import LobbyOptions
+from bot.seating import LobbyOptions
 
 from .conftest import ALICE, BOB, CAROL, CH, DAVE, GUILD, db_dump, settle
 

@@ -9,7 +9,9 @@ import dataclasses
 import pytest
 
 from bot.errors import PlayerInPlay
+from bot.player_records import PrivacyView, ServerRecords
 from bot.ratings import RatingKey
+from bot.seating import FORMER_PLAYER_ID, LobbyOptions, LobbySeat
 from bot.storage import (
     FIRST_REVISION,
     FinishedGame,
@@ -19,13 +21,6 @@ from bot.storage import (
     Storage,
 )
 from bot.terms import ChannelList
-from bot.views import (
-    FORMER_PLAYER_ID,
-    LobbyOptions,
-    LobbySeat,
-    PrivacyView,
-    ServerRecords,
-)
 from bot.votes import Forfeit
 
 from .conftest import Backend, new_game
