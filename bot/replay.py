@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.outcome import Outcome
 from rules_engine.actions import Action, ActionKind, parse_action
 from rules_engine.cards import Card, Suit, parse_card, parse_suit
 from rules_engine.deal import Deal
@@ -48,7 +49,7 @@ class ReplayFrame:
     - ``action``: the move just played, as a typed value (seat, kind, cards), ``None`` at 0;
     - ``message``: that move in words (the deal at frame 0); ``events``: what followed it in
       the same instant, in words: a pick-up or a beaten-off table when the move closed the
-      round, players going out, forfeits, the result;
+      round, players going out, forfeits;
     - ``hands``: every seat's cards, face up, in canonical order;
     - ``table``: the pairs on the table after the move; when the move closed the round the
       engine has already cleared it, and ``closed_table`` holds the pairs as they were at the
@@ -58,7 +59,7 @@ class ReplayFrame:
       suit;
     - ``out``: seats out of the game; ``forfeited``: seats whose player had forfeited by then;
     - ``defender``/``to_act``: the seats defending and to act next (``None`` once finished);
-    - ``finished``, ``loser`` and ``draw``: the result, set on the last frame only.
+    - ``outcome``: how the game ended, on the last frame only (``None`` before it).
     """
 
     index: int
@@ -78,9 +79,7 @@ class ReplayFrame:
     forfeited: frozenset[int]
     defender: int | None
     to_act: int | None
-    finished: bool
-    loser: int | None
-    draw: bool
+    outcome: Outcome | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +181,6 @@ class _State:
     taking: bool
     finished: bool
     loser: int | None
-    draw: bool
 
     @classmethod
     def of(cls, game: Game) -> _State:
@@ -205,7 +203,6 @@ class _State:
             taking=bool(state["taking"]),
             finished=bool(state["finished"]),
             loser=state["loser"],
-            draw=bool(state["draw"]),
         )
 
 
@@ -251,8 +248,6 @@ def build_replay(
         for seat in sorted(after.out - before.out):
             events.append(Message("{player} is out", player=Seat(seat)))
         events.extend(_forfeit_events(left, index))
-        if after.finished:
-            events.append(_result(after))
         closed_table = pairs if closed else ()
         frames.append(
             _frame(
@@ -271,12 +266,6 @@ def build_replay(
     if not before.finished:
         raise ValueError("the action log does not finish the game: only finished games replay")
     return Replay(tuple(frames))
-
-
-def _result(state: _State) -> Message:
-    if state.loser is None:
-        return Message("the game is a draw: nobody is the durak")
-    return Message("{player} is the durak", player=Seat(state.loser))
 
 
 def _forfeit_events(forfeits: Mapping[int, int], index: int) -> tuple[Message, ...]:
@@ -327,7 +316,12 @@ def _frame(
         forfeited=frozenset(seat for seat, move in forfeits.items() if move <= index),
         defender=state.defender,
         to_act=state.to_act,
-        finished=state.finished,
-        loser=state.loser,
-        draw=state.draw,
+        outcome=_outcome(state, forfeits) if state.finished else None,
     )
+
+
+def _outcome(state: _State, forfeits: Mapping[int, int]) -> Outcome:
+    """How the replayed game ended: the engine's durak or draw, with every forfeit."""
+    if state.loser is None:
+        return Outcome.draw(forfeits)
+    return Outcome.durak(state.loser, forfeits=forfeits)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.limits import MIN_SEATS
+from bot.outcome import Outcome
 from bot.state import ChannelState, GameState, LobbyState
 from bot.storage import SeriesRecord
 from bot.views import (
@@ -137,16 +138,22 @@ def table_view(ch: ChannelState) -> TableView:
         deadline=None if fin else g.deadline,
         turn_timeout=ch.turn_timeout,
         recent=g.recent,
-        finished=game.finished,
-        loser=game.loser,
-        draw=game.draw,
         dealer=game.deal.dealer,
+        outcome=_outcome(g) if fin else None,
         series=series_view(series),
         waiting_for=waiting,
-        aborted=g.aborted,
         stop_vote=None if fin or g.vote is None else g.vote.tally,
         stop_vote_deadline=None if fin or g.vote is None else g.vote.deadline,
     )
+
+
+def _outcome(g: GameState) -> Outcome:
+    """How ``g`` ended: stopped, else the engine's durak or draw; with its forfeits."""
+    if g.aborted:
+        return Outcome.stopped(g.forfeits)
+    if g.game.loser is None:
+        return Outcome.draw(g.forfeits)
+    return Outcome.durak(g.game.loser, forfeits=g.forfeits)
 
 
 def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from bot.outcome import Outcome
 from bot.player_records import AiLevelStats, LeaderboardRow, PrivacyView, ProfileStats
 from bot.replay import Replay, TablePair
 from bot.seating import FORMER_PLAYER_ID, LobbySeat
@@ -35,7 +36,6 @@ __all__ = [
     "HandView",
     "HistoryEntry",
     "HistoryPage",
-    "HistoryResult",
     "LeaderboardPage",
     "LobbyView",
     "Player",
@@ -172,7 +172,7 @@ class ActionRecord:
             return Message("{name} transfers with {cards}", name=player, cards=self.cards)
         if self.kind is ActionKind.TAKE:
             return Message("{name} takes the cards", name=player)
-        return Message("{name} passes", name=player)
+        return Message("{player} passes", player=player)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +211,8 @@ class TableView:
     or with six players); ``trump`` (the suit symbol) is always set.  ``shown`` lists the cards
     shown to everyone at the deal (lowest trump choosing the leader, 6-player dealer card).
     ``deadline`` is the absolute epoch time at which the turn times out, ``None`` when no
-    human is waiting (AI or autopilot to move, or game over).
+    human is waiting (AI or autopilot to move, or game over).  ``outcome`` is how the game
+    ended (``None`` while it runs): a durak, a draw, or stopped, with its forfeits.
     """
 
     channel_id: int
@@ -234,18 +235,20 @@ class TableView:
     deadline: float | None
     turn_timeout: int
     recent: tuple[ActionRecord, ...]
-    finished: bool
-    loser: int | None
-    draw: bool
     dealer: int | None
+    outcome: Outcome | None = None
     series: SeriesView | None = None
     #: Why ``to_act`` is being waited on, for the adapter's prompt.
     waiting_for: WaitingFor | None = None
-    #: The game was stopped before its end (no loss recorded).
-    aborted: bool = False
     #: An open stop vote: ``(agreeing, voters)`` for "Stop? n/m", and when it lapses.
     stop_vote: tuple[int, int] | None = None
     stop_vote_deadline: float | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game was played to its end (read by the service's event queue and the
+        rooms' change key; an adapter reads :attr:`outcome`)."""
+        return self.outcome is not None and self.outcome.finished
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,27 +349,23 @@ class LeaderboardPage:
     rows: tuple[LeaderboardRow, ...]
 
 
-#: How an ended game ended: a durak, a draw, or stopped before its end.
-HistoryResult = Literal["loss", "draw", "aborted"]
-
-
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
-    """One ended game in ``/durak history``: ``result`` is ``loss`` (``loser`` is the durak's
-    seat), ``draw`` or ``aborted``; ``players`` in seat order; ``ended_at`` epoch seconds."""
+    """One ended game in ``/durak history``: how it ended (``outcome``; the history does not
+    read forfeits, so its ``forfeits`` are empty), ``players`` in seat order, ``ended_at``
+    epoch seconds."""
 
     game_id: int
     ended_at: float
     rules: Rules
     profile: str
     players: tuple[Player, ...]
-    result: HistoryResult
-    loser: int | None
+    outcome: Outcome
 
     @property
     def replayable(self) -> bool:
-        """Whether the game was played to its end (an aborted game has nothing to replay)."""
-        return self.result != "aborted"
+        """Whether the game was played to its end (a stopped game has nothing to replay)."""
+        return self.outcome.finished
 
 
 @dataclass(frozen=True, slots=True)

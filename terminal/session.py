@@ -13,13 +13,12 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
-import dataclasses
 import math
 import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -32,20 +31,19 @@ from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import SqliteStorage
 from bot.views import ActionChoice, ActionRecord, HandView, TableView
-from present.messages import render_message
 from rules_engine import Action, ActionKind, parse_card
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from rules_engine.errors import DurakError
-from rules_engine.messages import Message
 from terminal.text import (
+    EN,
+    names,
     render_hand,
+    render_move,
     render_opening,
     render_round_end,
     render_series,
     render_table,
-    render_throw_in,
 )
-from terminal.wording import TERMINAL_WORDING
 
 __all__ = ["HELP", "LEGEND", "OutputClosed", "play", "turn_time"]
 
@@ -185,7 +183,7 @@ class _Printer(NullPresenter):
             return
         same_game = self.key is not None and self.key[0] == view.game_id
         new = view.version - self.key[1] if same_game and self.key else view.version
-        self.names = [s.name for s in view.seats]
+        self.names = names(view.seats)
         self.key = key
         self.changed.set()
         with contextlib.suppress(OutputClosed):
@@ -197,25 +195,22 @@ class _Printer(NullPresenter):
             if new > 0:
                 for rec in view.recent[-new:]:
                     self._say_action(rec)
-            if new > 0 and not view.aborted and (view.round != self.round or view.finished):
+            stopped = view.outcome is not None and not view.outcome.finished
+            over = view.outcome is not None
+            if new > 0 and not stopped and (view.round != self.round or over):
                 taker = None if self.taker is None else self.names[self.taker]
                 self.say(f"  {render_round_end(self.round, taker)}")
                 self.round, self.taker = view.round, None
 
     def _say_action(self, rec: ActionRecord) -> None:
-        suffix = f" ({rec.auto})" if rec.auto else ""
         if rec.kind is ActionKind.TAKE:
             self.taker = rec.seat
-        if rec.kind is ActionKind.ATTACK and self.taker is not None:
-            text = render_throw_in(self.names[rec.seat], rec.cards, self.names[self.taker])
-        else:
-            text = _text(rec.message, self.names)
-        self.say(f"  {text}{suffix}")
+        self.say(f"  {render_move(rec, self.names, self.taker)}")
 
     async def notice(self, notice: Notice) -> None:
         if notice.kind in ("timeout", "autopilot_on", "autopilot_off"):
             with contextlib.suppress(OutputClosed):
-                self.say(f"* {_text(notice.message, [p.name for p in notice.players])}")
+                self.say(f"* {EN.render(notice.message, names(notice.players))}")
 
 
 def turn_time(deadline: float | None, turn_timeout: int, now: float) -> str | None:
@@ -229,11 +224,7 @@ def turn_time(deadline: float | None, turn_timeout: int, now: float) -> str | No
 
 def _table_text(view: TableView) -> str:
     """The table, with the turn's time as :func:`turn_time` gives it."""
-    text = render_table(dataclasses.replace(view, deadline=None))
-    timing = turn_time(view.deadline, view.turn_timeout, time.time())
-    if timing is not None and view.to_act is not None and not view.finished:
-        text += f"\n  to act: {view.seats[view.to_act].name}, {timing}"
-    return text
+    return render_table(view, timing=turn_time(view.deadline, view.turn_timeout, time.time()))
 
 
 def _hand_text(hand: HandView) -> str:
@@ -314,7 +305,7 @@ async def play(
             for _ in range(players - 1):
                 await service.add_ai(CHANNEL, USER, level)
         except ServiceError as exc:
-            printer.say(f"error: {_text(exc.message, printer.names)}")
+            printer.say(f"error: {EN.render(exc.message, printer.names)}")
             return 2
         view = await service.start(CHANNEL, USER)
         printer.say(
@@ -401,11 +392,6 @@ async def _answer(
         return line.text
 
 
-def _text(message: Message, names: Sequence[str] = ()) -> str:
-    """``message`` in the terminal's English and wording (``names``: the seats')."""
-    return render_message(message, names, wording=TERMINAL_WORDING)
-
-
 def _stale(text: str) -> str:
     return (
         f"! {text!r} was typed before the position above was shown: nothing was played. "
@@ -456,7 +442,7 @@ async def _apply(service: GameService, printer: _Printer, text: str, screen: _Sc
         )
         return "stale"
     except ServiceError as exc:
-        printer.say(f"! {_text(exc.message, printer.names)}")
+        printer.say(f"! {EN.render(exc.message, printer.names)}")
         return "refused"
     return "played"
 

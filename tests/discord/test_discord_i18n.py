@@ -241,7 +241,7 @@ def test_every_service_error_is_translated(lang: str) -> None:
 
 
 def test_catalog_render_matches_module_render() -> None:
-    message = Message("{name} passes", name=Seat(0))
+    message = Message("{player} passes", player=Seat(0))
     assert isinstance(catalog("fr"), Catalog)
     assert catalog("fr").render(message, ["Zoé"]) == render(message, "fr-FR", ["Zoé"])
 

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from bot.player_records import PrivacyView, ServerRecords, StoredRating
+from bot.outcome import Outcome
 from bot.ratings import Rating
 from bot.seating import FORMER_PLAYER_ID, LobbySeat
 from bot.views import ForgetRequest, HistoryEntry, HistoryPage, Player, SeriesEntry
@@ -152,7 +153,11 @@ def test_a_forgotten_seat_reads_a_former_player_in_the_readers_language(lang: st
         1,
         10,
         1,
-        (HistoryEntry(5, 1_700_000_000.0, PROFILES["podkidnoy"], "podkidnoy", players, "loss", 0),),
+        (
+            HistoryEntry(
+                5, 1_700_000_000.0, PROFILES["podkidnoy"], "podkidnoy", players, Outcome.durak(0)
+            ),
+        ),
     )
     text = message_text(render_history(page, t))
     assert f"**{FORMER[lang]}**" in text and "?" not in text.replace("¿", "")

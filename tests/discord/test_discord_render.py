@@ -11,6 +11,9 @@ import pytest
 from bot.errors import ConfirmForfeit, NotYourTurn
 from bot.player_records import ProfileStats
 from bot.views import ActionRecord, HandView, Player, StatsView, TableView, action_message
+from bot.outcome import Outcome
+from bot.player_records import ProfileStats
+from bot.views import ActionRecord, HandView, Player, StatsView, TableView, action_message
 from cogs.custom_ids import parse_game_id, parse_lobby_id
 from cogs.i18n import SUPPORTED, catalog
 from cogs.render.hand import CARDS_PER_PAGE, render_hand, render_why
@@ -147,7 +150,8 @@ def test_game_over_durak_draw_and_stopped() -> None:
     view = table_view(losses[0])
     msg = render_table(view, catalog("en"))
     text = message_text(msg)
-    loser = view.seats[view.loser]
+    assert view.outcome is not None
+    loser = view.seats[view.outcome.losers[0]]
     name = "Counter AI" if loser.ai_level == "counter" else loser.name  # an AI seat: its level
     assert f"{name} is the durak" in text
     assert "Series" in text and "loss" in text
@@ -155,9 +159,9 @@ def test_game_over_durak_draw_and_stopped() -> None:
     assert labels == {"Rematch", "End series"}
     from dataclasses import replace
 
-    draw = replace(view, loser=None, draw=True)
+    draw = replace(view, outcome=Outcome.draw())
     assert "draw" in message_text(render_table(draw, catalog("en")))
-    stopped = replace(view, finished=False, aborted=True)
+    stopped = replace(view, outcome=Outcome.stopped())
     msg = render_table(stopped, catalog("fr"))
     check_message(msg)
     assert msg.components == ()
@@ -294,7 +298,7 @@ def test_the_running_table_has_the_watch_link_and_game_over_has_none() -> None:
     check_message(msg)
     assert [(c.label, c.url) for c in msg.components if c.url] == [("Regarder", LINK)]
     assert not [c for c in render_table(view, catalog("fr")).components if c.url]
-    over = dataclasses.replace(view, finished=True, loser=0)
+    over = dataclasses.replace(view, outcome=Outcome.durak(0))
     assert not [c for c in render_table(over, catalog("en"), watch=LINK).components if c.url]
 
 
@@ -428,7 +432,7 @@ def test_ai_seats_are_named_by_level_in_the_readers_language() -> None:
         "IA Experto",
         "IA Aficionado 2",
     ]
-    ran_out = Message("{name} passes", name=Seat(3))
+    ran_out = Message("{player} passes", player=Seat(3))
     assert (
         render_notice("timeout", ran_out, catalog("fr"), seat_names(seats, catalog("fr")))
         == "⏰ IA Amateur 2 passe"
@@ -526,11 +530,13 @@ def test_a_stop_vote_and_a_forfeited_seat_on_the_table() -> None:
         assert _actions(msg) == {"hand", "stop", "keep", "leave"}
         if t.locale != "en":
             assert "left: the AI plays" not in text and "Keep playing" not in text
-    stopped = dataclasses.replace(view, aborted=True, stop_vote=None)
+    stopped = dataclasses.replace(view, outcome=Outcome.stopped(forfeits=(1,)), stop_vote=None)
     for t in CATS:
         text = message_text(render_table(stopped, t))
         assert (
-            t.gettext("🛑 **The game was stopped: no result is recorded, except forfeits.**")
+            "🛑 **"
+            + t.gettext("The game was stopped: no result is recorded, except forfeits.")
+            + "**"
             in text
         )
         assert not _actions(render_table(stopped, t))

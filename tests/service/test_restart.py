@@ -136,7 +136,9 @@ async def test_finished_series_survives_restart_and_rematches(make_service):
     assert b.state(CH) == "finished"
     assert await b.series(CH) == series
     table = await b.table(CH)
-    assert table.finished and table.loser == finished.loser and table.game_id == finished.game_id
+    assert (
+        table.finished and table.outcome == finished.outcome and table.game_id == finished.game_id
+    )
     new = await b.rematch(CH, BOB)
     assert new.game_id != finished.game_id and not new.finished and new.version == 0
 

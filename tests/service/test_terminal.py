@@ -136,7 +136,7 @@ def test_the_turn_time_reads_per_turn_until_a_second_has_passed() -> None:
     assert turn_time(now - 3, 60, now) == "0 s left"
     console = Console([["q"]])
     assert _play(console, "--seed", "1", "--ai-delay", "0") == 0
-    assert "to act: Player, 600 s per turn" in console.text
+    assert "\n  Player to lead the round, 600 s per turn\n" in console.text
     assert " s left" not in console.text
 
 
@@ -156,7 +156,7 @@ def test_terminal_mode_plays_a_game_through_its_input(
     assert "! choose 1–" in out  # "99" is out of range
     assert "! unknown action 'zzz'" in out
     assert "was typed before" not in out
-    assert "Game over" in out and "Series after 1 game(s)" in out
+    assert "Game over" in out and "\nSeries: 1 game — " in out
     assert out.rstrip().endswith("Bye!")
 
 
