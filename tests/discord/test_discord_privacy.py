@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from bot.player_records import PrivacyView, ServerRecords, StoredRating
 from bot.outcome import Outcome
+from bot.player_records import PrivacyView, ServerRecords, StoredRating
 from bot.ratings import Rating
 from bot.seating import FORMER_PLAYER_ID, LobbySeat
 from bot.views import ForgetRequest, HistoryEntry, HistoryPage, Player, SeriesEntry

@@ -9,8 +9,6 @@ import itertools
 import pytest
 
 from bot.errors import ConfirmForfeit, NotYourTurn
-from bot.player_records import ProfileStats
-from bot.views import ActionRecord, HandView, Player, StatsView, TableView, action_message
 from bot.outcome import Outcome
 from bot.player_records import ProfileStats
 from bot.views import ActionRecord, HandView, Player, StatsView, TableView, action_message

@@ -9,8 +9,8 @@ import re
 import discord
 import pytest
 
-from bot.player_records import AiLevelStats
 from bot.outcome import Outcome
+from bot.player_records import AiLevelStats
 from bot.replay import build_replay
 from bot.views import HistoryEntry, HistoryPage, Player, ReplayView
 from cogs.custom_ids import (

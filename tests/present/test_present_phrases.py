@@ -13,7 +13,6 @@ from bot.seating import LobbySeat
 from bot.views import ActionChoice, ActionRecord, Player, Role, SeriesEntry
 from present.actions import action_label
 from present.catalog import catalog
-from web.wording import WEB_WORDING
 from present.moves import move_text, round_end_text, throw_in_text
 from present.names import NAME_MAX, clip_name, seat_name, seat_names
 from present.opening import opening_lines
@@ -25,6 +24,7 @@ from present.style import PLAIN, Style
 from rules_engine import PROFILES, ActionKind, Game, Rules, deal_from_seed
 from rules_engine.cards import parse_card
 from tests.discord.dsc_factories import series_view, table_view
+from web.wording import WEB_WORDING
 
 EN, ES, FR = (catalog(lang, WEB_WORDING) for lang in ("en", "es", "fr"))
 #: A style that shows where it was applied: names in brackets, cards in angle brackets.
