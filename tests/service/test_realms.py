@@ -109,3 +109,15 @@ async def test_a_presenter_must_name_its_realms(make_service, realms) -> None:
     presenter.realms = realms  # type: ignore[misc]
     with pytest.raises(ValueError, match="realm"):
         svc.add_presenter(presenter)
+
+
+def test_the_adapters_presenters_serve_their_own_realms() -> None:
+    from cogs.presenter import DiscordPresenter
+    from terminal.session import _Printer
+    from web.presenter import WebPresenter
+    from web.rooms import RoomPresenter
+
+    assert DiscordPresenter.realms == frozenset({Realm.DISCORD})
+    assert RoomPresenter.realms == frozenset({Realm.ROOMS})
+    assert _Printer.realms == frozenset({Realm.LOCAL})
+    assert WebPresenter.realms == EVERY_REALM  # its pages are of any realm with tables
