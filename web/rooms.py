@@ -33,6 +33,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from bot.authority import SystemRule
 from bot.errors import ConfirmForfeit, ServiceError
 from bot.limits import (
     DEFAULT_TIMEOUT,
@@ -44,11 +45,11 @@ from bot.limits import (
     RULE_PROFILES,
 )
 from bot.presenter import Notice, NullPresenter
-from bot.realm import is_room
+from bot.realm import Realm, is_room
 from bot.rooms import GUEST_NAME_MAX, NoRoom, RoomDirectory
 from bot.service import ChannelPhase, GameService
 from bot.views import LobbyView, TableView
-from present.catalog import Catalog, catalog
+from present.catalog import Catalog
 from rules_engine.ai import OFFERED_LEVELS
 from rules_engine.messages import Message
 from web.connection import Connection
@@ -57,6 +58,7 @@ from web.room_strings import room_strings
 from web.serialize import _rules_text, plain_names
 from web.sockets import BURST, CLOSE_AUTH, CLOSE_GONE, MAX_FRAME, RATE, TokenBucket
 from web.tokens import Signer, TokenError
+from web.wording import catalog
 
 __all__ = [
     "CLOSE_FULL",
@@ -112,27 +114,24 @@ class RoomPage:
 
 class RoomPresenter(NullPresenter):
     """The service's events of room channels, for the room pages (a presenter beside the
-    table's and Discord's)."""
+    table's and Discord's, given the rooms' events only)."""
+
+    realms = frozenset({Realm.ROOMS})
 
     def __init__(self, hub: RoomHub) -> None:
         self.hub = hub
 
     async def lobby_changed(self, view: LobbyView) -> None:
-        if is_room(view.channel_id):
-            await self.hub.changed(view.channel_id)
+        await self.hub.changed(view.channel_id)
 
     async def table_changed(self, view: TableView) -> None:
-        if is_room(view.channel_id):
-            key = (view.game_id, view.finished, view.stop_vote, *(s.forfeited for s in view.seats))
-            await self.hub.changed(view.channel_id, key)
+        key = (view.game_id, view.finished, view.stop_vote, *(s.forfeited for s in view.seats))
+        await self.hub.changed(view.channel_id, key)
 
     async def game_over(self, view: TableView) -> None:
-        if is_room(view.channel_id):
-            await self.hub.changed(view.channel_id)
+        await self.hub.changed(view.channel_id)
 
     async def notice(self, notice: Notice) -> None:
-        if not is_room(notice.channel_id):
-            return
         for page in self.hub.pages(notice.channel_id):
             cat = page.conn.cat
             names = [p.name for p in notice.players]
@@ -567,9 +566,9 @@ class RoomHub:
                 log.exception("closing idle rooms failed")
 
     async def close_idle(self) -> list[int]:
-        """Close every room idle for ``limits.idle_seconds`` (stop its game or lobby, end its
-        series, as the host with Manage Channel would); its pages are told why.  Returns the
-        rooms closed."""
+        """Close every room idle for ``limits.idle_seconds``: the system stops its game or
+        closes its lobby, and ends its series, by its idle rule; its pages are told why.
+        Returns the rooms closed."""
         now = self.now()
         closed = []
         rooms = self.directory.open_rooms()
@@ -583,12 +582,9 @@ class RoomHub:
             last = self._active.setdefault(channel, now)
             if now - last < self.limits.idle_seconds:
                 continue
-            for _ in range(3):  # a lobby closes; a game stops, then its series ends
-                host = self.service.host_of(channel)
-                if host is None or self.service.state(channel) is ChannelPhase.NONE:
-                    break
-                with contextlib.suppress(ServiceError):
-                    await self.service.stop(channel, host, manage_channel=True)
+            # the system's idle rule: a lobby closes; a game stops and its series ends
+            with contextlib.suppress(ServiceError):
+                await self.service.system_stop(channel, SystemRule.IDLE)
             closed.append(channel)
             self._active.pop(channel, None)
             self._keys.pop(channel, None)

@@ -31,12 +31,13 @@ from aiohttp import WSMsgType, web
 from bot.errors import Forfeited, NotSeated, ServiceError, StaleAction
 from bot.service import GameService
 from bot.views import TableView
-from present.catalog import Catalog, catalog, pick_locale
+from present.catalog import Catalog, pick_locale
 from rules_engine.messages import Message
 from web.connection import Connection
 from web.presenter import WebPresenter
 from web.serialize import welcome_json
 from web.tokens import Claims, Signer, TokenError
+from web.wording import catalog
 
 __all__ = [
     "BURST",

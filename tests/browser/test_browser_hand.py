@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from present.messages import render_message
+from web.wording import WEB_WORDING
 
 from .support import TablePage, open_page
 
@@ -39,7 +40,7 @@ async def test_a_dimmed_card_says_why_it_cannot_be_played_with_hints_on(
     names = [s.name for s in (await table.service.table(table.channel)).seats]
     held = next(c for c in view.cards if c.text == card)
     assert held.reason is not None
-    reason = render_message(held.reason, names)
+    reason = render_message(held.reason, names, wording=WEB_WORDING)
 
     version = await player.version()
     await player.tap_dimmed(card)

@@ -26,8 +26,8 @@ from cogs.i18n import (
     catalog,
     pick_locale,
     render,
-    valid_command_name,
 )
+from cogs.wording import valid_command_name
 from present.locales import __main__ as catalogues
 from rules_engine import PROFILES, Action, ActionKind, Game, deal_from_seed
 from rules_engine.cards import ALL_CARDS, parse_card

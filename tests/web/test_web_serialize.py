@@ -6,11 +6,12 @@ import dataclasses
 import json
 
 from bot.outcome import Outcome
-from bot.views import FORMER_PLAYER_ID, ActionChoice, Player
-from present.catalog import catalog
+from bot.seating import FORMER_PLAYER_ID
+from bot.views import ActionChoice, Player
 from rules_engine import ActionKind, parse_card
 from web.serialize import hand_json, plain_names, table_json, welcome_json
 from web.strings import UI_STRINGS
+from web.wording import catalog
 
 from .conftest import ALICE, BOB, CH, WebTable
 
