@@ -51,15 +51,20 @@ from typing import IO, Any
 
 from apps.measure import LoopLag, percentile, rss_kb
 from bot.ai_pool import AIPool
+from bot.authority import SystemRule, system
 from bot.presenter import NullPresenter
+from bot.realm import EVERY_REALM
+from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
-from bot.views import LobbyOptions, TableView
+from bot.views import TableView
 from rules_engine.ai import DEFAULT_AI_LEVEL, LEVELS
 
 __all__ = ["main", "run_worker"]
 
 HOST = 1
+#: The benchmark deals, stops and rematches its tables as an operator (the system).
+OPERATOR = system(SystemRule.OPERATOR)
 #: Channel (and server) ids of process ``i`` are ``(i + 1) * ID_SPAN + k``.
 ID_SPAN = 1_000_000
 
@@ -70,7 +75,10 @@ def _cpu(who: int) -> float:
 
 
 class _Rematcher(NullPresenter):
-    """Deals the next game of a channel's series as soon as a game ends."""
+    """Deals the next game of a channel's series as soon as a game ends (in every realm: the
+    benchmark's channels are all its own)."""
+
+    realms = EVERY_REALM
 
     def __init__(self) -> None:
         self.service: GameService | None = None
@@ -80,7 +88,7 @@ class _Rematcher(NullPresenter):
     async def game_over(self, view: TableView) -> None:
         self.finished += 1
         if self.running and self.service is not None:
-            await self.service.rematch(view.channel_id, HOST, manage_channel=True)
+            await self.service.rematch(view.channel_id, HOST, OPERATOR)
 
 
 # ---------------------------------------------------------------------------------- worker
@@ -122,7 +130,7 @@ async def run_worker(
         cpu0 = _cpu(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
         for ch in range(base + 1, base + games + 1):
-            await service.start(ch, HOST, manage_channel=True)
+            await service.start(ch, HOST, OPERATOR)
         peak_kb = rss_kb()
         held = 0
         deadline = t0 + float(cfg["seconds"])
@@ -137,7 +145,7 @@ async def run_worker(
         actions = len(latencies)
         ordered = sorted(latencies)
         for ch in service.live_channels():
-            await service.stop(ch, HOST, manage_channel=True)
+            await service.stop(ch, HOST, OPERATOR)
     finally:
         await service.close()
         await pool.close()

@@ -49,21 +49,26 @@ import aiohttp
 
 from apps.measure import LoopLag, percentile, rss_kb
 from bot.ai_pool import AIPool
+from bot.authority import SystemRule, system
 from bot.presenter import NullPresenter
+from bot.realm import EVERY_REALM
+from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
-from bot.views import LobbyOptions, TableView
-from present.catalog import catalog
+from bot.views import TableView
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from web.app import WebConfig, WebServer
 from web.pages import Pages
 from web.rooms import RoomLimits
 from web.static_files import STATIC_DIR, StaticFiles
 from web.tokens import Signer
+from web.wording import catalog
 
 __all__ = ["main"]
 
 HOST_ID = 1
+#: The benchmark deals and rematches its tables as an operator (the system).
+OPERATOR = system(SystemRule.OPERATOR)
 #: Channel (and server) ids of the bench's games start here.
 FIRST_CHANNEL = 10_000
 #: Files of the static folder a browser outside Discord never loads (the Activity's SDK).
@@ -72,7 +77,10 @@ DEFAULT_EXCLUDE = ("vendor/",)
 
 class _Stamps(NullPresenter):
     """Notes when each table was published (registered before the web table's presenter, so
-    it runs first), and deals the next game of a series as soon as one ends."""
+    it runs first), and deals the next game of a series as soon as one ends (in every realm:
+    the benchmark's channels are all its own)."""
+
+    realms = EVERY_REALM
 
     def __init__(self) -> None:
         self.published: dict[tuple[int, int], float] = {}
@@ -84,7 +92,7 @@ class _Stamps(NullPresenter):
 
     async def game_over(self, view: TableView) -> None:
         if self.running and self.service is not None:
-            await self.service.rematch(view.channel_id, HOST_ID, manage_channel=True)
+            await self.service.rematch(view.channel_id, HOST_ID, OPERATOR)
 
 
 def table_key(text: str) -> tuple[int, int] | None:
@@ -194,7 +202,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await service.open_lobby(ch, ch, HOST_ID, "host", options, seat_host=False)
             for _ in range(args.players):
                 await service.add_ai(ch, HOST_ID, args.level)
-            await service.start(ch, HOST_ID, manage_channel=True)
+            await service.start(ch, HOST_ID, OPERATOR)
         tokens = [signer.watcher(ch) for ch in channels for _ in range(args.pages)]
         await asyncio.sleep(1.0)
         gc.collect()

@@ -26,10 +26,11 @@ from pathlib import Path
 
 from aiohttp import web
 
-from present.catalog import Catalog, catalog
+from present.catalog import Catalog
 from web.protocol import browser_language
 from web.static_files import Served, respond, served
 from web.strings import Page, page_strings
+from web.wording import catalog
 
 __all__ = ["PAGES", "PLACEHOLDER", "TEMPLATES_DIR", "PageSpec", "Pages"]
 

@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard, TypeVar
 
 from aiohttp import WSMsgType, web
 
-from present.catalog import Catalog, catalog, pick_locale
+from present.catalog import Catalog, pick_locale
 from rules_engine.messages import Message
+from web.wording import catalog
 
 if TYPE_CHECKING:
     from web.connection import Connection

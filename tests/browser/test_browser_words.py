@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest_asyncio
 
-from present.catalog import catalog
 from web.strings import page_strings
+from web.wording import catalog
 
 from .rooms_support import RoomServer, create_room, new_page
 from .support import open_page

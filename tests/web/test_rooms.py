@@ -417,7 +417,9 @@ async def test_idle_rooms_close_and_their_pages_are_told(tmp_path: Path) -> None
         _, joined = await r.join(body["room"], "B")
         page = await r.page(body["token"])
         await page.send({"t": "start", "seq": 1})
-        await room_frame(page, "playing")
+        playing = await room_frame(page, "playing")
+        table = await r.page(playing["table_token"], "/ws")
+        await table.next("hand")
         clock[0] = 599
         assert await r.parts.rooms.close_idle() == []
         clock[0] = 1300
@@ -425,6 +427,13 @@ async def test_idle_rooms_close_and_their_pages_are_told(tmp_path: Path) -> None
         assert len(closed) == 1
         error = await page.next("error")
         assert error["code"] == 4010 and "10 minutes without a move" in error["reason"]
+        # the system stopped the game by its idle rule, and the table page says so: no
+        # moderator is named
+        await r.service.wait_idle()
+        stopped = (await table.next("notice"))["text"]
+        assert stopped.startswith("Nobody played for too long: the game was stopped")
+        assert "Manage" not in stopped
+        await table.close()
         assert r.service.channels_in(WEB_REALM) == []
         late = await r.page(joined["token"])
         assert (await late.next("error"))["code"] == 4004
@@ -471,8 +480,8 @@ async def test_a_restart_mid_game_keeps_the_room_and_the_guest_token(tmp_path: P
 
 
 def test_the_pages_strings_are_json() -> None:
-    from present.catalog import catalog
     from web.strings import room_strings
+    from web.wording import catalog
 
     strings = room_strings(catalog("fr"))
     assert json.loads(json.dumps(strings)) == strings and strings["level_expert"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from present.catalog import catalog
 from rules_engine.messages import Message
 from web.protocol import (
     CLOSE_AUTH,
@@ -17,6 +16,7 @@ from web.protocol import (
     reader_catalog,
     refused,
 )
+from web.wording import catalog
 
 from .conftest import ORIGIN, WebTable
 

@@ -6,10 +6,12 @@ import dataclasses
 import json
 
 from bot.outcome import Outcome
-from bot.views import FORMER_PLAYER_ID, Player
-from present.catalog import catalog
+from bot.seating import FORMER_PLAYER_ID
+from bot.views import ActionChoice, Player
+from rules_engine import ActionKind, parse_card
 from web.serialize import hand_json, plain_names, table_json, welcome_json
 from web.strings import TABLE_STRINGS
+from web.wording import catalog
 
 from .conftest import ALICE, BOB, CH, WebTable
 
@@ -96,6 +98,15 @@ async def test_a_hand_with_labels_and_reasons(table: WebTable) -> None:
             assert a["label"].startswith("Cubrir ") and a["text"] == "defend " + " ".join(
                 a["cards"]
             )
+            assert a["uses"] == a["cards"][1:]  # the beating card, not the attack
+    # each choice says which hand cards it plays, as the service's choice does
+    assert [a["uses"] for a in es["legal"]] == [[str(c) for c in a.uses] for a in bob.legal]
+    assert take["uses"] == []
+    # read from the choice, not worked out from its kind: a choice using a card it does not
+    # name (as showing a card would) says so
+    nine, queen = parse_card("9♠"), parse_card("Q♥")
+    shown = dataclasses.replace(bob, legal=(ActionChoice(ActionKind.ATTACK, (nine,), (queen,)),))
+    assert hand_json(shown, catalog("en"))["legal"][0]["uses"] == ["Q♥"]
     blocked = [c for c in es["cards"] if not c["playable"]]
     assert blocked and all(c["reason"] for c in blocked)
     assert all(c["reason"] is None for c in es["cards"] if c["playable"])

@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from bot.authority import SystemRule, system
 from web import protocol
 from web.tokens import Signer
 
@@ -132,7 +133,7 @@ async def test_a_channel_without_a_game_closes_4004(table: WebTable) -> None:
     page = await table.page(table.watcher(), lang="es")
     error = await page.next()
     assert (error["t"], error["code"]) == ("error", 4004)
-    assert error["reason"] == "No hay ninguna partida en este canal"
+    assert error["reason"] == "No hay ninguna partida aquí"
     assert await page.closed() == 4004
 
 
@@ -249,7 +250,7 @@ async def test_an_illegal_act_is_refused_with_the_engines_reason_and_changes_not
 
     reason = game.explain(parse_action(f"0 attack {pair[0]} {pair[1]}"))
     assert reason is not None
-    from present.catalog import catalog
+    from web.wording import catalog
 
     expected = catalog("en").render(reason, ["Alice", "Bob"])
     assert result["reason"] == expected[:1].upper() + expected[1:]
@@ -405,7 +406,7 @@ async def test_a_kick_revokes_the_players_page(table: WebTable) -> None:
     await table.game(ALICE, BOB, CAROL)
     carol = await table.page(table.player(CAROL))
     await carol.next("hand")
-    await table.service.kick(CH, ALICE, CAROL, manage_channel=True)
+    await table.service.kick(CH, ALICE, CAROL, authority=system(SystemRule.OPERATOR))
     await table.service.wait_idle()
     welcome = await carol.next("welcome")
     while welcome["role"] != "watcher":

@@ -30,13 +30,14 @@ from bot.limits import (
     RULE_PROFILES,
 )
 from bot.rooms import GUEST_NAME_MAX, NoRoom, RoomDirectory
-from present.catalog import Catalog, catalog
+from present.catalog import Catalog
 from rules_engine.ai import OFFERED_LEVELS
 from rules_engine.messages import Message
 from web.protocol import BAD_FRAME, BAD_ORIGIN, browser_language, sentence
 from web.rooms.limits import AddressCounts, RoomLimits, address_of
 from web.strings import home_strings
 from web.tokens import Signer
+from web.wording import catalog
 
 __all__ = ["RoomsApi"]
 

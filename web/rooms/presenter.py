@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from bot.errors import ServiceError
 from bot.presenter import Notice, NullPresenter
-from bot.realm import is_room
+from bot.realm import Realm
 from bot.service import GameService
 from bot.views import LobbyView, TableView
 from web.connection import Connection, encode
@@ -81,8 +81,11 @@ class _Room:
 
 
 class RoomPresenter(NullPresenter):
-    """Pushes the service's events of rooms to their pages (see the module docstring);
-    ``touched(channel)`` is told of every change of a room (its idle clock)."""
+    """Pushes the service's events of rooms to their pages (see the module docstring); it is
+    given the rooms' events only.  ``touched(channel)`` is told of every change of a room (its
+    idle clock)."""
+
+    realms = frozenset({Realm.ROOMS})
 
     def __init__(
         self, service: GameService, signer: Signer, touched: Callable[[int], None]
@@ -167,8 +170,6 @@ class RoomPresenter(NullPresenter):
 
     # -- Presenter ---------------------------------------------------------------
     async def lobby_changed(self, view: LobbyView) -> None:
-        if not is_room(view.channel_id):
-            return
         self.touched(view.channel_id)
         room = self._rooms.get(view.channel_id)
         if room is None:
@@ -178,16 +179,12 @@ class RoomPresenter(NullPresenter):
             await self._changed(view.channel_id)
 
     async def table_changed(self, view: TableView) -> None:
-        if not is_room(view.channel_id):
-            return
         self.touched(view.channel_id)
         room = self._rooms.get(view.channel_id)
         if room is not None and room.take_table(view):
             await self._changed(view.channel_id)
 
     async def game_over(self, view: TableView) -> None:
-        if not is_room(view.channel_id):
-            return
         self.touched(view.channel_id)
         room = self._rooms.get(view.channel_id)
         if room is not None:
@@ -195,8 +192,6 @@ class RoomPresenter(NullPresenter):
             await self._changed(view.channel_id)
 
     async def notice(self, notice: Notice) -> None:
-        if not is_room(notice.channel_id):
-            return
         self.touched(notice.channel_id)
         names = [p.name for p in notice.players]
         texts: dict[str, str] = {}

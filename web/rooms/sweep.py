@@ -1,6 +1,7 @@
 """Idle rooms close: a room with no move, no command and no change for
 :attr:`~web.rooms.limits.RoomLimits.idle_seconds` has its game or lobby stopped and its series
-ended by the service, and its pages are told why (:data:`~web.protocol.CLOSE_IDLE`)."""
+ended by the service (the system's idle rule), and its pages are told why
+(:data:`~web.protocol.CLOSE_IDLE`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import contextlib
 import logging
 from collections.abc import Callable
 
+from bot.authority import SystemRule
 from bot.errors import ServiceError
 from bot.rooms import RoomDirectory
-from bot.service import ChannelPhase, GameService
+from bot.service import GameService
 from rules_engine.messages import Message
 from web.protocol import CLOSE_IDLE, error_frame
 from web.rooms.presenter import RoomPresenter
@@ -76,8 +78,8 @@ class IdleSweep:
                 log.exception("closing idle rooms failed")
 
     async def close_idle(self) -> list[int]:
-        """Close every room idle for ``idle_seconds`` (stop its game or lobby, end its
-        series, as the host with Manage Channel would); its pages are told why.  Returns the
+        """Close every room idle for ``idle_seconds``: the system stops its game or closes
+        its lobby, and ends its series, by its idle rule; its pages are told why.  Returns the
         rooms closed."""
         now = self.now()
         closed = []
@@ -88,12 +90,9 @@ class IdleSweep:
             last = self._active.setdefault(channel, now)
             if now - last < self.idle_seconds:
                 continue
-            for _ in range(3):  # a lobby closes; a game stops, then its series ends
-                host = self.service.host_of(channel)
-                if host is None or self.service.state(channel) is ChannelPhase.NONE:
-                    break
-                with contextlib.suppress(ServiceError):
-                    await self.service.stop(channel, host, manage_channel=True)
+            # the system's idle rule: a lobby closes; a game stops and its series ends
+            with contextlib.suppress(ServiceError):
+                await self.service.system_stop(channel, SystemRule.IDLE)
             closed.append(channel)
             self._active.pop(channel, None)
             minutes = max(1, round(self.idle_seconds / 60))
