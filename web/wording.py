@@ -12,7 +12,7 @@ from present.catalog import Catalog
 from present.messages import fill
 from present.wording import Translations, Wording
 from rules_engine.messages import N_
-from web.room_strings import ROOM_STRINGS
+from web.strings import ROOM_STRINGS
 
 __all__ = ["WEB_WORDING", "WebWording", "catalog"]
 

@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from bot.authority import SystemRule, system
-from web import sockets
+from web import protocol
 from web.tokens import Signer
 
 from .conftest import ALICE, BOB, CAROL, CH, ORIGIN, WebTable
@@ -105,7 +105,7 @@ async def test_an_expired_token_is_refused(table: WebTable) -> None:
 async def test_no_hello_in_time_closes_4001(
     table: WebTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sockets, "HELLO_TIMEOUT", 0.2)
+    monkeypatch.setattr(protocol, "HELLO_TIMEOUT", 0.2)
     await table.game(ALICE, BOB)
     page = await table.connect()
     error = await page.next()
@@ -155,7 +155,7 @@ async def test_a_frame_too_big_closes_4009(table: WebTable) -> None:
     await table.game(ALICE, BOB)
     page = await table.page(table.player(ALICE))
     await page.next("hand")
-    await page.send({"t": "ping", "pad": "x" * sockets.MAX_FRAME})
+    await page.send({"t": "ping", "pad": "x" * protocol.MAX_FRAME})
     error = await page.next("error")
     assert error["code"] == 4009
     assert await page.closed() == 4009
@@ -166,7 +166,7 @@ async def test_a_frame_just_under_the_limit_is_read(table: WebTable) -> None:
     page = await table.page(table.player(ALICE))
     await page.next("hand")
     frame = {"t": "ping", "pad": ""}
-    frame["pad"] = "x" * (sockets.MAX_FRAME - len(json.dumps(frame)))
+    frame["pad"] = "x" * (protocol.MAX_FRAME - len(json.dumps(frame)))
     await page.send(frame)
     assert (await page.next("pong"))["t"] == "pong"
 
@@ -175,17 +175,17 @@ async def test_too_many_frames_close_4008(table: WebTable) -> None:
     await table.game(ALICE, BOB)
     page = await table.page(table.player(ALICE))
     await page.next("hand")
-    for _ in range(sockets.BURST + 5):
+    for _ in range(protocol.BURST + 5):
         await page.send({"t": "ping"})
     error = await page.next("error")
     assert error["code"] == 4008
     assert await page.closed() == 4008
-    assert len(page.of("pong")) < sockets.BURST
+    assert len(page.of("pong")) < protocol.BURST
 
 
 def test_the_token_bucket_refills_at_its_rate() -> None:
     now = [0.0]
-    bucket = sockets.TokenBucket(3, 2.0, lambda: now[0])
+    bucket = protocol.TokenBucket(3, 2.0, lambda: now[0])
     assert [bucket.take() for _ in range(4)] == [True, True, True, False]
     now[0] += 0.5  # one token back
     assert [bucket.take(), bucket.take()] == [True, False]

@@ -3,7 +3,7 @@
 // has one legal use and asks when it has several; with hints on a dimmed card tells why it
 // cannot be played. Take / Pass / Transfer are the buttons above the hand.
 
-import { has, t } from "./i18n.js";
+import { t } from "./strings.js";
 import { cardFace } from "./cards.js";
 import { openChooser, closeChooser } from "./chooser.js";
 import { Dragger } from "./drag.js";
@@ -47,7 +47,7 @@ export class Hand {
     if (!hand) return;
     const choices = hand.legal.filter((a) => a.kind === kind);
     if (choices.length === 1) this.act(choices[0].text);
-    else if (choices.length > 1) openChooser(t(kind), choices, (text) => this.act(text));
+    else if (choices.length > 1) openChooser(this[kind].textContent, choices, (text) => this.act(text));
   }
 
   /** A tap, a click or Enter on a card. */
@@ -58,10 +58,7 @@ export class Hand {
     const choices = this.choicesFor(card);
     if (!info.playable || choices.length === 0) {
       if (this.state.hints && info.reason) {
-        // The reason comes translated; without the server's sentence around it, the page
-        // puts the card before it rather than mix English into another language.
-        const text = has("cannot_play") ? t("cannot_play", { card, reason: info.reason }) : `${card} — ${info.reason}`;
-        toast(text, "hint");
+        toast(t("cannot_play", { card, reason: info.reason }), "hint");
       } else {
         button.classList.remove("shake");
         void button.offsetWidth; // restart the animation
