@@ -264,11 +264,10 @@ async def idle(server: Server) -> None:
     fds = len(os.listdir(f"/proc/{server.proc.pid}/fd"))
     t0 = time.monotonic()
     try:
-        async with session_from("127.0.6.1") as http:
-            async with http.get(
-                server.url + "/healthz", timeout=aiohttp.ClientTimeout(total=10)
-            ) as r:
-                result = f"{r.status} in {(time.monotonic() - t0) * 1000:.0f} ms"
+        async with session_from("127.0.6.1") as http, http.get(
+            server.url + "/healthz", timeout=aiohttp.ClientTimeout(total=10)
+        ) as r:
+            result = f"{r.status} in {(time.monotonic() - t0) * 1000:.0f} ms"
     except (TimeoutError, aiohttp.ClientError) as exc:
         result = f"failed after {time.monotonic() - t0:.1f} s ({type(exc).__name__})"
     open_after = 0
@@ -289,7 +288,7 @@ async def idle(server: Server) -> None:
 
 async def nested(server: Server) -> None:
     async with session_from("127.0.0.1") as http:
-        status, room = await create_room(http, server, "Host")
+        _status, room = await create_room(http, server, "Host")
     size0 = server.log.stat().st_size
     lines0 = server.log.read_text().count("\n")
     deep = "[" * 50_000 + "]" * 50_000
