@@ -4,10 +4,11 @@ and the room's ``/ws/room`` (:mod:`web.rooms.socket`).
 :class:`PageSocket` is one page's WebSocket under the protocol's rules: an allowed ``Origin``
 (else HTTP 403 before the socket opens), a ``hello`` first, within :data:`HELLO_TIMEOUT`
 seconds (else :data:`CLOSE_AUTH`), every frame at most :data:`MAX_FRAME` bytes (else
-:data:`CLOSE_TOO_BIG`) and counted against a token bucket (:data:`BURST` at once, :data:`RATE` per second; else
-:data:`CLOSE_RATE`).  A frame is read as a :class:`Frame`: its fields are checked where they
-are used (a whole-number ``seq``, ``game``, ``version``, ``seat``; a text of bounded length),
-and a bad one is refused with :exc:`BadFrame`.
+:data:`CLOSE_TOO_BIG`) and counted against a token bucket (:data:`BURST` at once,
+:data:`RATE` per second; else :data:`CLOSE_RATE`), protocol pings included.  A frame is read
+as a :class:`Frame`: its fields are checked where they are used (a whole-number ``seq``,
+``game``, ``version``, ``seat``; a text of bounded length), and a bad one is refused with
+:exc:`BadFrame`; a frame that is not JSON, or is nested too deep to read, is one too.
 
 Every refusal is a sentence in the reader's language: an ``error`` frame before a close
 (:meth:`PageSocket.refuse`), or a ``result`` with ``ok: false`` (:func:`refused`) that changes

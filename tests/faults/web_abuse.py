@@ -264,9 +264,10 @@ async def idle(server: Server) -> None:
     fds = len(os.listdir(f"/proc/{server.proc.pid}/fd"))
     t0 = time.monotonic()
     try:
-        async with session_from("127.0.6.1") as http, http.get(
-            server.url + "/healthz", timeout=aiohttp.ClientTimeout(total=10)
-        ) as r:
+        async with (
+            session_from("127.0.6.1") as http,
+            http.get(server.url + "/healthz", timeout=aiohttp.ClientTimeout(total=10)) as r,
+        ):
             result = f"{r.status} in {(time.monotonic() - t0) * 1000:.0f} ms"
     except (TimeoutError, aiohttp.ClientError) as exc:
         result = f"failed after {time.monotonic() - t0:.1f} s ({type(exc).__name__})"
