@@ -89,17 +89,39 @@ class NoRoom(BadOption):
     default_message = Message("there is no such room: it may have closed")
 
 
+#: Letters and marks that show nothing, though Unicode does not class them as format
+#: characters: the Default_Ignorable_Code_Point ones outside ``Cf`` (combining grapheme
+#: joiner, Hangul fillers, Khmer inherent vowels, Mongolian variation selectors, variation
+#: selectors, tag characters) and the blank braille pattern.
+_INVISIBLE = frozenset(
+    [
+        *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0),
+        *range(0x180B, 0x1810),
+        *range(0xFE00, 0xFE10),
+        *range(0xE0100, 0xE01F0),
+    ]
+)
+_INVISIBLE_NAME = Message(
+    "a name cannot hold control characters, direction marks or invisible ones"
+)
+
+
+def _invisible(c: str) -> bool:
+    return ord(c) in _INVISIBLE or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn")
+
+
 def guest_name(raw: object) -> str:
     """A guest's name: 1 to :data:`GUEST_NAME_MAX` characters after trimming, spaces inside
-    made single, no control or format characters (line breaks, right-to-left marks, zero-width
-    characters).  :class:`BadOption` says what is wrong."""
+    made single, no control, format or invisible characters (line breaks, right-to-left
+    marks, zero-width characters, Hangul fillers, blank braille, variation selectors), and
+    something to see besides marks.  :class:`BadOption` says what is wrong."""
     if not isinstance(raw, str):
         raise BadOption(Message("choose a name"))
     text = unicodedata.normalize("NFC", raw)
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn") for c in text):
-        raise BadOption(
-            Message("a name cannot hold control characters, direction marks or invisible ones")
-        )
+    if any(_invisible(c) for c in text):
+        raise BadOption(_INVISIBLE_NAME)
+    if text.strip() and all(c.isspace() or unicodedata.category(c).startswith("M") for c in text):
+        raise BadOption(_INVISIBLE_NAME)
     text = " ".join(text.split())
     if not text:
         raise BadOption(Message("choose a name"))

@@ -7,6 +7,9 @@ and a guest sitting down.
   and the host's guest token;
 - ``POST /api/rooms/join``: a guest sits down → a guest token.
 
+Limits per address (:mod:`web.rooms.limits`): rooms opened per hour and held open at once,
+joins per minute.  A name that passes for an AI seat's is refused (:mod:`web.rooms.names`).
+
 A refusal is ``{"error": "<a sentence in the reader's language>"}`` with its HTTP status.
 """
 
@@ -35,6 +38,7 @@ from rules_engine.ai import OFFERED_LEVELS
 from rules_engine.messages import Message
 from web.protocol import BAD_FRAME, bad_origin, browser_language, parse_json, sentence
 from web.rooms.limits import AddressCounts, RoomLimits, address_of
+from web.rooms.names import check_not_ai
 from web.strings import home_strings
 from web.tokens import Signer
 from web.wording import catalog
@@ -130,6 +134,7 @@ class RoomsApi:
         if not self.counts.may_open_room(address):
             raise _refusal(429, cat, _TOO_MANY_ROOMS)
         try:
+            check_not_ai(body.get("name"))
             room = await self.directory.create(body.get("name"), options)
         except ServiceError as exc:
             raise _refusal(400, cat, exc.message) from None
@@ -151,6 +156,7 @@ class RoomsApi:
         if not self.counts.may_change_seat(address_of(request, self.limits)):
             raise _refusal(429, cat, _TOO_MANY_JOINS)
         try:
+            check_not_ai(body.get("name"))
             room = await self.directory.join(body.get("room"), body.get("name"))
         except NoRoom as exc:
             raise _refusal(404, cat, exc.message) from None
