@@ -179,7 +179,9 @@ class _GuardedHandler(RequestHandler):
             MALFORMED.note(f"a request the server could not read ({status})")
         if request.writer.output_size > 0:
             raise ConnectionError("the response was sent already")
-        text = f"{status} {message or 'the request could not be read'}"
+        text = f"{status}: " + (
+            "the server could not answer" if status == 500 else "the request could not be read"
+        )
         resp = web.Response(status=status, text=text, headers=dict(self.extra_headers()))
         resp.force_close()
         return resp
@@ -197,9 +199,8 @@ class GuardedSite(web.TCPSite):
         guard: ConnectionGuard,
         headers: Callable[[], Mapping[str, str]],
         access_log: logging.Logger | None,
-        shutdown_timeout: float = 2.0,
     ) -> None:
-        super().__init__(runner, host, port, shutdown_timeout=shutdown_timeout)
+        super().__init__(runner, host, port)
         self.guard = guard
         self.headers = headers
         self.access_log = access_log
