@@ -77,6 +77,8 @@ CLOSE_SLOW = 1013
 MAX_FRAME = 4096
 #: Seconds a page has to send ``hello``.
 HELLO_TIMEOUT = 10.0
+#: Seconds a page has to answer the server's close before its connection is dropped.
+CLOSE_WAIT = 1.0
 #: Frames a page may send at once, and per second after that.
 BURST, RATE = 20, 5.0
 
@@ -314,8 +316,16 @@ class PageSocket:
         """Open the page's socket."""
         # No permessage-deflate: a page gets about one 2 KB frame a second, and each socket's
         # compressor would cost it some 110 KB of memory (the benchmark's kb_per_page).
-        # Pings are answered here (autoping off), so that they count against the rate.
-        ws = _WebSocket(max_msg_size=4 * MAX_FRAME, heartbeat=30.0, compress=False, autoping=False)
+        # Pings are answered here (autoping off), so that they count against the rate.  A
+        # page has CLOSE_WAIT seconds to answer our close (a page that floods instead of
+        # reading is dropped then, not read from for aiohttp's 10 s).
+        ws = _WebSocket(
+            max_msg_size=4 * MAX_FRAME,
+            heartbeat=30.0,
+            compress=False,
+            autoping=False,
+            timeout=CLOSE_WAIT,
+        )
         await ws.prepare(request)
         return cls(ws, catalog(browser_language(request)), request)
 
