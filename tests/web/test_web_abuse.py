@@ -517,3 +517,16 @@ async def test_a_refused_origin_says_which_address_to_open(rooms: Rooms) -> None
     )
     assert resp.status == 403
     assert (await resp.json())["error"].endswith(f"open {PUBLIC_URL}/")
+
+
+def test_the_privacy_section_says_what_the_access_log_holds() -> None:
+    """docs/OPERATING.md's privacy section describes the access log as the code writes it
+    (item 12: it said "paths only" while the lines named addresses and browsers)."""
+    text = (Path(__file__).parents[2] / "docs" / "OPERATING.md").read_text(encoding="utf-8")
+    privacy = text[text.index("## Privacy: what is stored") :]
+    section = privacy[privacy.index("### The web server's access log") :]
+    section = section[: section.index("\n### ", 5)]
+    for said in ("path without its query string", "no client address", "User-Agent"):
+        assert said in section, said
+    assert "WEB_ACCESS_LOG_CLIENTS=1" in section
+    assert "records paths only" not in text
