@@ -305,6 +305,32 @@ async def test_a_table_socket_closes_when_its_token_expires(table: WebTable) -> 
     assert error["code"] == CLOSE_AUTH and "expired" in error["reason"]
 
 
+async def test_sockets_past_those_being_refused_are_refused_before_they_open(
+    tmp_path: Path,
+) -> None:
+    r = await make_rooms(tmp_path / "s.sqlite3", RoomLimits(sockets_per_address=1))
+    try:
+        _, body = await r.create("A")
+        first = await r.page(body["token"])
+        await first.next("room")
+        # one over the limit is told why (4029, as the page shows it) ...
+        told = await r.page(body["token"])
+        assert (await told.next("error"))["code"] == 4029
+        assert await told.closed() == 4029
+        # ... but while as many as the limit are being told, more are a flood: HTTP 429
+        counts = r.parts.rooms.counts
+        async with asyncio.timeout(5):  # the refusal above ends once its close is answered
+            while not counts.start_refusal("127.0.0.1/32"):
+                await asyncio.sleep(0.01)
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await r.client.ws_connect("/ws/room", headers={"Origin": ORIGIN})
+        assert refused.value.status == 429
+        counts.end_refusal("127.0.0.1/32")
+        await first.close()
+    finally:
+        await r.close()
+
+
 # -- guest names and the stop vote ------------------------------------------------------------
 @pytest.mark.parametrize(
     "name", ["\u3164", "Ann\u3164", "\u2800", "A\u034fnn", "\u034f", "B\ufe0fob", "\u0301\u0301"]

@@ -23,6 +23,7 @@ every room the server may open.
 from __future__ import annotations
 
 import collections
+import contextlib
 import ipaddress
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -30,11 +31,14 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from web.protocol import TokenBucket
+from rules_engine.messages import Message
+from web.protocol import CLOSE_SOCKETS, Closed, PageSocket, TokenBucket
 
 __all__ = ["AddressCounts", "RoomLimits", "address_of", "limit_sockets"]
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+_TOO_MANY_SOCKETS = Message("too many pages are open from your address: close some of them")
 
 #: Addresses remembered at most per table before the ones with nothing left are forgotten.
 _FORGET_PAST = 10_000
@@ -130,6 +134,7 @@ class AddressCounts:
         self._holds: dict[str, set[int]] = {}
         self._seats: dict[str, TokenBucket] = {}
         self._sockets: collections.Counter[str] = collections.Counter()
+        self._refusing: collections.Counter[str] = collections.Counter()
 
     def may_open_room(self, address: str) -> bool:
         """Whether ``address`` may open another room this hour (and count it if so)."""
@@ -188,15 +193,39 @@ class AddressCounts:
     def sockets(self, address: str) -> int:
         return self._sockets[address]
 
+    def start_refusal(self, address: str) -> bool:
+        """Count a socket of ``address`` being told it is one too many; False (not counted)
+        when as many as it may hold are being told already."""
+        if self._refusing[address] >= self.limits.sockets_per_address:
+            return False
+        self._refusing[address] += 1
+        return True
+
+    def end_refusal(self, address: str) -> None:
+        self._refusing[address] -= 1
+        if self._refusing[address] <= 0:
+            del self._refusing[address]
+
 
 def limit_sockets(handler: Handler, counts: AddressCounts) -> Handler:
-    """``handler`` (a page socket's route) counted against the sockets per address: one over
-    the limit is refused before it becomes a WebSocket (HTTP 429, which holds nothing)."""
+    """``handler`` (a page socket's route) counted against the sockets per address.  One over
+    the limit is accepted only to be told why (an ``error`` frame, then
+    :data:`~web.protocol.CLOSE_SOCKETS`: a person with too many tabs reads the reason), and
+    is freed at once; while as many are being refused so, more from that address are a flood
+    and are refused before they become WebSockets (HTTP 429, which holds nothing)."""
 
     async def limited(request: web.Request) -> web.StreamResponse:
         address = address_of(request, counts.limits)
         if not counts.open_socket(address):
-            raise web.HTTPTooManyRequests(text="too many pages are open from your address")
+            if not counts.start_refusal(address):
+                raise web.HTTPTooManyRequests(text="too many pages are open from your address")
+            try:
+                page = await PageSocket.accept(request)
+                with contextlib.suppress(Closed):
+                    await page.refuse(_TOO_MANY_SOCKETS, CLOSE_SOCKETS)
+                return page.ws
+            finally:
+                counts.end_refusal(address)
         try:
             return await handler(request)
         finally:
