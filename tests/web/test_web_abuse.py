@@ -261,6 +261,21 @@ async def test_deeply_nested_json_is_refused_with_one_log_line(
     await page.close()
 
 
+async def test_a_deep_activity_sign_in_body_is_400_not_500(tmp_path: Path) -> None:
+    t, ai = await make_table(tmp_path, oauth=DiscordOAuth("4242", "secret"))
+    try:
+        resp = await t.client.post(
+            "/api/activity/session",
+            data='{"code":' + "[" * 5000 + "]" * 5000 + "}",
+            headers={"Origin": "https://4242.discordsays.com", "Content-Type": "application/json"},
+        )
+        assert resp.status == 400
+    finally:
+        await t.client.close()
+        await t.service.close()
+        await ai.close()
+
+
 async def test_a_deep_hello_is_refused_with_a_code_not_1000(rooms: Rooms) -> None:
     ws = await rooms.client.ws_connect("/ws/room", headers={"Origin": ORIGIN})
     page = Page(ws)
