@@ -13,7 +13,9 @@ hand, so it is built only for finished games.
 
 The state is read only through ``Game.state_dict()`` (the documented trace shape that
 snapshots are checked against), never through the engine's internal representation, so a
-rewrite of the engine's internals cannot make a replay disagree.  Pure: no I/O.
+rewrite of the engine's internals cannot make a replay disagree; what each move did (the
+round it ended and how, who went out, the result) is the engine's own record of it, the
+:class:`~rules_engine.played.Played` that ``Game.apply`` returns.  Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -178,7 +180,6 @@ class _State:
     out: frozenset[int]
     defender: int | None
     to_act: int | None
-    taking: bool
     finished: bool
     loser: int | None
 
@@ -200,7 +201,6 @@ class _State:
             out=frozenset(state["out"]),
             defender=state["defender"],
             to_act=state["to_act"],
-            taking=bool(state["taking"]),
             finished=bool(state["finished"]),
             loser=state["loser"],
         )
@@ -229,26 +229,24 @@ def build_replay(
     ]
     for index, text in enumerate(actions, start=1):
         action = parse_action(text)
-        game.apply(action)
+        played = game.apply(action)
         after = _State.of(game)
-        message = describe_action(action, opening=not before.table, target=after.defender)
-        closed = after.round != before.round or after.finished
-        pairs = _pairs_after(before.table, action)
-        taking = before.taking or action.kind is ActionKind.TAKE
+        message = describe_action(action, opening=played.opening, target=played.target)
         events: list[Message] = []
-        if closed:
-            cards = tuple(sorted(c for p in pairs for c in (p.attack, p.defence) if c))
-            if taking:
-                picker = Seat(before.defender if before.defender is not None else action.seat)
-                events.append(Message("{player} picks up {cards}", player=picker, cards=cards))
+        end = played.round_end
+        closed_table: tuple[TablePair, ...] = ()
+        if end is not None:
+            closed_table = tuple(TablePair(a, d) for a, d in end.table)
+            if end.taker is not None:
+                events.append(
+                    Message("{player} picks up {cards}", player=Seat(end.taker), cards=end.cards)
+                )
             else:
                 events.append(
-                    Message("the attack is beaten off: {cards} go to the discard", cards=cards)
+                    Message("the attack is beaten off: {cards} go to the discard", cards=end.cards)
                 )
-        for seat in sorted(after.out - before.out):
-            events.append(Message("{player} is out", player=Seat(seat)))
+        events.extend(Message("{player} is out", player=Seat(seat)) for seat in played.out)
         events.extend(_forfeit_events(left, index))
-        closed_table = pairs if closed else ()
         frames.append(
             _frame(
                 after,
@@ -258,7 +256,7 @@ def build_replay(
                 message,
                 events,
                 closed_table,
-                closed and taking,
+                end is not None and end.taker is not None,
                 left,
             )
         )
@@ -274,17 +272,6 @@ def _forfeit_events(forfeits: Mapping[int, int], index: int) -> tuple[Message, .
         for seat, move in sorted(forfeits.items())
         if move == index
     )
-
-
-def _pairs_after(table: tuple[TablePair, ...], action: Action) -> tuple[TablePair, ...]:
-    """The table as it stands once ``action`` is on it, before any close of the round (the
-    engine clears the table in the same step, so the frame of a closing move shows this)."""
-    if action.kind in (ActionKind.ATTACK, ActionKind.TRANSFER):
-        return (*table, *(TablePair(card) for card in action.cards))
-    if action.kind is ActionKind.DEFEND:
-        attack, defence = action.cards
-        return tuple(TablePair(p.attack, defence) if p.attack == attack else p for p in table)
-    return table
 
 
 def _frame(

@@ -172,7 +172,7 @@ def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:
     your_turn = playing and game.to_act == seat
     legal: tuple[ActionChoice, ...] = ()
     if your_turn:
-        legal = tuple(ActionChoice(a.kind, tuple(a.cards)) for a in game.legal_actions())
+        legal = tuple(map(ActionChoice.of, game.legal_actions()))
     is_out = bool(game.out >> seat & 1)
     role = _role(game.role(seat)) if playing or is_out else None
     s = ch.series.seats[seat]

@@ -18,7 +18,7 @@ from present.outcome import outcome_text
 from present.rules import rules_title
 from present.standings import standings, standings_title
 from present.status import status
-from rules_engine.actions import ActionKind
+from terminal.wording import TERMINAL_WORDING
 
 __all__ = [
     "EN",
@@ -31,8 +31,8 @@ __all__ = [
     "render_table",
 ]
 
-#: The terminal's language.
-EN = catalog("en")
+#: The terminal's language, in its wording of the service's terms.
+EN = catalog("en", TERMINAL_WORDING)
 
 
 def names(seats: Sequence[Seated]) -> list[str]:
@@ -102,11 +102,12 @@ def render_opening(view: TableView) -> str | None:
     return None if lines is None else "\n".join(lines)
 
 
-def render_move(record: ActionRecord, seat_name: Sequence[str], taker: int | None) -> str:
-    """A move of the log: cards added to a take (``taker``: the seat taking) go to the taker,
-    they attack no one; any other move as the table's last moves show it."""
-    if record.kind is ActionKind.ATTACK and taker is not None:
-        text = throw_in_text(seat_name[record.seat], record.cards, seat_name[taker], EN)
+def render_move(record: ActionRecord, seat_name: Sequence[str]) -> str:
+    """A move of the log: cards added to a take go to the taker, they attack no one; any other
+    move as the table's last moves show it."""
+    played = record.played
+    if played.throw_in and played.target is not None:
+        text = throw_in_text(seat_name[played.seat], played.cards, seat_name[played.target], EN)
         note = AUTO_NOTES.get(record.auto)
         return text if note is None else f"{text} {EN.gettext(note)}"
     return move_text(record, seat_name, EN)

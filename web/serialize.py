@@ -160,6 +160,7 @@ def hand_json(
             {
                 "kind": a.kind.value,
                 "cards": [str(c) for c in a.cards],
+                "uses": [str(c) for c in a.uses],
                 "text": a.text,
                 "label": action_label(a, t),
             }

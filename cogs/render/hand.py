@@ -31,7 +31,6 @@ from cogs.render.message import (
 )
 from cogs.render.text import card_md, cards_md, is_red, suit_md, when
 from present.actions import action_label as present_action_label
-from rules_engine.actions import ActionKind
 from rules_engine.cards import Card, parse_card
 from rules_engine.messages import N_, Message
 
@@ -45,20 +44,11 @@ CARDS_PER_PAGE = 20
 _LAST_ROW = 4
 
 
-def _hand_cards(action: ActionChoice) -> tuple[Card, ...]:
-    """The cards of the player's hand that ``action`` plays."""
-    if action.kind is ActionKind.DEFEND:
-        return action.cards[1:]
-    if action.kind in (ActionKind.ATTACK, ActionKind.TRANSFER):
-        return action.cards
-    return ()
-
-
 def actions_by_card(view: HandView) -> dict[str, list[ActionChoice]]:
-    """Every legal action that plays each card of the hand."""
+    """Every legal action that plays each card of the hand (the choice's ``uses``)."""
     out: dict[str, list[ActionChoice]] = {}
     for action in view.legal:
-        for card in _hand_cards(action):
+        for card in action.uses:
             out.setdefault(str(card), []).append(action)
     return out
 

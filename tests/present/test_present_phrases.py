@@ -9,7 +9,8 @@ import dataclasses
 import pytest
 
 from bot.outcome import Ending, Outcome
-from bot.views import ActionChoice, ActionRecord, LobbySeat, Player, Role, SeriesEntry
+from bot.seating import LobbySeat
+from bot.views import ActionChoice, ActionRecord, AutoKind, Player, Role, SeriesEntry
 from present.actions import action_label
 from present.catalog import catalog
 from present.moves import move_text, round_end_text, throw_in_text
@@ -20,11 +21,13 @@ from present.rules import rules_lines, rules_summary, rules_title
 from present.standings import standings, standings_title
 from present.status import status
 from present.style import PLAIN, Style
-from rules_engine import PROFILES, ActionKind, Game, Rules, deal_from_seed
+from rules_engine import PROFILES, Action, ActionKind, Game, Rules, deal_from_seed
 from rules_engine.cards import parse_card
+from rules_engine.played import Played
 from tests.discord.dsc_factories import series_view, table_view
+from web.wording import WEB_WORDING
 
-EN, ES, FR = catalog("en"), catalog("es"), catalog("fr")
+EN, ES, FR = (catalog(lang, WEB_WORDING) for lang in ("en", "es", "fr"))
 #: A style that shows where it was applied: names in brackets, cards in angle brackets.
 MARKED = Style(
     escape=lambda s: s.replace("*", "\\*"), name=lambda s: f"[{s}]", card=lambda c: f"<{c}>"
@@ -161,21 +164,26 @@ def test_action_labels() -> None:
         (ActionKind.PASS, "", "Pass", "Pasar"),
     ]
     for kind, cards, en, es in cases:
-        choice = ActionChoice(kind, _cards(cards))
+        choice = ActionChoice(kind, _cards(cards), ())  # labels read kind and cards only
         assert action_label(choice, EN) == en
         assert action_label(choice, ES, MARKED) == es
-    assert action_label(ActionChoice(ActionKind.DEFEND, _cards("9♠")), EN) == "defend 9♠"
+    lone_defence = ActionChoice(ActionKind.DEFEND, _cards("9♠"), _cards("9♠"))
+    assert action_label(lone_defence, EN) == "defend 9♠"
 
 
 # ------------------------------------------------------------------------------ moves
+def _record(seat: int, kind: ActionKind, cards: str, auto: AutoKind = None) -> ActionRecord:
+    return ActionRecord(Played.of(Action(seat, kind, _cards(cards))), auto)
+
+
 def test_the_last_moves_say_why_the_service_played() -> None:
     names = ["Ann", "Bob"]
-    cover = ActionRecord(1, ActionKind.DEFEND, _cards("8♥ 9♥"))
+    cover = _record(1, ActionKind.DEFEND, "8♥ 9♥")
     assert move_text(cover, names, EN) == "Bob covers 8♥ with 9♥"
     assert move_text(cover, names, FR, MARKED) == "[Bob] couvre <8♥> avec <9♥>"
-    timed_out = ActionRecord(1, ActionKind.TAKE, (), "timeout")
+    timed_out = _record(1, ActionKind.TAKE, "", "timeout")
     assert move_text(timed_out, names, EN) == "Bob takes the cards (time ran out)"
-    autopilot = ActionRecord(0, ActionKind.PASS, (), "autopilot")
+    autopilot = _record(0, ActionKind.PASS, "", "autopilot")
     assert move_text(autopilot, names, EN) == "Ann passes (autopilot)"
     assert move_text(autopilot, names, ES).endswith("(piloto automático)")
     thrown = throw_in_text("Ann", _cards("7♠ 7♦"), "Bob", EN, MARKED)

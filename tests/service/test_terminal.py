@@ -18,7 +18,10 @@ from pathlib import Path
 import pytest
 
 import apps.cli as cli
-from terminal.session import LEGEND, turn_time
+from bot.views import ActionChoice, HandCard, HandView
+from rules_engine import ActionKind, parse_card
+from rules_engine.messages import Message
+from terminal.session import LEGEND, _card_refusal, _choices_using, turn_time
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = ("> ", "Rematch? [y/N]")
@@ -112,6 +115,55 @@ def test_unknown_action_quotes_only_what_was_typed() -> None:
     assert "! attack needs at least one card" in out
     assert "! unknown card '6x'" in out
     assert not re.search(PLAYED, out, re.M)  # nothing was played
+
+
+def test_a_card_typed_alone_plays_the_one_action_that_uses_it() -> None:
+    # seed 1: Player leads holding 6♠ 6♥ 7♥ A♥ 8♣ 6♦
+    console = Console([["K♠", "6♠", "7♥"], ["q"]])
+    assert _play(console, "--seed", "1", "--ai-delay", "0") == 0
+    out = console.text
+    assert "! K♠ is not in your hand" in out
+    assert (
+        "! 6♠ can be played in several ways: type the number of one "
+        "(1. attack 6♠, 4. attack 6♠ 6♥, 5. attack 6♠ 6♦, 7. attack 6♠ 6♥ 6♦)"
+    ) in out
+    assert re.findall(PLAYED, out, re.M) == ["  Player attacks"]
+    assert "  Player attacks with 7♥" in out
+
+
+def test_a_typed_card_is_matched_to_the_choices_by_the_cards_they_use() -> None:
+    """The terminal reads which hand cards a choice plays from the choice's ``uses``, not
+    from its kind and cards (as showing a card would use a card it does not play)."""
+    nine, queen = parse_card("9♠"), parse_card("Q♥")
+    shown = ActionChoice(ActionKind.ATTACK, (nine,), uses=(queen,))
+    take = ActionChoice(ActionKind.TAKE, (), ())
+    legal = (take, shown)
+    assert _choices_using(queen, legal) == [(2, shown)]
+    assert _choices_using(nine, legal) == []
+    hand = HandView(
+        channel_id=1,
+        game_id=1,
+        user_id=1,
+        seat=0,
+        name="Player",
+        version=3,
+        cards=(
+            HandCard(nine, False, Message("the limit is {limit} attacks this round", limit=1)),
+            HandCard(queen, False, None),
+        ),
+        legal=legal,
+        your_turn=True,
+        role=None,
+        trump="♦",
+        deadline=None,
+        autopilot=False,
+        finished=False,
+    )
+    assert (
+        _card_refusal(nine, [], hand, ["Player"])
+        == "9♠ cannot be played now: the limit is 1 attacks this round"
+    )
+    assert _card_refusal(parse_card("A♣"), [], hand, ["Player"]) == "A♣ is not in your hand"
 
 
 def test_cards_in_parentheses_are_explained() -> None:

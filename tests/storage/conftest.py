@@ -18,6 +18,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from bot.seating import LobbyOptions, LobbySeat
 from bot.storage import (
     POSTGRES_MIGRATIONS,
     SQLITE_MIGRATIONS,
@@ -32,7 +33,6 @@ from bot.storage.migrations import Migration
 from bot.storage.postgres import PostgresStorage, numbered
 from bot.storage.sqlite import SqliteStorage
 from bot.storage.throwaway_pg import ThrowawayPostgres
-from bot.views import LobbyOptions, LobbySeat
 from tests import storage_helpers as stored
 
 

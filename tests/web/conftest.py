@@ -230,6 +230,7 @@ async def make_table(
     seed: int = 1,
     oauth: DiscordOAuth | None = None,
     static_dir: Path | None = None,
+    templates_dir: Path | None = None,
     clock: ManualClock | None = None,
 ) -> WebTable:
     """The web table of a new service in ``tmp_path`` (its :meth:`WebTable.close` ends all)."""
@@ -237,6 +238,7 @@ async def make_table(
         public_url=PUBLIC_URL,
         oauth=oauth,
         **({"static_dir": static_dir} if static_dir is not None else {}),
+        **({"templates_dir": templates_dir} if templates_dir is not None else {}),
     )
     return WebTable(*await serve(tmp_path / "durak.sqlite3", config, seed=seed, clock=clock))
 
