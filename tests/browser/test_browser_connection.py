@@ -72,11 +72,8 @@ async def test_a_move_from_a_changed_table_is_refused_and_the_page_catches_up(
     assert player.errors == []
 
 
-async def test_a_dropped_socket_reconnects_and_the_game_goes_on(
-    browser: Any, local_table: Any
-) -> None:
-    table = await local_table(players=2, seed=11)
-    player = await open_page(browser, table.url())
+async def test_a_dropped_socket_reconnects_and_the_game_goes_on(table_page: Any) -> None:
+    table, player = await table_page(players=2, seed=11)
     page = player.page
     pages = table.server.parts.presenter.pages
     assert len(pages(table.channel)) == 1

@@ -25,11 +25,8 @@ async def _defending(player: TablePage) -> bool:
     return await attacks.count() == 1 and bool(await player.playable())
 
 
-async def test_a_card_dragged_with_the_mouse_onto_the_table_attacks(
-    browser: Any, local_table: Any
-) -> None:
-    table = await local_table(players=2, seed=11)
-    player = await open_page(browser, table.url())
+async def test_a_card_dragged_with_the_mouse_onto_the_table_attacks(table_page: Any) -> None:
+    table, player = await table_page(players=2, seed=11)
     await player.play_until(_leading)
     hand = await table.service.hand(table.channel, table.user)
     # a card with one thing to do on the table (a pair could also attack together: that asks)

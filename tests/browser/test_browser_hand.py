@@ -23,11 +23,8 @@ async def _uses(table: Any) -> Counter[str]:
     return Counter(str(c) for action in hand.legal for c in action.uses)
 
 
-async def test_a_dimmed_card_says_why_it_cannot_be_played_with_hints_on(
-    browser: Any, local_table: Any
-) -> None:
-    table = await local_table(players=2, seed=5)
-    player = await open_page(browser, table.url())
+async def test_a_dimmed_card_says_why_it_cannot_be_played_with_hints_on(table_page: Any) -> None:
+    table, player = await table_page(players=2, seed=5)
     page = player.page
 
     async def some_dimmed(p: TablePage) -> bool:
@@ -63,11 +60,8 @@ async def test_a_dimmed_card_says_why_it_cannot_be_played_with_hints_on(
     assert player.errors == []
 
 
-async def test_a_card_with_several_uses_asks_which_and_esc_cancels(
-    browser: Any, local_table: Any
-) -> None:
-    table = await local_table(players=2, rules="perevodnoy", seed=3)
-    player = await open_page(browser, table.url())
+async def test_a_card_with_several_uses_asks_which_and_esc_cancels(table_page: Any) -> None:
+    table, player = await table_page(players=2, rules="perevodnoy", seed=3)
     page = player.page
 
     async def two_uses(p: TablePage) -> bool:
@@ -98,9 +92,8 @@ async def test_a_card_with_several_uses_asks_which_and_esc_cancels(
     assert player.errors == []
 
 
-async def test_the_keyboard_plays_a_card_tab_then_enter(browser: Any, local_table: Any) -> None:
-    table = await local_table(players=2, seed=11)
-    player = await open_page(browser, table.url())
+async def test_the_keyboard_plays_a_card_tab_then_enter(table_page: Any) -> None:
+    table, player = await table_page(players=2, seed=11)
     page = player.page
 
     async def single_use_card(p: TablePage) -> bool:
