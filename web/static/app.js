@@ -190,8 +190,11 @@ function handle(frame) {
       hands.render(state);
       break;
     case "notice":
+      if (frame.kind === "series_ended") {
+        seriesEnded();
+        if (document.body.classList.contains("game-done")) break; // the end screen says it
+      }
       toast(frame.text, "notice");
-      if (frame.kind === "series_ended") seriesEnded();
       break;
     case "error":
       banner(frame.reason, "error");
