@@ -58,6 +58,7 @@ from bot.storage import create_storage, sqlite_url
 from bot.views import TableView
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from web.app import WebConfig, WebServer
+from web.http_server import ServerLimits
 from web.pages import Pages
 from web.rooms import RoomLimits
 from web.static_files import STATIC_DIR, StaticFiles
@@ -182,6 +183,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             # every simulated page connects from 127.0.0.1, where real pages come from many
             # addresses: the per-address cap would refuse all but the first few
             room_limits=RoomLimits(sockets_per_address=args.games * args.pages + 1),
+            server_limits=ServerLimits(connections_per_address=args.games * args.pages + 16),
         ),
     )
     lag = LoopLag()

@@ -11,7 +11,8 @@ same calls the Discord buttons make, under the same lock; each is answered by a 
 A refusal carries the service's reason in the reader's language, changes nothing, and is
 followed by the current table and hand (a stale page catches up at once).
 
-The player's seat is checked on every command (the token itself stays valid): a player who
+The socket closes when its token expires.  The player's seat is checked on every command (the
+token itself stays valid): a player who
 forfeited (left or was kicked) is refused with the reason and becomes a watcher.
 """
 
@@ -107,6 +108,7 @@ class SocketHandler:
         )
         conn.start()
         page.attach(conn)
+        page.expire_at(claims.expires, _EXPIRED)
         conn.send(welcome_json(conn.role, seat, conn.user_id, conn.channel_id, cat))
         self.presenter.add(conn, table)
         await self.refresh(conn, table)

@@ -5,7 +5,8 @@
 ETag (:class:`Served`), and served with ``Cache-Control: no-cache`` (the browser revalidates:
 ``304 Not Modified`` when the ETag still matches), gzip when the browser accepts it
 (:func:`respond`; the HTML pages of :mod:`web.pages` are served the same way).  Paths are
-resolved inside the static folder only: ``..``, hidden files and anything outside it are 404.
+resolved inside the static folder only: ``..``, hidden files, a NUL byte and anything outside
+it are 404.
 """
 
 from __future__ import annotations
@@ -96,7 +97,9 @@ class StaticFiles:
     def resolve(self, name: str) -> Path | None:
         """The file ``name`` names inside the static folder, or ``None``."""
         parts = name.split("/")
-        if not name or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+        if not name or "\x00" in name:
+            return None
+        if any(p in ("", ".", "..") or p.startswith(".") for p in parts):
             return None
         path = (self.root / name).resolve()
         if not path.is_relative_to(self.root) or not path.is_file():

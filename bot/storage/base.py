@@ -308,6 +308,12 @@ class Storage(ABC):
         """Insert or replace the value of ``key`` (one row per key) at time ``now``."""
 
     @abstractmethod
+    async def take_number(self, name: str) -> int:
+        """The next number of the counter ``name`` (1, 2, 3…; migration 8's ``numbers``),
+        taken in one statement: two processes taking numbers at once never get the same
+        one, and a number once taken is never given again."""
+
+    @abstractmethod
     async def set_meta_once(self, key: str, value: str, now: float) -> str:
         """Store ``value`` under ``key`` unless a value is stored there already (by this or
         another process, even at the same moment); returns the value stored, the first one

@@ -541,6 +541,13 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
     async def set_meta(self, key: str, value: str, now: float) -> None:
         await self.execute(sql.META_UPSERT, key, value, now)
 
+    async def take_number(self, name: str) -> int:
+        async with self.write() as con:
+            await con.execute(sql.NUMBER_ENSURE, name)
+            row = await con.fetch_one(sql.NUMBER_TAKE, name)
+        assert row is not None
+        return int(row[0])
+
     async def set_meta_once(self, key: str, value: str, now: float) -> str:
         async with self.write() as con:
             await con.execute(sql.META_INSERT_ONCE, key, value, now)

@@ -140,3 +140,13 @@ async def test_the_units_stop_signal_stops_the_bot_cleanly(
     success = {0, *map(int, _unit()["Service"]["SuccessExitStatus"].split())}
     assert proc.returncode in success, err.decode()
     assert "Traceback" not in err.decode()
+
+
+def test_the_unit_raises_the_open_files_limit_above_the_web_servers_connections() -> None:
+    from web.http_server import FILES_KEPT, ServerLimits
+
+    limit = _unit()["Service"].get("LimitNOFILE")
+    assert limit is not None and limit.isdecimal(), "LimitNOFILE must be set to a number"
+    # systemd's default soft limit is 1,024: the unit must raise it so that the server's
+    # connection cap, not the file limit, is what stops a flood of connections
+    assert int(limit) >= ServerLimits().max_connections + FILES_KEPT

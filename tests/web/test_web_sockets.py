@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 
+import aiohttp
 import pytest
 
 from bot.authority import SystemRule, system
@@ -121,12 +122,14 @@ async def test_a_first_frame_other_than_hello_closes_4001(table: WebTable) -> No
 
 
 @pytest.mark.parametrize("origin", ["https://evil.example", "http://durak.example", None])
-async def test_a_foreign_origin_is_refused_with_4003(table: WebTable, origin: str | None) -> None:
+async def test_a_foreign_origin_is_refused_before_the_socket_opens(
+    table: WebTable, origin: str | None
+) -> None:
     await table.game(ALICE, BOB)
-    page = await table.connect(origin=origin)
-    error = await page.next()
-    assert (error["t"], error["code"]) == ("error", 4003)
-    assert await page.closed() == 4003
+    # refused with 403 before the upgrade: no WebSocket (and nothing of it) is ever held
+    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+        await table.connect(origin=origin)
+    assert refused.value.status == 403
 
 
 async def test_a_channel_without_a_game_closes_4004(table: WebTable) -> None:

@@ -10,8 +10,9 @@ Discord channel; nothing of that is decided here):
 - :mod:`~web.rooms.presenter` and :mod:`~web.rooms.state`: the service's events, as the room's
   state pushed to its pages (one snapshot per change, from the views the service gave);
 - :mod:`~web.rooms.sweep`: idle rooms close;
-- :mod:`~web.rooms.limits`: the abuse limits (rooms per address per hour, rooms open at once,
-  sockets per address);
+- :mod:`~web.rooms.limits`: the abuse limits, per network prefix (rooms per address per hour
+  and open at once, joins and leaves, rooms open on the server, sockets per address);
+- :mod:`~web.rooms.names`: guest names that would pass for an AI seat's;
 - :mod:`~web.rooms.hub`: all of them added to the web application.
 
 The pages' words are the one source of :mod:`web.strings`.

@@ -7,6 +7,9 @@ and a guest sitting down.
   and the host's guest token;
 - ``POST /api/rooms/join``: a guest sits down → a guest token.
 
+Limits per address (:mod:`web.rooms.limits`): rooms opened per hour and held open at once,
+joins per minute.  A name that passes for an AI seat's is refused (:mod:`web.rooms.names`).
+
 A refusal is ``{"error": "<a sentence in the reader's language>"}`` with its HTTP status.
 """
 
@@ -33,8 +36,9 @@ from bot.rooms import GUEST_NAME_MAX, NoRoom, RoomDirectory
 from present.catalog import Catalog
 from rules_engine.ai import OFFERED_LEVELS
 from rules_engine.messages import Message
-from web.protocol import BAD_FRAME, BAD_ORIGIN, browser_language, sentence
+from web.protocol import BAD_FRAME, bad_origin, browser_language, parse_json, sentence
 from web.rooms.limits import AddressCounts, RoomLimits, address_of
+from web.rooms.names import check_not_ai
 from web.strings import home_strings
 from web.tokens import Signer
 from web.wording import catalog
@@ -47,6 +51,10 @@ _TOO_MANY_ROOMS = Message(
     "you have opened too many rooms in the last hour: wait a while before opening another"
 )
 _ALL_FULL = Message("too many rooms are open on this server right now: try again later")
+_TOO_MANY_HELD = Message(
+    "you have too many rooms open at once: finish or leave one before opening another"
+)
+_TOO_MANY_JOINS = Message("you have joined too many rooms just now: wait a minute and try again")
 
 
 class RoomsApi:
@@ -98,10 +106,10 @@ class RoomsApi:
     async def _body(self, request: web.Request) -> tuple[dict[str, Any], Catalog]:
         cat = catalog(browser_language(request))
         if request.headers.get("Origin") not in self.origins:
-            raise _refusal(403, cat, BAD_ORIGIN)
+            raise _refusal(403, cat, bad_origin(self.public_url + "/"))
         try:
-            body = await request.json()
-        except (ValueError, UnicodeDecodeError):
+            body = parse_json(await request.read(), "a request body")
+        except ValueError:
             raise _refusal(400, cat, BAD_FRAME) from None
         if not isinstance(body, dict):
             raise _refusal(400, cat, BAD_FRAME)
@@ -117,14 +125,20 @@ class RoomsApi:
         options = body.get("options", {})
         if not isinstance(options, dict):
             raise _refusal(400, cat, BAD_FRAME)
-        if len(self.directory.open_rooms()) >= self.limits.max_open:
+        address = address_of(request, self.limits)
+        open_rooms = self.directory.open_rooms()
+        if self.counts.holds_too_many(address, open_rooms):
+            raise _refusal(429, cat, _TOO_MANY_HELD)
+        if len(open_rooms) >= self.limits.max_open:
             raise _refusal(503, cat, _ALL_FULL)
-        if not self.counts.may_open_room(address_of(request, self.limits.forwarded_for)):
+        if not self.counts.may_open_room(address):
             raise _refusal(429, cat, _TOO_MANY_ROOMS)
         try:
+            check_not_ai(body.get("name"))
             room = await self.directory.create(body.get("name"), options)
         except ServiceError as exc:
             raise _refusal(400, cat, exc.message) from None
+        self.counts.opened(address, room.channel_id)
         self.touched(room.channel_id)
         log.info("room %d opened", room.channel_id)
         return web.json_response(
@@ -139,7 +153,10 @@ class RoomsApi:
     async def join(self, request: web.Request) -> web.Response:
         """``POST /api/rooms/join`` ``{"room", "name", "lang"}`` → ``{"token"}``."""
         body, cat = await self._body(request)
+        if not self.counts.may_change_seat(address_of(request, self.limits)):
+            raise _refusal(429, cat, _TOO_MANY_JOINS)
         try:
+            check_not_ai(body.get("name"))
             room = await self.directory.join(body.get("room"), body.get("name"))
         except NoRoom as exc:
             raise _refusal(404, cat, exc.message) from None

@@ -54,7 +54,9 @@ class RoomHub:
             self.counts,
             self.sweep.touch,
         )
-        self.socket = RoomSocket(service, signer, origins, self.presenter, self.sweep.touch)
+        self.socket = RoomSocket(
+            service, signer, origins, self.presenter, self.sweep.touch, self.counts
+        )
 
     def add_routes(self, app: web.Application, page: Callable[[Page], Handler]) -> None:
         """Add the routes; ``page(name)`` makes the route of an HTML page (:mod:`web.pages`)."""

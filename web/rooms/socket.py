@@ -6,6 +6,13 @@ the page then gets ``welcome`` (its words and the AI levels) and the room's stat
 every change (:class:`~web.rooms.presenter.RoomPresenter`).  The host's and players' commands
 are the service's (host checks, forfeits, votes, the host's hand-off are its own), each
 answered by a ``result``; a refused one is followed by the room's state.
+
+Only a command the service carried out counts as the room's activity (its idle clock): a
+frame it refused, or did not understand, does not keep an idle room open.  Leaving counts
+against the address's joins and leaves (:meth:`AddressCounts.may_change_seat`), and a guest
+may change their stop vote :data:`VOTE_BURST` times at once, then once every
+:data:`VOTE_EVERY` seconds (each change is a notice to every page of the room).  The socket
+closes when its guest token expires.
 """
 
 from __future__ import annotations
@@ -28,14 +35,16 @@ from web.protocol import (
     BadFrame,
     Frame,
     PageSocket,
+    TokenBucket,
     refused,
     serve,
 )
+from web.rooms.limits import AddressCounts, address_of
 from web.rooms.presenter import RoomPage, RoomPresenter
 from web.strings import room_strings
 from web.tokens import Signer, TokenError
 
-__all__ = ["RoomSocket"]
+__all__ = ["VOTE_BURST", "VOTE_EVERY", "RoomSocket"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +53,14 @@ MAX_LEVEL = 64
 
 _NOT_GUEST = Message("this link is not valid: open the table again from the game")
 _CLOSED = Message("this room is closed")
+_EXPIRED = Message("this link has expired: ask the room's host for a new invitation")
+_TOO_MANY_LEAVES = Message("you have left too many rooms just now: wait a minute and try again")
+_VOTING_TOO_FAST = Message("you changed your vote too often: wait a few seconds")
+
+#: Stop-vote changes a guest may make at once, and then one every this many seconds.
+VOTE_BURST, VOTE_EVERY = 3, 10.0
+#: Guests whose vote changes are remembered before the ones with nothing left are forgotten.
+_FORGET_PAST = 10_000
 
 
 class RoomSocket:
@@ -57,12 +74,15 @@ class RoomSocket:
         origins: frozenset[str],
         presenter: RoomPresenter,
         touched: Callable[[int], None],
+        counts: AddressCounts,
     ) -> None:
         self.service = service
         self.signer = signer
         self.origins = origins
         self.presenter = presenter
         self.touched = touched
+        self.counts = counts
+        self._votes: dict[tuple[int, int], TokenBucket] = {}
 
     def handle(self, request: web.Request) -> Awaitable[web.StreamResponse]:
         """``GET /ws/room``."""
@@ -86,6 +106,7 @@ class RoomSocket:
         conn = Connection(page.ws, claims.channel_id, "player", cat, claims, user_id=claims.user_id)
         conn.start()
         page.attach(conn)
+        page.expire_at(claims.expires, _EXPIRED)
         room = RoomPage(conn)
         self.presenter.add(room)
         conn.send(
@@ -107,7 +128,6 @@ class RoomSocket:
             conn.send(refused(None, conn.cat, BAD_FRAME))
             return
         service = self.service
-        self.touched(channel)
         try:
             if kind == "add_ai":
                 await service.add_ai(channel, user, frame.text("level", MAX_LEVEL))
@@ -116,13 +136,20 @@ class RoomSocket:
             elif kind == "start":
                 await service.start(channel, user)
             elif kind == "leave":
+                if not self._may_leave(socket):
+                    conn.send(refused(seq, conn.cat, _TOO_MANY_LEAVES))
+                    return
                 await service.leave(channel, user)
             elif kind == "forfeit":
                 await service.forfeit(channel, user, game_id=frame.whole_or_none("game"))
-            elif kind == "stop":
-                await service.stop(channel, user)
-            elif kind == "keep_playing":
-                await service.keep_playing(channel, user)
+            elif kind in ("stop", "keep_playing"):
+                if not self._may_vote(channel, user):
+                    conn.send(refused(seq, conn.cat, _VOTING_TOO_FAST))
+                    return
+                if kind == "stop":
+                    await service.stop(channel, user)
+                else:
+                    await service.keep_playing(channel, user)
             else:
                 raise BadFrame(kind)
         except BadFrame:
@@ -136,4 +163,18 @@ class RoomSocket:
             conn.send(refused(seq, conn.cat, exc.message))
             await self.presenter.push(page, force=True)
             return
+        self.touched(channel)
         conn.send({"t": "result", "seq": seq, "ok": True})
+
+    def _may_leave(self, socket: PageSocket) -> bool:
+        if socket.request is None:
+            return True
+        return self.counts.may_change_seat(address_of(socket.request, self.counts.limits))
+
+    def _may_vote(self, channel: int, user: int) -> bool:
+        bucket = self._votes.get((channel, user))
+        if bucket is None:
+            if len(self._votes) > _FORGET_PAST:
+                self._votes = {k: b for k, b in self._votes.items() if not b.full()}
+            bucket = self._votes[channel, user] = TokenBucket(VOTE_BURST, 1 / VOTE_EVERY)
+        return bucket.take()
