@@ -1,7 +1,7 @@
 """What each close code does on the pages (docs/WEB.md): after a refusal that cannot heal by
-itself (a bad or expired token, a bad origin, no game or a closed room, a frame too big, a
-room closed for being idle, a refusal the page does not know, WebSocket's own "policy" and
-"too big") the page says why and never connects again; after a close that can heal (too
+itself (a bad or expired token, no game or a closed room, a frame too big, a room closed for
+being idle, a refusal the page does not know yet, WebSocket's own "policy" and "too big")
+the page says why and never connects again; after a close that can heal (too
 many frames, too many sockets from the address, a restart, a server error, a slow page) it
 reconnects by itself.
 
@@ -28,11 +28,11 @@ from web.wording import catalog
 
 from .layout_support import ROOM, ROOM_TOKEN
 from .rooms_support import RoomServer
+from .support import COUNT_SOCKETS
 
 #: Codes after which the page stops, with the error frame's reason (None: no error frame).
 FINAL = {
     4001: "This link has expired: open the table again from the game",
-    4003: "This page may not open the table from where it was loaded",
     4004: "There is no game in this channel",
     4009: "The page sent a message that is too big",
     4010: "This room was closed after a long time without play",
@@ -62,18 +62,6 @@ async def pages_server(tmp_path: Path) -> AsyncIterator[RoomServer]:
         yield server
     finally:
         await server.close()
-
-
-#: Counts the sockets the page opens (``window.sockets``), as the page opens them.
-COUNT_SOCKETS = """
-window.sockets = 0;
-window.WebSocket = class extends window.WebSocket {
-  constructor(...args) {
-    super(...args);
-    window.sockets += 1;
-  }
-};
-"""
 
 
 class Refuser:

@@ -3,10 +3,11 @@
 // code says reconnecting cannot help. The page gets every frame, and is told when the socket
 // connects, is open, waits to reconnect, or is closed for good (with the server's reason).
 
-// Our refusals (4000-4999) cannot heal by reconnecting (a bad or expired token, a bad origin,
-// no game or a closed room, a frame too big, a room closed for being idle, and any refusal
-// this page does not know yet), except these: too many frames (a new socket starts afresh)
-// and too many sockets from this address (others close).
+// Our refusals (4000-4999) cannot heal by reconnecting (a bad or expired token, no game or a
+// closed room, a frame too big, a room closed for being idle, and any refusal this page does
+// not know yet), except these: too many frames (a new socket starts afresh) and too many
+// sockets from this address (others close). A socket refused before it opens (an HTTP 403
+// or 429 to the upgrade) closes with 1006, as a lost network does: the page tries again.
 const RETRY_REFUSALS = new Set([4008, 4029]);
 // WebSocket's own codes that say the page's frames are wrong (a protocol error, unsupported
 // or invalid data, a policy violation, a frame too big): sending them again cannot help.
