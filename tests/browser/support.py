@@ -40,6 +40,17 @@ PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1280, "height": 800}
 #: The most moves a whole game may take before a test gives up (a game takes far fewer).
 MAX_MOVES = 400
+#: Counts the sockets the page opens (``window.sockets``), as the page opens them.
+COUNT_SOCKETS = """
+window.sockets = 0;
+window.WebSocket = class extends window.WebSocket {
+  constructor(...args) {
+    super(...args);
+    window.sockets += 1;
+  }
+};
+"""
+
 #: Any attribute value (Playwright matches attributes against a regular expression).
 _ANY = re.compile(r".+")
 

@@ -177,3 +177,29 @@ async def test_the_page_offers_each_choice_on_the_cards_it_uses(
     hand = await table.service.hand(table.channel, table.user)
     assert named not in [c.text for c in hand.cards]
     assert player.errors == []
+
+
+async def test_a_hint_names_its_card_once(browser: Any, local_table: Any) -> None:
+    table = await local_table(players=2, seed=5)
+    player = await open_page(browser, table.url())
+    names = [s.name for s in (await table.service.table(table.channel)).seats]
+
+    async def reasons() -> dict[str, str]:
+        """The hand's cards that cannot be played, with their reason as the page has it."""
+        view = await table.service.hand(table.channel, table.user)
+        return {
+            c.text: render_message(c.reason, names, wording=WEB_WORDING)
+            for c in view.cards
+            if c.reason is not None
+        }
+
+    async def a_reason_names_its_card(p: TablePage) -> bool:
+        return any(card in reason for card, reason in (await reasons()).items())
+
+    await player.play_until(a_reason_names_its_card)
+    card, reason = next((c, r) for c, r in (await reasons()).items() if c in r)
+    await player.tap_dimmed(card)
+    hint = player.page.locator(".toast-hint")
+    await player.expect(hint).to_have_text(reason[0].upper() + reason[1:])
+    assert (await hint.inner_text()).count(card) == 1
+    assert player.errors == []
