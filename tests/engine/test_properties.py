@@ -195,6 +195,8 @@ def _random_action(rng: random.Random, game: Game) -> Action:
         return Action(seat, kind, tuple(cards))
     if kind is ActionKind.DEFEND:
         return Action.defend(seat, card(), card())
+    if kind is ActionKind.SHOW:
+        return Action.show(seat, card())
     return Action(seat, kind)
 
 
@@ -212,10 +214,14 @@ def _mutated(rng: random.Random, game: Game) -> Action:
             return Action(base.seat, kind, cards)
         if kind in (ActionKind.ATTACK, ActionKind.TRANSFER):
             return Action(base.seat, kind, base.cards or (ALL_CARDS[0],))
+        if kind is ActionKind.SHOW:
+            return Action.show(base.seat, base.cards[-1] if base.cards else ALL_CARDS[0])
         return Action(base.seat, kind)
     extra = ALL_CARDS[rng.randrange(36)]
     if base.kind is ActionKind.DEFEND:
         return Action.defend(base.seat, base.cards[0], extra)
+    if base.kind is ActionKind.SHOW:
+        return Action.show(base.seat, extra)
     return Action(base.seat, base.kind, tuple({*base.cards, extra}))
 
 
