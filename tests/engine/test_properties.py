@@ -136,7 +136,7 @@ def check_observations(game: Game) -> None:
         obs = observation(game, seat)
         text = json.dumps(obs, ensure_ascii=False)
         hidden = hidden_from(game, seat)
-        for c in range(36):
+        for c in range(52):
             if hidden >> c & 1:
                 assert CARD_TEXT[c] not in text, f"seat {seat} sees {CARD_TEXT[c]}"
         assert (obs["legal"] != []) == (seat == game.to_act)
