@@ -28,6 +28,7 @@ def position(
     actions: tuple[str, ...] | list[str] = (),
 ) -> Game:
     """A game from a hand-written position, with ``actions`` applied (each must be legal)."""
+    rules = rules if isinstance(rules, Rules) else PROFILES[rules]
     deal = Deal(
         hands=tuple(mask(h) for h in hands),
         stock=tuple(card_index(c) for c in stock.split()),
@@ -35,8 +36,9 @@ def position(
         leader=leader,
         first_round=first_round,
         discard=mask(discard),
+        deck=rules.deck,
     )
-    game = Game(rules if isinstance(rules, Rules) else PROFILES[rules], deal)
+    game = Game(rules, deal)
     for text in actions:
         game.apply(parse_action(text))
     return game
