@@ -255,7 +255,7 @@ class Tracker:
                 cont = self._is_addition(seat, mask)
                 if cont and self.taking:
                     if i + 1 < len(history):
-                        cont = history[i + 1][1] & 7 not in (DEFEND, TRANSFER, TAKE)
+                        cont = history[i + 1][1] & 7 not in (DEFEND, TRANSFER, SHOW, TAKE)
                     else:  # the last action: a new round shows just these cards
                         v = self.view
                         table = sum(1 << c for c in v.table_attacks)
