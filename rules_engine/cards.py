@@ -291,17 +291,18 @@ def mask_text(mask: int) -> list[str]:
     return [CARD_TEXT[i] for i in (iter_bits(mask) if mask <= _LOW36 else iter_cards(mask))]
 
 
+#: For each card index, the cards of its suit of a higher rank.
+_HIGHER: tuple[int, ...] = tuple(
+    sum(1 << d for d in range(s, N_CARDS, 4) if RANK_OF[d] > RANK_OF[a])
+    for a in range(N_CARDS)
+    for s in (a & 3,)
+)
+
+
 def _build_beaters(trump: int) -> tuple[int, ...]:
-    table = []
-    for a in range(N_CARDS):
-        beat = 0
-        for d in range(N_CARDS):
-            same_suit_higher = SUIT_OF[d] == SUIT_OF[a] and RANK_OF[d] > RANK_OF[a]
-            trump_on_plain = SUIT_OF[d] == trump and SUIT_OF[a] != trump
-            if same_suit_higher or trump_on_plain:
-                beat |= 1 << d
-        table.append(beat)
-    return tuple(table)
+    """A card is beaten by a higher card of its suit, or by any trump if it is not one."""
+    trumps = SUIT_MASK[trump]
+    return tuple(_HIGHER[a] | (trumps if SUIT_OF[a] != trump else 0) for a in range(N_CARDS))
 
 
 _BEATERS: tuple[tuple[int, ...], ...] = tuple(_build_beaters(t) for t in range(4))

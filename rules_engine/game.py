@@ -13,6 +13,7 @@ out), and every rule about turns is about seats: ``to_act``, ``leader``, ``attac
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from typing import overload
 
@@ -66,10 +67,10 @@ def _subset_table(kind: int) -> dict[int, tuple[tuple[int, ...], ...]]:
     indexed by the room left under the limit (0..4)."""
     table: dict[int, tuple[tuple[int, ...], ...]] = {}
     for rank_set in RANK_SETS:
-        subsets = submasks(rank_set)
-        table[rank_set] = tuple(
-            tuple(kind | m << 3 for m in subsets if m.bit_count() <= room) for room in range(5)
-        )
+        subsets = submasks(rank_set)  # fewest cards first: each room takes a prefix
+        codes = tuple(kind | m << 3 for m in subsets)
+        counts = [m.bit_count() for m in subsets]
+        table[rank_set] = tuple(codes[: bisect_right(counts, room)] for room in range(5))
     return table
 
 
@@ -1160,13 +1161,18 @@ class Game:
         if len(self.table_attacks) < self.limit:
             passed = self._passed
             addable = self._addable
-            hands = self.hands
-            played_by = self.played_by  # a team seat may be played from a partner's hand
+            # the hand each seat plays from (in a team game a seat may be a partner's)
+            hands = self._seat_hands() if self._teams else self.hands
             for seat in self._attackers:
-                if not passed >> seat & 1 and hands[played_by[seat]] & addable:
+                if not passed >> seat & 1 and hands[seat] & addable:
                     self.to_act = seat
                     return
         self._close_round()
+
+    def _seat_hands(self) -> list[int]:
+        """The hand each seat plays from: ``seat_hand`` of every seat."""
+        hands = self.hands
+        return [hands[p] for p in self.played_by]
 
     def _show(self, seat: int, mask: int) -> None:
         """RULES.md §10.2: a transfer that adds no card; the shown card stays in the hand and
