@@ -182,7 +182,7 @@ class _DurakMixin:
         on without it: no message then carries a link that could not work."""
         from web.activity import DiscordOAuth
         from web.app import WebConfig, WebServer
-        from web.room_limits import RoomLimits
+        from web.rooms import RoomLimits
         from web.tokens import Signer, load_secret
 
         settings = self.settings

@@ -28,11 +28,12 @@ from typing import TextIO
 from bot.ai_pool import ThreadAI
 from bot.errors import ServiceError
 from bot.limits import MAX_TIMEOUT
+from bot.seating import LobbyOptions
 from bot.service import ChannelPhase, GameService
 from bot.storage import SqliteStorage
-from bot.views import LobbyOptions
 from present.messages import render_message
 from rules_engine.ai import DEFAULT_AI_LEVEL
+from terminal.wording import TERMINAL_WORDING
 from web.app import WebConfig, WebServer
 from web.links import table_url
 from web.tokens import Signer
@@ -167,13 +168,13 @@ async def _open_game(
                 await service.add_ai(CHANNEL, USER, level)
             await service.start(CHANNEL, USER)
         except ServiceError as exc:
-            out.write(f"error: {render_message(exc.message)}\n")
+            out.write(f"error: {render_message(exc.message, wording=TERMINAL_WORDING)}\n")
             out.flush()
             return None
     try:
         table = await service.table(CHANNEL)
     except ServiceError as exc:
-        out.write(f"error: {render_message(exc.message)}\n")
+        out.write(f"error: {render_message(exc.message, wording=TERMINAL_WORDING)}\n")
         out.flush()
         return None
     return table.series_id

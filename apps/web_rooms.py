@@ -5,7 +5,7 @@ and serves the home page, rooms and their tables on ``--host``/``--port`` (defau
 ``WEB_HOST``/``WEB_PORT``) until Ctrl-C.  ``PUBLIC_URL`` is the address people reach (the
 invite links are made of it; behind a TLS reverse proxy: README, "Rooms in the browser");
 without it, ``http://<host>:<port>``.  The token secret is ``WEB_SECRET`` or the one kept in
-the database; the rooms' limits come from the environment (:class:`web.room_limits.RoomLimits`).
+the database; the rooms' limits come from the environment (:class:`web.rooms.limits.RoomLimits`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bot.ai_pool import AIPool
 from bot.service import GameService
 from bot.storage import create_storage
 from web.app import WebConfig, WebServer
-from web.room_limits import RoomLimits
+from web.rooms import RoomLimits
 from web.tokens import Signer, load_secret
 
 __all__ = ["serve_rooms"]

@@ -36,6 +36,7 @@ import discord
 from discord.ext import commands
 
 from bot.presenter import Notice
+from bot.realm import Realm
 from bot.views import HandView, LobbyView, TableView
 from cogs.i18n import Catalog, catalog, pick_locale
 from cogs.links import TableLinks
@@ -227,7 +228,10 @@ class _HandState:
 
 # ================================================================== presenter
 class DiscordPresenter:
-    """Implements :class:`bot.presenter.Presenter` for Discord (see the module docstring)."""
+    """Implements :class:`bot.presenter.Presenter` for Discord (see the module docstring):
+    it serves Discord servers only, and is never given a room's or a local game's events."""
+
+    realms = frozenset({Realm.DISCORD})
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
@@ -401,14 +405,15 @@ class DiscordPresenter:
         watch = self.links.watcher(view.channel_id) if self.links is not None else None
         message = render_table(view, self.guild_catalog(view.guild_id), watch=watch)
         channel = self._channel(st.channel_id, view.guild_id)
-        over = view.finished or view.aborted
+        over = view.outcome is not None
+        played_out = view.outcome is not None and view.outcome.finished
         new_game = st.game_id != view.game_id
         repost = (
             st.message_id is None
             or st.repost
             or new_game
             or (view.round != st.round and not over)
-            or (view.finished and not st.finished)
+            or (played_out and not st.finished)
         )
         if not repost:
             if message == st.last:

@@ -2,7 +2,8 @@
 
 :func:`create_app` builds the application over a running :class:`~bot.service.GameService`:
 
-- ``GET /table``: the page; ``GET /static/{path}``: its files (:mod:`web.static_files`);
+- ``GET /table``: the page, in the reader's language (:mod:`web.pages`); ``GET /static/{path}``:
+  its files (:mod:`web.static_files`);
 - ``GET /ws``: one WebSocket per page (:mod:`web.sockets`), fed by the
   :class:`~web.presenter.WebPresenter`, which it registers with the service;
 - ``POST /api/activity/session``: the Discord Activity's sign-in (:mod:`web.activity`);
@@ -30,9 +31,9 @@ from aiohttp import web
 from bot.service import GameService
 from web.activity import ActivitySessions, DiscordOAuth
 from web.links import TableLinks
+from web.pages import TEMPLATES_DIR, Pages
 from web.presenter import WebPresenter
-from web.room_limits import RoomLimits
-from web.rooms import RoomHub
+from web.rooms import RoomHub, RoomLimits
 from web.sockets import SocketHandler
 from web.static_files import STATIC_DIR, StaticFiles
 from web.tokens import Signer
@@ -87,7 +88,7 @@ class WebConfig:
     ``public_url``: the address players reach (``PUBLIC_URL``; its origin may open sockets);
     ``extra_origins``: more origins allowed (``play --web``: the local addresses);
     ``oauth``: the Activity's credentials (``None``: no Activity);
-    ``static_dir``: the page's files."""
+    ``static_dir``: the pages' files; ``templates_dir``: their HTML (:mod:`web.pages`)."""
 
     public_url: str
     host: str = "0.0.0.0"
@@ -95,8 +96,9 @@ class WebConfig:
     oauth: DiscordOAuth | None = None
     extra_origins: frozenset[str] = frozenset()
     static_dir: Path = STATIC_DIR
+    templates_dir: Path = TEMPLATES_DIR
     access_log: bool = True
-    #: The rooms' abuse limits (:mod:`web.room_limits`).
+    #: The rooms' abuse limits (:mod:`web.rooms.limits`).
     room_limits: RoomLimits = field(default_factory=RoomLimits)
 
     @property
@@ -117,6 +119,7 @@ class WebParts:
     sockets: SocketHandler
     activity: ActivitySessions
     static: StaticFiles
+    pages: Pages
     links: TableLinks
     signer: Signer
     service: GameService
@@ -141,11 +144,13 @@ def create_app(service: GameService, signer: Signer, config: WebConfig) -> web.A
     with ``service`` now and removed when the application shuts down."""
     presenter = WebPresenter(service.clock.now)
     static = StaticFiles(config.static_dir)
+    pages = Pages(config.templates_dir)
     parts = WebParts(
         presenter=presenter,
         sockets=SocketHandler(service, presenter, signer, config.origins),
         activity=ActivitySessions(service, signer, config.oauth, config.origins),
         static=static,
+        pages=pages,
         links=TableLinks(config.public_url, signer),
         signer=signer,
         service=service,
@@ -155,12 +160,12 @@ def create_app(service: GameService, signer: Signer, config: WebConfig) -> web.A
     app = web.Application(client_max_size=MAX_BODY)
     app[PARTS] = parts
     app.on_response_prepare.append(_security_headers)
-    app.router.add_get("/table", static.table)
+    app.router.add_get("/table", pages.handler("table"))
     app.router.add_get("/static/{path:.+}", static.static)
     app.router.add_get("/ws", parts.rooms.limit_sockets(parts.sockets.handle))
     app.router.add_post("/api/activity/session", parts.activity.handle)
     app.router.add_get("/healthz", _healthz)
-    parts.rooms.add_routes(app, static.page)
+    parts.rooms.add_routes(app, pages.handler)
     service.add_presenter(presenter)
 
     async def _shutdown(app: web.Application) -> None:

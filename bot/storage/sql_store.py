@@ -34,6 +34,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
 from bot.ratings import Rating
+from bot.seating import LobbySeat
 from bot.storage import records
 from bot.storage import statements as sql
 from bot.storage.base import (
@@ -68,9 +69,6 @@ from bot.storage.records import (
 from bot.storage.sql_privacy import PrivacyQueries
 from bot.storage.sql_reads import RecordQueries
 from bot.storage.sql_seam import Row, SqlConnection, number
-from bot.views import (
-    LobbySeat,
-)
 from bot.votes import Forfeit
 
 __all__ = ["Row", "SqlConnection", "SqlStore", "Transaction"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot.views import ForgetRequest, PrivacyView, ServerRecords
+from bot.player_records import PrivacyView, ServerRecords
+from bot.views import ForgetRequest
 from cogs.custom_ids import forget_id
 from cogs.i18n import Catalog
 from cogs.render.message import (
@@ -42,7 +43,7 @@ def _server_title(server: ServerRecords, names: Mapping[int, str], t: Catalog) -
     name = names.get(server.guild_id)
     if name:
         return t.fill("Server {name}", name=esc(name, 80))
-    return t.fill("Server {id}", id=server.guild_id)
+    return t.fill("Server {name}", name=server.guild_id)
 
 
 def _server_lines(server: ServerRecords, t: Catalog) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from web.room_limits import RoomLimits
+from web.rooms import RoomLimits
 
 from .support import DESKTOP, LocalWeb, TablePage
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from bot.ai_pool import ThreadAI
 from bot.limits import MAX_TIMEOUT
+from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import SqliteStorage
-from bot.views import LobbyOptions
 from web.activity import DiscordOAuth
 from web.app import WebConfig, WebServer
 from web.tokens import Signer

@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.errors import StaleAction
 from present.messages import render_message
+from web.wording import WEB_WORDING
 
 from .support import TablePage, open_page
 
@@ -60,7 +61,7 @@ async def test_a_move_from_a_changed_table_is_refused_and_the_page_catches_up(
     assert await player.version() == shown  # the page did not hear of it
     await player.tap(card)
 
-    reason = render_message(StaleAction.default_message)
+    reason = render_message(StaleAction.default_message, wording=WEB_WORDING)
     await player.expect(player.page.locator(".toast-stale")).to_contain_text(
         reason, ignore_case=True
     )

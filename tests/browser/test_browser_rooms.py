@@ -13,7 +13,7 @@ import pytest_asyncio
 from playwright.async_api import expect
 
 from bot.realm import WEB_REALM
-from web.room_limits import RoomLimits
+from web.rooms import RoomLimits
 
 from .rooms_support import HOSTILE, RoomServer, create_room, join_room, new_page, table_in
 

@@ -26,13 +26,14 @@ from cogs.i18n import (
     catalog,
     pick_locale,
     render,
-    valid_command_name,
 )
+from cogs.wording import valid_command_name
 from present.locales import __main__ as catalogues
 from rules_engine import PROFILES, Action, ActionKind, Game, deal_from_seed
 from rules_engine.cards import ALL_CARDS, parse_card
 from rules_engine.hints import card_hints
 from rules_engine.messages import Message, Seat
+from rules_engine.played import Played
 
 LANGS = ("es", "fr")
 LOCALEDIR = Path(catalogues.LOCALES)
@@ -40,7 +41,11 @@ PO = {lang: LOCALEDIR / lang / "LC_MESSAGES" / "durak.po" for lang in LANGS}
 PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
 #: Words that are spelled the same in English and the language (so a translation may equal
 #: its English source when it is made of these, placeholders and symbols only).
-SAME_WORDS = {"es": {"durak", "no"}, "fr": {"durak", "expert", "options", "page", "stats", "table"}}
+#: Words spelled the same in English and the language ("s": the symbol of the second, "{n} s").
+SAME_WORDS = {
+    "es": {"durak", "no", "s"},
+    "fr": {"durak", "expert", "options", "page", "stats", "table", "s"},
+}
 
 
 def _messages(lang: str):
@@ -154,7 +159,7 @@ def test_fill_is_safe() -> None:
 def test_render_by_parameter_type() -> None:
     names = ["**Ana**", "**Bob**"]
     eight, nine = parse_card("8♥"), parse_card("9♥")
-    record = ActionRecord(1, ActionKind.DEFEND, (eight, nine), None)
+    record = ActionRecord(Played.of(Action.defend(1, eight, nine)))
     assert render(record.message, "en", names) == "**Bob** covers 8♥ with 9♥"
     assert render(record.message, "es", names) == "**Bob** cubre 8♥ con 9♥"
     assert (
@@ -241,7 +246,7 @@ def test_every_service_error_is_translated(lang: str) -> None:
 
 
 def test_catalog_render_matches_module_render() -> None:
-    message = Message("{name} passes", name=Seat(0))
+    message = Message("{player} passes", player=Seat(0))
     assert isinstance(catalog("fr"), Catalog)
     assert catalog("fr").render(message, ["Zoé"]) == render(message, "fr-FR", ["Zoé"])
 

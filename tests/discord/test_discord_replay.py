@@ -9,8 +9,10 @@ import re
 import discord
 import pytest
 
+from bot.outcome import Outcome
+from bot.player_records import AiLevelStats
 from bot.replay import build_replay
-from bot.views import AiLevelStats, HistoryEntry, HistoryPage, Player, ReplayView
+from bot.views import HistoryEntry, HistoryPage, Player, ReplayView
 from cogs.custom_ids import (
     GAME_TEMPLATE,
     LOBBY_TEMPLATE,
@@ -87,9 +89,11 @@ def test_replay_buttons_step_and_stop_at_the_ends() -> None:
     # the last frame names the durak (or the draw) in words
     text = message_text(render_replay(view, last_index, t))
     frame = replay.frames[-1]
-    if frame.loser is not None:
-        name = [p.name for p in view.players][frame.loser]
-        if view.players[frame.loser].ai_level:
+    assert frame.outcome is not None
+    if frame.outcome.losers:
+        (loser,) = frame.outcome.losers
+        name = [p.name for p in view.players][loser]
+        if view.players[loser].ai_level:
             name = "Casual AI"
         assert f"**{name}** is the durak" in text
     else:
@@ -108,7 +112,7 @@ def test_replay_in_spanish_and_french_names_the_ai_in_the_readers_language() -> 
 def _history(entries: int, long: bool = False) -> HistoryPage:
     humans = [Player(LONG if long else f"P{i}") for i in range(5)]
     players = (*humans, Player("Expert AI", "expert"))
-    results = ("loss", "draw", "aborted")
+    outcomes = (Outcome.durak(5), Outcome.draw(), Outcome.stopped())
     return HistoryPage(
         guild_id=1,
         user_id=7 if long else None,
@@ -123,8 +127,7 @@ def _history(entries: int, long: bool = False) -> HistoryPage:
                 rules=PROFILES["classic"],
                 profile="classic",
                 players=players,
-                result=results[i % 3],  # type: ignore[arg-type]
-                loser=5 if i % 3 == 0 else None,
+                outcome=outcomes[i % 3],
             )
             for i in range(entries)
         ),
@@ -154,8 +157,8 @@ def test_history_fits_discord_and_offers_a_replay_per_finished_game() -> None:
 
 
 def test_stats_show_rating_and_ai_levels_in_every_language() -> None:
+    from bot.player_records import ProfileStats
     from bot.ratings import Rating
-    from bot.views import ProfileStats
 
     base = stats_view(2)
     view = type(base)(

@@ -32,6 +32,7 @@ from rules_engine.cards import CARD_TEXT, PACK_MASK, RANK_OF, SUIT_MASK, iter_bi
 from rules_engine.errors import InvalidRulesError
 from rules_engine.hints import card_hints
 from rules_engine.messages import Message, Seat
+from rules_engine.played import Played
 
 from .helpers import mask, position
 
@@ -421,3 +422,22 @@ def test_hints_mark_a_showable_trump_and_speak_for_the_seat_played() -> None:
     own = card_hints(team, 0)  # player 0 now acts for seat 2
     assert own[parse_card("7♦")] is None
     assert own[parse_card("A♣")] is not None
+
+
+def test_the_record_of_a_show_and_of_a_team_end() -> None:
+    game = _shown_game()
+    played = game.apply(parse_action("1 show 9♦"))
+    assert played.kind is ActionKind.SHOW and played.target == 2
+    assert [str(c) for c in played.uses] == ["9♦"] and "9♦" in game.hand(1)
+    assert Played.from_dict(json.loads(json.dumps(played.to_dict()))) == played
+    end = position(["9♠", "10♠ J♦", "", "Q♣"], trump="♥", rules=TEAMS, actions=["0 attack 9♠"])
+    last = end.apply(parse_action("1 defend 9♠ 10♠"))
+    assert last.game_over and last.loser is None and last.losers == (1, 3)
+    record = last.to_dict()
+    assert record["losers"] == [1, 3]
+    assert Played.from_dict(json.loads(json.dumps(record))).losers == (1, 3)
+    single = position(["9♠", "10♠ 6♥", "7♦"], trump="♣",
+                      actions=["0 attack 9♠", "1 defend 9♠ 10♠", "1 attack 6♥"])  # fmt: skip
+    durak = single.apply(parse_action("2 take"))
+    assert durak.losers == (2,) and "losers" not in durak.to_dict()
+    assert Played.from_dict(durak.to_dict()).losers == (2,)

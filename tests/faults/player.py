@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from bot.ai_pool import ThreadAI
 from bot.errors import NoGame, NoLobby, ServiceError
 from bot.presenter import NullPresenter
+from bot.realm import EVERY_REALM
 from bot.service import ChannelPhase, GameService
 from bot.storage import create_storage
 from bot.views import LobbyView, TableView
@@ -58,7 +59,10 @@ def humans_of_channel(channel_id: int) -> tuple[int, int]:
 
 
 class Wakeups(NullPresenter):
-    """Wakes a channel's loop when its table changed (an AI seat moved, a game was dealt)."""
+    """Wakes a channel's loop when its table changed (an AI seat moved, a game was dealt), in
+    every realm."""
+
+    realms = EVERY_REALM
 
     def __init__(self) -> None:
         self.events: dict[int, asyncio.Event] = {}

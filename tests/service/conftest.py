@@ -11,6 +11,7 @@ import pytest
 
 from bot.clock import ManualClock
 from bot.presenter import Notice, NullPresenter
+from bot.realm import EVERY_REALM
 from bot.service import GameService
 from bot.storage import FinishedGame, SqliteStorage
 from bot.views import HandView, LobbyView, Player, TableView
@@ -23,7 +24,9 @@ __all__ = ["ALICE", "BOB", "CAROL", "CH", "DAVE", "GUILD"]
 
 
 class Recorder(NullPresenter):
-    """Remembers every event, in order."""
+    """Remembers every event of every realm, in order."""
+
+    realms = EVERY_REALM
 
     def __init__(self) -> None:
         self.events: list[tuple[str, Any]] = []

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.seating import FORMER_PLAYER_ID
 from bot.storage import SqliteStorage
-from bot.views import FORMER_PLAYER_ID
 
 from .conftest import CH, ServiceFactory, db_dump, open_table, play_out
 from .support import ALICE, BOB, CAROL

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.authority import MODERATOR
 from bot.errors import AlreadyStarted, NoGame, NotSeated, NotVoter, StaleAction
+from bot.outcome import Outcome
 from tests import storage_helpers as stored
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, open_table, play_out, settle
@@ -23,9 +25,9 @@ async def test_rematch_after_a_loss_loser_deals_left_neighbour_leads(make_servic
     assert first.first_of_series
     for total_losses in range(1, 4):
         finished = await play_out(svc)
-        if finished.draw:
+        if not finished.outcome.losers:
             pytest.skip("a draw: covered by the next test")
-        loser = finished.loser
+        (loser,) = finished.outcome.losers
         table = await svc.rematch(CH, ALICE)
         deal = deal_of(svc)
         assert not deal.first_of_series
@@ -70,7 +72,7 @@ async def test_rematch_permissions_and_state(make_service):
         await svc.rematch(CH, CAROL)
     with pytest.raises(NoGame):
         await svc.rematch(CH + 1, ALICE)
-    await svc.rematch(CH, CAROL, manage_channel=True)
+    await svc.rematch(CH, CAROL, authority=MODERATOR)
 
 
 async def test_end_series_frees_the_channel(make_service, recorder, db_path):
@@ -81,8 +83,8 @@ async def test_end_series_frees_the_channel(make_service, recorder, db_path):
         await svc.end_series(CH, CAROL)
     final = await svc.end_series(CH, BOB)
     assert not final.active and final.games == 1
-    if not finished.draw:
-        assert final.standings[finished.loser].losses == 1
+    for loser in finished.outcome.losers:
+        assert final.standings[loser].losses == 1
     assert svc.state(CH) == "none"
     with pytest.raises(NoGame):
         await svc.series(CH)
@@ -105,7 +107,7 @@ async def test_stop_mid_game_records_no_loss(make_service, recorder, db_path):
     assert await svc.stop(CH, ALICE) == "stopped"  # every player agreed
     await settle(svc)
     assert svc.state(CH) == "none"
-    assert recorder.of("table")[-1].aborted
+    assert recorder.of("table")[-1].outcome == Outcome.stopped()
     assert recorder.notices("stopped")
     assert await stored.results(svc.storage, GUILD) == [("aborted", None)]
     assert await svc.storage.game_results(table.game_id) == []
@@ -134,7 +136,7 @@ async def test_an_old_tables_stop_does_not_close_a_lobby_opened_since(make_servi
     finished = await play_out(svc)
     await svc.open_lobby(CH, GUILD, CAROL, "Carol")
     with pytest.raises(StaleAction):
-        await svc.stop(CH, ALICE, manage_channel=True, game_id=finished.game_id)
+        await svc.stop(CH, ALICE, authority=MODERATOR, game_id=finished.game_id)
     assert svc.state(CH) == "lobby"
     assert [s.name for s in (await svc.lobby(CH)).seats] == ["Carol"]
     assert await svc.stop(CH, CAROL) == "closed"  # the lobby's own Stop names no game

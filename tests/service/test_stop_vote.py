@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.authority import MODERATOR
 from bot.errors import AlreadyVoted, NoGame, NotVoter, StaleAction
+from bot.outcome import Ending
 from bot.service import GameService
+from bot.terms import Permission
 from bot.votes import STOP_VOTE_TIMEOUT
 from tests import storage_helpers as stored
 
@@ -41,7 +44,7 @@ async def test_vote_passes_when_every_player_agrees(
     assert await svc.stop(CH, CAROL) == "stopped"
     await settle(svc)
     assert svc.state(CH) == "none"
-    assert recorder.of("table")[-1].aborted
+    assert recorder.of("table")[-1].outcome.ending is Ending.STOPPED
     (opened,) = recorder.notices("stop_vote")
     assert opened[2]["player"].index == 1 and (opened[2]["yes"], opened[2]["total"]) == (1, 3)
     assert recorder.notices("stopped")[-1][2].key.startswith("every player agreed to stop")
@@ -99,16 +102,18 @@ async def test_vote_times_out_and_the_game_goes_on(
     assert (await svc.table(CH)).stop_vote == (1, 3)
 
 
-async def test_manage_channel_forces_the_stop(
+async def test_a_moderator_forces_the_stop(
     make_service: ServiceFactory, recorder: Recorder, db_path: Path
 ) -> None:
     svc = await make_service(presenters=[recorder])
     await open_table(svc, ALICE, BOB)
-    assert await svc.stop(CH, DAVE, manage_channel=True) == "stopped"  # not even seated
+    assert await svc.stop(CH, DAVE, authority=MODERATOR) == "stopped"  # not even seated
     await settle(svc)
     assert svc.state(CH) == "none"
     assert await _results(svc) == [("aborted", None)]
-    assert recorder.notices("stopped")[-1][2].key.startswith("a member with Manage Channel")
+    stopped = recorder.notices("stopped")[-1][2]
+    assert stopped.key.startswith("a member with {permission} stopped the game")
+    assert stopped["permission"] is Permission.MANAGE_CHANNEL
 
 
 async def test_refused_votes_change_nothing(make_service: ServiceFactory, db_path: Path) -> None:
@@ -148,7 +153,7 @@ async def test_a_forfeit_during_a_vote_can_complete_it(
     await svc.forfeit(CH, CAROL)  # the only one who had not agreed leaves
     await settle(svc)
     assert svc.state(CH) == "none"
-    assert recorder.of("table")[-1].aborted
+    assert recorder.of("table")[-1].outcome.ending is Ending.STOPPED
 
 
 async def test_the_host_of_a_table_of_ais_stops_it_alone(

@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 
+from bot.authority import MODERATOR
 from bot.errors import Forfeited, StaleAction, StorageBusy
 from bot.service import GameService
 from bot.storage import DatabaseBusy, Storage
 from rules_engine import parse_action
 from tests import storage_helpers as stored
 
-from .conftest import ALICE, BOB, CH, Recorder, open_table
+from .conftest import ALICE, BOB, CH, GUILD, Recorder, open_table
 
 USERS = {0: ALICE, 1: BOB}
 
@@ -133,7 +134,7 @@ async def test_a_last_move_whose_answer_was_lost_ends_the_game_at_the_next_press
     await svc.rematch(CH, ALICE)  # and the series goes on
     await svc.close()
     async with stored.opened(db_path) as storage:
-        results = await stored.results(storage, 10)
+        results = await stored.results(storage, GUILD)
         assert [r for r, _ in results] in (["loss", "live"], ["draw", "live"])
 
 
@@ -160,7 +161,7 @@ async def test_a_stop_whose_answer_was_lost_is_shown_at_the_next_press(
     await open_table(svc, ALICE, BOB)
     lose_answer(svc.storage, "finish_game")
     with pytest.raises(StorageBusy):
-        await svc.stop(CH, ALICE, manage_channel=True)
+        await svc.stop(CH, ALICE, MODERATOR)
     assert svc.state(CH) == "playing"
     with pytest.raises(StaleAction):
         await press(svc)

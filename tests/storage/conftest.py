@@ -20,6 +20,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from bot.seating import LobbyOptions, LobbySeat
 from bot.storage import (
     POSTGRES_MIGRATIONS,
     SQLITE_MIGRATIONS,
@@ -34,7 +35,6 @@ from bot.storage.migrations import Migration
 from bot.storage.postgres import PostgresStorage, numbered
 from bot.storage.sqlite import SqliteStorage
 from bot.storage.throwaway_pg import ThrowawayPostgres
-from bot.views import LobbyOptions, LobbySeat
 
 _database_numbers = itertools.count(1)
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.ai_pool import ThreadAI
+from bot.authority import MODERATOR
 from bot.clock import ManualClock
 from bot.errors import (
     ChannelBusy,
@@ -24,6 +25,7 @@ from bot.errors import (
     StaleAction,
 )
 from bot.service import GameService
+from bot.service.lifecycle import UNLOADABLE
 from tests.service.conftest import open_table
 from tests.service.support import ALICE, BOB, CAROL, CH, DAVE, GUILD, Services
 
@@ -115,9 +117,7 @@ async def test_a_game_that_does_not_read_back_is_refused_and_never_overwritten(
     hand = await svc.hand(CH, user)
     with pytest.raises(NoGame) as info:
         await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
-    assert info.value.message.key == (
-        "the game of this channel could not be loaded here: it is left as it was stored"
-    )
+    assert info.value.message == UNLOADABLE
     assert svc.state(CH) == "none" and svc.live_channels() == []
     await svc.clock.advance(3600)  # type: ignore[attr-defined]  # no timer writes either
     await svc.close()  # nor the graceful stop
@@ -132,7 +132,7 @@ async def test_a_lost_finish_is_decided_again_on_the_stored_game(
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     # a forced stop (Manage Channel) writes the game's end: its first write loses, the game is
     # read again and stopped once
-    await svc.stop(CH, ALICE, manage_channel=True)
+    await svc.stop(CH, ALICE, MODERATOR)
     assert svc.state(CH) == "none"
     assert await backend.sql("SELECT result FROM games") == [("aborted",)]
     assert await backend.sql("SELECT status FROM series") == [("ended",)]

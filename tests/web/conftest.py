@@ -166,6 +166,7 @@ async def make_table(
     seed: int = 1,
     oauth: DiscordOAuth | None = None,
     static_dir: Path | None = None,
+    templates_dir: Path | None = None,
     clock: ManualClock | None = None,
 ) -> tuple[WebTable, ThreadAI]:
     seeds = itertools.count(seed)
@@ -184,6 +185,7 @@ async def make_table(
         public_url=PUBLIC_URL,
         oauth=oauth,
         **({"static_dir": static_dir} if static_dir is not None else {}),
+        **({"templates_dir": templates_dir} if templates_dir is not None else {}),
     )
     app = create_app(service, signer, config)
     client: TestClient[Any, Any] = TestClient(TestServer(app))

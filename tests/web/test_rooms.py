@@ -21,7 +21,7 @@ from bot.service import ChannelPhase, GameService
 from bot.service.options import need_id
 from bot.storage import SqliteStorage
 from web.app import PARTS, WebConfig, WebParts, create_app
-from web.room_limits import RoomLimits
+from web.rooms import RoomLimits
 from web.tokens import Signer
 
 from .conftest import ORIGIN, PUBLIC_URL, SECRET, Page
@@ -417,7 +417,9 @@ async def test_idle_rooms_close_and_their_pages_are_told(tmp_path: Path) -> None
         _, joined = await r.join(body["room"], "B")
         page = await r.page(body["token"])
         await page.send({"t": "start", "seq": 1})
-        await room_frame(page, "playing")
+        playing = await room_frame(page, "playing")
+        table = await r.page(playing["table_token"], "/ws")
+        await table.next("hand")
         clock[0] = 599
         assert await r.parts.rooms.close_idle() == []
         clock[0] = 1300
@@ -425,6 +427,13 @@ async def test_idle_rooms_close_and_their_pages_are_told(tmp_path: Path) -> None
         assert len(closed) == 1
         error = await page.next("error")
         assert error["code"] == 4010 and "10 minutes without a move" in error["reason"]
+        # the system stopped the game by its idle rule, and the table page says so: no
+        # moderator is named
+        await r.service.wait_idle()
+        stopped = (await table.next("notice"))["text"]
+        assert stopped.startswith("Nobody played for too long: the game was stopped")
+        assert "Manage" not in stopped
+        await table.close()
         assert r.service.channels_in(WEB_REALM) == []
         late = await r.page(joined["token"])
         assert (await late.next("error"))["code"] == 4004
@@ -471,8 +480,8 @@ async def test_a_restart_mid_game_keeps_the_room_and_the_guest_token(tmp_path: P
 
 
 def test_the_pages_strings_are_json() -> None:
-    from present.catalog import catalog
-    from web.room_strings import room_strings
+    from web.strings import room_strings
+    from web.wording import catalog
 
     strings = room_strings(catalog("fr"))
     assert json.loads(json.dumps(strings)) == strings and strings["level_expert"]
@@ -504,3 +513,92 @@ async def test_after_end_series_the_room_shows_its_standings(rooms: Rooms) -> No
     assert over["standings"] == finished["standings"]
     assert [s["name"] for s in over["standings"]] == ["Ann", "Bob"]
     await guest.close()
+
+
+# -- the room's state: one snapshot per change ------------------------------------------
+async def test_a_change_reaches_every_page_of_the_room_without_reading_the_service(
+    rooms: Rooms, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, body = await rooms.create("Ann", seats=4)
+    _, bob = await rooms.join(body["room"], "Bob")
+    _, cy = await rooms.join(body["room"], "Cy")
+    pages = [await rooms.page(t) for t in (body["token"], bob["token"], cy["token"])]
+    for page in pages:
+        await room_frame(page, "lobby", 3)
+    reads: list[str] = []
+    service = rooms.service
+    for name in ("lobby", "table"):
+        real = getattr(service, name)
+
+        async def counted(*args: Any, _real: Any = real, _name: str = name) -> Any:
+            reads.append(_name)
+            return await _real(*args)
+
+        monkeypatch.setattr(service, name, counted)
+    # a lobby change: every page gets it from the view the service gave
+    await pages[0].send({"t": "add_ai", "seq": 1, "level": "beginner"})
+    for page in pages:
+        await room_frame(page, "lobby", 4)
+    assert reads == []
+    # the game starts: the lobby's end and the first table come as views too
+    await pages[0].send({"t": "start", "seq": 2})
+    for page in pages:
+        room = await room_frame(page, "playing")
+        assert room["seats"][3]["ai_level"] == "beginner"
+    assert reads == []
+    for page in pages:
+        await page.close()
+
+
+async def test_a_page_that_opens_reads_the_room_once(
+    rooms: Rooms, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, body = await rooms.create("Ann", seats=2)
+    reads: list[str] = []
+    real = rooms.service.lobby
+
+    async def counted(channel_id: int) -> Any:
+        reads.append("lobby")
+        return await real(channel_id)
+
+    monkeypatch.setattr(rooms.service, "lobby", counted)
+    page = await rooms.page(body["token"])
+    await room_frame(page, "lobby", 1)
+    assert reads == ["lobby"]
+    await page.close()
+
+
+async def test_room_commands_check_their_whole_numbers(rooms: Rooms) -> None:
+    _, body = await rooms.create("Ann", seats=3)
+    await rooms.join(body["room"], "Bob")
+    page = await rooms.page(body["token"])
+    await room_frame(page, "lobby", 2)
+    for frame in (
+        {"t": "remove", "seq": 1, "seat": "1"},
+        {"t": "remove", "seq": 2, "seat": True},
+        {"t": "remove", "seq": 3},
+        {"t": "add_ai", "seq": 4, "level": 7},
+        {"t": "start", "seq": 5.5},
+    ):
+        await page.send(frame)
+        result = await page.next("result")
+        assert result["ok"] is False and "does not understand" in result["reason"], frame
+        assert result["seq"] == (frame["seq"] if isinstance(frame["seq"], int) else None)
+    channel = await rooms.parts.rooms.directory.channel_of(body["room"])
+    assert len((await rooms.service.lobby(channel)).seats) == 2  # nothing changed
+    await page.send({"t": "ping"})
+    assert (await page.next())["t"] == "pong"  # the socket is still open
+    await page.close()
+
+
+async def test_the_room_socket_keeps_the_tables_rate_limit(rooms: Rooms) -> None:
+    from web import protocol
+
+    _, body = await rooms.create("Ann")
+    page = await rooms.page(body["token"])
+    await page.next("room")
+    for _ in range(protocol.BURST + 5):
+        await page.send({"t": "ping"})
+    error = await page.next("error")
+    assert error["code"] == protocol.CLOSE_RATE and "too many messages" in error["reason"]
+    assert await page.closed() == protocol.CLOSE_RATE

@@ -14,7 +14,8 @@ from aiohttp.test_utils import TestServer
 
 from web.activity import DiscordOAuth
 from web.app import CSP, WebConfig, origin_of
-from web.static_files import PLACEHOLDER, StaticFiles
+from web.pages import PLACEHOLDER, SHELL
+from web.static_files import StaticFiles
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, WebTable, make_table
 
@@ -34,7 +35,7 @@ async def test_healthz(table: WebTable) -> None:
 
 
 async def test_without_the_page_table_is_a_placeholder_without_script(tmp_path: Path) -> None:
-    t, ai = await make_table(tmp_path, static_dir=tmp_path / "nothing")
+    t, ai = await make_table(tmp_path, templates_dir=tmp_path / "nothing")
     try:
         resp = await t.client.get("/table")
         assert resp.status == 200 and await resp.read() == PLACEHOLDER
@@ -49,11 +50,14 @@ async def test_without_the_page_table_is_a_placeholder_without_script(tmp_path: 
 async def static_table(tmp_path: Path) -> AsyncIterator[WebTable]:
     root = tmp_path / "static"
     (root / "js").mkdir(parents=True)
-    (root / "table.html").write_text("<!doctype html><title>T</title>" + "<p>x</p>" * 100)
     (root / "js" / "app.js").write_text("export const x = 1;\n" * 100)
     (root / ".secret").write_text("hidden")
     (tmp_path / "outside.txt").write_text("outside")
-    t, ai = await make_table(tmp_path, static_dir=root)
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / SHELL).write_text("<!doctype html><title>T</title><body>{{body}}</body>")
+    (templates / "table.html").write_text('<p data-s="take"></p>' * 100)
+    t, ai = await make_table(tmp_path, static_dir=root, templates_dir=templates)
     yield t
     await t.client.close()
     await t.service.close()
@@ -70,9 +74,18 @@ async def test_static_files_are_served_gzipped_with_etags(static_table: WebTable
     etag = resp.headers["ETag"]
     again = await client.get("/static/js/app.js", headers={"If-None-Match": etag})
     assert again.status == 304
-    page = await client.get("/table")
+    page = await client.get("/table", headers={"Accept-Language": "fr"})
     assert page.status == 200 and "<title>T</title>" in await page.text()
     assert page.headers["Content-Type"].startswith("text/html")
+    assert page.headers["Content-Language"] == "fr" and "<p data-s" in await page.text()
+    assert "Accept-Language" in page.headers["Vary"]
+    # the page is made once per language, and revalidates as a static file does
+    again = await client.get(
+        "/table", headers={"Accept-Language": "fr", "If-None-Match": page.headers["ETag"]}
+    )
+    assert again.status == 304
+    english = await client.get("/table", headers={"Accept-Language": "en"})
+    assert english.headers["ETag"] != page.headers["ETag"]
 
 
 @pytest.mark.parametrize(

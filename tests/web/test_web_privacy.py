@@ -16,7 +16,7 @@ import pytest
 from rules_engine import Deal, Game, Rules, parse_action
 from rules_engine.cards import CARD_TEXT, iter_bits
 from tests import storage_helpers as stored
-from web import sockets
+from web import protocol
 
 from .conftest import ALICE, BOB, CAROL, CH, Page, make_table
 
@@ -74,8 +74,8 @@ def version_of(frame: dict[str, Any]) -> int | None:
 async def test_no_frame_shows_a_hidden_card(
     tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sockets, "RATE", 10_000.0)  # the pages play as fast as frames come
-    monkeypatch.setattr(sockets, "BURST", 10_000)
+    monkeypatch.setattr(protocol, "RATE", 10_000.0)  # the pages play as fast as frames come
+    monkeypatch.setattr(protocol, "BURST", 10_000)
     table, ai = await make_table(tmp_path, seed=seed)
     try:
         await table.game(ALICE, BOB, ais=("casual", "beginner"), rules="perevodnoy", seats=4)

@@ -8,7 +8,8 @@ import logging
 
 import pytest
 
-from web import sockets
+from bot.authority import SystemRule, system
+from web import protocol
 from web.tokens import Signer
 
 from .conftest import ALICE, BOB, CAROL, CH, ORIGIN, WebTable
@@ -104,7 +105,7 @@ async def test_an_expired_token_is_refused(table: WebTable) -> None:
 async def test_no_hello_in_time_closes_4001(
     table: WebTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sockets, "HELLO_TIMEOUT", 0.2)
+    monkeypatch.setattr(protocol, "HELLO_TIMEOUT", 0.2)
     await table.game(ALICE, BOB)
     page = await table.connect()
     error = await page.next()
@@ -132,7 +133,7 @@ async def test_a_channel_without_a_game_closes_4004(table: WebTable) -> None:
     page = await table.page(table.watcher(), lang="es")
     error = await page.next()
     assert (error["t"], error["code"]) == ("error", 4004)
-    assert error["reason"] == "No hay ninguna partida en este canal"
+    assert error["reason"] == "No hay ninguna partida aquí"
     assert await page.closed() == 4004
 
 
@@ -154,7 +155,7 @@ async def test_a_frame_too_big_closes_4009(table: WebTable) -> None:
     await table.game(ALICE, BOB)
     page = await table.page(table.player(ALICE))
     await page.next("hand")
-    await page.send({"t": "ping", "pad": "x" * sockets.MAX_FRAME})
+    await page.send({"t": "ping", "pad": "x" * protocol.MAX_FRAME})
     error = await page.next("error")
     assert error["code"] == 4009
     assert await page.closed() == 4009
@@ -165,7 +166,7 @@ async def test_a_frame_just_under_the_limit_is_read(table: WebTable) -> None:
     page = await table.page(table.player(ALICE))
     await page.next("hand")
     frame = {"t": "ping", "pad": ""}
-    frame["pad"] = "x" * (sockets.MAX_FRAME - len(json.dumps(frame)))
+    frame["pad"] = "x" * (protocol.MAX_FRAME - len(json.dumps(frame)))
     await page.send(frame)
     assert (await page.next("pong"))["t"] == "pong"
 
@@ -174,17 +175,17 @@ async def test_too_many_frames_close_4008(table: WebTable) -> None:
     await table.game(ALICE, BOB)
     page = await table.page(table.player(ALICE))
     await page.next("hand")
-    for _ in range(sockets.BURST + 5):
+    for _ in range(protocol.BURST + 5):
         await page.send({"t": "ping"})
     error = await page.next("error")
     assert error["code"] == 4008
     assert await page.closed() == 4008
-    assert len(page.of("pong")) < sockets.BURST
+    assert len(page.of("pong")) < protocol.BURST
 
 
 def test_the_token_bucket_refills_at_its_rate() -> None:
     now = [0.0]
-    bucket = sockets.TokenBucket(3, 2.0, lambda: now[0])
+    bucket = protocol.TokenBucket(3, 2.0, lambda: now[0])
     assert [bucket.take() for _ in range(4)] == [True, True, True, False]
     now[0] += 0.5  # one token back
     assert [bucket.take(), bucket.take()] == [True, False]
@@ -249,7 +250,7 @@ async def test_an_illegal_act_is_refused_with_the_engines_reason_and_changes_not
 
     reason = game.explain(parse_action(f"0 attack {pair[0]} {pair[1]}"))
     assert reason is not None
-    from present.catalog import catalog
+    from web.wording import catalog
 
     expected = catalog("en").render(reason, ["Alice", "Bob"])
     assert result["reason"] == expected[:1].upper() + expected[1:]
@@ -405,7 +406,7 @@ async def test_a_kick_revokes_the_players_page(table: WebTable) -> None:
     await table.game(ALICE, BOB, CAROL)
     carol = await table.page(table.player(CAROL))
     await carol.next("hand")
-    await table.service.kick(CH, ALICE, CAROL, manage_channel=True)
+    await table.service.kick(CH, ALICE, CAROL, authority=system(SystemRule.OPERATOR))
     await table.service.wait_idle()
     welcome = await carol.next("welcome")
     while welcome["role"] != "watcher":

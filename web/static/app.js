@@ -1,8 +1,9 @@
-// The page's entry point: the token, the WebSocket (hello, reconnect with backoff), the state
+// The table page's entry point: the token, the socket (socket.js: hello, reconnects), the state
 // the server pushes (welcome, table, hand) and the actions the player sends back.
 // Protocol: docs/WEB.md (frames are JSON with a "t" field).
 
-import { setStrings, t } from "./i18n.js";
+import { PageSocket } from "./socket.js";
+import { setStrings, t } from "./strings.js";
 import { renderTable, tickClock } from "./table.js";
 import { Hand } from "./hand.js";
 import { toast, banner } from "./toast.js";
@@ -11,9 +12,6 @@ import { load, save } from "./storage.js";
 const TOKEN_KEY = "durak.token";
 const HINTS_KEY = "durak.hints";
 const FOUR_KEY = "durak.fourColours";
-// Closing codes after which reconnecting cannot help (bad token, bad origin, game gone).
-const FATAL_CODES = new Set([4001, 4003, 4004]);
-const PING_EVERY_MS = 25000;
 // An action whose result never came (a lost frame) stops blocking the hand after this long.
 const PENDING_MS = 8000;
 
@@ -28,12 +26,16 @@ const state = {
 };
 
 let token = null;
-let socket = null;
-let attempt = 0;
 let seq = 0;
-let lastError = null;
-let pingTimer = null;
-let reconnectTimer = null;
+const socket = new PageSocket("/ws", {
+  hello: () => (token ? { t: "hello", token, lang: navigator.language || "en" } : null),
+  onFrame: handle,
+  onState: (what, detail) => {
+    state.pending = null;
+    if (what === "closed") banner((detail && detail.reason) || t("closed"), "error");
+    else banner(what === "connecting" ? t("connecting") : t("reconnecting"), "wait");
+  },
+});
 
 /** The token from the link's fragment (kept for reconnects, then removed from the address
  * bar), else the one kept from earlier in this tab. */
@@ -48,15 +50,8 @@ function readToken() {
   return load("session", TOKEN_KEY);
 }
 
-function socketUrl() {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}/ws`;
-}
-
 function send(frame) {
-  if (!socket || socket.readyState !== WebSocket.OPEN) return false;
-  socket.send(JSON.stringify(frame));
-  return true;
+  return socket.send(frame);
 }
 
 /** Sends a legal action's text with the game and version the page shows. */
@@ -82,55 +77,16 @@ function command(kind) {
   send({ t: kind, seq });
 }
 
-function connect() {
-  clearTimeout(reconnectTimer);
-  banner(attempt === 0 ? t("connecting") : t("reconnecting"), "wait");
-  const ws = new WebSocket(socketUrl());
-  socket = ws;
-  ws.addEventListener("open", () => {
-    ws.send(JSON.stringify({ t: "hello", token, lang: navigator.language || "en" }));
-  });
-  ws.addEventListener("message", (event) => {
-    let frame;
-    try {
-      frame = JSON.parse(event.data);
-    } catch {
-      return;
-    }
-    if (socket === ws) handle(frame);
-  });
-  ws.addEventListener("close", (event) => {
-    if (socket !== ws) return;
-    socket = null;
-    clearInterval(pingTimer);
-    state.pending = null;
-    if (FATAL_CODES.has(event.code)) {
-      banner(lastError || t("closed"), "error");
-      return;
-    }
-    attempt += 1;
-    const delay = Math.min(10000, 400 * 2 ** Math.min(attempt - 1, 5));
-    banner(t("reconnecting"), "wait");
-    reconnectTimer = setTimeout(connect, delay * (0.8 + Math.random() * 0.4));
-  });
-}
-
 function handle(frame) {
   switch (frame.t) {
     case "welcome":
-      attempt = 0;
-      lastError = null;
-      setStrings(frame.strings);
+      setStrings(frame.strings, frame.lang);
       state.role = frame.role;
       state.seat = frame.seat ?? null;
       if (frame.role !== "player") state.hand = null;
-      if (frame.lang) document.documentElement.lang = frame.lang;
-      applyLabels();
       banner(null);
       // A later welcome may change the role (a forfeit makes a player a watcher).
       if (state.table) renderAll();
-      clearInterval(pingTimer);
-      pingTimer = setInterval(() => send({ t: "ping" }), PING_EVERY_MS);
       break;
     case "table":
       state.table = frame.table;
@@ -150,7 +106,6 @@ function handle(frame) {
       toast(frame.text, "notice");
       break;
     case "error":
-      lastError = frame.reason;
       banner(frame.reason, "error");
       break;
     default:
@@ -161,24 +116,6 @@ function handle(frame) {
 function renderAll() {
   renderTable(state, { onRematch: () => command("rematch"), onEndSeries: () => command("end_series") });
   hands.render(state);
-}
-
-/** Labels that are in the HTML in English, in the reader's language. */
-function applyLabels() {
-  const set = (id, key) => {
-    const node = document.getElementById(id);
-    if (node) node.textContent = t(key);
-  };
-  set("hints-label", "hints");
-  set("four-label", "four_colours");
-  set("chooser-cancel", "cancel");
-  set("rematch-button", "rematch");
-  set("end-series-button", "end_series");
-  set("take-button", "take");
-  set("pass-button", "pass");
-  set("transfer-button", "transfer");
-  document.getElementById("recent").setAttribute("aria-label", t("last_moves"));
-  document.getElementById("settings-button").setAttribute("aria-label", t("settings"));
 }
 
 function setupSettings() {
@@ -213,7 +150,6 @@ function setupSettings() {
 const hands = new Hand(document.getElementById("hand"), { act, state });
 
 async function start() {
-  applyLabels();
   setupSettings();
   setInterval(() => tickClock(state), 250);
   window.addEventListener("resize", () => hands.layout());
@@ -238,7 +174,7 @@ async function start() {
     banner(t("no_token"), "error");
     return;
   }
-  connect();
+  socket.start();
 }
 
 start();

@@ -3,7 +3,7 @@
 // has one legal use and asks when it has several; with hints on a dimmed card tells why it
 // cannot be played. Take / Pass / Transfer are the buttons above the hand.
 
-import { has, t } from "./i18n.js";
+import { t } from "./strings.js";
 import { cardFace } from "./cards.js";
 import { openChooser, closeChooser } from "./chooser.js";
 import { Dragger } from "./drag.js";
@@ -12,13 +12,6 @@ import { toast } from "./toast.js";
 const MIN_STEP = 0.56; // the least visible part of an overlapped card, as a share of its width
 const GAP = 8;
 const EDGE = 6; // room at each side for the fan's tilt and glow
-
-/** The cards of the player's hand that a legal action plays. */
-export function handCardsOf(action) {
-  if (action.kind === "defend") return action.cards.slice(1);
-  if (action.kind === "attack" || action.kind === "transfer") return action.cards;
-  return [];
-}
 
 export class Hand {
   constructor(root, { act, state }) {
@@ -35,11 +28,12 @@ export class Hand {
     this.transfer.addEventListener("click", () => this.playKind("transfer"));
   }
 
-  /** The legal actions that play ``card`` (optionally only those ``where`` accepts). */
+  /** The legal actions that play ``card`` from the hand, as each says in ``uses``
+   * (optionally only those ``where`` accepts). */
   choicesFor(card, where = () => true) {
     const hand = this.state.hand;
     if (!hand || hand.finished) return [];
-    return hand.legal.filter((a) => handCardsOf(a).includes(card) && where(a));
+    return hand.legal.filter((a) => a.uses.includes(card) && where(a));
   }
 
   /** Plays one of ``choices``: at once if there is one, else through the chooser. */
@@ -53,7 +47,7 @@ export class Hand {
     if (!hand) return;
     const choices = hand.legal.filter((a) => a.kind === kind);
     if (choices.length === 1) this.act(choices[0].text);
-    else if (choices.length > 1) openChooser(t(kind), choices, (text) => this.act(text));
+    else if (choices.length > 1) openChooser(this[kind].textContent, choices, (text) => this.act(text));
   }
 
   /** A tap, a click or Enter on a card. */
@@ -64,10 +58,7 @@ export class Hand {
     const choices = this.choicesFor(card);
     if (!info.playable || choices.length === 0) {
       if (this.state.hints && info.reason) {
-        // The reason comes translated; without the server's sentence around it, the page
-        // puts the card before it rather than mix English into another language.
-        const text = has("cannot_play") ? t("cannot_play", { card, reason: info.reason }) : `${card} — ${info.reason}`;
-        toast(text, "hint");
+        toast(t("cannot_play", { card, reason: info.reason }), "hint");
       } else {
         button.classList.remove("shake");
         void button.offsetWidth; // restart the animation

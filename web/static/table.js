@@ -2,7 +2,7 @@
 // trump card under it, the discard, the last moves, the turn's countdown and the game's end.
 // Everything is drawn from the TABLE frame; nothing here decides a rule.
 
-import { t } from "./i18n.js";
+import { t } from "./strings.js";
 import { cardBack, staticCard, suitIcon } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);

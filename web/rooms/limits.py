@@ -1,10 +1,11 @@
 """The rooms' abuse limits: how many rooms an address may open, how many may be open, how many
-sockets an address may hold, and when an idle room closes.
+sockets an address may hold (room and table pages: :func:`limit_sockets`), and when an idle
+room closes.
 
 Defaults are in :class:`RoomLimits`; each has an environment variable (README, "Rooms in the
 browser"): ``ROOMS_PER_HOUR``, ``ROOMS_MAX_OPEN``, ``WEB_SOCKETS_PER_ADDRESS``,
-``ROOM_IDLE_MINUTES``.  Frame size and rate per socket are the web table's
-(:data:`web.sockets.MAX_FRAME`, :data:`web.sockets.BURST`, :data:`web.sockets.RATE`).
+``ROOM_IDLE_MINUTES``.  Frame size and rate per socket are the pages' protocol's
+(:data:`web.protocol.MAX_FRAME`, :data:`web.protocol.BURST`, :data:`web.protocol.RATE`).
 
 The address of a request is its peer's, or, with ``WEB_FORWARDED_FOR=1`` (the server is
 behind a reverse proxy that sets ``X-Forwarded-For``), the last address in that header: the
@@ -15,12 +16,19 @@ from __future__ import annotations
 
 import collections
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from aiohttp import web
 
-__all__ = ["AddressCounts", "RoomLimits", "address_of"]
+from rules_engine.messages import Message
+from web.protocol import CLOSE_SOCKETS, Closed, PageSocket
+
+__all__ = ["AddressCounts", "RoomLimits", "address_of", "limit_sockets"]
+
+_TOO_MANY_SOCKETS = Message("too many pages are open from your address: close some of them")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,3 +117,23 @@ class AddressCounts:
 
     def sockets(self, address: str) -> int:
         return self._sockets[address]
+
+
+def limit_sockets(handler: Handler, counts: AddressCounts) -> Handler:
+    """``handler`` (a page socket's route) counted against the sockets per address: one over
+    the limit is accepted only to be told why and closed (:data:`~web.protocol.CLOSE_SOCKETS`)."""
+
+    async def limited(request: web.Request) -> web.StreamResponse:
+        address = address_of(request, counts.limits.forwarded_for)
+        if not counts.open_socket(address):
+            page = await PageSocket.accept(request)
+            try:
+                await page.refuse(_TOO_MANY_SOCKETS, CLOSE_SOCKETS)
+            except Closed:
+                return page.ws
+        try:
+            return await handler(request)
+        finally:
+            counts.close_socket(address)
+
+    return limited
