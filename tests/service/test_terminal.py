@@ -109,7 +109,7 @@ def test_unknown_action_quotes_only_what_was_typed() -> None:
     console = Console([["blah"], ["0 attack 6♠"], ["attack"], ["attack 6x"], ["q"]])
     assert _play(console, "--seed", "1", "--ai-delay", "0") == 0
     out = console.text
-    assert "! unknown action 'blah': use attack, defend, transfer, show, take or pass" in out
+    assert "! unknown action 'blah': use attack, defend, transfer, take or pass" in out
     assert "'0 blah'" not in out and "seat" not in out
     assert "! '0 attack 6♠' is not an action: type the number of an action alone" in out
     assert "! attack needs at least one card" in out
