@@ -115,7 +115,7 @@ def test_the_adapters_presenters_serve_their_own_realms() -> None:
     from cogs.presenter import DiscordPresenter
     from terminal.session import _Printer
     from web.presenter import WebPresenter
-    from web.rooms import RoomPresenter
+    from web.rooms.presenter import RoomPresenter
 
     assert DiscordPresenter.realms == frozenset({Realm.DISCORD})
     assert RoomPresenter.realms == frozenset({Realm.ROOMS})
