@@ -155,6 +155,19 @@ def check_cheap(game: Game) -> None:
     assert len(set(game.round_shown)) == len(game.round_shown), "a card is shown once a round"
 
 
+def check_hand_over(game: Game, before: tuple[int, ...]) -> None:
+    """RULES.md §10.3: a seat changes hands only when its player went out, and passes to that
+    player's first partner clockwise (two seats on, then four) who still holds cards."""
+    n = game.n
+    for seat, (old, new) in enumerate(zip(before, game.played_by, strict=True)):
+        if old == new:
+            continue
+        assert game.out >> old & 1
+        if not game.finished:
+            holders = [(old + k) % n for k in range(2, n, 2) if not game.out >> (old + k) % n & 1]
+            assert new == holders[0], (seat, old, new, holders)
+
+
 def check_costly(game: Game, rng: random.Random) -> None:
     """The checks of ``test_properties`` that cost a clone or a replay per move."""
     if not game.finished:
@@ -187,8 +200,12 @@ def play(name: str, index: int) -> int:
     game = Game(rules, deal)
     costly = index % 40 == 0
     moves = 0
+    before = game.played_by
     while True:
         check_cheap(game)
+        if game.played_by != before:
+            check_hand_over(game, before)
+            before = game.played_by
         if costly:
             check_costly(game, rng)
             if moves % 47 == 0:
