@@ -8,7 +8,9 @@ again where the protocol says (docs/WEB.md): the table's ``welcome`` (:func:`ui_
 ``/api/rooms/setup`` (:func:`home_strings`) and the room socket's ``welcome``
 (:func:`room_strings`).  Each page's keys are exactly those its HTML and scripts look up
 (``tests/web/test_page_strings.py`` reads them); the msgids are English, extracted by Babel
-(``N_``) and translated in ``present/locales`` like every other word.
+(``N_``) and translated in ``present/locales`` like every other word.  The Activity's sign-in
+refusals (:data:`ACTIVITY_REFUSALS`) are here too: the server sends them in the player's
+language, and the page shows them as they come.
 """
 
 from __future__ import annotations
