@@ -11,7 +11,10 @@ A user is admitted when:
    and the channel's overwrites, kept by the gateway (the owner and administrators can).
 
 Answers are kept a few seconds (:data:`KEEP_SECONDS`), and a question asked while the same
-is in flight waits for it, so one page load asks Discord once per instance and member.
+is in flight waits for it, so one page load asks Discord once per instance and member.  A kept
+answer that would refuse (the user not yet in the instance, not yet a member) is asked again
+before refusing: a player who joined the instance a second after another's page load is let
+in.
 """
 
 from __future__ import annotations
@@ -54,21 +57,41 @@ class _Recent(Generic[K, V]):
         self._held: dict[K, tuple[float, asyncio.Future[V]]] = {}
 
     async def get(self, key: K, fetch: Callable[[], Awaitable[V]]) -> V:
+        """The answer to ``key``: kept, in flight, or ``fetch()``-ed now."""
+        return (await self.ask(key, fetch))[0]
+
+    async def ask(self, key: K, fetch: Callable[[], Awaitable[V]]) -> tuple[V, bool]:
+        """:meth:`get`, and whether the answer was kept from before this call (``False``:
+        this call fetched it)."""
         now = self._clock()
+        kept = True
         held = self._held.get(key)
         if held is None or held[0] <= now:
             if len(self._held) >= KEEP_AT_MOST:
                 self._drop(now)
             future: asyncio.Future[V] = asyncio.ensure_future(fetch())
             self._held[key] = (now + self._keep, future)
+            kept = False
         else:
             future = held[1]
         try:
-            return await asyncio.shield(future)
+            return await asyncio.shield(future), kept
         except Exception:
             if self._held.get(key, (0.0, None))[1] is future:
                 del self._held[key]
             raise
+
+    async def fresh(
+        self, key: K, fetch: Callable[[], Awaitable[V]], good: Callable[[V], bool]
+    ) -> V:
+        """The answer to ``key``; a kept answer that is not ``good`` is asked again."""
+        answer, kept = await self.ask(key, fetch)
+        if kept and not good(answer):
+            held = self._held.get(key)
+            if held is not None and held[1].done():
+                del self._held[key]
+            answer, _ = await self.ask(key, fetch)
+        return answer
 
     def _drop(self, now: float) -> None:
         for key in [k for k, (until, _) in self._held.items() if until <= now]:
@@ -103,7 +126,11 @@ class DiscordActivityGate:
     async def _admit(
         self, instance_id: str, user_id: int, channel_id: int, guild_id: int
     ) -> Answer:
-        instance = await self._instances.get(instance_id, lambda: self._instance(instance_id))
+        instance = await self._instances.fresh(
+            instance_id,
+            lambda: self._instance(instance_id),
+            lambda found: found is not None and str(user_id) in _ids(found.get("users")),
+        )
         if instance is None or str(user_id) not in _ids(instance.get("users")):
             return "not_in_instance"
         location = instance.get("location")
@@ -115,7 +142,9 @@ class DiscordActivityGate:
         guild = self.client.get_guild(guild_id)
         if guild is None:
             return "not_member"
-        member = await self._members.get((guild_id, user_id), lambda: self._member(guild, user_id))
+        member = await self._members.fresh(
+            (guild_id, user_id), lambda: self._member(guild, user_id), lambda m: m is not None
+        )
         if member is None:
             return "not_member"
         channel = guild.get_channel_or_thread(channel_id)

@@ -1,6 +1,6 @@
 """The Activity gate's memory of Discord's answers: kept a few seconds, shared while in
-flight, never kept when the question failed (the gate itself is tested against the fake
-Discord in tests/e2e/test_e2e_activity.py)."""
+flight, never kept when the question failed, asked again before a kept answer refuses (the
+gate itself is tested against the fake Discord in tests/e2e/test_e2e_activity.py)."""
 
 from __future__ import annotations
 
@@ -64,3 +64,19 @@ async def test_a_failed_question_is_not_kept() -> None:
     with pytest.raises(OSError):
         await recent.get("i", fetch)
     assert await recent.get("i", fetch) == "up"
+
+
+async def test_a_kept_answer_that_would_refuse_is_asked_again() -> None:
+    users: list[list[int]] = [[1], [1, 2]]  # Discord's answers, in turn
+
+    async def fetch() -> list[int]:
+        return users.pop(0)
+
+    recent: _Recent[str, list[int]] = _Recent(5.0, Clock())
+    assert await recent.fresh("i", fetch, lambda found: 1 in found) == [1]
+    # user 2 is not in the kept answer: Discord is asked again, and now lists them
+    assert await recent.fresh("i", fetch, lambda found: 2 in found) == [1, 2]
+    assert users == []
+    # an answer fetched by this very question is not asked twice, even when it refuses
+    users.append([7])
+    assert await recent.fresh("j", fetch, lambda found: 3 in found) == [7]

@@ -88,6 +88,21 @@ async def test_a_player_in_the_activity_gets_their_seat(harness: MakeHarness) ->
     assert len(h.fake.requests_to(rf"/members/{alice.id}$", "GET")) == 1
 
 
+async def test_a_player_who_joins_the_instance_just_after_another_is_let_in(
+    harness: MakeHarness,
+) -> None:
+    h = activity_harness(harness)
+    alice, bob = h.user("alice"), h.user("bob")
+    await h.start_with_game(alice, join=[bob], seats=2)
+    instance = h.fake.start_activity(h.channel, [alice])
+    assert (await sign_in(h, alice, instance))[0] == 200
+    # Bob joins the running instance within the seconds Alice's answer is kept
+    h.fake.activity_instances[instance]["users"].append(str(bob.id))
+    status, body = await sign_in(h, bob, instance)
+    assert (status, body.get("role")) == (200, "player"), body
+    assert len(h.fake.requests_to(r"/activity-instances/", "GET")) == 2
+
+
 async def test_an_outsider_is_refused(harness: MakeHarness) -> None:
     h = activity_harness(harness)
     alice, bob = h.user("alice"), h.user("bob")
