@@ -18,7 +18,7 @@ from typing import Any, Literal
 from aiohttp import web
 
 from present.catalog import Catalog
-from web.protocol import CLOSE_SLOW
+from web.close_codes import CLOSE_SLOW
 from web.tokens import Claims
 
 __all__ = ["MAX_QUEUED", "Connection", "Role"]
