@@ -93,3 +93,21 @@ def hidden_from(game: Game, seat: int) -> int:
     for c in game.stock:
         others |= 1 << c
     return others & ~public_cards(game)
+
+
+def expected_attackers(game: Game) -> tuple[int, ...]:
+    """The seats that may add now: RULES.md §6 "Attackers" and "Priority order", and §10.3
+    "who adds" in a team game, written out independently of the engine."""
+    n, d = game.n, game.defender
+    if game.rules.teams != "none":
+        if game.rules.throw_in == "neighbours":
+            return ((d - 1) % n, (d + 1) % n)
+        order = [(game.attacker + i) % n for i in range(n)]
+        return tuple(s for s in order if (s - d) % 2)
+    active = [s for s in range(n) if not game.out >> s & 1]
+    if game.rules.throw_in == "neighbours":
+        prev = next(s for s in ((d - i) % n for i in range(1, n)) if s in active)
+        nxt = next(s for s in ((d + i) % n for i in range(1, n)) if s in active)
+        return (prev,) if prev == nxt else (game.attacker, nxt if prev == game.attacker else prev)
+    order = [(game.attacker + i) % n for i in range(n)]
+    return tuple(s for s in order if s in active and s != d)

@@ -33,7 +33,7 @@ from rules_engine.cards import CARD_TEXT, FULL_DECK_MASK, Card
 from rules_engine.messages import Message
 from rules_engine.phase import Phase
 
-from .helpers import hidden_from, position, public_cards
+from .helpers import expected_attackers, hidden_from, position, public_cards
 
 MAX_MOVES = 2000
 PROFILES = ("podkidnoy", "perevodnoy", "classic")
@@ -115,18 +115,6 @@ def check_state(game: Game) -> None:
         assert seat == game.leader
         assert game.limit == min(cap, game.hands[game.defender].bit_count())
     assert game.attackers == expected_attackers(game)
-
-
-def expected_attackers(game: Game) -> tuple[int, ...]:
-    """RULES.md §6 "Attackers" and "Priority order", written out independently."""
-    n, d = game.n, game.defender
-    active = [s for s in range(n) if not game.out >> s & 1]
-    if game.rules.throw_in == "neighbours":
-        prev = next(s for s in ((d - i) % n for i in range(1, n)) if s in active)
-        nxt = next(s for s in ((d + i) % n for i in range(1, n)) if s in active)
-        return (prev,) if prev == nxt else (game.attacker, nxt if prev == game.attacker else prev)
-    order = [(game.attacker + i) % n for i in range(n)]
-    return tuple(s for s in order if s in active and s != d)
 
 
 def check_observations(game: Game) -> None:

@@ -27,7 +27,7 @@ from rules_engine import Game, Rules, deal_from_seed, observation
 from rules_engine.cards import CARD_TEXT, PACK_MASK, SUIT_OF
 from rules_engine.phase import Phase
 
-from .helpers import hidden_from
+from .helpers import expected_attackers, hidden_from
 from .test_properties import (
     _mutated,
     _random_action,
@@ -72,23 +72,6 @@ TABLES: dict[str, Table] = {
     "teams-2x2-deck-24": lambda rng: (_rules(rng, teams="2x2", deck=24), 4),
     "teams-3x3-deck-52": lambda rng: (_rules(rng, teams="3x3", deck=52), 6),
 }
-
-
-def expected_attackers(game: Game) -> tuple[int, ...]:
-    """RULES.md §6 and §10.3 "who adds", written out independently of the engine."""
-    n, d = game.n, game.defender
-    if game.rules.teams != "none":
-        if game.rules.throw_in == "neighbours":
-            return ((d - 1) % n, (d + 1) % n)
-        order = [(game.attacker + i) % n for i in range(n)]
-        return tuple(s for s in order if (s - d) % 2)
-    active = [s for s in range(n) if not game.out >> s & 1]
-    if game.rules.throw_in == "neighbours":
-        prev = next(s for s in ((d - i) % n for i in range(1, n)) if s in active)
-        nxt = next(s for s in ((d + i) % n for i in range(1, n)) if s in active)
-        return (prev,) if prev == nxt else (game.attacker, nxt if prev == game.attacker else prev)
-    order = [(game.attacker + i) % n for i in range(n)]
-    return tuple(s for s in order if s in active and s != d)
 
 
 def check_cheap(game: Game) -> None:
