@@ -46,7 +46,7 @@ from terminal.wording import TERMINAL_WORDING
 from web.app import WebConfig, WebServer
 from web.links import table_url
 from web.protocol import browser_language, reader_catalog, sentence
-from web.tokens import Signer, TokenError
+from web.tokens import INVALID_LINK, Signer, TokenError
 from web.wording import catalog
 
 __all__ = [
@@ -72,7 +72,6 @@ NEW_GAME_PATH = "/api/new-game"
 #: The largest body of a new game's request (a token and a language).
 MAX_NEW_GAME_BODY = 2048
 
-_NOT_YOURS = Message("this link is not valid: open the table again from the game")
 _BAD_BODY = Message("the page sent a request the server does not understand")
 _BAD_ORIGIN = Message("this page may not open the table from where it was loaded")
 
@@ -151,7 +150,7 @@ class NewGame:
             return refuse(403, exc.message)
         cat = reader_catalog(body.get("lang"), cat, claims.locale)
         if claims.kind != "player" or (claims.channel_id, claims.user_id) != (CHANNEL, USER):
-            return refuse(403, _NOT_YOURS)
+            return refuse(403, INVALID_LINK)
         try:
             async with self._dealing:  # two presses deal one game
                 if self.service.state(CHANNEL) is ChannelPhase.NONE:
