@@ -5,6 +5,7 @@ bot's own process and event loop (:mod:`web.app`), so a move on the page and a m
 Discord button are the same service call under the same lock.  The protocol between the server
 and the page is docs/WEB.md.  Modules: :mod:`~web.app` (routes, headers, server),
 :mod:`~web.http_server` (its connections capped and timed out, its access log),
+:mod:`~web.env` (the server's settings read from the environment),
 :mod:`~web.protocol` (what every page socket shares: frames, limits, refusals, language),
 :mod:`~web.close_codes` (its close codes), :mod:`~web.sockets` (the table page's WebSocket),
 :mod:`~web.connection` (an open page and its frames), :mod:`~web.presenter` (pushes the
