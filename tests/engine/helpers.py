@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from rules_engine import PROFILES, Deal, Game, Rules, deal_from_seed, parse_action
 from rules_engine.cards import CARD_TEXT, card_index, parse_suit
@@ -93,6 +96,14 @@ def hidden_from(game: Game, seat: int) -> int:
     for c in game.stock:
         others |= 1 << c
     return others & ~public_cards(game)
+
+
+def check_hides_unseen(game: Game, seat: int, obs: Mapping[str, Any]) -> None:
+    """``obs``, the observation of ``seat``, names none of the cards hidden from that seat."""
+    text = json.dumps(obs, ensure_ascii=False)
+    hidden = hidden_from(game, seat)
+    seen = [CARD_TEXT[c] for c in range(52) if hidden >> c & 1 and CARD_TEXT[c] in text]
+    assert not seen, f"seat {seat} sees {seen}"
 
 
 def expected_attackers(game: Game) -> tuple[int, ...]:

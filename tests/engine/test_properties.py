@@ -29,11 +29,11 @@ from rules_engine import (
     replay,
     snapshot,
 )
-from rules_engine.cards import CARD_TEXT, FULL_DECK_MASK, Card
+from rules_engine.cards import FULL_DECK_MASK, Card
 from rules_engine.messages import Message
 from rules_engine.phase import Phase
 
-from .helpers import expected_attackers, hidden_from, position, public_cards
+from .helpers import check_hides_unseen, expected_attackers, position, public_cards
 
 MAX_MOVES = 2000
 PROFILES = ("podkidnoy", "perevodnoy", "classic")
@@ -122,11 +122,7 @@ def check_observations(game: Game) -> None:
     assert game.public_held & ~seen == 0, "the engine calls a card public that nobody saw"
     for seat in range(game.n):
         obs = observation(game, seat)
-        text = json.dumps(obs, ensure_ascii=False)
-        hidden = hidden_from(game, seat)
-        for c in range(52):
-            if hidden >> c & 1:
-                assert CARD_TEXT[c] not in text, f"seat {seat} sees {CARD_TEXT[c]}"
+        check_hides_unseen(game, seat, obs)
         assert (obs["legal"] != []) == (seat == game.to_act)
 
 
