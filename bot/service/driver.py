@@ -120,10 +120,8 @@ class Driver:
             autopilot = list(g.autopilot)
             if timeouts[seat] >= TIMEOUTS_TO_AUTOPILOT:
                 autopilot[seat] = True
-            stored = await self._apply_automatic(
-                "timeout action", ch, g, action, "timeout", timeouts, autopilot, t0, version
-            )
-            if not stored:
+            store = self.commit.apply(ch, g, action, "timeout", timeouts, autopilot, t0)
+            if not await self._stored("timeout action", ch, g, version, store):
                 return
             players = players_of(ch.series)
             ran_out = Message(
@@ -199,30 +197,19 @@ class Driver:
                 assert ch.series is not None
                 auto: AutoKind = "autopilot" if ch.series.seats[seat].ai_level is None else None
                 timeouts, autopilot = list(g.timeouts), list(g.autopilot)
-                stored = await self._apply_automatic(
-                    "AI move", ch, g, action, auto, timeouts, autopilot, t0, version
-                )
-                if stored:
+                store = self.commit.apply(ch, g, action, auto, timeouts, autopilot, t0)
+                if await self._stored("AI move", ch, g, version, store):
                     tx.show_table(ch)
 
-    async def _apply_automatic(
-        self,
-        what: str,
-        ch: ChannelState,
-        g: GameState,
-        action: Action,
-        auto: AutoKind,
-        timeouts: list[int],
-        autopilot: list[bool],
-        t0: float,
-        version: int,
+    async def _stored(
+        self, what: str, ch: ChannelState, g: GameState, version: int, store: Awaitable[None]
     ) -> bool:
-        """Store a move nobody pressed for (``what``: a timeout's or an AI seat's) at
-        ``version`` of the game; False when it was not stored: a move given up earlier was
-        stored after all (memory took it on, and re-armed), another process wrote the channel
-        (:meth:`_moved`), or storage failed (logged, and tried again later)."""
+        """Await ``store``, the commit of a move nobody pressed for (``what``: a timeout's or
+        an AI seat's) at ``version`` of the game; False when it was not stored: a move given up
+        earlier was stored after all (memory took it on, and re-armed), another process wrote
+        the channel (:meth:`_moved`), or storage failed (logged, and tried again later)."""
         try:
-            await self.commit.apply(ch, g, action, auto, timeouts, autopilot, t0)
+            await store
         except StaleAction:
             return False
         except ChannelMoved:
