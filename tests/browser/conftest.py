@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from .rooms_support import RoomServer
 from .support import (
     CHROMIUM,
     LocalTable,
@@ -49,6 +50,18 @@ async def browser() -> AsyncIterator[Any]:
             yield browser
         finally:
             await browser.close()
+
+
+@pytest_asyncio.fixture
+async def pages_server(tmp_path: Path) -> AsyncIterator[RoomServer]:
+    """The web server with nothing opened in advance: its pages, and the rooms a test makes
+    (the sockets may be a test's fake)."""
+    server = RoomServer(tmp_path / "pages.sqlite3")
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()
 
 
 @pytest_asyncio.fixture
