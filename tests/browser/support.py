@@ -68,6 +68,24 @@ async def launch_chromium(pw: Any) -> Any:
     return await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
+@asynccontextmanager
+async def chromium_on(web: LocalWeb) -> AsyncIterator[Any]:
+    """Start ``web`` and a headless Chromium (the screenshot scripts' set-up): the browser,
+    both closed when the block ends."""
+    from playwright.async_api import async_playwright
+
+    await web.start()
+    try:
+        async with async_playwright() as pw:
+            browser = await launch_chromium(pw)
+            try:
+                yield browser
+            finally:
+                await browser.close()
+    finally:
+        await web.close()
+
+
 async def open_page(
     browser: Any, url: str, *, socket_route: Any = None, **context: Any
 ) -> TablePage:
