@@ -21,9 +21,11 @@ from bot.limits import MAX_TIMEOUT
 from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import SqliteStorage
+from present.messages import render_message
 from web.activity import DiscordOAuth
 from web.app import WebConfig, WebServer
 from web.tokens import Signer
+from web.wording import WEB_WORDING
 
 #: Debian's Chromium (``apt-get install -y chromium``); Playwright downloads no browser.
 CHROMIUM = os.environ.get("DURAK_CHROMIUM", "/usr/bin/chromium")
@@ -223,6 +225,15 @@ class LocalTable(LocalWeb):
     def url(self, user: int | None = None, locale: str | None = None) -> str:
         """The player's personal link (token in the fragment)."""
         return self.server.links.player(self.channel, user or self.user, self.series_id, locale)
+
+    async def why_not(self, card: str) -> str:
+        """Why the player may not play ``card`` of their hand now, as the web table words it
+        (in English)."""
+        view = await self.service.hand(self.channel, self.user)
+        names = [s.name for s in (await self.service.table(self.channel)).seats]
+        held = next(c for c in view.cards if c.text == card)
+        assert held.reason is not None, f"{card} can be played"
+        return render_message(held.reason, names, wording=WEB_WORDING)
 
 
 class TablePage:

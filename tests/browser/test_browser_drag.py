@@ -8,9 +8,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from present.messages import render_message
 from web.strings import page_strings
-from web.wording import WEB_WORDING, catalog
+from web.wording import catalog
 
 from .support import PHONE, TablePage, open_page
 
@@ -166,11 +165,7 @@ async def test_a_card_that_cannot_be_played_dropped_on_the_table_says_why(
 
     await player.play_until(some_dimmed)
     card = (await player.dimmed())[0]
-    view = await table.service.hand(table.channel, table.user)
-    names = [s.name for s in (await table.service.table(table.channel)).seats]
-    held = next(c for c in view.cards if c.text == card)
-    assert held.reason is not None
-    reason = render_message(held.reason, names, wording=WEB_WORDING)
+    reason = await table.why_not(card)
     version = await player.version()
     await _drag(player, card, player.page.locator("#battle"))
     hint = player.page.locator(".toast-hint")
