@@ -22,8 +22,8 @@ from .support import (
     CHROMIUM,
     LocalTable,
     TablePage,
+    chromium,
     chromium_problem,
-    launch_chromium,
     local_webs,
     open_page,
 )
@@ -42,26 +42,16 @@ def _need_chromium() -> None:
 @pytest_asyncio.fixture
 async def browser() -> AsyncIterator[Any]:
     """A headless Chromium (``/usr/bin/chromium``), closed after the test."""
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        browser = await launch_chromium(pw)
-        try:
-            yield browser
-        finally:
-            await browser.close()
+    async with chromium() as browser:
+        yield browser
 
 
 @pytest_asyncio.fixture
 async def pages_server(tmp_path: Path) -> AsyncIterator[RoomServer]:
     """The web server with nothing opened in advance: its pages, and the rooms a test makes
     (the sockets may be a test's fake)."""
-    server = RoomServer(tmp_path / "pages.sqlite3")
-    await server.start()
-    try:
+    async with RoomServer(tmp_path / "pages.sqlite3") as server:
         yield server
-    finally:
-        await server.close()
 
 
 @pytest_asyncio.fixture

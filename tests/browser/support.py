@@ -14,7 +14,7 @@ import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from bot.ai_pool import ThreadAI
 from bot.limits import MAX_TIMEOUT
@@ -71,21 +71,24 @@ async def launch_chromium(pw: Any) -> Any:
 
 
 @asynccontextmanager
+async def chromium() -> AsyncIterator[Any]:
+    """A headless Chromium (``/usr/bin/chromium``), closed when the block ends."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await launch_chromium(pw)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+@asynccontextmanager
 async def chromium_on(web: LocalWeb) -> AsyncIterator[Any]:
     """Start ``web`` and a headless Chromium (the screenshot scripts' set-up): the browser,
     both closed when the block ends."""
-    from playwright.async_api import async_playwright
-
-    await web.start()
-    try:
-        async with async_playwright() as pw:
-            browser = await launch_chromium(pw)
-            try:
-                yield browser
-            finally:
-                await browser.close()
-    finally:
-        await web.close()
+    async with web, chromium() as browser:
+        yield browser
 
 
 async def open_page(
@@ -157,6 +160,13 @@ class LocalWeb:
         await self.server.stop()
         await self.service.close()
         await self.ai.close()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
 
 _Web = TypeVar("_Web", bound=LocalWeb)
