@@ -11,6 +11,7 @@ import importlib.metadata
 import math
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from bot.errors import ConfigError
@@ -167,6 +168,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _report(work: Callable[[], str], refused: type[Exception], stdout: TextIO | None) -> int:
+    """Run an operator's one-shot tool: print what it reports (0), or why it refused, on
+    stderr (2)."""
+    try:
+        print(work(), file=stdout or sys.stdout)
+    except refused as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(
     argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
@@ -181,21 +193,15 @@ def main(
     if args.command == "backup":
         from bot.storage.backup import BackupRefused, backup_database
 
-        try:
-            print(backup_database(settings.storage_url, args.file), file=stdout or sys.stdout)
-        except BackupRefused as exc:
-            print(exc, file=sys.stderr)
-            return 2
-        return 0
+        return _report(
+            lambda: backup_database(settings.storage_url, args.file), BackupRefused, stdout
+        )
     if args.command == "forget":
         from apps.forget import ForgetRefused, forget_user
 
-        try:
-            print(forget_user(settings.storage_url, args.user_id), file=stdout or sys.stdout)
-        except ForgetRefused as exc:
-            print(exc, file=sys.stderr)
-            return 2
-        return 0
+        return _report(
+            lambda: forget_user(settings.storage_url, args.user_id), ForgetRefused, stdout
+        )
     if args.command == "play":
         return _play(args, settings, stdin or sys.stdin, stdout or sys.stdout)
     if args.command == "web":

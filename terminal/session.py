@@ -330,7 +330,7 @@ async def _session(service: GameService, printer: _Printer, reader: _LineReader)
             screen = _Screen(view.game_id, view.version, rematch=True)
             reader.shown = screen
             printer.say("Rematch? [y/N]")
-            answer = await _answer(service, printer, reader, screen)
+            answer = await _answer(service, printer, reader, screen, "Rematch? [y/N]")
             if answer is None or answer.lower() not in ("y", "yes"):
                 await service.end_series(CHANNEL, USER)
                 printer.say("Bye!")
@@ -344,21 +344,12 @@ async def _session(service: GameService, printer: _Printer, reader: _LineReader)
         reader.shown = screen
         printer.say("> ")
         while True:
-            line = await reader.lines.get()
-            if line.text is None or line.text.lower() in QUIT_WORDS:
+            text = await _answer(service, printer, reader, screen, "> ")
+            if text is None:
                 await service.stop(CHANNEL, USER)
                 printer.say("Game stopped.")
                 return 0
-            if not line.text:
-                continue
-            if await _show_on_request(service, printer, line.text):
-                printer.say("> ")
-                continue
-            if line.shown != screen:
-                printer.say(_stale(line.text))
-                printer.say("> ")
-                continue
-            outcome = await _apply(service, printer, line.text, screen)
+            outcome = await _apply(service, printer, text, screen)
             if outcome == "played":
                 break
             if outcome == "stale":  # the game moved on under this prompt (a timeout)
@@ -367,9 +358,11 @@ async def _session(service: GameService, printer: _Printer, reader: _LineReader)
 
 
 async def _answer(
-    service: GameService, printer: _Printer, reader: _LineReader, screen: _Screen
+    service: GameService, printer: _Printer, reader: _LineReader, screen: _Screen, prompt: str
 ) -> str | None:
-    """The answer typed at the rematch question (``None``: quit or end of input)."""
+    """The next line typed at ``prompt`` while ``screen`` is shown (``None``: quit or end of
+    input).  Blank lines are skipped; a request to show something is answered, and a line
+    typed before ``screen`` was shown is refused, each followed by ``prompt`` again."""
     while True:
         line = await reader.lines.get()
         if line.text is None or line.text.lower() in QUIT_WORDS:
@@ -377,11 +370,11 @@ async def _answer(
         if not line.text:
             continue
         if await _show_on_request(service, printer, line.text):
-            printer.say("Rematch? [y/N]")
+            printer.say(prompt)
             continue
         if line.shown != screen:
             printer.say(_stale(line.text))
-            printer.say("Rematch? [y/N]")
+            printer.say(prompt)
             continue
         return line.text
 
