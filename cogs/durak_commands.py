@@ -230,6 +230,8 @@ class DurakCog(
             await self.defer_private(interaction)
         elif route.defer is Defer.UPDATE:
             await self.defer_update(interaction)
+            if not self.source_is_private(interaction):
+                self.presenter.pressed(interaction)
         else:
             await self.defer_in_place(interaction)
         await route.run(self, interaction, button)

@@ -64,6 +64,10 @@ def _gone(exc: discord.HTTPException) -> bool:
 #: costs at most one bot-token request a second per channel however fast the moves come.
 TABLE_INTERVAL = 1.0
 
+#: How long a press's token is used to edit the message it came from (Discord keeps an
+#: interaction's token 15 minutes).
+PRESS_TOKEN_LIFE = 14 * 60.0
+
 #: Which public message of a channel could not be posted or edited.
 Hidden = Literal["lobby", "table", "notice"]
 #: ``on_hidden(channel_id, what, error)``: told of every refused post or edit.
@@ -254,6 +258,9 @@ class DiscordPresenter:
         #: Seconds between two writes of a channel's table (the changes between are shown
         #: together; the first change after a quiet spell goes at once).
         self.table_interval = TABLE_INTERVAL
+        #: message id → (the latest press on it, acknowledged as its update; when its token
+        #: stops being used), oldest first.
+        self._presses: dict[int, tuple[discord.Interaction[Any], float]] = {}
         self.on_hidden: HiddenHandler | None = None
         self.on_visible: VisibleHandler | None = None
         self.on_closed: ClosedHandler | None = None
@@ -326,6 +333,42 @@ class DiscordPresenter:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.bot.wait_until_ready(), 60)
 
+    # -- presses on public messages -----------------------------------------
+    def pressed(self, interaction: discord.Interaction[Any]) -> None:
+        """``interaction`` is a press on a public message (the lobby, the table), already
+        acknowledged as an update of it: until its token expires, the next edits of that
+        message go through it (an interaction webhook, outside the bot token's budget)."""
+        message = interaction.message
+        if message is None:
+            return
+        now = asyncio.get_running_loop().time()
+        while self._presses:  # drop the expired ones (the oldest come first)
+            oldest = next(iter(self._presses))
+            if self._presses[oldest][1] > now:
+                break
+            del self._presses[oldest]
+        self._presses.pop(message.id, None)
+        self._presses[message.id] = (interaction, now + PRESS_TOKEN_LIFE)
+
+    async def _edit_by_press(self, message_id: int, message: Reply) -> bool:
+        """Edit ``message_id`` to ``message`` through the latest press on it, if its token is
+        still young; False when there is none or Discord refused (the caller uses the bot
+        token)."""
+        found = self._presses.get(message_id)
+        if found is None:
+            return False
+        interaction, until = found
+        if until <= asyncio.get_running_loop().time():
+            del self._presses[message_id]
+            return False
+        try:
+            await interaction.edit_original_response(**message_kwargs(message, edit=True))
+        except discord.HTTPException as exc:
+            log.debug("message %d: edit through a press refused (%s)", message_id, exc)
+            self._presses.pop(message_id, None)
+            return False
+        return True
+
     # -- lobby -------------------------------------------------------------
     def _lobby_state(self, channel_id: int) -> _LobbyState:
         st = self._lobbies.get(channel_id)
@@ -358,6 +401,9 @@ class DiscordPresenter:
             if st.message_id is not None:
                 if message == st.last:
                     return
+                if await self._edit_by_press(st.message_id, message):
+                    st.last = message
+                    return
                 try:
                     await self._public(
                         st.channel_id,
@@ -378,6 +424,8 @@ class DiscordPresenter:
         # started or closed: the lobby message stays, without its buttons
         if st.message_id is not None:
             mid, st.message_id, st.last = st.message_id, None, None
+            if await self._edit_by_press(mid, message):
+                return
             with contextlib.suppress(discord.HTTPException):
                 await channel.get_partial_message(mid).edit(**message_kwargs(message, edit=True))
 
@@ -467,6 +515,10 @@ class DiscordPresenter:
         channel = self._channel(st.channel_id, view.guild_id)
         if not self._needs_post(st, view):
             if message == st.last:
+                return
+            if st.message_id is not None and await self._edit_by_press(st.message_id, message):
+                st.last, st.finished, st.round = message, view.outcome is not None, view.round
+                await self._shown(st.channel_id)
                 return
             body = LatestBody((view, message), payload_json(message_kwargs(message, edit=True)))
             route = discord.http.Route(

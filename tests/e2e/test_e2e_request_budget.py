@@ -166,3 +166,25 @@ async def test_a_429_is_waited_out_and_the_newest_table_sent(
     view = await h.table_view()
     record = await h.finished_game(view.game_id)
     assert len(record["actions"]) == view.version
+
+
+async def test_a_press_on_the_lobby_updates_it_through_its_own_token(
+    harness: MakeHarness,
+) -> None:
+    """Joining, adding an AI and starting edit the lobby message through the press's
+    interaction (a webhook, outside the bot token's budget), never with the bot token."""
+    h = harness(seeds=[3])
+    alice, bob = h.user("alice"), h.user("bob")
+    await h.start()
+    lobby = await h.open_lobby(alice, rules="podkidnoy", seats=3)
+    since = len(h.fake.requests)
+    await h.lobby_press(bob, "join")
+    assert "bob" in lobby.text().lower()
+    await h.lobby_press(alice, "addai", ["beginner"])
+    await h.lobby_press(alice, "start")
+    assert not any(c.custom_id for c in lobby.find_components())  # started: no buttons
+    lobby_edits = [r for r in h.fake.requests[since:] if r.path.endswith(f"/{lobby.id}")]
+    assert lobby_edits == []  # no bot-token edit of the lobby message
+    assert len(lobby.history) >= 3  # yet it was edited after each press
+    counts = h.fake.request_counts(since)
+    assert counts.bot == 1  # the table's first post, and nothing else
