@@ -2,11 +2,20 @@
 
 It implements :class:`bot.presenter.Presenter` for Discord:
 
-- the public **table** is sent and edited with the bot token through the channel (never an
-  interaction token, which dies after 15 minutes), at most once per action: bursts of updates
-  coalesce, identical renders are skipped.  It is re-posted (new message, the old one deleted)
-  when a new round starts, when the game ends, on ``/durak table`` and after a restart; the last
-  table of a finished game stays as history with its buttons removed once the next game starts.
+- the public **table** is sent and edited with the bot token through the channel, within
+  Discord's bot-token budget (50 requests a second for the whole bot): a channel's table is
+  written at most once per :attr:`DiscordPresenter.table_interval` (0.8 s; the first change after
+  a quiet spell goes at once, the changes meanwhile are shown together, the newest wins), an
+  edit that would change nothing is skipped, and an edit waiting out a 429 sends the newest
+  table when discord.py retries it (:mod:`cogs.latest`).  It is re-posted (new message, the
+  old one deleted) on ``/durak table``, after a restart, and when a new round starts or the
+  game ends if a message was posted below it since (the gateway tells of every public
+  message); the last table of a finished game stays as history with its buttons removed once
+  the next game starts.
+- a press on a public message that is acknowledged as its update (lobby buttons, stop votes,
+  rematch) lends its interaction token: the next edits of that message go through it (an
+  interaction webhook, outside the bot token's budget) for 14 minutes, never the table's first
+  post (an interaction token dies after 15 minutes; the bot token does not).
 - **hands** are pushed to their owners only, through each player's latest interaction
   (``edit_original_response`` of an ephemeral message); an expired or unknown token
   (401/50027, 404/10062/10015/10008) is dropped quietly and the next press brings the hand back.
@@ -60,9 +69,10 @@ def _gone(exc: discord.HTTPException) -> bool:
     return exc.code in _GONE_CODES or exc.status == 401
 
 
-#: Default :attr:`DiscordPresenter.table_interval`: a table shows a move within a second, and
-#: costs at most one bot-token request a second per channel however fast the moves come.
-TABLE_INTERVAL = 1.0
+#: Default :attr:`DiscordPresenter.table_interval`: a table shows a move within a second (the
+#: pause, then the request itself), and costs at most about one bot-token request a second per
+#: channel however fast the moves come.
+TABLE_INTERVAL = 0.8
 
 #: How long a press's token is used to edit the message it came from (Discord keeps an
 #: interaction's token 15 minutes).
