@@ -20,10 +20,15 @@ __all__ = ["LatestBody", "payload_json", "send_latest"]
 T = TypeVar("T")
 
 
-def payload_json(kwargs: Mapping[str, Any]) -> str:
+def payload_json(
+    kwargs: Mapping[str, Any], allowed_mentions: discord.AllowedMentions | None
+) -> str:
     """The JSON body discord.py would send for a message's ``content``/``embeds``/``view``
-    keyword arguments (:func:`cogs.presenter.message_kwargs`)."""
-    params = discord.http.handle_message_parameters(**kwargs)
+    keyword arguments (:func:`cogs.presenter.message_kwargs`), with the client's
+    ``allowed_mentions`` (as ``send`` and ``edit`` add them)."""
+    params = discord.http.handle_message_parameters(
+        **kwargs, previous_allowed_mentions=allowed_mentions
+    )
     return json.dumps(params.payload, separators=(",", ":"), ensure_ascii=True)
 
 

@@ -263,7 +263,7 @@ class DiscordPresenter:
         self._guild_locales: dict[int, str] = {}
         #: Channels where a public post or edit was refused, and not posted since.
         self._hidden: set[int] = set()
-        #: The newest public message id the gateway told of, per channel.
+        #: The newest public message id the gateway told of, per channel with a table.
         self._newest: dict[int, int] = {}
         #: Seconds between two writes of a channel's table (the changes between are shown
         #: together; the first change after a quiet spell goes at once).
@@ -462,7 +462,7 @@ class DiscordPresenter:
         if editing is not None and not self._needs_post(st, view):
             # an edit waiting out a rate limit sends this newer table when it goes
             message = self._render_table(view)
-            editing.update((view, message), payload_json(message_kwargs(message, edit=True)))
+            editing.update((view, message), self._payload(message, edit=True))
         await self._ready()
         await _kick(st.runner)
 
@@ -473,6 +473,10 @@ class DiscordPresenter:
             st.view = view
         st.repost = True
         await _kick(st.runner)
+
+    def _payload(self, message: Reply, *, edit: bool) -> str:
+        """``message`` as the JSON body of a post or edit (:mod:`cogs.latest`)."""
+        return payload_json(message_kwargs(message, edit=edit), self.bot.allowed_mentions)
 
     def _render_table(self, view: TableView) -> Reply:
         watch = self.links.watcher(view.channel_id) if self.links is not None else None
@@ -495,8 +499,9 @@ class DiscordPresenter:
         return st.message_id is not None and self._newest.get(st.channel_id) == st.message_id
 
     def saw_message(self, channel_id: int, message_id: int) -> None:
-        """The gateway told of a new public message in ``channel_id``."""
-        if message_id > self._newest.get(channel_id, 0):
+        """The gateway told of a new public message in ``channel_id`` (kept for the channels
+        with a table only)."""
+        if channel_id in self._tables and message_id > self._newest.get(channel_id, 0):
             self._newest[channel_id] = message_id
 
     async def _pace(self, st: _TableState) -> None:
@@ -530,7 +535,7 @@ class DiscordPresenter:
                 st.last, st.finished, st.round = message, view.outcome is not None, view.round
                 await self._shown(st.channel_id)
                 return
-            body = LatestBody((view, message), payload_json(message_kwargs(message, edit=True)))
+            body = LatestBody((view, message), self._payload(message, edit=True))
             route = discord.http.Route(
                 "PATCH",
                 "/channels/{channel_id}/messages/{message_id}",
@@ -553,7 +558,7 @@ class DiscordPresenter:
                 st.editing = None
         st.repost = False
         old, old_game = st.message_id, st.game_id
-        body = LatestBody((view, message), payload_json(message_kwargs(message)))
+        body = LatestBody((view, message), self._payload(message, edit=False))
         route = discord.http.Route(
             "POST", "/channels/{channel_id}/messages", channel_id=st.channel_id
         )

@@ -61,6 +61,7 @@ async def test_paced_table_ends_on_the_final_state(harness: MakeHarness) -> None
         view = await h.table_view()
         assert f"move {view.version}" in h.last_table().text()  # the final state is shown
     writes = table_writes(h, since)
+    assert all(r.json["allowed_mentions"]["parse"] == [] for r in writes)  # nobody is pinged
     versions = [table_version(r) for r in writes]
     assert versions == sorted(versions)  # never back to an older state
     gaps = [b.at - a.at for a, b in itertools.pairwise(writes)]
