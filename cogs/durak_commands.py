@@ -230,9 +230,18 @@ class DurakCog(
             await self.defer_private(interaction)
         elif route.defer is Defer.UPDATE:
             await self.defer_update(interaction)
+            if not self.source_is_private(interaction):
+                self.presenter.pressed(interaction)
         else:
             await self.defer_in_place(interaction)
         await route.run(self, interaction, button)
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """A public message was posted: the presenter keeps each channel's newest, so that a
+        table still at the bottom of its channel is edited rather than posted again."""
+        if message.guild is not None:
+            self.presenter.saw_message(message.channel.id, message.id)
 
     # -- public messages that cannot be shown --------------------------------
     async def on_hidden(self, channel_id: int, what: str, error: discord.HTTPException) -> None:
