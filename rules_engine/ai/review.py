@@ -83,12 +83,14 @@ class Label(StrEnum):
 
 
 #: ``(upper bound of the chance lost, label)``, in order: a decision gets the first label whose
-#: bound its loss is below (a loss of 0.15 or more is a blunder).  docs/AI.md gives the reasons.
+#: bound its loss is below (a loss of 0.20 or more is a blunder).  A chance of not being the
+#: durak is an expected score, as in chess, so these are chess's bands of expected points lost;
+#: docs/AI.md gives the reasons.
 LABEL_LIMITS: tuple[tuple[float, Label], ...] = (
     (0.02, Label.BEST),
     (0.05, Label.GOOD),
-    (0.08, Label.INACCURACY),
-    (0.15, Label.MISTAKE),
+    (0.10, Label.INACCURACY),
+    (0.20, Label.MISTAKE),
     (math.inf, Label.BLUNDER),
 )
 
