@@ -135,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Run the game service and the web server only (no DISCORD_TOKEN needed): people "
             "create rooms on the home page and invite others with a link. PUBLIC_URL is the "
-            "address they reach (README: Rooms in the browser)."
+            "address they reach (docs/OPERATING.md, Rooms)."
         ),
     )
     web.add_argument("--host", default=None, help="address to listen on (default: WEB_HOST)")
@@ -143,12 +143,21 @@ def _parser() -> argparse.ArgumentParser:
         "--port", type=_port, default=None, help="port to listen on (default: WEB_PORT)"
     )
     backup = sub.add_parser(
-        "backup", help="copy the SQLite database, even while the bot runs (README: Backups)"
+        "backup",
+        help="copy the SQLite database, even while the bot runs (docs/OPERATING.md: Backups)",
+        description=(
+            "Copy the bot's SQLite database (DATABASE_URL or DATABASE_PATH, from the "
+            "environment and .env as the bot reads them) into the new file FILE, while the bot "
+            "runs: one consistent copy holding every action the bot had acknowledged, checked "
+            "before FILE is written. FILE is never overwritten; its directory is created if "
+            "missing. A PostgreSQL database is refused: back it up with pg_dump. Restoring: "
+            "docs/OPERATING.md, Backups."
+        ),
     )
-    backup.add_argument("file", help="the new file to write (never overwritten)")
+    backup.add_argument("file", metavar="FILE", help="the new file to write (never overwritten)")
     forget = sub.add_parser(
         "forget",
-        help="erase a Discord user's name and id from every record (README: Privacy)",
+        help="erase a Discord user's name and id from every record (docs/OPERATING.md)",
         description=(
             "Erase a Discord user's name and id from every record, as /durak forget-me does. "
             "Stop the bot first on SQLite (it holds the file); on PostgreSQL it may run."

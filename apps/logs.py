@@ -60,3 +60,6 @@ def configure_logging(level: int, log_format: str = "text", stream: TextIO | Non
         JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT)
     )
     logging.basicConfig(level=level, handlers=[handler])
+    # aiosqlite logs every statement at DEBUG from its worker thread, after handing the result
+    # back: noise at LOG_LEVEL=DEBUG, and a line that can outlive the bot's last words.
+    logging.getLogger("aiosqlite").setLevel(max(level, logging.INFO))

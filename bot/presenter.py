@@ -68,7 +68,7 @@ class Presenter(Protocol):
         """A public one-line notice of a channel (see :class:`Notice`)."""
 
     async def game_over(self, view: TableView) -> None:
-        """The game ended: ``view.loser``/``view.draw`` and ``view.series`` standings are set.
+        """The game ended: ``view.outcome`` and ``view.series`` standings are set.
         Offer Rematch and End series."""
 
 

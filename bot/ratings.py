@@ -163,30 +163,25 @@ def finishing_places(
 ) -> tuple[int, ...]:
     """Places (1 = best) per seat of a finished game, replayed from its stored action log.
 
-    The game is replayed through the engine one action at a time; after each action the
-    engine's ``Game.state_dict()["out"]`` (the documented trace shape, not its internal bits)
-    shows who went out.  The engine marks seats out only when a round closes, so seats that
-    go out together went out in the same round.  Raises
+    The game is replayed through the engine one action at a time; the engine's record of
+    each action (:class:`~rules_engine.played.Played`) names the seats it put out.  The
+    engine marks seats out only when a round closes, so seats that go out together went out
+    in the same round.  Raises
     :class:`~rules_engine.errors.DurakError` if an action is illegal, and :class:`ValueError`
     if the log does not finish the game.  See :func:`places_from_exits` for ``forfeits``.
     """
     game = Game(rules, deal)
     exits: list[int | None] = [None] * len(deal.hands)
-    _note_exits(game, exits, 0)
-    for step, text in enumerate(actions, start=1):
-        game.apply(parse_action(text))
-        _note_exits(game, exits, step)
-    if not game.state_dict()["finished"]:
-        raise ValueError("the action log does not finish the game: nothing to rank")
-    return places_from_exits(exits, forfeits)
-
-
-def _note_exits(game: Game, exits: list[int | None], step: int) -> None:
-    out = game.state_dict()["out"]
+    out = game.state_dict()["out"]  # out at the deal
     assert isinstance(out, list)
     for seat in out:
-        if exits[seat] is None:
+        exits[seat] = 0
+    for step, text in enumerate(actions, start=1):
+        for seat in game.apply(parse_action(text)).out:
             exits[seat] = step
+    if not game.finished:
+        raise ValueError("the action log does not finish the game: nothing to rank")
+    return places_from_exits(exits, forfeits)
 
 
 def rate_game(ratings_before: Mapping[K, Rating], places: Mapping[K, int]) -> dict[K, Rating]:

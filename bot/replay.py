@@ -13,7 +13,9 @@ hand, so it is built only for finished games.
 
 The state is read only through ``Game.state_dict()`` (the documented trace shape that
 snapshots are checked against), never through the engine's internal representation, so a
-rewrite of the engine's internals cannot make a replay disagree.  Pure: no I/O.
+rewrite of the engine's internals cannot make a replay disagree; what each move did (the
+round it ended and how, who went out, the result) is the engine's own record of it, the
+:class:`~rules_engine.played.Played` that ``Game.apply`` returns.  Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.outcome import Outcome
 from rules_engine.actions import Action, ActionKind, parse_action
 from rules_engine.cards import Card, Suit, parse_card, parse_suit
 from rules_engine.deal import Deal
@@ -48,7 +51,7 @@ class ReplayFrame:
     - ``action``: the move just played, as a typed value (seat, kind, cards), ``None`` at 0;
     - ``message``: that move in words (the deal at frame 0); ``events``: what followed it in
       the same instant, in words: a pick-up or a beaten-off table when the move closed the
-      round, players going out, forfeits, the result;
+      round, players going out, forfeits;
     - ``hands``: every seat's cards, face up, in canonical order;
     - ``table``: the pairs on the table after the move; when the move closed the round the
       engine has already cleared it, and ``closed_table`` holds the pairs as they were at the
@@ -58,7 +61,7 @@ class ReplayFrame:
       suit;
     - ``out``: seats out of the game; ``forfeited``: seats whose player had forfeited by then;
     - ``defender``/``to_act``: the seats defending and to act next (``None`` once finished);
-    - ``finished``, ``loser`` and ``draw``: the result, set on the last frame only.
+    - ``outcome``: how the game ended, on the last frame only (``None`` before it).
     """
 
     index: int
@@ -78,9 +81,7 @@ class ReplayFrame:
     forfeited: frozenset[int]
     defender: int | None
     to_act: int | None
-    finished: bool
-    loser: int | None
-    draw: bool
+    outcome: Outcome | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,10 +180,8 @@ class _State:
     out: frozenset[int]
     defender: int | None
     to_act: int | None
-    taking: bool
     finished: bool
     loser: int | None
-    draw: bool
 
     @classmethod
     def of(cls, game: Game) -> _State:
@@ -202,10 +201,8 @@ class _State:
             out=frozenset(state["out"]),
             defender=state["defender"],
             to_act=state["to_act"],
-            taking=bool(state["taking"]),
             finished=bool(state["finished"]),
             loser=state["loser"],
-            draw=bool(state["draw"]),
         )
 
 
@@ -232,28 +229,24 @@ def build_replay(
     ]
     for index, text in enumerate(actions, start=1):
         action = parse_action(text)
-        game.apply(action)
+        played = game.apply(action)
         after = _State.of(game)
-        message = describe_action(action, opening=not before.table, target=after.defender)
-        closed = after.round != before.round or after.finished
-        pairs = _pairs_after(before.table, action)
-        taking = before.taking or action.kind is ActionKind.TAKE
+        message = describe_action(action, opening=played.opening, target=played.target)
         events: list[Message] = []
-        if closed:
-            cards = tuple(sorted(c for p in pairs for c in (p.attack, p.defence) if c))
-            if taking:
-                picker = Seat(before.defender if before.defender is not None else action.seat)
-                events.append(Message("{player} picks up {cards}", player=picker, cards=cards))
+        end = played.round_end
+        closed_table: tuple[TablePair, ...] = ()
+        if end is not None:
+            closed_table = tuple(TablePair(a, d) for a, d in end.table)
+            if end.taker is not None:
+                events.append(
+                    Message("{player} picks up {cards}", player=Seat(end.taker), cards=end.cards)
+                )
             else:
                 events.append(
-                    Message("the attack is beaten off: {cards} go to the discard", cards=cards)
+                    Message("the attack is beaten off: {cards} go to the discard", cards=end.cards)
                 )
-        for seat in sorted(after.out - before.out):
-            events.append(Message("{player} is out", player=Seat(seat)))
+        events.extend(Message("{player} is out", player=Seat(seat)) for seat in played.out)
         events.extend(_forfeit_events(left, index))
-        if after.finished:
-            events.append(_result(after))
-        closed_table = pairs if closed else ()
         frames.append(
             _frame(
                 after,
@@ -263,7 +256,7 @@ def build_replay(
                 message,
                 events,
                 closed_table,
-                closed and taking,
+                end is not None and end.taker is not None,
                 left,
             )
         )
@@ -273,29 +266,12 @@ def build_replay(
     return Replay(tuple(frames))
 
 
-def _result(state: _State) -> Message:
-    if state.loser is None:
-        return Message("the game is a draw: nobody is the durak")
-    return Message("{player} is the durak", player=Seat(state.loser))
-
-
 def _forfeit_events(forfeits: Mapping[int, int], index: int) -> tuple[Message, ...]:
     return tuple(
         Message("{player} forfeited: the AI plays this seat to the end", player=Seat(seat))
         for seat, move in sorted(forfeits.items())
         if move == index
     )
-
-
-def _pairs_after(table: tuple[TablePair, ...], action: Action) -> tuple[TablePair, ...]:
-    """The table as it stands once ``action`` is on it, before any close of the round (the
-    engine clears the table in the same step, so the frame of a closing move shows this)."""
-    if action.kind in (ActionKind.ATTACK, ActionKind.TRANSFER):
-        return (*table, *(TablePair(card) for card in action.cards))
-    if action.kind is ActionKind.DEFEND:
-        attack, defence = action.cards
-        return tuple(TablePair(p.attack, defence) if p.attack == attack else p for p in table)
-    return table
 
 
 def _frame(
@@ -327,7 +303,12 @@ def _frame(
         forfeited=frozenset(seat for seat, move in forfeits.items() if move <= index),
         defender=state.defender,
         to_act=state.to_act,
-        finished=state.finished,
-        loser=state.loser,
-        draw=state.draw,
+        outcome=_outcome(state, forfeits) if state.finished else None,
     )
+
+
+def _outcome(state: _State, forfeits: Mapping[int, int]) -> Outcome:
+    """How the replayed game ended: the engine's durak or draw, with every forfeit."""
+    if state.loser is None:
+        return Outcome.draw(forfeits)
+    return Outcome.durak(state.loser, forfeits=forfeits)

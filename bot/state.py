@@ -14,7 +14,7 @@ from bot.limits import DEFAULT_TIMEOUT
 from bot.storage import LobbyRecord, SeriesRecord
 from bot.views import ActionRecord, AutoKind, LobbyOptions, LobbySeat
 from bot.votes import Forfeit, StopVote
-from rules_engine import ActionKind, DurakError, Game, Rules, snapshot
+from rules_engine import Action, ActionKind, DurakError, Game, Played, Rules, snapshot
 from rules_engine.cards import parse_card
 
 _T = TypeVar("_T")
@@ -169,9 +169,7 @@ class GameState:
                 "remaining": remaining,
                 "timeouts": self.timeouts if timeouts is None else timeouts,
                 "autopilot": self.autopilot if autopilot is None else autopilot,
-                "recent": [
-                    [r.seat, r.kind.value, [str(c) for c in r.cards], r.auto] for r in recent
-                ],
+                "recent": [{**r.played.to_dict(), "auto": r.auto} for r in recent],
                 "count_ai_games": self.count_ai_games,
             },
             ensure_ascii=False,
@@ -277,15 +275,25 @@ def _per_seat(meta: dict[str, Any], key: str, kind: type[_T], default: _T, n: in
 
 
 def _action_record(item: object, players: int) -> ActionRecord:
-    """An entry of ``recent``: ``[seat, kind, [cards], auto]``."""
+    """An entry of ``recent``: the engine's record of the action (``Played.to_dict``) with
+    its ``auto``; an entry written before the records held what followed the action is
+    ``[seat, kind, [cards], auto]`` and reads back as the action alone."""
     try:
-        seat, kind, cards, auto = _list(item, "a recent action")
-        if type(seat) is not int or not 0 <= seat < players:
-            raise BadMeta(f"seat {seat!r}")
+        if isinstance(item, dict):
+            auto = item.get("auto")
+            played = Played.from_dict({k: v for k, v in item.items() if k != "auto"})
+        else:
+            seat, kind, cards, auto = _list(item, "a recent action")
+            if type(seat) is not int:
+                raise BadMeta(f"seat {seat!r}")
+            played = Played.of(
+                Action(seat, ActionKind(kind), tuple(parse_card(c) for c in _list(cards, "cards")))
+            )
+        if not 0 <= played.seat < players:
+            raise BadMeta(f"seat {played.seat!r}")
         if auto is not None and auto not in get_args(get_args(AutoKind)[0]):
             raise BadMeta(f"auto {auto!r}")
-        played = tuple(parse_card(c) for c in _list(cards, "cards"))
-        return ActionRecord(seat, ActionKind(kind), played, auto)
+        return ActionRecord(played, auto)
     except (BadMeta, ValueError, TypeError, KeyError, DurakError) as exc:
         raise BadMeta(f"recent action {item!r} does not read back: {exc}") from None
 

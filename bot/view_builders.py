@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.limits import MIN_SEATS
+from bot.outcome import Outcome
 from bot.state import ChannelState, GameState, LobbyState
 from bot.storage import SeriesRecord
 from bot.views import (
@@ -137,16 +138,22 @@ def table_view(ch: ChannelState) -> TableView:
         deadline=None if fin else g.deadline,
         turn_timeout=ch.turn_timeout,
         recent=g.recent,
-        finished=game.finished,
-        loser=game.loser,
-        draw=game.draw,
         dealer=game.deal.dealer,
+        outcome=_outcome(g) if fin else None,
         series=series_view(series),
         waiting_for=waiting,
-        aborted=g.aborted,
         stop_vote=None if fin or g.vote is None else g.vote.tally,
         stop_vote_deadline=None if fin or g.vote is None else g.vote.deadline,
     )
+
+
+def _outcome(g: GameState) -> Outcome:
+    """How ``g`` ended: stopped, else the engine's durak or draw; with its forfeits."""
+    if g.aborted:
+        return Outcome.stopped(g.forfeits)
+    if g.game.loser is None:
+        return Outcome.draw(g.forfeits)
+    return Outcome.durak(g.game.loser, forfeits=g.forfeits)
 
 
 def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:
@@ -165,7 +172,7 @@ def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:
     your_turn = playing and game.to_act == seat
     legal: tuple[ActionChoice, ...] = ()
     if your_turn:
-        legal = tuple(ActionChoice(a.kind, tuple(a.cards)) for a in game.legal_actions())
+        legal = tuple(map(ActionChoice.of, game.legal_actions()))
     is_out = bool(game.out >> seat & 1)
     role = _role(game.role(seat)) if playing or is_out else None
     s = ch.series.seats[seat]

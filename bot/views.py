@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from bot.outcome import Outcome
 from bot.ratings import Rating
 from bot.replay import Replay, TablePair
-from rules_engine.actions import ActionKind
+from rules_engine.actions import Action, ActionKind
 from rules_engine.cards import Card
 from rules_engine.messages import Message, Seat
+from rules_engine.played import Played
 from rules_engine.rules import Rules
 
 __all__ = [
@@ -33,7 +35,6 @@ __all__ = [
     "HandView",
     "HistoryEntry",
     "HistoryPage",
-    "HistoryResult",
     "LeaderboardPage",
     "LeaderboardRow",
     "LobbyOptions",
@@ -188,36 +189,51 @@ class SeatView:
 
 @dataclass(frozen=True, slots=True)
 class ActionRecord:
-    """An action in the table's recent history, played by ``seat``."""
+    """An action in the table's recent history: the engine's record of what it did
+    (:class:`~rules_engine.played.Played`: the action, the hand cards it used, the round it
+    ended, who went out) and ``auto``, why the service played it for its player."""
 
-    seat: int
-    kind: ActionKind
-    cards: tuple[Card, ...]
+    played: Played
     auto: AutoKind = None
+
+    @property
+    def seat(self) -> int:
+        """The seat that played the action."""
+        return self.played.seat
+
+    @property
+    def kind(self) -> ActionKind:
+        return self.played.kind
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The action's cards (a defence: the attack, then the card beating it)."""
+        return self.played.cards
 
     @property
     def text(self) -> str:
         """Canonical action text without the seat, e.g. ``defend 8♥ 9♥``."""
-        return " ".join((self.kind.value, *map(str, self.cards)))
+        return self.played.text
 
     @property
     def message(self) -> Message:
         """The action with its player, e.g. ``{name} covers {attack} with {card}``."""
         player = Seat(self.seat)
-        if self.kind is ActionKind.DEFEND and len(self.cards) == 2:
+        cards = self.cards
+        if self.kind is ActionKind.DEFEND and len(cards) == 2:
             return Message(
                 "{name} covers {attack} with {card}",
                 name=player,
-                attack=self.cards[0],
-                card=self.cards[1],
+                attack=cards[0],
+                card=cards[1],
             )
         if self.kind is ActionKind.ATTACK:
-            return Message("{name} attacks with {cards}", name=player, cards=self.cards)
+            return Message("{name} attacks with {cards}", name=player, cards=cards)
         if self.kind is ActionKind.TRANSFER:
-            return Message("{name} transfers with {cards}", name=player, cards=self.cards)
+            return Message("{name} transfers with {cards}", name=player, cards=cards)
         if self.kind is ActionKind.TAKE:
             return Message("{name} takes the cards", name=player)
-        return Message("{name} passes", name=player)
+        return Message("{player} passes", player=player)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +272,8 @@ class TableView:
     or with six players); ``trump`` (the suit symbol) is always set.  ``shown`` lists the cards
     shown to everyone at the deal (lowest trump choosing the leader, 6-player dealer card).
     ``deadline`` is the absolute epoch time at which the turn times out, ``None`` when no
-    human is waiting (AI or autopilot to move, or game over).
+    human is waiting (AI or autopilot to move, or game over).  ``outcome`` is how the game
+    ended (``None`` while it runs): a durak, a draw, or stopped, with its forfeits.
     """
 
     channel_id: int
@@ -279,18 +296,20 @@ class TableView:
     deadline: float | None
     turn_timeout: int
     recent: tuple[ActionRecord, ...]
-    finished: bool
-    loser: int | None
-    draw: bool
     dealer: int | None
+    outcome: Outcome | None = None
     series: SeriesView | None = None
     #: Why ``to_act`` is being waited on, for the adapter's prompt.
     waiting_for: WaitingFor | None = None
-    #: The game was stopped before its end (no loss recorded).
-    aborted: bool = False
     #: An open stop vote: ``(agreeing, voters)`` for "Stop? n/m", and when it lapses.
     stop_vote: tuple[int, int] | None = None
     stop_vote_deadline: float | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game was played to its end (read by the service's event queue and the
+        rooms' change key; an adapter reads :attr:`outcome`)."""
+        return self.outcome is not None and self.outcome.finished
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,10 +333,19 @@ class HandCard:
 
 @dataclass(frozen=True, slots=True)
 class ActionChoice:
-    """A legal action: ``text`` (without the seat) is what :meth:`GameService.act` accepts."""
+    """A legal action: ``text`` (without the seat) is what :meth:`GameService.act` accepts;
+    ``uses`` are the cards of the player's hand it plays (the engine's
+    :attr:`Action.uses <rules_engine.actions.Action.uses>`: a defence's beating card, not
+    the attack it covers), by which a hand offers the choice on its cards."""
 
     kind: ActionKind
     cards: tuple[Card, ...]
+    uses: tuple[Card, ...]
+
+    @classmethod
+    def of(cls, action: Action) -> ActionChoice:
+        """The choice of the engine's legal ``action``."""
+        return cls(action.kind, action.cards, action.uses)
 
     @property
     def text(self) -> str:
@@ -451,27 +479,23 @@ class LeaderboardPage:
     rows: tuple[LeaderboardRow, ...]
 
 
-#: How an ended game ended: a durak, a draw, or stopped before its end.
-HistoryResult = Literal["loss", "draw", "aborted"]
-
-
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
-    """One ended game in ``/durak history``: ``result`` is ``loss`` (``loser`` is the durak's
-    seat), ``draw`` or ``aborted``; ``players`` in seat order; ``ended_at`` epoch seconds."""
+    """One ended game in ``/durak history``: how it ended (``outcome``; the history does not
+    read forfeits, so its ``forfeits`` are empty), ``players`` in seat order, ``ended_at``
+    epoch seconds."""
 
     game_id: int
     ended_at: float
     rules: Rules
     profile: str
     players: tuple[Player, ...]
-    result: HistoryResult
-    loser: int | None
+    outcome: Outcome
 
     @property
     def replayable(self) -> bool:
-        """Whether the game was played to its end (an aborted game has nothing to replay)."""
-        return self.result != "aborted"
+        """Whether the game was played to its end (a stopped game has nothing to replay)."""
+        return self.outcome.finished
 
 
 @dataclass(frozen=True, slots=True)

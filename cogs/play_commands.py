@@ -10,13 +10,13 @@ from typing import Any
 import discord
 
 from bot.errors import ServiceError, StaleAction
-from bot.views import HandView
+from bot.views import ActionChoice, HandView
 from cogs.cog_core import CogCore, subcommand
 from cogs.custom_ids import GameButton
 from cogs.render.hand import render_why
 from cogs.render.links import render_no_web_table, render_table_link
 from cogs.render.notices import render_hidden, render_missing_permissions
-from rules_engine import ActionKind, parse_action
+from rules_engine import parse_action
 from rules_engine.cards import Card, parse_card
 from rules_engine.errors import DurakError
 from rules_engine.messages import Message
@@ -144,12 +144,11 @@ class PlayCommands(CogCore):
         if current.game_id != button.game_id:
             return None
         try:
-            action = parse_action(f"0 {button.action}")
+            pressed = ActionChoice.of(parse_action(button.action, seat=current.seat))
         except DurakError:
             return None
-        cards = action.cards[1:] if action.kind is ActionKind.DEFEND else action.cards
         held = {c.card for c in current.cards}
-        return next((card for card in cards if card not in held), None)
+        return next((card for card in pressed.uses if card not in held), None)
 
     async def press_why(self, interaction: discord.Interaction[Any], button: GameButton) -> None:
         """A card that cannot be played now: say why, privately."""

@@ -401,14 +401,15 @@ class DiscordPresenter:
         watch = self.links.watcher(view.channel_id) if self.links is not None else None
         message = render_table(view, self.guild_catalog(view.guild_id), watch=watch)
         channel = self._channel(st.channel_id, view.guild_id)
-        over = view.finished or view.aborted
+        over = view.outcome is not None
+        played_out = view.outcome is not None and view.outcome.finished
         new_game = st.game_id != view.game_id
         repost = (
             st.message_id is None
             or st.repost
             or new_game
             or (view.round != st.round and not over)
-            or (view.finished and not st.finished)
+            or (played_out and not st.finished)
         )
         if not repost:
             if message == st.last:

@@ -5,7 +5,7 @@ Typical use::
     from rules_engine import Game, PROFILES, deal_from_seed, observation
     game = Game(PROFILES["podkidnoy"], deal_from_seed(players=3, seed=42))
     for action in game.legal_actions(): ...
-    game.apply(action)
+    played = game.apply(action)  # what it did: round end, who went out, ...
 """
 
 from rules_engine.actions import Action, ActionKind, parse_action
@@ -20,6 +20,7 @@ from rules_engine.errors import (
 from rules_engine.game import Game, LegalActions
 from rules_engine.observation import observation
 from rules_engine.phase import Phase
+from rules_engine.played import Played, RoundEnd
 from rules_engine.rules import PROFILES, Rules
 from rules_engine.serialization import from_snapshot, replay, snapshot
 
@@ -37,7 +38,9 @@ __all__ = [
     "InvalidPositionError",
     "LegalActions",
     "Phase",
+    "Played",
     "Rank",
+    "RoundEnd",
     "Rules",
     "Suit",
     "deal_from_seed",

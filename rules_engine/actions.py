@@ -136,6 +136,13 @@ class Action:
         return cls(seat, _KIND_BY_CODE[kind])
 
     @property
+    def uses(self) -> tuple[Card, ...]:
+        """The cards of the acting seat's hand that this action uses: every card of an attack
+        or a transfer, the beating card of a defence (not the attack it covers), none for
+        take and pass."""
+        return self.cards[1:] if self.kind is ActionKind.DEFEND else self.cards
+
+    @property
     def text(self) -> str:
         """Canonical text without the seat, e.g. ``attack 8♥ 8♠``."""
         return " ".join([self.kind.value, *(CARD_TEXT[c.index] for c in self.cards)])
@@ -157,14 +164,23 @@ def code_text(seat: int, code: int) -> str:
     return f"{seat} take" if kind == TAKE else f"{seat} pass"
 
 
-def parse_action(text: str) -> Action:
-    """Parse ``"SEAT ACTION"`` text such as ``"1 defend 8♥ 9♥"`` or ``"0 attack TD TS"``."""
+def parse_action(text: str, *, seat: int | None = None) -> Action:
+    """Parse ``"SEAT ACTION"`` text such as ``"1 defend 8♥ 9♥"`` or ``"0 attack TD TS"``;
+    with ``seat``, the text is the action alone (``"defend 8♥ 9♥"``, an action's
+    :attr:`Action.text`) and ``seat`` plays it."""
+    if seat is not None:
+        kind_text, *card_texts = require_text(text, "an action", "attack 8♥").split() or [""]
+        return _action(seat, kind_text, card_texts, text)
     parts = require_text(text, "an action", "0 attack 8♥").split()
     if len(parts) < 2:
         raise InvalidNotationError(f"action {text!r} must be 'SEAT ACTION', like '0 attack 8♥'")
     seat_text, kind_text, *card_texts = parts
     if not seat_text.isdecimal():
         raise InvalidNotationError(f"action {text!r} must start with a seat number")
+    return _action(int(seat_text), kind_text, card_texts, text)
+
+
+def _action(seat: int, kind_text: str, card_texts: list[str], text: str) -> Action:
     try:
         kind = ActionKind(kind_text.lower())
     except ValueError:
@@ -172,4 +188,4 @@ def parse_action(text: str) -> Action:
             f"unknown action {kind_text!r} in {text!r}: use attack, defend, transfer, take or pass"
         ) from None
     cards = tuple(ALL_CARDS[card_index(c)] for c in card_texts)
-    return Action(int(seat_text), kind, cards)
+    return Action(seat, kind, cards)

@@ -41,6 +41,7 @@ from rules_engine.deal import HAND_SIZE, Deal
 from rules_engine.errors import IllegalActionError, InvalidPositionError
 from rules_engine.messages import Message, Seat
 from rules_engine.phase import Phase
+from rules_engine.played import Played, RoundEnd
 from rules_engine.rules import Rules
 
 __all__ = ["Game", "LegalActions", "Phase"]
@@ -865,13 +866,59 @@ class Game:
         """Whether ``action`` is legal now (the fast check; :meth:`explain` says why not)."""
         return self.is_legal_code(action.seat, action.code)
 
-    def apply(self, action: Action) -> None:
-        """Apply a checked action; an illegal one raises :class:`IllegalActionError` (carrying
-        the reason as ``.reason``) and changes nothing."""
+    def _refuse_illegal(self, action: Action) -> None:
+        """Raise :class:`IllegalActionError` (carrying the reason as ``.reason``) unless
+        ``action`` is legal now."""
         if not self.is_legal_code(action.seat, action.code):
             reason = self.explain(action) or Message("that action is not legal now")
             raise IllegalActionError(reason, action)
+
+    def push(self, action: Action) -> None:
+        """Apply a checked action without a record of what it did, for replaying a stored log
+        (a snapshot's) where nobody reads one; an illegal action raises as :meth:`apply`."""
+        self._refuse_illegal(action)
         self.apply_code(action.code)
+
+    def apply(self, action: Action) -> Played:
+        """Apply a checked action and return what it did (:class:`Played`); an illegal one
+        raises :class:`IllegalActionError` (carrying the reason as ``.reason``) and changes
+        nothing.  (:meth:`push` is the same without the record, :meth:`apply_code` without
+        the check either.)"""
+        self._refuse_illegal(action)
+        seat, code, kind = action.seat, action.code, action.kind
+        round_number, defender, out, taking = self.round, self.defender, self.out, self.taking
+        # The table's lists: the action is played into them, and a round's end leaves them
+        # as they were and starts new ones (``_start_round``, ``_finish``), so after the
+        # action they hold the table as the round ended.
+        attacks, defences = self.table_attacks, self.table_defences
+        attack = kind is ActionKind.ATTACK
+        opening = attack and not attacks
+        self.apply_code(code)
+        round_end = None
+        if self.round != round_number or self.finished:
+            took = taking or kind is ActionKind.TAKE
+            round_end = RoundEnd(
+                round_number,
+                defender if took else None,
+                tuple(
+                    (ALL_CARDS[a], ALL_CARDS[d] if d >= 0 else None)
+                    for a, d in zip(attacks, defences, strict=True)
+                ),
+            )
+        gone = self.out & ~out
+        return Played(
+            seat,
+            kind,
+            action.cards,
+            action.uses,
+            opening,
+            attack and taking,
+            defender if attack else self.defender if kind is ActionKind.TRANSFER else None,
+            round_end,
+            tuple(iter_bits(gone)) if gone else (),
+            self.finished,
+            self.loser,
+        )
 
     # ------------------------------------------------------------------ applying
     def apply_code(self, code: int) -> None:

@@ -45,7 +45,7 @@ def replay(rules: Rules, deal: Deal, actions: list[str]) -> Game:
     """Play ``actions`` (canonical text) from ``deal``; raises if any is illegal."""
     game = Game(rules, deal)
     for text in actions:
-        game.apply(parse_action(text))
+        game.push(parse_action(text))
     return game
 
 

@@ -13,13 +13,12 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
-import dataclasses
 import math
 import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -30,25 +29,26 @@ from bot.presenter import Notice, NullPresenter
 from bot.service import GameService
 from bot.storage import SqliteStorage
 from bot.views import ActionChoice, ActionRecord, HandView, LobbyOptions, TableView
-from present.messages import render_message
-from rules_engine import Action, ActionKind, parse_card
+from rules_engine import Action, ActionKind, Card, parse_card
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from rules_engine.errors import DurakError
 from terminal.text import (
+    EN,
+    names,
     render_hand,
+    render_move,
     render_opening,
     render_round_end,
     render_series,
     render_table,
-    render_throw_in,
 )
 
 __all__ = ["HELP", "LEGEND", "OutputClosed", "play", "turn_time"]
 
 CHANNEL, GUILD, USER = 1, 1, 1
 HELP = (
-    "Type the number of an action, or its text ('attack 8♥', 'defend 8♥ 9♥', 'take', 'pass');\n"
-    "'t' shows the table, 'h' your hand, 'q' quits."
+    "Type the number of an action, a card of your hand ('8♥') to play it, or an action's text\n"
+    "('attack 8♥', 'defend 8♥ 9♥', 'take', 'pass'); 't' shows the table, 'h' your hand, 'q' quits."
 )
 #: Printed under a hand that has cards in parentheses.
 LEGEND = "  (cards in parentheses cannot be played now)"
@@ -142,9 +142,10 @@ class _Printer(NullPresenter):
     """Prints each new action as it happens, and wakes the input loop.
 
     Besides the actions, it writes who leads a new game and why (the cards shown at the
-    deal), cards added to a take as thrown in to the taker, and the end of each round.  It
-    reads the actions of each new table version in order: one version per action, as the
-    service publishes them, so a round's end follows the action that closed it.
+    deal), cards added to a take as thrown in to the taker, and the end of each round, as
+    the engine recorded each action (:class:`~rules_engine.played.Played`).  It reads the
+    actions of each new table version in order: one version per action, as the service
+    publishes them, so a round's end follows the action that closed it.
 
     Once the output is closed, :meth:`say` raises :class:`OutputClosed` and ``on_closed``
     runs (the session then ends as if the input had)."""
@@ -154,8 +155,6 @@ class _Printer(NullPresenter):
         self.key: tuple[int, int] | None = None  # (game_id, version) last printed
         self.changed = asyncio.Event()
         self.names: list[str] = []  # the seats' names, as the last table showed them
-        self.round = 0  # the round of the last table printed
-        self.taker: int | None = None  # the seat that took in this round, if one did
         self.closed = False
         self.on_closed: Callable[[], None] | None = None
 
@@ -178,37 +177,29 @@ class _Printer(NullPresenter):
             return
         same_game = self.key is not None and self.key[0] == view.game_id
         new = view.version - self.key[1] if same_game and self.key else view.version
-        self.names = [s.name for s in view.seats]
+        self.names = names(view.seats)
         self.key = key
         self.changed.set()
         with contextlib.suppress(OutputClosed):
             if not same_game:
-                self.round, self.taker = view.round, None
                 opening = render_opening(view)
                 if opening is not None:
                     self.say(opening)
             if new > 0:
                 for rec in view.recent[-new:]:
                     self._say_action(rec)
-            if new > 0 and not view.aborted and (view.round != self.round or view.finished):
-                taker = None if self.taker is None else self.names[self.taker]
-                self.say(f"  {render_round_end(self.round, taker)}")
-                self.round, self.taker = view.round, None
 
     def _say_action(self, rec: ActionRecord) -> None:
-        suffix = f" ({rec.auto})" if rec.auto else ""
-        if rec.kind is ActionKind.TAKE:
-            self.taker = rec.seat
-        if rec.kind is ActionKind.ATTACK and self.taker is not None:
-            text = render_throw_in(self.names[rec.seat], rec.cards, self.names[self.taker])
-        else:
-            text = render_message(rec.message, self.names)
-        self.say(f"  {text}{suffix}")
+        self.say(f"  {render_move(rec, self.names)}")
+        end = rec.played.round_end
+        if end is not None:
+            taker = None if end.taker is None else self.names[end.taker]
+            self.say(f"  {render_round_end(end.round, taker)}")
 
     async def notice(self, notice: Notice) -> None:
         if notice.kind in ("timeout", "autopilot_on", "autopilot_off"):
             with contextlib.suppress(OutputClosed):
-                self.say(f"* {render_message(notice.message, [p.name for p in notice.players])}")
+                self.say(f"* {EN.render(notice.message, names(notice.players))}")
 
 
 def turn_time(deadline: float | None, turn_timeout: int, now: float) -> str | None:
@@ -222,11 +213,7 @@ def turn_time(deadline: float | None, turn_timeout: int, now: float) -> str | No
 
 def _table_text(view: TableView) -> str:
     """The table, with the turn's time as :func:`turn_time` gives it."""
-    text = render_table(dataclasses.replace(view, deadline=None))
-    timing = turn_time(view.deadline, view.turn_timeout, time.time())
-    if timing is not None and view.to_act is not None and not view.finished:
-        text += f"\n  to act: {view.seats[view.to_act].name}, {timing}"
-    return text
+    return render_table(view, timing=turn_time(view.deadline, view.turn_timeout, time.time()))
 
 
 def _hand_text(hand: HandView) -> str:
@@ -307,7 +294,7 @@ async def play(
             for _ in range(players - 1):
                 await service.add_ai(CHANNEL, USER, level)
         except ServiceError as exc:
-            printer.say(f"error: {render_message(exc.message, printer.names)}")
+            printer.say(f"error: {EN.render(exc.message, printer.names)}")
             return 2
         view = await service.start(CHANNEL, USER)
         printer.say(
@@ -414,10 +401,41 @@ async def _show_on_request(service: GameService, printer: _Printer, text: str) -
     return False
 
 
+def _card(text: str) -> Card | None:
+    """The card ``text`` names alone (``8♥``, ``td``), if it is one."""
+    try:
+        return parse_card(text)
+    except DurakError:
+        return None
+
+
+def _choices_using(card: Card, legal: Sequence[ActionChoice]) -> list[tuple[int, ActionChoice]]:
+    """The numbered choices that play ``card`` from the hand (as :attr:`ActionChoice.uses`
+    says)."""
+    return [(i, choice) for i, choice in enumerate(legal, 1) if card in choice.uses]
+
+
+def _card_refusal(
+    card: Card, using: Sequence[tuple[int, ActionChoice]], hand: HandView, names: Sequence[str]
+) -> str:
+    """Why typing ``card`` plays nothing: several choices play it (listed by number), or
+    none does (the card is not held, or the engine's reason it cannot be played)."""
+    if using:
+        listed = ", ".join(f"{i}. {choice.text}" for i, choice in using)
+        return f"{card} can be played in several ways: type the number of one ({listed})"
+    held = next((c for c in hand.cards if c.card == card), None)
+    if held is None:
+        return f"{card} is not in your hand"
+    if held.reason is None:
+        return f"{card} cannot be played now"
+    return f"{card} cannot be played now: {EN.render(held.reason, names)}"
+
+
 async def _apply(service: GameService, printer: _Printer, text: str, screen: _Screen) -> str:
     """Play ``text`` against ``screen``: ``"played"``, ``"stale"`` or ``"refused"``."""
     hand = await service.hand(CHANNEL, USER)
     action: Action | str
+    card = _card(text)
     if text.isdigit():
         index = int(text) - 1
         if not 0 <= index < len(screen.legal):
@@ -428,6 +446,12 @@ async def _apply(service: GameService, printer: _Printer, text: str, screen: _Sc
             )
             return "refused"
         action = screen.legal[index].text
+    elif card is not None:
+        using = _choices_using(card, screen.legal)
+        if len(using) != 1:
+            printer.say(f"! {_card_refusal(card, using, hand, printer.names)}")
+            return "refused"
+        action = using[0][1].text
     else:
         try:
             action = _action_from(text, hand.seat)
@@ -444,7 +468,7 @@ async def _apply(service: GameService, printer: _Printer, text: str, screen: _Sc
         )
         return "stale"
     except ServiceError as exc:
-        printer.say(f"! {render_message(exc.message, printer.names)}")
+        printer.say(f"! {EN.render(exc.message, printer.names)}")
         return "refused"
     return "played"
 

@@ -1,72 +1,88 @@
-"""The terminal's plain English lines for the service's views (``durak-bot play``)."""
+"""The terminal's plain lines for the service's views (``durak-bot play``).
+
+The words are the presentation layer's (:mod:`present`: seat names, the status line, the
+outcome, the last moves, the deal's opening, the series' standings) read through the English
+catalogue; this module lays them out as lines."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
-from bot.views import HandView, LobbyView, Role, SeriesView, TableView
-from rules_engine.cards import Card
+from bot.outcome import Ending
+from bot.views import ActionRecord, HandView, SeriesView, TableView
+from present.catalog import catalog
+from present.moves import AUTO_NOTES, move_text, round_end_text, throw_in_text
+from present.names import ROLE_NAMES, Seated, seat_names
+from present.opening import opening_lines
+from present.outcome import outcome_text
+from present.rules import rules_title
+from present.standings import standings, standings_title
+from present.status import status
 
 __all__ = [
+    "EN",
+    "names",
     "render_hand",
-    "render_lobby",
+    "render_move",
     "render_opening",
     "render_round_end",
     "render_series",
     "render_table",
-    "render_throw_in",
 ]
 
+#: The terminal's language.
+EN = catalog("en")
 
-def render_lobby(view: LobbyView) -> str:
-    seats = ", ".join(f"{s.name}" + (f" [{s.ai_level}]" if s.ai_level else "") for s in view.seats)
-    return (
-        f"Lobby ({view.status}) — {view.rules.name}, {view.turn_timeout}s per turn, "
-        f"host {view.host_name}\n  seats {len(view.seats)}/{view.max_seats}: {seats}"
-    )
+
+def names(seats: Sequence[Seated]) -> list[str]:
+    """The seats' names as the terminal shows them (:func:`present.names.seat_names`)."""
+    return seat_names(seats, EN)
 
 
 def render_series(view: SeriesView) -> str:
-    rows = ", ".join(f"{e.name} {e.losses}" for e in view.standings)
-    draws = f", {view.draws} draw(s)" if view.draws else ""
-    return f"Series after {view.games} game(s){draws} — losses: {rows}"
+    """The series' standings on one line: its games and draws, then each seat's losses."""
+    rows = ", ".join(f"{s.name}: {s.losses_text}" for s in standings(view, EN))
+    return f"{standings_title(view, EN)} — {rows}"
 
 
-def render_table(view: TableView, *, now: float | None = None) -> str:
-    lines = []
+def render_table(view: TableView, *, timing: str | None = None) -> str:
+    """The table as lines: the deck, each seat, the pairs on the table, the status line (the
+    turn followed by ``timing``, the time it has) or how the game ended."""
+    seat_name = names(view.seats)
     trump = f"trump {view.trump}" + (
         f" ({view.trump_card} under the stock)" if view.trump_card else ""
     )
-    lines.append(
-        f"— {view.rules.name}, round {view.round}: {trump}, stock {view.stock}, "
+    lines = [
+        f"— {rules_title(view.rules, EN)}, round {view.round}: {trump}, stock {view.stock}, "
         f"discard {view.discard} —"
-    )
+    ]
     for s in view.seats:
         marks: list[str] = []
         if s.role is not None:
-            marks.append(s.role.value)
+            marks.append(EN.gettext(ROLE_NAMES[s.role]))
         if s.autopilot:
             marks.append("autopilot")
         if s.to_act:
             marks.append("to act")
         mark = f" ({', '.join(marks)})" if marks else ""
-        lines.append(f"  {s.seat}: {s.name}: {s.cards} card(s){mark}")
+        lines.append(f"  {s.seat}: {seat_name[s.seat]}: {s.cards} card(s){mark}")
     if view.pairs:
         pairs = "  ".join(
             f"{p.attack}/{p.defence}" if p.defence else f"{p.attack}/—" for p in view.pairs
         )
-        lines.append(f"  table: {pairs}" + ("  [take declared]" if view.taking else ""))
-    if view.deadline is not None:
-        left = view.deadline - (time.time() if now is None else now)
-        lines.append(f"  to act: {view.seats[view.to_act or 0].name}, {max(0, int(left))} s left")
-    if view.finished:
-        if view.draw:
-            lines.append("  Game over: a draw.")
-        elif view.loser is not None:
-            lines.append(f"  Game over: {view.seats[view.loser].name} is the durak.")
-    elif view.aborted:
-        lines.append("  The game was stopped.")
+        lines.append(f"  table: {pairs}")
+    now = status(view, seat_name, EN)
+    if now is not None:
+        if now.taking is not None:
+            lines.append(f"  {now.taking}")
+        if now.turn is not None:
+            lines.append(f"  {now.turn}" + ("" if timing is None else f", {timing}"))
+        if now.stop_vote is not None:
+            lines.append(f"  {now.stop_vote}")
+    if view.outcome is not None:
+        text = outcome_text(view.outcome, seat_name, EN)
+        over = view.outcome.ending is not Ending.STOPPED
+        lines.append(f"  Game over. {text}" if over else f"  {text}")
     return "\n".join(lines)
 
 
@@ -79,47 +95,23 @@ def render_hand(view: HandView) -> str:
 
 
 def render_opening(view: TableView) -> str | None:
-    """Who leads the game's first round and why, with the cards shown at the deal; ``None``
-    once the first round is over (the leader is no longer on the table).
-
-    The deal records the cards it showed (``view.shown``): the lowest trump, whose holder
-    leads in the first game of a series, and, with six players, the dealer's last card,
-    which names the trump.  No lowest trump shown means the dealer's rule: the dealer's left
-    neighbour leads (later games of a series, or no hand holds a trump; RULES.md §4)."""
-    if view.round != 1:
-        return None
-    leader = next((s.seat for s in view.seats if s.role is Role.LEADER), None)
-    if leader is None:
-        return None
-    names = [s.name for s in view.seats]
-    lowest = view.shown[0] if view.shown else None
-    lines = []
-    if len(view.seats) == 6 and view.shown and view.dealer is not None:
-        # six players: the dealer's last card is shown and names the trump; it is also the
-        # lowest trump when the dealer leads (alone on the list, since it is shown once)
-        dealer_card = view.shown[-1]
-        lines.append(
-            f"Shown at the deal: {dealer_card}, the last card dealt to {names[view.dealer]} "
-            "(the dealer), names the trump."
-        )
-        if len(view.shown) == 1 and leader != view.dealer:
-            lowest = None
-    if lowest is not None:
-        lines.append(f"The lowest trump, {lowest}, is {names[leader]}'s: {names[leader]} leads.")
-    elif view.dealer is not None:
-        lines.append(f"{names[view.dealer]} deals; {names[leader]}, on the dealer's left, leads.")
-    else:
-        lines.append(f"{names[leader]} leads.")
-    return "\n".join(lines)
+    """Who leads the game's first round and why (:func:`present.opening.opening_lines`);
+    ``None`` once the first round is over."""
+    lines = opening_lines(view, names(view.seats), EN)
+    return None if lines is None else "\n".join(lines)
 
 
-def render_throw_in(thrower: str, cards: Sequence[Card], taker: str) -> str:
-    """Cards added to a take: they go to the taker with the others, they attack no one."""
-    return f"{thrower} throws in {' '.join(map(str, cards))} for {taker} to take"
+def render_move(record: ActionRecord, seat_name: Sequence[str]) -> str:
+    """A move of the log: cards added to a take go to the taker, they attack no one; any other
+    move as the table's last moves show it."""
+    played = record.played
+    if played.throw_in and played.target is not None:
+        text = throw_in_text(seat_name[played.seat], played.cards, seat_name[played.target], EN)
+        note = AUTO_NOTES.get(record.auto)
+        return text if note is None else f"{text} {EN.gettext(note)}"
+    return move_text(record, seat_name, EN)
 
 
 def render_round_end(round_number: int, taker: str | None) -> str:
     """The end of a round: beaten off (to the discard) or taken by ``taker``."""
-    if taker is None:
-        return f"Round {round_number} over: beaten off."
-    return f"Round {round_number} over: {taker} took the cards."
+    return round_end_text(round_number, taker, EN)

@@ -1,6 +1,6 @@
 """The web table: the game as a page in a browser or a Discord Activity, served by the bot.
 
-An adapter beside :mod:`cogs` (Discord) and :mod:`terminal.session`: an aiohttp application in the
+An adapter beside the Discord one and the terminal's: an aiohttp application in the
 bot's own process and event loop (:mod:`web.app`), so a move on the page and a move with a
 Discord button are the same service call under the same lock.  The protocol between the server
 and the page is docs/WEB.md.  Modules: :mod:`~web.app` (routes, headers, server),

@@ -1,10 +1,11 @@
 """The service's views as the JSON of the web protocol (docs/WEB.md), in a reader's language.
 
 Pure functions: a :class:`~bot.views.TableView` or :class:`~bot.views.HandView` and a
-:class:`~present.catalog.Catalog` in, plain dicts out.  Every text a player reads is made
-here, from the views' typed values, as the Discord renderer makes it, without markdown: the
-page shows it as text (never as HTML).  A table is the same for every reader of a language
-except ``you`` and ``can_rematch``; :func:`table_json` takes the reader's seat for those.
+:class:`~present.catalog.Catalog` in, plain dicts out.  The words are the presentation
+layer's (:mod:`present`: seat names, the status line, the outcome, the last moves, action
+labels, the rules summary), in plain text: the page shows them as text (never as HTML).  A
+table is the same for every reader of a language except ``you`` and ``can_rematch``;
+:func:`table_json` takes the reader's seat for those.
 
 Hidden information: :func:`table_json` reads only a public :class:`TableView` (card counts);
 :func:`hand_json` is one seat's hand, for that seat's sockets only (:mod:`web.presenter`).
@@ -14,114 +15,39 @@ from __future__ import annotations
 
 import functools
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from bot.views import ActionChoice, ActionRecord, HandView, Role, SeatView, TableView
-from cogs.render.text import Seated, rules_lines, rules_title
+from bot.outcome import Ending
+from bot.views import ActionRecord, HandView, Role, SeatView, TableView
+from present.actions import action_label
 from present.catalog import Catalog
-from present.names import LEVEL_TEXTS, ROLE_NAMES
-from rules_engine.actions import ActionKind
-from rules_engine.messages import Message
+from present.moves import move_text
+from present.names import ROLE_NAMES, Seated, seat_name, seat_names
+from present.outcome import outcome_text
+from present.rules import rules_summary
+from present.status import status
 from rules_engine.rules import Rules
 from web.strings import ui_strings
 
 __all__ = [
-    "NAME_MAX",
-    "action_label",
     "hand_json",
     "plain_names",
     "table_json",
     "welcome_json",
 ]
 
-#: Display names are cut to this many characters (the service allows 64).
-NAME_MAX = 40
-
-
-def _clip(name: str) -> str:
-    name = " ".join(str(name).split()) or "?"
-    return name if len(name) <= NAME_MAX else name[: NAME_MAX - 1].rstrip() + "…"
-
 
 def plain_names(seats: Sequence[Seated], t: Catalog) -> list[str]:
-    """The seats' names as the reader sees them: a human's display name; an AI seat named
-    after its level in the reader's language (``IA Casual``), numbered from the second AI of
-    a level on (as on Discord, without markdown)."""
-    return list(_names(tuple((s.name, s.ai_level) for s in seats), t))
-
-
-@functools.lru_cache(maxsize=4096)
-def _names(seats: tuple[tuple[str, str | None], ...], t: Catalog) -> tuple[str, ...]:
-    # cached: a table is serialized after every action, and its seats rarely change
-    names: list[str] = []
-    count: Counter[str] = Counter()
-    for name, ai_level in seats:
-        if ai_level is None:
-            names.append(_clip(name))
-            continue
-        count[ai_level] += 1
-        texts = LEVEL_TEXTS.get(ai_level)
-        level = t.gettext(texts.label) if texts else ai_level
-        ai_name = t.fill("{level} AI", level=level)
-        names.append(_clip(ai_name if count[ai_level] == 1 else f"{ai_name} {count[ai_level]}"))
-    return tuple(names)
-
-
-def _name(names: Sequence[str], seat: int | None, t: Catalog) -> str:
-    if seat is not None and 0 <= seat < len(names):
-        return names[seat]
-    return t.render(Message("player {number}", number=(seat or 0) + 1))
+    """The seats' names as the reader sees them, in plain text (see
+    :func:`present.names.seat_names`)."""
+    return seat_names(seats, t)
 
 
 @functools.lru_cache(maxsize=16384)
 def _recent(rec: ActionRecord, names: tuple[str, ...], t: Catalog) -> str:
     # cached: each action stays in the table's last moves for several tables
-    text = t.render(rec.message, names)
-    if rec.auto == "timeout":
-        text += " " + t.gettext("(time ran out)")
-    elif rec.auto == "autopilot":
-        text += " " + t.gettext("(autopilot)")
-    return text
-
-
-def _status(view: TableView, names: Sequence[str], t: Catalog) -> str | None:
-    """Whose turn it is and what they must do (``None`` once the game is over)."""
-    if view.finished or view.aborted:
-        return None
-    parts: list[str] = []
-    defender = next((s.seat for s in view.seats if s.role is Role.DEFENDER), None)
-    if view.taking and defender is not None:
-        parts.append(
-            t.fill("{name} takes: the attackers may still add cards", name=names[defender])
-        )
-    if view.to_act is not None:
-        name = _name(names, view.to_act, t)
-        if view.waiting_for == "defend":
-            parts.append(t.fill("{name} to defend", name=name))
-        elif view.waiting_for == "lead":
-            parts.append(t.fill("{name} to lead the round", name=name))
-        elif view.waiting_for == "add":
-            parts.append(t.fill("{name} may add cards or pass", name=name))
-        else:
-            parts.append(t.fill("{name} to play", name=name))
-    if view.stop_vote is not None:
-        yes, total = view.stop_vote
-        parts.append(t.fill("Stop? {yes}/{total}", yes=yes, total=total))
-    return " · ".join(parts) or None
-
-
-def _over(view: TableView, names: Sequence[str], t: Catalog) -> str | None:
-    if view.aborted:
-        if any(s.forfeited for s in view.seats):
-            return t.gettext("The game was stopped: no result is recorded, except forfeits.")
-        return t.gettext("The game was stopped: no loss is recorded.")
-    if not view.finished:
-        return None
-    if view.draw or view.loser is None:
-        return t.gettext("A draw: nobody is the durak.")
-    return t.fill("{name} is the durak!", name=_name(names, view.loser, t))
+    return move_text(rec, names, t)
 
 
 def _seat(s: SeatView, name: str, t: Catalog, viewer: int | None, over: bool) -> dict[str, Any]:
@@ -141,9 +67,9 @@ def _seat(s: SeatView, name: str, t: Catalog, viewer: int | None, over: bool) ->
     }
 
 
-@functools.lru_cache(maxsize=256)
 def _rules_text(rules: Rules, t: Catalog) -> str:
-    return " · ".join([rules_title(rules, t), *rules_lines(rules, t)])
+    """The rules summary on one line (:func:`present.rules.rules_summary`)."""
+    return rules_summary(rules, t)
 
 
 def table_json(
@@ -151,8 +77,10 @@ def table_json(
 ) -> dict[str, Any]:
     """The protocol's TABLE for a reader of ``t``'s language sitting at ``viewer`` (``None``:
     a watcher)."""
-    names = plain_names(view.seats, t)
-    over = view.finished or view.aborted
+    names = seat_names(view.seats, t)
+    outcome = view.outcome
+    over = outcome is not None
+    now_status = status(view, names, t)
     series = view.series
     shown_text = None
     if view.shown and view.round <= 1 and not over:
@@ -180,48 +108,30 @@ def table_json(
         "deadline": view.deadline,
         "now": time.time() if now is None else now,
         "turn_timeout": view.turn_timeout,
-        "status_text": _status(view, names, t),
+        "status_text": None if now_status is None else " · ".join(now_status.parts) or None,
         "recent": [_recent(r, tuple(names), t) for r in view.recent],
-        "finished": view.finished,
-        "aborted": view.aborted,
-        "draw": view.draw,
-        "loser": view.loser,
-        "over_text": _over(view, names, t),
+        "finished": outcome is not None and outcome.finished,
+        "aborted": outcome is not None and outcome.ending is Ending.STOPPED,
+        "draw": outcome is not None and outcome.ending is Ending.DRAW,
+        "loser": outcome.losers[0] if outcome is not None and outcome.losers else None,
+        "over_text": None if outcome is None else outcome_text(outcome, names, t),
         "series": None
         if series is None
         else {
             "games": series.games,
             "draws": series.draws,
             "standings": [
-                {
-                    "name": names[e.seat] if e.seat < len(names) else _clip(e.name),
-                    "losses": e.losses,
-                }
+                # the series' seats are the table's: named as the table names them
+                {"name": seat_name(names, e.seat, t), "losses": e.losses}
                 for e in series.standings
             ],
         },
         "stop_vote": None if view.stop_vote is None else list(view.stop_vote),
         "can_rematch": viewer is not None
-        and view.finished
-        and not view.aborted
+        and outcome is not None
+        and outcome.finished
         and (series is None or series.active),
     }
-
-
-def action_label(action: ActionChoice, t: Catalog) -> str:
-    """A button label for an action: ``Attack 8♥ 8♠``, ``Cover 9♠ with 10♠``, ``Take``…"""
-    cards = " ".join(map(str, action.cards))
-    if action.kind is ActionKind.ATTACK:
-        return t.fill("Attack {cards}", cards=cards)
-    if action.kind is ActionKind.DEFEND and len(action.cards) == 2:
-        return t.fill("Cover {attack} with {card}", attack=action.cards[0], card=action.cards[1])
-    if action.kind is ActionKind.TRANSFER:
-        return t.fill("Transfer {cards}", cards=cards)
-    if action.kind is ActionKind.TAKE:
-        return t.gettext("Take")
-    if action.kind is ActionKind.PASS:
-        return t.gettext("Pass")
-    return action.text
 
 
 def hand_json(
@@ -250,6 +160,7 @@ def hand_json(
             {
                 "kind": a.kind.value,
                 "cards": [str(c) for c in a.cards],
+                "uses": [str(c) for c in a.uses],
                 "text": a.text,
                 "label": action_label(a, t),
             }

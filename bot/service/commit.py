@@ -198,10 +198,10 @@ class Commit:
         assert series is not None and series.id is not None
         game = g.game.clone()
         try:
-            game.apply(action)
+            played = game.apply(action)
         except IllegalActionError as exc:
             raise IllegalMove(exc.reason, action=action.text) from None
-        record = ActionRecord(action.seat, action.kind, tuple(action.cards), auto)
+        record = ActionRecord(played, auto)
         recent = (*g.recent, record)[-RECENT:]
         now = self.clock.now()
         deadline: float | None = None

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bot.errors import BadOption, UnknownGame
+from bot.outcome import Outcome
 from bot.replay import build_replay
 from bot.service.commit import storage_errors
 from bot.service.options import (
@@ -31,7 +32,6 @@ from bot.storage import Storage
 from bot.views import (
     HistoryEntry,
     HistoryPage,
-    HistoryResult,
     LeaderboardPage,
     LobbySeat,
     Player,
@@ -154,9 +154,6 @@ class Records:
             except DurakError:
                 log.exception("game %d has unreadable rules: left out of the history", rec.game_id)
                 continue
-            result: HistoryResult = (
-                "loss" if rec.result == "loss" else "draw" if rec.result == "draw" else "aborted"
-            )
             entries.append(
                 HistoryEntry(
                     game_id=rec.game_id,
@@ -164,8 +161,7 @@ class Records:
                     rules=rules,
                     profile=rec.profile,
                     players=players_of(rec.seats),
-                    result=result,
-                    loser=rec.loser_seat if result == "loss" else None,
+                    outcome=Outcome.of_result(rec.result, rec.loser_seat),
                 )
             )
         return HistoryPage(guild_id, user_id, page, pages, per_page, total, tuple(entries))

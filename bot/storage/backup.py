@@ -6,11 +6,13 @@ acknowledged by then) and none half-written, including what is still in the WAL,
 of the file alone can miss.  It only reads the database: it takes no part of the bot's lock
 (:mod:`bot.storage.file_lock`), and in WAL mode the bot keeps writing while it runs.
 
-The copy is written beside ``FILE`` under a temporary name, checked (``PRAGMA quick_check``),
-synced to disk and only then given its name, so ``FILE`` is either absent or a whole backup;
-an existing ``FILE`` is never overwritten.  It is a plain SQLite database in rollback-journal
-mode: to restore it, stop the bot and put it in place of the database file (see the README,
-"Backups").  A PostgreSQL database is refused: ``pg_dump`` backs it up.
+``FILE``'s directory is created if it is missing (``backups/…`` works on the first run).  The
+copy is written beside ``FILE`` under a temporary name, checked (``PRAGMA quick_check``), synced
+to disk and only then given its name, so ``FILE`` is either absent or a whole backup; an
+existing ``FILE`` is never overwritten, and a backup that fails removes the directories it
+created.  It is a plain SQLite database in rollback-journal mode: to restore it, stop the bot
+and put it in place of the database file (see docs/OPERATING.md, "Backups").  A PostgreSQL
+database is refused: ``pg_dump`` backs it up.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def backup_database(url: str, target: str) -> str:
     if parsed.backend != "sqlite":
         raise BackupRefused(
             f"database {redact_url(url)} is PostgreSQL: durak-bot backup copies SQLite files "
-            "only; back it up with pg_dump (see the README, “Backups”)"
+            "only; back it up with pg_dump (see docs/OPERATING.md, “Backups”)"
         )
     return backup_sqlite(parsed.location, target)
 
@@ -59,21 +61,58 @@ def backup_sqlite(source: str, target: str) -> str:
     if os.path.lexists(destination):
         raise BackupRefused(f"{target} exists: name a new file (a backup never overwrites one)")
     folder = destination.absolute().parent
-    if not folder.is_dir():
-        raise BackupRefused(f"{target}: its directory {folder} does not exist")
+    created = _make_folder(folder, target)
     try:
-        fd, partial = tempfile.mkstemp(dir=folder, prefix=f".{destination.name}.", suffix=".part")
-    except OSError as exc:
-        raise BackupRefused(f"{target}: cannot write in {folder} ({exc.strerror or exc})") from exc
-    os.close(fd)
-    try:
-        summary = _copy(source, partial)
-        _name(partial, destination)
+        try:
+            fd, partial = tempfile.mkstemp(
+                dir=folder, prefix=f".{destination.name}.", suffix=".part"
+            )
+        except OSError as exc:
+            raise BackupRefused(
+                f"{target}: cannot write in {folder} ({exc.strerror or exc})"
+            ) from exc
+        os.close(fd)
+        try:
+            summary = _copy(source, partial)
+            _name(partial, destination)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
+            raise
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
+        _remove_folders(created)
         raise
     return f"backed up {source} to {target} ({summary})"
+
+
+def _make_folder(folder: Path, target: str) -> list[Path]:
+    """Create ``folder`` and its missing parents; the directories created, outermost first.
+    Refused (and nothing left behind) if a parent is a file or a directory cannot be made."""
+    missing: list[Path] = []
+    existing = folder
+    while not existing.exists():
+        missing.append(existing)
+        existing = existing.parent
+    if not existing.is_dir():
+        raise BackupRefused(f"{target}: {existing} is not a directory")
+    created: list[Path] = []
+    for path in reversed(missing):
+        try:
+            path.mkdir()
+        except OSError as exc:
+            _remove_folders(created)
+            raise BackupRefused(
+                f"{target}: cannot create the directory {path} ({exc.strerror or exc})"
+            ) from exc
+        created.append(path)
+    return created
+
+
+def _remove_folders(created: list[Path]) -> None:
+    """Remove the directories :func:`_make_folder` created (innermost first), if empty."""
+    for path in reversed(created):
+        with contextlib.suppress(OSError):
+            path.rmdir()
 
 
 def _copy(source: str, partial: str) -> str:
@@ -114,7 +153,7 @@ def _summary(con: sqlite3.Connection, source: str) -> str:
             f"database {source} is not a durak-bot database (it has no schema_version or "
             "games table): nothing was written"
         ) from None
-    return f"schema version {version}, {games} games"
+    return f"schema version {version}, {games} game{'' if games == 1 else 's'}"
 
 
 def _name(partial: str, destination: Path) -> None:

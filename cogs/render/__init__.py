@@ -13,8 +13,14 @@ since pressing one explains why.  In embed text, red suits carry the emoji varia
 (``10♦️`` shows a red diamond) and black suits stay text glyphs; the card text itself is always
 rank then suit, e.g. ``10♦``.
 
+The words are the presentation layer's (:mod:`present`: seat names, the status line, the
+outcome, the last moves, action labels, rules summaries, standings); these modules add
+Discord's markdown, emoji and components to them.
+
 Modules: :mod:`~cogs.render.message` (the message shape and Discord's limits),
-:mod:`~cogs.render.text` (cards, names, rule summaries), and one module per message:
+:mod:`~cogs.render.text` (Discord's style: cards, escaped and bold names, times),
+:mod:`~cogs.render.deck` (the trump, stock and round heading a table or a replay frame), and
+one module per message:
 :mod:`~cogs.render.lobby`, :mod:`~cogs.render.table`, :mod:`~cogs.render.hand`,
 :mod:`~cogs.render.records` (series, stats, leaderboard, history, replay),
 :mod:`~cogs.render.info` (rules, config, help), :mod:`~cogs.render.notices`.

@@ -30,7 +30,7 @@ from cogs.render.message import (
     make_embed,
 )
 from cogs.render.text import card_md, cards_md, is_red, suit_md, when
-from rules_engine.actions import ActionKind
+from present.actions import action_label as present_action_label
 from rules_engine.cards import Card, parse_card
 from rules_engine.messages import N_, Message
 
@@ -44,40 +44,19 @@ CARDS_PER_PAGE = 20
 _LAST_ROW = 4
 
 
-def _hand_cards(action: ActionChoice) -> tuple[Card, ...]:
-    """The cards of the player's hand that ``action`` plays."""
-    if action.kind is ActionKind.DEFEND:
-        return action.cards[1:]
-    if action.kind in (ActionKind.ATTACK, ActionKind.TRANSFER):
-        return action.cards
-    return ()
-
-
 def actions_by_card(view: HandView) -> dict[str, list[ActionChoice]]:
-    """Every legal action that plays each card of the hand."""
+    """Every legal action that plays each card of the hand (the choice's ``uses``)."""
     out: dict[str, list[ActionChoice]] = {}
     for action in view.legal:
-        for card in _hand_cards(action):
+        for card in action.uses:
             out.setdefault(str(card), []).append(action)
     return out
 
 
 def action_label(action: ActionChoice, t: Catalog) -> str:
-    """A button label for a concrete action: ``Attack 8♥ 8♠``, ``Cover 9♠ with 10♠``…"""
-    cards = " ".join(map(str, action.cards))
-    if action.kind == "attack":
-        label = t.fill("Attack {cards}", cards=cards)
-    elif action.kind == "defend" and len(action.cards) == 2:
-        label = t.fill("Cover {attack} with {card}", attack=action.cards[0], card=action.cards[1])
-    elif action.kind == "transfer":
-        label = t.fill("Transfer {cards}", cards=cards)
-    elif action.kind == "take":
-        label = t.gettext("Take")
-    elif action.kind == "pass":
-        label = t.gettext("Pass")
-    else:
-        label = action.text
-    return clip(label, LABEL_MAX)
+    """A button label for a concrete action (:func:`present.actions.action_label`), cut to
+    a button's length: ``Attack 8♥ 8♠``, ``Cover 9♠ with 10♠``…"""
+    return clip(present_action_label(action, t), LABEL_MAX)
 
 
 _ACTION_STYLE: dict[str, Style] = {
@@ -247,7 +226,7 @@ def _hand_lines(
     """The whole hand as text, one line per suit (trumps last, as sorted by the service);
     playable cards in bold."""
     if not cards:
-        return [t.gettext("*No cards.*")]
+        return ["*" + t.gettext("No cards.") + "*"]
     groups: dict[str, list[HandCard]] = {}
     for card in cards:
         groups.setdefault(card.text[-1], []).append(card)

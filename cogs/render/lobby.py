@@ -21,7 +21,8 @@ from cogs.render.message import (
     embed_field,
     make_embed,
 )
-from cogs.render.text import ai_label, esc, rules_lines, rules_title, seat_names
+from cogs.render.text import ai_label, esc, seat_names
+from present.rules import rules_lines, rules_title
 
 __all__ = ["render_lobby"]
 
@@ -48,7 +49,7 @@ def render_lobby(view: LobbyView, t: Catalog) -> Reply:
             if s.user_id is not None and s.user_id == view.host_id:
                 line += " · " + t.gettext("host")
         else:
-            line = f"`{i + 1}` " + t.gettext("*free seat*")
+            line = f"`{i + 1}` *" + t.gettext("free seat") + "*"
         seats.append(line)
     fields = [
         embed_field(
@@ -94,6 +95,6 @@ def render_lobby(view: LobbyView, t: Catalog) -> Reply:
                 for level in OFFERED_LEVELS
             )
             components.append(
-                Select(lobby_id(ch, "addai"), t.gettext("Add an AI player…"), options, row=1)
+                Select(lobby_id(ch, "addai"), t.gettext("Add an AI player") + "…", options, row=1)
             )
     return Reply(embeds=(embed,), components=tuple(components))

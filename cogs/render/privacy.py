@@ -42,7 +42,7 @@ def _server_title(server: ServerRecords, names: Mapping[int, str], t: Catalog) -
     name = names.get(server.guild_id)
     if name:
         return t.fill("Server {name}", name=esc(name, 80))
-    return t.fill("Server {id}", id=server.guild_id)
+    return t.fill("Server {name}", name=server.guild_id)
 
 
 def _server_lines(server: ServerRecords, t: Catalog) -> list[str]:

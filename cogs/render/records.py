@@ -17,6 +17,7 @@ from bot.views import (
 )
 from cogs.custom_ids import history_id, replay_id
 from cogs.i18n import Catalog
+from cogs.render.deck import deck_lines
 from cogs.render.message import (
     BLURPLE,
     BUTTONS_PER_ROW,
@@ -33,16 +34,19 @@ from cogs.render.message import (
     make_embed,
 )
 from cogs.render.text import (
-    ROLE_NAMES,
-    ai_label,
-    bold_names,
+    ENDING_EMOJI,
+    MARKDOWN,
+    bold,
     card_md,
-    deck_lines,
     esc,
-    rules_title,
-    seat_name,
     seat_names,
 )
+from present.names import ROLE_NAMES
+from present.names import ai_label as level_name
+from present.outcome import outcome_summary, outcome_text
+from present.rules import rules_title
+from present.standings import standings as present_standings
+from present.standings import standings_title
 
 __all__ = [
     "render_history",
@@ -55,23 +59,16 @@ __all__ = [
 
 
 def standings(series: SeriesView, t: Catalog) -> tuple[str, str]:
-    name = t.nfill("Series: {count} game", "Series: {count} games", series.games)
-    if series.draws:
-        name += " · " + t.nfill("{count} draw", "{count} draws", series.draws)
+    """The series' standings as an embed field: its title, and a line per seat (fewest losses
+    first) with the last game's durak marked."""
     lines = []
-    in_seat_order = sorted(series.standings, key=lambda e: e.seat)
-    names = dict(zip((e.seat for e in in_seat_order), seat_names(in_seat_order, t), strict=True))
-    for e in sorted(series.standings, key=lambda e: (e.losses, e.seat)):
-        line = (
-            f"**{names[e.seat]}**"
-            + (" 🤖" if e.ai_level else "")
-            + " — "
-            + t.nfill("{count} loss", "{count} losses", e.losses)
-        )
-        if series.last_loser is not None and e.seat == series.last_loser:
-            line += " · " + t.gettext("durak of the last game")
+    for e in present_standings(series, t, MARKDOWN):
+        line = f"**{e.name}**" + (" 🤖" if e.ai else "") + " — " + e.losses_text
+        if e.note is not None:
+            line += " · " + e.note
         lines.append(line)
-    return name, clip_lines(lines, FIELD_VALUE_MAX) or t.gettext("*nobody*")
+    value = clip_lines(lines, FIELD_VALUE_MAX) or t.gettext("*nobody*")
+    return standings_title(series, t), value
 
 
 def render_series(view: SeriesView, t: Catalog) -> Reply:
@@ -147,7 +144,7 @@ def render_stats(view: StatsView, t: Catalog) -> Reply:
     )
     ai_lines = []
     for a in view.by_ai_level:
-        label = esc(t.fill("{level} AI", level=ai_label(a.level, t)))
+        label = esc(t.fill("{level} AI", level=level_name(a.level, t)))
         ai_lines.append(
             f"**{label}** — "
             + _totals(a.games, a.losses, a.draws, t)
@@ -213,12 +210,8 @@ def render_history(view: HistoryPage, t: Catalog) -> Reply:
     components: list[Button | Select] = []
     for entry in view.entries:
         names = seat_names(entry.players, t)
-        if entry.result == "loss":
-            result = t.fill("🃏 **{name}** is the durak", name=seat_name(names, entry.loser, t))
-        elif entry.result == "draw":
-            result = t.gettext("🤝 a draw")
-        else:
-            result = t.gettext("🛑 stopped: no result")
+        outcome = entry.outcome
+        result = ENDING_EMOJI[outcome.ending] + " " + outcome_summary(outcome, names, t, MARKDOWN)
         lines.append(
             f"`#{entry.game_id}` <t:{int(entry.ended_at)}:f> · **{rules_title(entry.rules, t)}**"
         )
@@ -271,17 +264,18 @@ def _pairs_md(pairs: Sequence[TablePair]) -> str:
 
 def _replay_seat(frame: ReplayFrame, seat: int, name: str, t: Catalog) -> str:
     marks = []
-    if frame.loser == seat:
+    playing = frame.outcome is None
+    if frame.outcome is not None and seat in frame.outcome.losers:
         marks.append(t.gettext("🃏 durak"))
     elif seat in frame.out:
         marks.append(t.gettext(ROLE_NAMES[Role.OUT]))
     if seat in frame.forfeited:
         marks.append(t.gettext("forfeited"))
-    if frame.to_act == seat and not frame.finished:
+    if frame.to_act == seat and playing:
         marks.append(t.gettext("to play"))
-    if frame.defender == seat and not frame.finished:
+    if frame.defender == seat and playing:
         marks.append(t.gettext(ROLE_NAMES[Role.DEFENDER]))
-    head = ("▶ " if frame.to_act == seat and not frame.finished else "") + name
+    head = ("▶ " if frame.to_act == seat and playing else "") + name
     return " · ".join(
         [head, t.nfill("{count} card", "{count} cards", len(frame.hands[seat])), *marks]
     )
@@ -295,7 +289,10 @@ def render_replay(view: ReplayView, index: int, t: Catalog) -> Reply:
     index = min(max(int(index), 0), replay.total - 1)
     frame = replay.frames[index]
     names = seat_names(view.players, t)
-    bold = bold_names(names)
+    bold_names = [bold(name) for name in names]
+    events = [t.render(event, bold_names, card_text=card_md) for event in frame.events]
+    if frame.outcome is not None:
+        events.append(outcome_text(frame.outcome, names, t, MARKDOWN))
     lines = [
         t.fill(
             "Move {index}/{total} · Round {round}",
@@ -305,7 +302,7 @@ def render_replay(view: ReplayView, index: int, t: Catalog) -> Reply:
         ),
         "",
         "**" + t.render(frame.message, names, card_text=card_md) + "**",
-        *("• " + t.render(event, bold, card_text=card_md) for event in frame.events),
+        *("• " + event for event in events),
         "",
     ]
     lines += deck_lines(
@@ -315,12 +312,12 @@ def render_replay(view: ReplayView, index: int, t: Catalog) -> Reply:
     if pairs:
         lines.append(t.gettext("**On the table:**"))
         lines.append(_pairs_md(pairs))
-    elif not frame.finished:
-        lines.append(t.gettext("*The table is empty.*"))
+    elif frame.outcome is None:
+        lines.append("*" + t.gettext("The table is empty.") + "*")
     fields = [
         embed_field(
             _replay_seat(frame, seat, names[seat], t),
-            " ".join(card_md(c) for c in hand) or t.gettext("*No cards.*"),
+            " ".join(card_md(c) for c in hand) or "*" + t.gettext("No cards.") + "*",
         )
         for seat, hand in enumerate(frame.hands)
     ]
@@ -329,7 +326,7 @@ def render_replay(view: ReplayView, index: int, t: Catalog) -> Reply:
             "Replay — game {game} · {rules}", game=view.game_id, rules=rules_title(view.rules, t)
         ),
         "\n".join(lines),
-        color=RED if frame.finished else BLURPLE,
+        color=BLURPLE if frame.outcome is None else RED,
         fields=fields,
         footer=t.gettext("Only you see this replay: every hand is face up."),
     )

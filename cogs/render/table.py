@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from bot.views import (
-    ActionRecord,
-    Role,
-    SeatView,
-    TableView,
-)
+from bot.views import Role, SeatView, TableView
 from cogs.custom_ids import game_id
 from cogs.i18n import Catalog
+from cogs.render.deck import deck_lines
 from cogs.render.message import (
     FIELD_VALUE_MAX,
     GREEN,
@@ -27,16 +21,18 @@ from cogs.render.message import (
 )
 from cogs.render.records import standings
 from cogs.render.text import (
-    ROLE_NAMES,
-    bold_names,
+    ENDING_EMOJI,
+    MARKDOWN,
     card_md,
     cards_md,
-    deck_lines,
-    rules_title,
-    seat_name,
     seat_names,
     when,
 )
+from present.moves import move_text
+from present.names import ROLE_NAMES
+from present.outcome import outcome_text
+from present.rules import rules_title
+from present.status import status
 
 __all__ = ["RECENT_SHOWN", "render_table"]
 
@@ -47,17 +43,8 @@ RECENT_SHOWN = 6
 # ------------------------------------------------------------------------------ table
 
 
-def _describe(rec: ActionRecord, names: Sequence[str], t: Catalog) -> str:
-    text = t.render(rec.message, names, card_text=card_md)
-    if rec.auto == "timeout":
-        text += " " + t.gettext("(time ran out)")
-    elif rec.auto == "autopilot":
-        text += " " + t.gettext("(autopilot)")
-    return text
-
-
-def _seat_line(s: SeatView, name: str, t: Catalog, finished: bool) -> str:
-    marker = "▶" if s.to_act and not finished else "•"
+def _seat_line(s: SeatView, name: str, t: Catalog, over: bool) -> str:
+    marker = "▶" if s.to_act and not over else "•"
     parts = [f"{marker} **{name}**"]
     if s.ai_level:
         parts[0] += " 🤖"
@@ -80,25 +67,17 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
     "Watch" link button (while the game runs)."""
     seats = view.seats
     names = seat_names(seats, t)
-    finished = view.finished or view.aborted
+    outcome = view.outcome
+    over = outcome is not None
     lines: list[str] = []
-    if view.aborted and any(s.forfeited for s in seats):
-        lines.append(
-            t.gettext("🛑 **The game was stopped: no result is recorded, except forfeits.**")
-        )
-    elif view.aborted:
-        lines.append(t.gettext("🛑 **The game was stopped: no loss is recorded.**"))
-    elif view.finished:
-        if view.draw or view.loser is None:
-            lines.append(t.gettext("🤝 **A draw: nobody is the durak.**"))
-        else:
-            lines.append(
-                t.fill("🃏 **{name} is the durak!**", name=seat_name(names, view.loser, t))
-            )
+    if outcome is not None:
+        text = outcome_text(outcome, names, t)
+        lines.append(f"{ENDING_EMOJI[outcome.ending]} **{text}**")
     lines += deck_lines(view.trump, view.trump_card, view.stock, view.discard, view.round, t)
-    if view.shown and view.round <= 1 and not finished:
+    if view.shown and view.round <= 1 and not over:
         lines.append(t.fill("Shown at the deal: {cards}", cards=cards_md(view.shown)))
-    if not finished:
+    now = status(view, names, t, MARKDOWN)
+    if now is not None:
         lines.append("")
         if view.pairs:
             header = (
@@ -115,30 +94,16 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
             ]
             lines.append("   ".join(pair_texts))
         else:
-            lines.append(t.gettext("*The table is empty.*"))
-        defender = next((s.seat for s in seats if s.role is Role.DEFENDER), None)
-        if view.taking and defender is not None:
-            lines.append(
-                t.fill(
-                    "📥 **{name}** takes: the attackers may still add cards", name=names[defender]
-                )
-            )
-        if view.to_act is not None:
-            name = seat_name(names, view.to_act, t)
-            if view.waiting_for == "defend":
-                turn = t.fill("⏳ **{name}** to defend", name=name)
-            elif view.waiting_for == "lead":
-                turn = t.fill("⏳ **{name}** to lead the round", name=name)
-            elif view.waiting_for == "add":
-                turn = t.fill("⏳ **{name}** may add cards or pass", name=name)
-            else:
-                turn = t.fill("⏳ **{name}** to play", name=name)
+            lines.append("*" + t.gettext("The table is empty.") + "*")
+        if now.taking is not None:
+            lines.append("📥 " + now.taking)
+        if now.turn is not None:
+            turn = "⏳ " + now.turn
             if view.deadline is not None:
                 turn += " — " + t.fill("time runs out {when}", when=when(view.deadline))
             lines.append(turn)
-        if view.stop_vote is not None:
-            yes, total = view.stop_vote
-            vote = "🛑 **" + t.fill("Stop? {yes}/{total}", yes=yes, total=total) + "** — "
+        if now.stop_vote is not None:
+            vote = "🛑 **" + now.stop_vote + "** — "
             vote += t.gettext("every player must press Stop to end the game")
             if view.stop_vote_deadline is not None:
                 vote += " " + t.fill("(until {when})", when=when(view.stop_vote_deadline))
@@ -146,21 +111,21 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
     fields = [
         embed_field(
             t.gettext("Players"),
-            clip_lines([_seat_line(s, names[s.seat], t, finished) for s in seats], FIELD_VALUE_MAX),
+            clip_lines([_seat_line(s, names[s.seat], t, over) for s in seats], FIELD_VALUE_MAX),
         )
     ]
     if view.recent:
-        bold = bold_names(names)
-        recent = [_describe(r, bold, t) for r in view.recent[-RECENT_SHOWN:]]
+        recent = [move_text(r, names, t, MARKDOWN) for r in view.recent[-RECENT_SHOWN:]]
         fields.append(embed_field(t.gettext("Last moves"), clip_lines(recent, FIELD_VALUE_MAX)))
-    if finished and view.series is not None and not view.aborted:
+    played_out = outcome is not None and outcome.finished
+    if played_out and view.series is not None:
         fields.append(embed_field(*standings(view.series, t)))
     title = (
         t.fill("Durak — {rules} · game over", rules=rules_title(view.rules, t))
-        if finished
+        if over
         else t.fill("Durak — {rules}", rules=rules_title(view.rules, t))
     )
-    color = GREY if view.aborted else (RED if view.finished else GREEN)
+    color = GREEN if outcome is None else RED if outcome.finished else GREY
     embed = make_embed(
         title,
         "\n".join(lines),
@@ -170,7 +135,7 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
     )
     components: list[Button | Select] = []
     gid, ver = view.game_id, view.version
-    if not finished:
+    if not over:
         stop_label = (
             t.gettext("Stop")
             if view.stop_vote is None
@@ -187,7 +152,7 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
         components.append(Button(game_id(gid, ver, "leave"), t.gettext("Leave"), "secondary"))
         if watch is not None:
             components.append(link_button(watch, t.gettext("Watch"), emoji="🌐"))
-    elif not view.aborted and (view.series is None or view.series.active):
+    elif played_out and (view.series is None or view.series.active):
         components += [
             Button(game_id(gid, ver, "rematch"), t.gettext("Rematch"), "success", emoji="🔁"),
             Button(game_id(gid, ver, "endseries"), t.gettext("End series"), "danger", emoji="🏁"),

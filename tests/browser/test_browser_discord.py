@@ -85,8 +85,8 @@ async def test_a_browser_player_and_a_discord_player_see_each_others_moves(
     assert alice_moves >= 2 and bob_moves >= 2
     view = await h.table_view()
     await player.expect(page.locator("#game-over")).to_be_visible()
-    if not view.draw:
-        durak = view.seats[view.loser].name
+    for loser in view.outcome.losers:
+        durak = view.seats[loser].name
         await player.expect(page.locator("#over-text")).to_contain_text(durak)
     await h.idle()
     assert player.errors == []

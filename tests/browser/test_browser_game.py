@@ -23,10 +23,10 @@ async def test_a_whole_game_against_ai_seats_played_by_clicks(
     assert view.finished
     over = page.locator("#game-over")
     await player.expect(over).to_be_visible()
-    if view.draw:
+    if not view.outcome.losers:
         await player.expect(over).to_contain_text("draw")
     else:
-        durak = view.seats[view.loser].name
+        durak = view.seats[view.outcome.losers[0]].name
         await player.expect(page.locator("#over-text")).to_contain_text(durak)
         await player.expect(page.locator("#over-text")).to_contain_text("durak")
     # the series standings and the end-of-game buttons

@@ -3,6 +3,7 @@ several uses, and playing with the keyboard only (Tab, Enter, Esc)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from typing import Any
@@ -18,12 +19,7 @@ SHAKE = re.compile(r"\bshake\b")
 async def _uses(table: Any) -> Counter[str]:
     """How many legal actions play each card of the player's hand now."""
     hand = await table.service.hand(table.channel, table.user)
-    out: Counter[str] = Counter()
-    for action in hand.legal:
-        played = action.cards[1:] if action.kind == "defend" else action.cards
-        if action.kind in ("attack", "defend", "transfer"):
-            out.update(str(c) for c in played)
-    return out
+    return Counter(str(c) for action in hand.legal for c in action.uses)
 
 
 async def test_a_dimmed_card_says_why_it_cannot_be_played_with_hints_on(
@@ -125,4 +121,65 @@ async def test_the_keyboard_plays_a_card_tab_then_enter(browser: Any, local_tabl
     await page.keyboard.press("Enter")
     await player.moved_from(version)
     await player.expect(player.card(card)).to_have_count(0)
+    assert player.errors == []
+
+
+async def test_the_page_offers_each_choice_on_the_cards_it_uses(
+    browser: Any, local_table: Any
+) -> None:
+    """The page reads which hand cards a choice plays from the HAND frame's ``uses``, not
+    from the choice's kind and cards.  A relay moves an attack's ``uses`` onto a card that
+    cannot be played: the page then offers that attack on that card (tapping it plays the
+    attack) and no longer on the card the attack names."""
+    table = await local_table(players=2, seed=11)
+    moved: dict[int, tuple[str, str, str]] = {}  # version: (card named, card offered, text)
+
+    def move_a_choice(frame: dict[str, Any]) -> None:
+        hand = frame["hand"]
+        if not hand["your_turn"] or hand["finished"]:
+            return
+        count = Counter(c for a in hand["legal"] for c in a["uses"])
+        dimmed = [c for c in hand["cards"] if not c["playable"]]
+        single = [
+            a
+            for a in hand["legal"]
+            if a["kind"] == "attack" and len(a["uses"]) == 1 and count[a["uses"][0]] == 1
+        ]
+        if dimmed and single:
+            choice, other = single[0], dimmed[0]
+            moved[hand["version"]] = (choice["uses"][0], other["card"], choice["text"])
+            choice["uses"] = [other["card"]]
+            other["playable"], other["reason"] = True, None
+
+    def relay(page_side: Any) -> None:
+        server_side = page_side.connect_to_server()
+        page_side.on_message(lambda message: server_side.send(message))
+
+        def to_page(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if frame.get("t") == "hand":
+                move_a_choice(frame)
+                message = json.dumps(frame, ensure_ascii=False)
+            page_side.send(message)
+
+        server_side.on_message(to_page)
+
+    player = await open_page(browser, table.url(), socket_route=relay)
+
+    async def a_choice_moved(p: TablePage) -> bool:
+        return int(await p.version()) in moved
+
+    await player.play_until(a_choice_moved)
+    version = await player.version()
+    named, offered, text = moved[int(version)]
+    await player.expect(player.card(named)).to_have_attribute("aria-disabled", "true")
+    await player.expect(player.card(offered)).not_to_have_attribute("aria-disabled", "true")
+    await player.tap(offered)
+    await player.moved_from(version)
+    await table.service.wait_idle()
+    view = await table.service.table(table.channel)
+    mine = next(r for r in reversed(view.recent) if r.seat == 0)
+    assert mine.text == text  # the attack the moved choice stood for was played
+    hand = await table.service.hand(table.channel, table.user)
+    assert named not in [c.text for c in hand.cards]
     assert player.errors == []

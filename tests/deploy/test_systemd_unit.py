@@ -1,6 +1,6 @@
 """The example systemd unit (``deploy/durak-bot.service``) is a well-formed unit that runs the
 installed ``durak-bot`` command as its own user, restarts it after a failure and stops it the
-way the bot shuts down cleanly; the README explains how to install it."""
+way the bot shuts down cleanly; docs/OPERATING.md explains how to install it."""
 
 from __future__ import annotations
 
@@ -93,12 +93,12 @@ def test_restart_policy_and_a_clean_stop() -> None:
     assert 15 <= _seconds(service["TimeoutStopSec"]) <= 120
 
 
-def test_the_readme_explains_the_service_and_upgrades() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "### Running it as a service" in readme
-    assert "deploy/durak-bot.service" in readme
-    assert "journalctl -u durak-bot" in readme
-    assert "### Upgrading" in readme
+def test_the_operators_page_explains_the_service_and_upgrades() -> None:
+    page = (ROOT / "docs" / "OPERATING.md").read_text(encoding="utf-8")
+    assert "## Running it as a service" in page
+    assert "deploy/durak-bot.service" in page
+    assert "journalctl -u durak-bot" in page
+    assert "## Upgrading" in page
 
 
 async def test_the_units_stop_signal_stops_the_bot_cleanly(

@@ -26,8 +26,8 @@ from bot.views import (
     StatsView,
     TableView,
 )
-from rules_engine import PROFILES, ActionKind, Game, Rules, deal_from_seed
-from rules_engine.cards import parse_card
+from rules_engine import PROFILES, Action, ActionKind, Game, Played, Rules, deal_from_seed
+from rules_engine.cards import Card, parse_card
 from rules_engine.messages import Message
 
 LONG = "Ẅ" * 30 + "_*`~|>@everyone<@123>" + "x" * 13  # 64 chars of awkward markdown
@@ -58,7 +58,7 @@ def series_view(n: int, long: bool = False, games: int = 3, active: bool = True)
 
 
 def _recent(game: Game) -> tuple[ActionRecord, ...]:
-    return tuple(ActionRecord(a.seat, a.kind, tuple(a.cards)) for a in game.log()[-6:])
+    return tuple(ActionRecord(Played.of(a)) for a in game.log()[-6:])
 
 
 def _channel(
@@ -173,13 +173,13 @@ def big_hand(n_cards: int, *, your_turn: bool = True, seed: int = 1) -> HandView
                 c[-1] == trump and a_suit != trump
             )
             if beats:
-                legal.append(ActionChoice(ActionKind.DEFEND, (parse_card(attack), parse_card(c))))
+                legal.append(_choice(ActionKind.DEFEND, (parse_card(attack), parse_card(c))))
         same = [c for c in hand if c[:-1] == attack[:-1]]
         for k in range(1, len(same) + 1):
             for combo in _combos(same, k):
-                legal.append(ActionChoice(ActionKind.TRANSFER, tuple(map(parse_card, combo))))
-        legal.append(ActionChoice(ActionKind.TAKE, ()))
-    playable = {str(c) for a in legal for c in (a.cards[1:] if a.kind == "defend" else a.cards)}
+                legal.append(_choice(ActionKind.TRANSFER, tuple(map(parse_card, combo))))
+        legal.append(_choice(ActionKind.TAKE, ()))
+    playable = {str(c) for a in legal for c in a.uses}
     cards = tuple(
         HandCard(
             parse_card(c),
@@ -210,6 +210,11 @@ def big_hand(n_cards: int, *, your_turn: bool = True, seed: int = 1) -> HandView
     )
 
 
+def _choice(kind: ActionKind, cards: tuple[Card, ...]) -> ActionChoice:
+    """The choice of an action of ``kind`` with ``cards``, as the engine makes it."""
+    return ActionChoice.of(Action(0, kind, cards))
+
+
 def _combos(items: list[str], k: int) -> list[tuple[str, ...]]:
     from itertools import combinations
 
@@ -222,9 +227,9 @@ def attack_hand() -> HandView:
     legal = []
     for k in range(1, 5):
         for combo in _combos([c for c in hand if c.startswith("8")], k):
-            legal.append(ActionChoice(ActionKind.ATTACK, tuple(map(parse_card, combo))))
+            legal.append(_choice(ActionKind.ATTACK, tuple(map(parse_card, combo))))
     for c in ("9♠", "Q♥"):
-        legal.append(ActionChoice(ActionKind.ATTACK, (parse_card(c),)))
+        legal.append(_choice(ActionKind.ATTACK, (parse_card(c),)))
     return HandView(
         channel_id=10,
         game_id=7,

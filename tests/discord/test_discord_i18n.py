@@ -33,6 +33,7 @@ from rules_engine import PROFILES, Action, ActionKind, Game, deal_from_seed
 from rules_engine.cards import ALL_CARDS, parse_card
 from rules_engine.hints import card_hints
 from rules_engine.messages import Message, Seat
+from rules_engine.played import Played
 
 LANGS = ("es", "fr")
 LOCALEDIR = Path(catalogues.LOCALES)
@@ -154,7 +155,7 @@ def test_fill_is_safe() -> None:
 def test_render_by_parameter_type() -> None:
     names = ["**Ana**", "**Bob**"]
     eight, nine = parse_card("8♥"), parse_card("9♥")
-    record = ActionRecord(1, ActionKind.DEFEND, (eight, nine), None)
+    record = ActionRecord(Played.of(Action.defend(1, eight, nine)))
     assert render(record.message, "en", names) == "**Bob** covers 8♥ with 9♥"
     assert render(record.message, "es", names) == "**Bob** cubre 8♥ con 9♥"
     assert (
@@ -241,7 +242,7 @@ def test_every_service_error_is_translated(lang: str) -> None:
 
 
 def test_catalog_render_matches_module_render() -> None:
-    message = Message("{name} passes", name=Seat(0))
+    message = Message("{player} passes", player=Seat(0))
     assert isinstance(catalog("fr"), Catalog)
     assert catalog("fr").render(message, ["Zoé"]) == render(message, "fr-FR", ["Zoé"])
 

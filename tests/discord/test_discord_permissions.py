@@ -1,6 +1,6 @@
-"""The permissions the bot asks for: the README's invitation lists exactly the ones a game
-checks, its URL's permissions integer is theirs, and a thread's refusal names Send Messages
-in Threads."""
+"""The permissions the bot asks for: the invitation in docs/OPERATING.md lists exactly the
+ones a game checks, its URL's permissions integer is theirs, and a thread's refusal names Send
+Messages in Threads."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from cogs.cog_core import CogCore
 from cogs.i18n import SUPPORTED, catalog
 from cogs.render.notices import NEEDED_PERMISSIONS, THREAD_PERMISSIONS, render_missing_permissions
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+OPERATING = Path(__file__).resolve().parents[2] / "docs" / "OPERATING.md"
 #: The permissions' names as the Developer Portal's URL generator shows them.
 PORTAL_NAMES = {
     "View Channels": "view_channel",
@@ -29,12 +29,12 @@ PORTAL_NAMES = {
 
 
 def _invite_step() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = OPERATING.read_text(encoding="utf-8")
     start = text.index("**OAuth2 → URL Generator**")
     return text[start : text.index("\n3. ", start)]
 
 
-def test_the_readme_invitation_lists_what_a_game_checks_and_its_integer() -> None:
+def test_the_docs_invitation_lists_what_a_game_checks_and_its_integer() -> None:
     step = _invite_step()
     listed = re.search(r"bot permissions\s+(.+?)\s+\(", step, re.S)
     assert listed is not None, step

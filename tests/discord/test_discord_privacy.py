@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from bot.outcome import Outcome
 from bot.ratings import Rating
 from bot.views import (
     FORMER_PLAYER_ID,
@@ -161,7 +162,11 @@ def test_a_forgotten_seat_reads_a_former_player_in_the_readers_language(lang: st
         1,
         10,
         1,
-        (HistoryEntry(5, 1_700_000_000.0, PROFILES["podkidnoy"], "podkidnoy", players, "loss", 0),),
+        (
+            HistoryEntry(
+                5, 1_700_000_000.0, PROFILES["podkidnoy"], "podkidnoy", players, Outcome.durak(0)
+            ),
+        ),
     )
     text = message_text(render_history(page, t))
     assert f"**{FORMER[lang]}**" in text and "?" not in text.replace("¿", "")

@@ -9,7 +9,9 @@ import itertools
 import pytest
 
 from bot.errors import ConfirmForfeit, NotYourTurn
+from bot.outcome import Outcome
 from bot.views import (
+    ActionChoice,
     ActionRecord,
     HandView,
     Player,
@@ -33,9 +35,10 @@ from cogs.render.notices import (
 from cogs.render.records import render_leaderboard, render_series, render_stats
 from cogs.render.table import render_table
 from cogs.render.text import card_md, seat_names
-from rules_engine.actions import ActionKind
+from rules_engine.actions import Action, ActionKind
 from rules_engine.cards import parse_card
 from rules_engine.messages import Message, Seat
+from rules_engine.played import Played
 
 from .dsc_factories import (
     attack_hand,
@@ -105,7 +108,9 @@ def test_tables_of_real_games_fit_and_show_only_public_cards() -> None:
 def test_table_six_long_names_and_long_history() -> None:
     game = next(g for g in _sample_states() if g.n == 6 and g.table_attacks)
     recent = tuple(
-        ActionRecord(i % 6, ActionKind(kind), tuple(map(parse_card, cards)), auto)
+        ActionRecord(
+            Played.of(Action(i % 6, ActionKind(kind), tuple(map(parse_card, cards)))), auto
+        )
         for i, (kind, cards, auto) in enumerate(
             itertools.islice(
                 itertools.cycle(
@@ -154,7 +159,8 @@ def test_game_over_durak_draw_and_stopped() -> None:
     view = table_view(losses[0])
     msg = render_table(view, catalog("en"))
     text = message_text(msg)
-    loser = view.seats[view.loser]
+    assert view.outcome is not None
+    loser = view.seats[view.outcome.losers[0]]
     name = "Counter AI" if loser.ai_level == "counter" else loser.name  # an AI seat: its level
     assert f"{name} is the durak" in text
     assert "Series" in text and "loss" in text
@@ -162,9 +168,9 @@ def test_game_over_durak_draw_and_stopped() -> None:
     assert labels == {"Rematch", "End series"}
     from dataclasses import replace
 
-    draw = replace(view, loser=None, draw=True)
+    draw = replace(view, outcome=Outcome.draw())
     assert "draw" in message_text(render_table(draw, catalog("en")))
-    stopped = replace(view, finished=False, aborted=True)
+    stopped = replace(view, outcome=Outcome.stopped())
     msg = render_table(stopped, catalog("fr"))
     check_message(msg)
     assert msg.components == ()
@@ -234,11 +240,7 @@ def _check_hand(view: HandView, t) -> None:
         acts = _actions(msg)
         assert any(a.startswith("page ") for a in acts), "a Back button"
         via_pick |= acts
-        mine = {
-            a.text
-            for a in view.legal
-            if parse_card(card) in (a.cards[1:] if a.kind == "defend" else a.cards)
-        }
+        mine = {a.text for a in view.legal if parse_card(card) in a.uses}
         assert mine <= acts
     reachable = direct | via_pick
     missing = {a.text for a in view.legal} - reachable
@@ -301,7 +303,7 @@ def test_the_running_table_has_the_watch_link_and_game_over_has_none() -> None:
     check_message(msg)
     assert [(c.label, c.url) for c in msg.components if c.url] == [("Regarder", LINK)]
     assert not [c for c in render_table(view, catalog("fr")).components if c.url]
-    over = dataclasses.replace(view, finished=True, loser=0)
+    over = dataclasses.replace(view, outcome=Outcome.durak(0))
     assert not [c for c in render_table(over, catalog("en"), watch=LINK).components if c.url]
 
 
@@ -319,6 +321,20 @@ def test_attack_combinations_via_pick() -> None:
     assert _ids(render_hand(view, catalog("en"), selected="6♥")) == _ids(msg)
 
 
+def test_the_hand_offers_each_choice_on_the_cards_it_uses() -> None:
+    """The hand reads which of its cards a choice plays from the choice's ``uses``, not from
+    its kind and cards: a choice that uses a card it does not name (as showing a card would)
+    is offered on that card, and a card it names but does not use is not playable."""
+    nine, queen = parse_card("9♠"), parse_card("Q♥")
+    shown = ActionChoice(ActionKind.ATTACK, (nine,), uses=(queen,))
+    view = dataclasses.replace(attack_hand(), legal=(shown,))
+    msg = render_hand(view, catalog("en"))
+    buttons = {c.label: parse_game_id(c.custom_id) for c in msg.components}
+    assert buttons["Q♥"].action == "attack 9♠"  # the one choice that uses Q♥, on Q♥
+    assert buttons["9♠"].action == "why 9♠"
+    assert "**Q♥️**" in msg.embeds[0]["description"]  # shown as playable
+
+
 def test_defend_choice_and_transfer_shortcuts() -> None:
     view = big_hand(12, seed=4)
     en = catalog("en")
@@ -326,11 +342,7 @@ def test_defend_choice_and_transfer_shortcuts() -> None:
     last = [c for c in msg.components if c.row == 4]
     assert last[0].label == "Take"
     for card in [c.text for c in view.cards]:
-        acts = [
-            a
-            for a in view.legal
-            if parse_card(card) in (a.cards[1:] if a.kind == "defend" else a.cards)
-        ]
+        acts = [a for a in view.legal if parse_card(card) in a.uses]
         if len(acts) > 1:
             sel = render_hand(view, en, selected=card)
             labels = [c.label for c in sel.components]
@@ -435,7 +447,7 @@ def test_ai_seats_are_named_by_level_in_the_readers_language() -> None:
         "IA Experto",
         "IA Aficionado 2",
     ]
-    ran_out = Message("{name} passes", name=Seat(3))
+    ran_out = Message("{player} passes", player=Seat(3))
     assert (
         render_notice("timeout", ran_out, catalog("fr"), seat_names(seats, catalog("fr")))
         == "⏰ IA Amateur 2 passe"
@@ -533,11 +545,13 @@ def test_a_stop_vote_and_a_forfeited_seat_on_the_table() -> None:
         assert _actions(msg) == {"hand", "stop", "keep", "leave"}
         if t.locale != "en":
             assert "left: the AI plays" not in text and "Keep playing" not in text
-    stopped = dataclasses.replace(view, aborted=True, stop_vote=None)
+    stopped = dataclasses.replace(view, outcome=Outcome.stopped(forfeits=(1,)), stop_vote=None)
     for t in CATS:
         text = message_text(render_table(stopped, t))
         assert (
-            t.gettext("🛑 **The game was stopped: no result is recorded, except forfeits.**")
+            "🛑 **"
+            + t.gettext("The game was stopped: no result is recorded, except forfeits.")
+            + "**"
             in text
         )
         assert not _actions(render_table(stopped, t))

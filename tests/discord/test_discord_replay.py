@@ -9,6 +9,7 @@ import re
 import discord
 import pytest
 
+from bot.outcome import Outcome
 from bot.replay import build_replay
 from bot.views import AiLevelStats, HistoryEntry, HistoryPage, Player, ReplayView
 from cogs.custom_ids import (
@@ -87,9 +88,11 @@ def test_replay_buttons_step_and_stop_at_the_ends() -> None:
     # the last frame names the durak (or the draw) in words
     text = message_text(render_replay(view, last_index, t))
     frame = replay.frames[-1]
-    if frame.loser is not None:
-        name = [p.name for p in view.players][frame.loser]
-        if view.players[frame.loser].ai_level:
+    assert frame.outcome is not None
+    if frame.outcome.losers:
+        (loser,) = frame.outcome.losers
+        name = [p.name for p in view.players][loser]
+        if view.players[loser].ai_level:
             name = "Casual AI"
         assert f"**{name}** is the durak" in text
     else:
@@ -108,7 +111,7 @@ def test_replay_in_spanish_and_french_names_the_ai_in_the_readers_language() -> 
 def _history(entries: int, long: bool = False) -> HistoryPage:
     humans = [Player(LONG if long else f"P{i}") for i in range(5)]
     players = (*humans, Player("Expert AI", "expert"))
-    results = ("loss", "draw", "aborted")
+    outcomes = (Outcome.durak(5), Outcome.draw(), Outcome.stopped())
     return HistoryPage(
         guild_id=1,
         user_id=7 if long else None,
@@ -123,8 +126,7 @@ def _history(entries: int, long: bool = False) -> HistoryPage:
                 rules=PROFILES["classic"],
                 profile="classic",
                 players=players,
-                result=results[i % 3],  # type: ignore[arg-type]
-                loser=5 if i % 3 == 0 else None,
+                outcome=outcomes[i % 3],
             )
             for i in range(entries)
         ),

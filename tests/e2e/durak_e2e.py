@@ -292,7 +292,7 @@ class Harness:
         async def ready() -> Any:
             await self.idle()
             view = await self.table_view()
-            if view.finished or view.aborted:
+            if view.outcome is not None:
                 return "over"
             seat = view.seats[view.to_act]
             if seat.user_id is None or seat.forfeited:  # the AI plays it

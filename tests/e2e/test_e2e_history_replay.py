@@ -47,7 +47,7 @@ async def test_history_replay_to_the_end_names_the_durak(harness: MakeHarness) -
     view = await h.table_view()
     assert view.finished
     game_id = view.game_id
-    durak = None if view.loser is None else view.seats[view.loser].name
+    durak = next((view.seats[seat].name for seat in view.outcome.losers), None)
     names = [s.name for s in view.seats]  # the players' display names
 
     # /durak history: private, the game with its players and a Replay button

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from bot.outcome import Outcome
 from bot.replay import Replay, TablePair, build_replay
 from rules_engine import PROFILES, ActionKind, Card, DurakError, Game, deal_from_seed
 from rules_engine.cards import ALL_CARDS, cards_from_mask
@@ -41,8 +42,9 @@ def test_replay_matches_the_live_game(players: int, seed: int, profile: str):
     assert replay.total == len(game.history) + 1 == len(states)
     last = replay.frames[-1]
     assert [_text(h) for h in last.hands] == [game.hand(s) for s in range(players)]
-    assert (last.finished, last.loser, last.draw) == (True, game.loser, game.draw)
-    assert all(not f.finished for f in replay.frames[:-1])
+    expected = Outcome.draw() if game.loser is None else Outcome.durak(game.loser)
+    assert last.outcome == expected and game.finished
+    assert all(f.outcome is None for f in replay.frames[:-1])
     for frame, state in zip(replay.frames, states, strict=True):
         assert [_text(h) for h in frame.hands] == state["hands"]
         assert frame.stock == state["stock"]
@@ -183,16 +185,14 @@ def test_closing_moves_show_the_table_and_what_happened_to_it():
         assert frame.table == ()
 
 
-def test_last_frame_names_the_result():
+def test_last_frame_carries_the_result():
     for players, seed, greed in ((3, 0, 0.8), (3, 108, 0.8)):
         played = play(players, seed, greed=greed)
         last = build_replay(played.rules, played.deal, played.actions).frames[-1]
         if played.game.draw:
-            assert last.events[-1] == Message("the game is a draw: nobody is the durak")
+            assert last.outcome == Outcome.draw()
         else:
-            assert last.events[-1] == Message(
-                "{player} is the durak", player=Seat(played.game.loser or 0)
-            )
+            assert last.outcome == Outcome.durak(played.game.loser or 0)
         out_events = [e for e in last.events if e.key == "{player} is out"]
         assert out_events
 
@@ -205,6 +205,8 @@ def test_forfeits_are_marked_from_their_move():
     assert replay.frames[5].events[-1] == Message(
         "{player} forfeited: the AI plays this seat to the end", player=Seat(1)
     )
+    last = replay.frames[-1].outcome
+    assert last is not None and last.finished and last.forfeits == (1,)
 
 
 def test_only_finished_legal_logs_replay():

@@ -76,6 +76,15 @@ def test_play_help_lists_the_levels_and_the_defaults(tmp_path: Path) -> None:
     assert "at most 1" in text
 
 
+def test_backup_help_says_what_the_command_does(tmp_path: Path) -> None:
+    done = durak_bot(tmp_path, "backup", "--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "usage: durak-bot backup [-h] FILE" in text
+    assert "Copy the bot's SQLite database" in text
+    assert "its directory is created if missing" in text and "pg_dump" in text
+
+
 @pytest.mark.parametrize("value", ["-1", "inf", "nan", "-inf", "soon"])
 def test_a_bad_ai_delay_is_one_argparse_line(tmp_path: Path, value: str) -> None:
     done = durak_bot(tmp_path, "play", f"--ai-delay={value}", timeout=30)

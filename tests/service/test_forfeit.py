@@ -62,8 +62,9 @@ async def test_two_player_forfeit_ai_plays_on_and_the_loss_counts_once(
     assert table.finished
     (game,) = finished
     assert game.forfeits == (1,)
-    assert {p.user_id: p.lost for p in game.players} == {ALICE: table.loser == 0, BOB: True}
-    losses = [int(table.loser == 0), 1]  # Bob's forfeit counts once, durak or not
+    alice_lost = 0 in table.outcome.losers
+    assert {p.user_id: p.lost for p in game.players} == {ALICE: alice_lost, BOB: True}
+    losses = [int(alice_lost), 1]  # Bob's forfeit counts once, durak or not
     assert await _losses(svc, table.series_id) == losses
     assert [e.losses for e in (await svc.series(CH)).standings] == losses
     stats = await svc.stats(GUILD, BOB)
@@ -84,13 +85,13 @@ async def test_forfeit_then_durak_on_the_same_seat_counts_one_loss(
         await svc.forfeit(CH, CAROL)  # Carol's seat goes to the AI at once
         table = await play_out(svc)
         assert table.finished
-        losses = [int(table.loser == 0), int(table.loser == 1), 1]
+        losses = [int(0 in table.outcome.losers), int(1 in table.outcome.losers), 1]
         assert await _losses(svc, table.series_id) == losses, seed
         rows = [(p.seat, int(p.lost)) for p in await svc.storage.game_results(table.game_id)]
         assert rows == [(0, losses[0]), (1, losses[1]), (2, 1)]
         stats = await svc.stats(GUILD, CAROL)
         assert (stats.games, stats.losses, stats.forfeits) == (1, 1, 1)
-        seen_durak += table.loser == 2
+        seen_durak += 2 in table.outcome.losers
         await svc.close()
         if seen_durak >= 1 and seed >= 4:
             break
@@ -145,7 +146,7 @@ async def test_six_player_game_with_two_forfeits(
     assert table.finished
     (game,) = finished
     assert game.forfeits == (1, 4)
-    losses = [int(table.loser == i) for i in range(6)]
+    losses = [int(i in table.outcome.losers) for i in range(6)]
     losses[1] = losses[4] = 1
     assert await _losses(svc, table.series_id) == losses
     for user in (BOB, ERIN):

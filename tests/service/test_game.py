@@ -14,6 +14,7 @@ from bot.errors import (
     NotYourTurn,
     StaleAction,
 )
+from bot.outcome import Ending
 from bot.service import GameService
 from bot.views import TableView
 from rules_engine import Action, from_snapshot, parse_action, snapshot
@@ -197,13 +198,14 @@ async def test_whole_game_of_ai_seats_records_the_loss(make_service, recorder, d
     await svc.start(CH, ALICE)
     table = await play_out(svc)
     assert table.finished and table.to_act is None and table.deadline is None
-    assert table.draw or table.loser is not None
+    assert table.outcome is not None and table.outcome.ending in (Ending.DURAK, Ending.DRAW)
+    loser = next(iter(table.outcome.losers), None)
     series = await svc.series(CH)
     assert series.games == 1
-    if table.draw:
+    if loser is None:
         assert series.draws == 1 and all(e.losses == 0 for e in series.standings)
     else:
-        assert [e.losses for e in series.standings] == [int(i == table.loser) for i in range(3)]
+        assert [e.losses for e in series.standings] == [int(i == loser) for i in range(3)]
     await settle(svc)
     over = recorder.of("over")
     assert len(over) == 1 and over[0].series == series
@@ -212,7 +214,7 @@ async def test_whole_game_of_ai_seats_records_the_loss(make_service, recorder, d
         await svc.act(CH, ALICE, "pass", table.version)
 
     record = await stored.game(svc.storage, table.game_id)
-    assert record.result == ("draw" if table.draw else "loss") and record.loser_seat == table.loser
+    assert record.result == ("draw" if loser is None else "loss") and record.loser_seat == loser
     assert len(record.actions) == table.version
     losses = (await stored.series(svc.storage, table.series_id)).losses
     assert losses == [e.losses for e in series.standings]
@@ -226,11 +228,11 @@ async def test_human_game_to_the_end_records_player_results(make_service, db_pat
     table = await play_out(svc)
     rows = await svc.storage.game_results(table.game_id)
     assert [(r.seat, r.user_id) for r in rows] == [(0, ALICE), (1, BOB)]
-    assert [r.lost for r in rows] == [table.loser == s for s in (0, 1)]
+    assert [r.lost for r in rows] == [s in table.outcome.losers for s in (0, 1)]
     (ended,) = await stored.ended_games(svc.storage, GUILD)
     assert ended.profile == "podkidnoy"
     stats = await svc.stats(GUILD, ALICE)
-    assert stats.games == 1 and stats.losses == int(table.loser == 0)
+    assert stats.games == 1 and stats.losses == int(0 in table.outcome.losers)
 
 
 async def test_live_snapshot_is_the_engine_snapshot(make_service, db_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.errors import BadOption, UnknownGame
+from bot.outcome import Ending, Outcome
 from bot.ratings import Rating, RatingKey, finishing_places, recompute
 from bot.replay import build_replay
 from bot.service import GameService
@@ -33,8 +34,8 @@ async def test_a_game_of_humans_is_rated_from_the_finishing_order(make_service):
     by_place = sorted(zip(places, users, strict=True))
     means = [ratings[RatingKey(GUILD, "podkidnoy", u)].mu for _, u in by_place]
     assert means[0] > means[-1]
-    if table.loser is not None:
-        loser = table.seats[table.loser].user_id
+    for seat in table.outcome.losers:
+        loser = table.seats[seat].user_id
         assert ratings[RatingKey(GUILD, "podkidnoy", loser)].mu < Rating.default().mu
     (rated,) = await svc.storage.rated_games(GUILD)
     assert rated.game_id == table.game_id
@@ -98,14 +99,14 @@ async def test_history_pages_and_filters_by_player(make_service):
     await play_out(svc, CH + 1)
     page1 = await svc.history(GUILD)
     assert page1.total == 13 and page1.pages == 2 and len(page1.entries) == 10
-    assert page1.entries[1].result == "aborted" and not page1.entries[1].replayable
+    assert page1.entries[1].outcome == Outcome.stopped() and not page1.entries[1].replayable
     first = page1.entries[0]
     assert [p.name for p in first.players] == [f"user{CAROL}", f"user{ALICE}"]
     page2 = await svc.history(GUILD, page=2)
     assert [e.game_id for e in page2.entries] == ids[:3][::-1]
     assert all(e.replayable and e.rules.profile == "podkidnoy" for e in page2.entries)
     for e in page2.entries:
-        assert (e.loser is None) == (e.result == "draw")
+        assert e.outcome.finished and bool(e.outcome.losers) == (e.outcome.ending is Ending.DURAK)
     carol = await svc.history(GUILD, CAROL)
     assert carol.total == 1 and carol.entries[0].game_id == first.game_id
     with pytest.raises(BadOption) as past_the_end:  # not an empty page beside "13 games"
@@ -131,7 +132,7 @@ async def test_replay_rebuilds_the_game_from_its_stored_log(make_service):
     assert view.replay == expected
     assert view.replay.total == len(game.history) + 1
     last = view.replay.frames[-1]
-    assert last.finished and last.loser == table.loser
+    assert last.outcome is not None and last.outcome.losers == table.outcome.losers
     assert [str(f.action) for f in view.replay.frames[1:]] == game.history_text()
     assert await svc.replay(GUILD, table.game_id) is view  # kept built: a game never changes
     with pytest.raises(UnknownGame):

@@ -37,6 +37,46 @@ def same_table(a, b) -> bool:
     return dataclasses.replace(a, deadline=None) == dataclasses.replace(b, deadline=None)
 
 
+async def test_the_recent_moves_are_stored_as_the_engines_records(make_service, db_path):
+    """The table's last moves are kept as the engine recorded them (what each did: the round
+    it ended, by whom it was taken) and read back whole after a restart."""
+    a = await make_service()
+    await open_table(a, ALICE, BOB)
+    for _ in range(20):
+        await play_some(a, 1)
+        before = await a.table(CH)
+        if any(r.played.round_end is not None for r in before.recent):
+            break
+    else:
+        raise AssertionError("no round ended in 20 moves")
+    await a.close()
+    async with stored.opened(db_path) as storage:
+        (live,) = await stored.live_games(storage)
+    assert live.meta["recent"] == [{**r.played.to_dict(), "auto": r.auto} for r in before.recent]
+    b = await make_service()
+    after = await b.table(CH)
+    assert after.recent == before.recent
+
+
+async def test_recent_moves_stored_by_an_older_release_read_back(make_service, db_path):
+    """A live row whose recent moves were stored as ``[seat, kind, [cards], auto]`` (before
+    the records held what followed each action) restores with those actions."""
+    a = await make_service()
+    await open_table(a, ALICE, BOB)
+    await play_some(a, 4)
+    before = await a.table(CH)
+    await a.close()
+    old = [[r.seat, r.kind.value, [str(c) for c in r.cards], r.auto] for r in before.recent]
+    await plant_meta(db_path, {CH: {"recent": old}})
+    b = await make_service()
+    after = await b.table(CH)
+    assert [(r.seat, r.kind, r.cards, r.played.uses, r.auto) for r in after.recent] == [
+        (r.seat, r.kind, r.cards, r.played.uses, r.auto) for r in before.recent
+    ]
+    assert all(r.played.round_end is None for r in after.recent)  # the actions alone
+    assert after.version == before.version and b.live_channels() == [CH]
+
+
 async def test_graceful_restart_resumes_identical_game_with_time_left(make_service, clock):
     a = await make_service()
     await open_table(a, ALICE, BOB)
@@ -136,7 +176,9 @@ async def test_finished_series_survives_restart_and_rematches(make_service):
     assert b.state(CH) == "finished"
     assert await b.series(CH) == series
     table = await b.table(CH)
-    assert table.finished and table.loser == finished.loser and table.game_id == finished.game_id
+    assert (
+        table.finished and table.outcome == finished.outcome and table.game_id == finished.game_id
+    )
     new = await b.rematch(CH, BOB)
     assert new.game_id != finished.game_id and not new.finished and new.version == 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.errors import AlreadyStarted, NoGame, NotSeated, NotVoter, StaleAction
+from bot.outcome import Outcome
 from tests import storage_helpers as stored
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, open_table, play_out, settle
@@ -23,9 +24,9 @@ async def test_rematch_after_a_loss_loser_deals_left_neighbour_leads(make_servic
     assert first.first_of_series
     for total_losses in range(1, 4):
         finished = await play_out(svc)
-        if finished.draw:
+        if not finished.outcome.losers:
             pytest.skip("a draw: covered by the next test")
-        loser = finished.loser
+        (loser,) = finished.outcome.losers
         table = await svc.rematch(CH, ALICE)
         deal = deal_of(svc)
         assert not deal.first_of_series
@@ -81,8 +82,8 @@ async def test_end_series_frees_the_channel(make_service, recorder, db_path):
         await svc.end_series(CH, CAROL)
     final = await svc.end_series(CH, BOB)
     assert not final.active and final.games == 1
-    if not finished.draw:
-        assert final.standings[finished.loser].losses == 1
+    for loser in finished.outcome.losers:
+        assert final.standings[loser].losses == 1
     assert svc.state(CH) == "none"
     with pytest.raises(NoGame):
         await svc.series(CH)
@@ -105,7 +106,7 @@ async def test_stop_mid_game_records_no_loss(make_service, recorder, db_path):
     assert await svc.stop(CH, ALICE) == "stopped"  # every player agreed
     await settle(svc)
     assert svc.state(CH) == "none"
-    assert recorder.of("table")[-1].aborted
+    assert recorder.of("table")[-1].outcome == Outcome.stopped()
     assert recorder.notices("stopped")
     assert await stored.results(svc.storage, GUILD) == [("aborted", None)]
     assert await svc.storage.game_results(table.game_id) == []

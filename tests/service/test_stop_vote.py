@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.errors import AlreadyVoted, NoGame, NotVoter, StaleAction
+from bot.outcome import Ending
 from bot.service import GameService
 from bot.votes import STOP_VOTE_TIMEOUT
 from tests import storage_helpers as stored
@@ -41,7 +42,7 @@ async def test_vote_passes_when_every_player_agrees(
     assert await svc.stop(CH, CAROL) == "stopped"
     await settle(svc)
     assert svc.state(CH) == "none"
-    assert recorder.of("table")[-1].aborted
+    assert recorder.of("table")[-1].outcome.ending is Ending.STOPPED
     (opened,) = recorder.notices("stop_vote")
     assert opened[2]["player"].index == 1 and (opened[2]["yes"], opened[2]["total"]) == (1, 3)
     assert recorder.notices("stopped")[-1][2].key.startswith("every player agreed to stop")
@@ -148,7 +149,7 @@ async def test_a_forfeit_during_a_vote_can_complete_it(
     await svc.forfeit(CH, CAROL)  # the only one who had not agreed leaves
     await settle(svc)
     assert svc.state(CH) == "none"
-    assert recorder.of("table")[-1].aborted
+    assert recorder.of("table")[-1].outcome.ending is Ending.STOPPED
 
 
 async def test_the_host_of_a_table_of_ais_stops_it_alone(

@@ -18,7 +18,10 @@ from pathlib import Path
 import pytest
 
 import apps.cli as cli
-from terminal.session import LEGEND, turn_time
+from bot.views import ActionChoice, HandCard, HandView
+from rules_engine import ActionKind, parse_card
+from rules_engine.messages import Message
+from terminal.session import LEGEND, _card_refusal, _choices_using, turn_time
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = ("> ", "Rematch? [y/N]")
@@ -114,6 +117,55 @@ def test_unknown_action_quotes_only_what_was_typed() -> None:
     assert not re.search(PLAYED, out, re.M)  # nothing was played
 
 
+def test_a_card_typed_alone_plays_the_one_action_that_uses_it() -> None:
+    # seed 1: Player leads holding 6♠ 6♥ 7♥ A♥ 8♣ 6♦
+    console = Console([["K♠", "6♠", "7♥"], ["q"]])
+    assert _play(console, "--seed", "1", "--ai-delay", "0") == 0
+    out = console.text
+    assert "! K♠ is not in your hand" in out
+    assert (
+        "! 6♠ can be played in several ways: type the number of one "
+        "(1. attack 6♠, 4. attack 6♠ 6♥, 5. attack 6♠ 6♦, 7. attack 6♠ 6♥ 6♦)"
+    ) in out
+    assert re.findall(PLAYED, out, re.M) == ["  Player attacks"]
+    assert "  Player attacks with 7♥" in out
+
+
+def test_a_typed_card_is_matched_to_the_choices_by_the_cards_they_use() -> None:
+    """The terminal reads which hand cards a choice plays from the choice's ``uses``, not
+    from its kind and cards (as showing a card would use a card it does not play)."""
+    nine, queen = parse_card("9♠"), parse_card("Q♥")
+    shown = ActionChoice(ActionKind.ATTACK, (nine,), uses=(queen,))
+    take = ActionChoice(ActionKind.TAKE, (), ())
+    legal = (take, shown)
+    assert _choices_using(queen, legal) == [(2, shown)]
+    assert _choices_using(nine, legal) == []
+    hand = HandView(
+        channel_id=1,
+        game_id=1,
+        user_id=1,
+        seat=0,
+        name="Player",
+        version=3,
+        cards=(
+            HandCard(nine, False, Message("the limit is {limit} attacks this round", limit=1)),
+            HandCard(queen, False, None),
+        ),
+        legal=legal,
+        your_turn=True,
+        role=None,
+        trump="♦",
+        deadline=None,
+        autopilot=False,
+        finished=False,
+    )
+    assert (
+        _card_refusal(nine, [], hand, ["Player"])
+        == "9♠ cannot be played now: the limit is 1 attacks this round"
+    )
+    assert _card_refusal(parse_card("A♣"), [], hand, ["Player"]) == "A♣ is not in your hand"
+
+
 def test_cards_in_parentheses_are_explained() -> None:
     console = Console([["1"]] * 40 + [["q"]])
     assert _play(console, "--seed", "2", "--ai-delay", "0") == 0
@@ -136,7 +188,7 @@ def test_the_turn_time_reads_per_turn_until_a_second_has_passed() -> None:
     assert turn_time(now - 3, 60, now) == "0 s left"
     console = Console([["q"]])
     assert _play(console, "--seed", "1", "--ai-delay", "0") == 0
-    assert "to act: Player, 600 s per turn" in console.text
+    assert "\n  Player to lead the round, 600 s per turn\n" in console.text
     assert " s left" not in console.text
 
 
@@ -156,7 +208,7 @@ def test_terminal_mode_plays_a_game_through_its_input(
     assert "! choose 1–" in out  # "99" is out of range
     assert "! unknown action 'zzz'" in out
     assert "was typed before" not in out
-    assert "Game over" in out and "Series after 1 game(s)" in out
+    assert "Game over" in out and "\nSeries: 1 game — " in out
     assert out.rstrip().endswith("Bye!")
 
 

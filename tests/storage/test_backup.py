@@ -1,6 +1,7 @@
 """``durak-bot backup FILE`` (issue 22, item 16): a consistent copy of the SQLite database taken
 while the bot plays holds every action acknowledged before it began; the refusals are one line
-and write nothing."""
+and write nothing.  ``FILE``'s directory is made when missing, and the line it prints counts the
+games in words (issue 29, item 13)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import apps.cli as cli
 from bot.clock import ManualClock
 from bot.service import GameService
 from bot.storage import SqliteStorage
+from bot.storage.migrations import SQLITE_MIGRATIONS
 from tests import storage_helpers as stored
 from tests.service.support import GUILD, Services
 
@@ -163,3 +165,80 @@ def test_a_missing_or_foreign_database_is_refused(
     assert str(db) in line
     assert not (tmp_path / "copy").exists()
     assert [p.name for p in tmp_path.iterdir()] == ([] if content is None else ["durak.sqlite3"])
+
+
+async def _games_in(db: Path, games: int) -> None:
+    """Store ``games`` started games, one per channel of :data:`TABLES`, in ``db``."""
+    services = Services()
+    svc = await services.make(SqliteStorage(db), clock=ManualClock(), turn_timeout=60)
+    try:
+        for channel in list(TABLES)[:games]:
+            host, guest = TABLES[channel]
+            await svc.open_lobby(channel, GUILD, host, f"user{host}")
+            await svc.join(channel, guest, f"user{guest}")
+            await svc.start(channel, host)
+    finally:
+        await services.close()
+
+
+@pytest.mark.parametrize(("games", "said"), [(0, "0 games"), (1, "1 game"), (2, "2 games")])
+async def test_the_line_names_the_schema_version_and_counts_the_games_in_words(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    games: int,
+    said: str,
+) -> None:
+    await _games_in(tmp_path / "durak.sqlite3", games)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("DATABASE_PATH", "durak.sqlite3")
+    assert cli.main(["backup", "copy.sqlite3"]) == 0
+    version = SQLITE_MIGRATIONS[-1].number
+    assert capsys.readouterr().out == (
+        f"backed up durak.sqlite3 to copy.sqlite3 (schema version {version}, {said})\n"
+    )
+
+
+async def test_a_missing_directory_is_made_as_the_docs_example_needs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    async with stored.opened(tmp_path / "durak.sqlite3"):
+        pass
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("DATABASE_PATH", "durak.sqlite3")
+    target = "backups/daily/durak-2026-12-02.sqlite3"
+    assert cli.main(["backup", target]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.startswith(f"backed up durak.sqlite3 to {target} (")
+    assert [p.name for p in (tmp_path / "backups" / "daily").iterdir()] == [
+        "durak-2026-12-02.sqlite3"
+    ]
+    async with stored.opened(tmp_path / target) as restored:
+        assert await restored.schema_version() == SQLITE_MIGRATIONS[-1].number
+
+
+def test_a_failed_backup_removes_the_directories_it_made(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    db.write_bytes(b"not a database at all, just some bytes" * 200)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("DATABASE_PATH", str(db))
+    line = _refused(capsys, "backup", str(tmp_path / "backups" / "daily" / "copy"))
+    assert str(db) in line
+    assert [p.name for p in tmp_path.iterdir()] == ["durak.sqlite3"]
+
+
+async def test_a_directory_that_is_a_file_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with stored.opened(db):
+        pass
+    (tmp_path / "notes").write_text("keep me")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("DATABASE_PATH", str(db))
+    line = _refused(capsys, "backup", str(tmp_path / "notes" / "more" / "copy"))
+    assert line.endswith(f"{tmp_path / 'notes'} is not a directory")
+    assert (tmp_path / "notes").read_text() == "keep me"

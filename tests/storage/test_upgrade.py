@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.clock import ManualClock
+from bot.outcome import Outcome
 from bot.ratings import recompute
 from bot.service import GameService
 from bot.storage import SQLITE_MIGRATIONS, SqliteStorage
@@ -80,10 +81,10 @@ async def test_an_old_database_is_migrated_with_nothing_lost(tmp_path: Path) -> 
     # migration 4: the old games are in the history and replay, and are rated by replaying
     # their logs (the old finished game: a draw of two people, so they share the place)
     history = await svc.history(10)
-    assert [(e.game_id, e.result) for e in history.entries] == [(1, "draw")]
+    assert [(e.game_id, e.outcome) for e in history.entries] == [(1, Outcome.draw())]
     assert [p.name for p in history.entries[0].players] == ["Alice", "Bob"]
     replay = await svc.replay(10, 1)
-    assert replay.replay.total == 68 and replay.replay.frames[-1].draw
+    assert replay.replay.total == 68 and replay.replay.frames[-1].outcome == Outcome.draw()
     (rated,) = await svc.storage.rated_games()
     assert (rated.game_id, rated.places) == (1, ((1, 1), (2, 1)))
     assert recompute([rated]) == await svc.storage.ratings()

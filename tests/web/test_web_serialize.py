@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
+from bot.outcome import Outcome
+from bot.views import FORMER_PLAYER_ID, ActionChoice, Player
 from present.catalog import catalog
+from rules_engine import ActionKind, parse_card
 from web.serialize import hand_json, plain_names, table_json, welcome_json
 from web.strings import UI_STRINGS
 
@@ -46,15 +50,35 @@ async def test_a_finished_table_names_the_durak_and_offers_a_rematch(table: WebT
     view = await table.play_out()
     player = table_json(view, catalog("fr"), viewer=0)
     assert player["finished"] and player["to_act"] is None and player["status_text"] is None
-    if view.draw:
+    assert view.outcome is not None
+    if not view.outcome.losers:
         assert player["over_text"] == "Égalité : personne n’est le durak."
     else:
-        loser = view.seats[view.loser].name
+        loser = view.seats[view.outcome.losers[0]].name
         assert player["over_text"] == f"{loser} est le durak !"
     assert player["can_rematch"] is True
     assert table_json(view, catalog("fr"))["can_rematch"] is False  # a watcher cannot
     assert player["series"]["games"] == 1
     assert [e["name"] for e in player["series"]["standings"]] == ["Alice", "Bob"]
+
+
+async def test_a_forgotten_player_reads_a_former_player_as_on_discord(table: WebTable) -> None:
+    await table.game(ALICE, BOB)
+    view = await table.play_out()
+    # Alice asked to be forgotten (/durak forget-me): her seat keeps its place, not her name
+    seats = tuple(
+        dataclasses.replace(s, user_id=FORMER_PLAYER_ID) if s.seat == 0 else s for s in view.seats
+    )
+    gone = dataclasses.replace(view, seats=seats, outcome=Outcome.durak(0))
+    for lang, former in (("en", "a former player"), ("fr", "un ancien joueur")):
+        t = catalog(lang)
+        frame = table_json(gone, t)
+        assert [s["name"] for s in frame["seats"]] == [former, "Bob"]
+        assert frame["over_text"] == t.fill("{name} is the durak!", name=former)
+        assert "Alice" not in json.dumps(frame["seats"], ensure_ascii=False)
+        # a notice names its players the same way
+        players = (Player("", former=True), Player("Bob"))
+        assert plain_names(players, t) == [former, "Bob"]
 
 
 async def test_a_hand_with_labels_and_reasons(table: WebTable) -> None:
@@ -73,6 +97,15 @@ async def test_a_hand_with_labels_and_reasons(table: WebTable) -> None:
             assert a["label"].startswith("Cubrir ") and a["text"] == "defend " + " ".join(
                 a["cards"]
             )
+            assert a["uses"] == a["cards"][1:]  # the beating card, not the attack
+    # each choice says which hand cards it plays, as the service's choice does
+    assert [a["uses"] for a in es["legal"]] == [[str(c) for c in a.uses] for a in bob.legal]
+    assert take["uses"] == []
+    # read from the choice, not worked out from its kind: a choice using a card it does not
+    # name (as showing a card would) says so
+    nine, queen = parse_card("9♠"), parse_card("Q♥")
+    shown = dataclasses.replace(bob, legal=(ActionChoice(ActionKind.ATTACK, (nine,), (queen,)),))
+    assert hand_json(shown, catalog("en"))["legal"][0]["uses"] == ["Q♥"]
     blocked = [c for c in es["cards"] if not c["playable"]]
     assert blocked and all(c["reason"] for c in blocked)
     assert all(c["reason"] is None for c in es["cards"] if c["playable"])

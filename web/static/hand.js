@@ -13,13 +13,6 @@ const MIN_STEP = 0.56; // the least visible part of an overlapped card, as a sha
 const GAP = 8;
 const EDGE = 6; // room at each side for the fan's tilt and glow
 
-/** The cards of the player's hand that a legal action plays. */
-export function handCardsOf(action) {
-  if (action.kind === "defend") return action.cards.slice(1);
-  if (action.kind === "attack" || action.kind === "transfer") return action.cards;
-  return [];
-}
-
 export class Hand {
   constructor(root, { act, state }) {
     this.root = root;
@@ -35,11 +28,12 @@ export class Hand {
     this.transfer.addEventListener("click", () => this.playKind("transfer"));
   }
 
-  /** The legal actions that play ``card`` (optionally only those ``where`` accepts). */
+  /** The legal actions that play ``card`` from the hand, as each says in ``uses``
+   * (optionally only those ``where`` accepts). */
   choicesFor(card, where = () => true) {
     const hand = this.state.hand;
     if (!hand || hand.finished) return [];
-    return hand.legal.filter((a) => handCardsOf(a).includes(card) && where(a));
+    return hand.legal.filter((a) => a.uses.includes(card) && where(a));
   }
 
   /** Plays one of ``choices``: at once if there is one, else through the chooser. */

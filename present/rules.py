@@ -1,0 +1,36 @@
+"""The rules summary of a table or a lobby: the rule set's name and its options, one line each
+(who adds cards, the first round's limit, transfers)."""
+
+from __future__ import annotations
+
+import functools
+
+from present.catalog import Catalog
+from rules_engine.rules import Rules
+
+__all__ = ["rules_lines", "rules_summary", "rules_title"]
+
+
+def rules_title(rules: Rules, t: Catalog) -> str:
+    """A rule set's name: its profile (a proper name, not translated), else "custom rules"
+    (the options themselves are listed by :func:`rules_lines`)."""
+    return rules.profile or t.gettext("custom rules")
+
+
+def rules_lines(rules: Rules, t: Catalog) -> list[str]:
+    """The options of a rule set, one line each (who adds cards, first round, transfers)."""
+    return [
+        t.gettext("Everyone may add cards to an attack")
+        if rules.throw_in == "all"
+        else t.gettext("Only the defender's neighbours may add cards"),
+        t.fill("First round: at most {limit} attacks", limit=rules.first_round_limit),
+        t.gettext("The defender may transfer the attack")
+        if rules.transfer
+        else t.gettext("No transfers"),
+    ]
+
+
+@functools.lru_cache(maxsize=256)
+def rules_summary(rules: Rules, t: Catalog) -> str:
+    """The name and the options on one line, separated by `` · ``."""
+    return " · ".join([rules_title(rules, t), *rules_lines(rules, t)])

@@ -1,0 +1,70 @@
+"""The status line of a running table: whose turn it is and what they must do, a declared
+take, and an open stop vote, in the reader's language.
+
+Each part is a phrase on its own (:class:`Status`): the web joins them on one line, Discord
+puts each on a line of its own with its emoji and the turn's countdown, the terminal prints
+them with the turn's time left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.views import Role, TableView, WaitingFor
+from present.catalog import Catalog
+from present.names import seat_name
+from present.style import PLAIN, Style
+from rules_engine.messages import N_
+
+__all__ = ["Status", "status"]
+
+#: What the seat to act must do, by what the table waits for (``None``: play).
+_TURN: dict[WaitingFor | None, str] = {
+    "defend": N_("{name} to defend"),
+    "lead": N_("{name} to lead the round"),
+    "add": N_("{name} may add cards or pass"),
+    None: N_("{name} to play"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """The parts of a running table's status line, each ``None`` when it does not apply."""
+
+    #: The defender declared a take: "{name} takes: the attackers may still add cards".
+    taking: str | None = None
+    #: Whose turn it is and what they must do: "{name} to defend".
+    turn: str | None = None
+    #: An open stop vote: "Stop? {yes}/{total}".
+    stop_vote: str | None = None
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The parts that apply, in order (taking, turn, stop vote)."""
+        return tuple(p for p in (self.taking, self.turn, self.stop_vote) if p is not None)
+
+
+def status(
+    view: TableView, names: Sequence[str], t: Catalog, style: Style = PLAIN
+) -> Status | None:
+    """The status of ``view`` (``None`` once the game is over); ``names`` name its seats
+    (:func:`present.names.seat_names`), each written by ``style.name`` in a phrase."""
+    if view.outcome is not None:
+        return None
+    defender = next((s.seat for s in view.seats if s.role is Role.DEFENDER), None)
+    taking = None
+    if view.taking and defender is not None:
+        taking = t.fill(
+            "{name} takes: the attackers may still add cards",
+            name=style.name(seat_name(names, defender, t)),
+        )
+    turn = None
+    if view.to_act is not None:
+        name = style.name(seat_name(names, view.to_act, t))
+        turn = t.fill(_TURN.get(view.waiting_for, _TURN[None]), name=name)
+    vote = None
+    if view.stop_vote is not None:
+        yes, total = view.stop_vote
+        vote = t.fill("Stop? {yes}/{total}", yes=yes, total=total)
+    return Status(taking, turn, vote)
