@@ -154,6 +154,8 @@ def _sample(
     live = list(choices)
     for done in range(1, deals + 1):
         sample = sample_deal(view, counting, rng, model.w_lacks, model.w_stale, model.w_declined)
+        # None only when the observation's counts do not add up (never with the engine's
+        # observations); a fixed fill keeps the review going rather than failing it
         hands, stock = sample if sample is not None else deterministic_fill(view)
         root = build_game(view, hands, stock)
         stream = rng.getrandbits(64)

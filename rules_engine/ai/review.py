@@ -162,6 +162,11 @@ class DecisionReview:
         return next(c for c in self.choices if c.action == self.action)
 
     @property
+    def best_choice(self) -> ChoiceEstimate:
+        """The estimate of the best choice (the choice made when it is as good)."""
+        return next(c for c in self.choices if c.action == self.best)
+
+    @property
     def exact(self) -> bool:
         """Whether the solver settled every choice of this decision."""
         return all(c.exact for c in self.choices)
@@ -231,6 +236,11 @@ class GameReview:
         """The decisions that lost anything, biggest loss first (ties: earlier first)."""
         lossy = sorted((d for d in self.decisions if d.lost > 0), key=lambda d: -d.lost)
         return tuple(lossy if limit is None else lossy[:limit])
+
+    def curve(self) -> tuple[tuple[int, float], ...]:
+        """The seat's chance of *not* being the durak after each of its decisions, as the
+        review estimates it: ``(index, chance)`` in game order (the chart of the game)."""
+        return tuple((d.index, round(1.0 - d.chosen.durak, _DIGITS)) for d in self.decisions)
 
     def counts(self) -> dict[Label, int]:
         """How many decisions got each label (every label present, in order)."""

@@ -53,10 +53,13 @@ def test_every_decision_with_a_choice_is_reviewed_with_every_legal_choice() -> N
         expected
     )
     assert review.finished and review.loser == game.loser
+    assert review.curve() == tuple(
+        (d.index, round(1 - d.chosen.durak, 4)) for d in review.decisions
+    )
     for d in review.decisions:
         low = min(c.durak for c in d.choices)
         assert d.chosen.durak - low == pytest.approx(d.lost, abs=1e-9)
-        assert next(c for c in d.choices if c.action == d.best).durak == low
+        assert d.best_choice.action == d.best and d.best_choice.durak == low
         assert d.label is label_for(d.lost)
         for c in d.choices:
             assert 0 <= c.durak <= 1 and c.stderr >= 0
