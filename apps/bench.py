@@ -49,29 +49,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from apps.measure import LoopLag, percentile, rss_kb
 from bot.ai_pool import AIPool
+from bot.authority import SystemRule, system
 from bot.presenter import NullPresenter
+from bot.realm import EVERY_REALM
+from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
-from bot.views import LobbyOptions, TableView
+from bot.views import TableView
 from rules_engine.ai import DEFAULT_AI_LEVEL, LEVELS
 
 __all__ = ["main", "run_worker"]
 
 HOST = 1
+#: The benchmark deals, stops and rematches its tables as an operator (the system).
+OPERATOR = system(SystemRule.OPERATOR)
 #: Channel (and server) ids of process ``i`` are ``(i + 1) * ID_SPAN + k``.
 ID_SPAN = 1_000_000
-LAG_INTERVAL_S = 0.01
-
-
-def rss_kb() -> int:
-    """Current resident set size in KiB (Linux /proc; falls back to the peak)."""
-    try:
-        with open("/proc/self/statm") as f:
-            pages = int(f.read().split()[1])
-        return pages * os.sysconf("SC_PAGE_SIZE") // 1024
-    except (OSError, ValueError):
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def _cpu(who: int) -> float:
@@ -79,14 +74,11 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _percentile(ordered: list[float], q: float) -> float:
-    if not ordered:
-        return 0.0
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
-
-
 class _Rematcher(NullPresenter):
-    """Deals the next game of a channel's series as soon as a game ends."""
+    """Deals the next game of a channel's series as soon as a game ends (in every realm: the
+    benchmark's channels are all its own)."""
+
+    realms = EVERY_REALM
 
     def __init__(self) -> None:
         self.service: GameService | None = None
@@ -96,16 +88,7 @@ class _Rematcher(NullPresenter):
     async def game_over(self, view: TableView) -> None:
         self.finished += 1
         if self.running and self.service is not None:
-            await self.service.rematch(view.channel_id, HOST, manage_channel=True)
-
-
-async def _watch_lag(samples: array[float], stop: asyncio.Event) -> None:
-    """Sleep ``LAG_INTERVAL_S`` again and again; note how late each wake-up is."""
-    loop = asyncio.get_running_loop()
-    while not stop.is_set():
-        t = loop.time()
-        await asyncio.sleep(LAG_INTERVAL_S)
-        samples.append(max(0.0, loop.time() - t - LAG_INTERVAL_S))
+            await self.service.rematch(view.channel_id, HOST, OPERATOR)
 
 
 # ---------------------------------------------------------------------------------- worker
@@ -117,7 +100,7 @@ async def run_worker(
     base = (int(cfg["index"]) + 1) * ID_SPAN
     games, players = int(cfg["games"]), int(cfg["players"])
     latencies: array[float] = array("d")
-    lags: array[float] = array("d")
+    lag = LoopLag()
     rematcher = _Rematcher()
     pool = AIPool()
     service = GameService(
@@ -143,12 +126,11 @@ async def run_worker(
                 await service.add_ai(ch, HOST, level)
         ready()
         await go()
-        stop = asyncio.Event()
-        watcher = asyncio.ensure_future(_watch_lag(lags, stop))
+        lag.start()
         cpu0 = _cpu(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
         for ch in range(base + 1, base + games + 1):
-            await service.start(ch, HOST, manage_channel=True)
+            await service.start(ch, HOST, OPERATOR)
         peak_kb = rss_kb()
         held = 0
         deadline = t0 + float(cfg["seconds"])
@@ -158,14 +140,12 @@ async def run_worker(
             peak_kb = max(peak_kb, rss_kb())
         elapsed = time.perf_counter() - t0
         cpu = _cpu(resource.RUSAGE_SELF) - cpu0
-        stop.set()
-        await watcher
+        await lag.stop()
         rematcher.running = False
         actions = len(latencies)
         ordered = sorted(latencies)
-        lag = sorted(lags)
         for ch in service.live_channels():
-            await service.stop(ch, HOST, manage_channel=True)
+            await service.stop(ch, HOST, OPERATOR)
     finally:
         await service.close()
         await pool.close()
@@ -174,10 +154,10 @@ async def run_worker(
         "finished": rematcher.finished,
         "actions": actions,
         "elapsed": elapsed,
-        "p50_ms": _percentile(ordered, 0.5) * 1000,
-        "p99_ms": _percentile(ordered, 0.99) * 1000,
-        "lag_p99_ms": _percentile(lag, 0.99) * 1000,
-        "lag_max_ms": (lag[-1] if lag else 0.0) * 1000,
+        "p50_ms": percentile(ordered, 0.5) * 1000,
+        "p99_ms": percentile(ordered, 0.99) * 1000,
+        "lag_p99_ms": lag.p99_ms(),
+        "lag_max_ms": lag.max_ms(),
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "ai_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
         "cpu_s": cpu,

@@ -293,7 +293,7 @@ def _web(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     """``durak-bot web``: rooms in the browser, until Ctrl-C."""
     from apps.web_rooms import serve_rooms
     from bot.storage import DatabaseUnavailable, storage_problem
-    from web.room_limits import RoomLimits
+    from web.rooms import RoomLimits
 
     settings.configure_logging()
     try:

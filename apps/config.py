@@ -129,7 +129,7 @@ class Settings:
     discord_client_id: str | None = None
     discord_client_secret: str | None = None
     #: Every value read (the environment over ``.env``), for the settings of other parts
-    #: (the rooms' limits: :class:`web.room_limits.RoomLimits`).
+    #: (the rooms' limits: :class:`web.rooms.limits.RoomLimits`).
     values: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod

@@ -182,7 +182,8 @@ class _DurakMixin:
         on without it: no message then carries a link that could not work."""
         from web.activity import DiscordOAuth
         from web.app import WebConfig, WebServer
-        from web.room_limits import RoomLimits
+        from web.http_server import ServerLimits
+        from web.rooms import RoomLimits
         from web.tokens import Signer, load_secret
 
         settings = self.settings
@@ -197,6 +198,7 @@ class _DurakMixin:
             port=settings.web_port,
             oauth=oauth,
             room_limits=RoomLimits.from_env(settings.values),
+            server_limits=ServerLimits.from_env(settings.values),
         )
         server = WebServer(
             self.service, Signer(await load_secret(storage, settings.web_secret)), config

@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 
 from bot.errors import PlayerInPlay
+from bot.player_records import PrivacyView
 from bot.service.options import MAX_ID
 from bot.storage import StorageError, create_storage
-from bot.views import PrivacyView
 
 __all__ = ["ForgetRefused", "forget_user"]
 

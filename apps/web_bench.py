@@ -23,8 +23,9 @@ work is not counted in the bot's figures.  The last line is one ``key=value`` li
 - ``kb_per_page``: the bot process's resident memory with every page open (and sent its first
   frames) minus before the pages opened, per page;
 - ``first_load_kb``: what a browser downloads to open ``/table`` the first time, gzip-compressed
-  as the server sends it: every file of the page's static folder (``--static-dir``) except the
-  Discord SDK, which only the Activity loads (``--exclude``);
+  as the server sends it: the page itself (in English) and every file of the pages' static
+  folder (``--static-dir``) except the Discord SDK, which only the Activity loads
+  (``--exclude``);
 - ``load_avg``/``cores``: the machine's one-minute load average at the end, and its cores:
   the latencies include the pages' process being scheduled, so a busy machine shows in them.
 """
@@ -40,44 +41,47 @@ import subprocess
 import sys
 import tempfile
 import time
-from array import array
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
-from apps.bench import rss_kb
+from apps.measure import LoopLag, percentile, rss_kb
 from bot.ai_pool import AIPool
+from bot.authority import SystemRule, system
 from bot.presenter import NullPresenter
+from bot.realm import EVERY_REALM
+from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
-from bot.views import LobbyOptions, TableView
+from bot.views import TableView
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from web.app import WebConfig, WebServer
-from web.room_limits import RoomLimits
+from web.http_server import ServerLimits
+from web.pages import Pages
+from web.rooms import RoomLimits
 from web.static_files import STATIC_DIR, StaticFiles
 from web.tokens import Signer
+from web.wording import catalog
 
 __all__ = ["main"]
 
 HOST_ID = 1
+#: The benchmark deals and rematches its tables as an operator (the system).
+OPERATOR = system(SystemRule.OPERATOR)
 #: Channel (and server) ids of the bench's games start here.
 FIRST_CHANNEL = 10_000
-LAG_INTERVAL_S = 0.01
 #: Files of the static folder a browser outside Discord never loads (the Activity's SDK).
 DEFAULT_EXCLUDE = ("vendor/",)
 
 
-def _percentile(ordered: list[float], q: float) -> float:
-    if not ordered:
-        return 0.0
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
-
-
 class _Stamps(NullPresenter):
     """Notes when each table was published (registered before the web table's presenter, so
-    it runs first), and deals the next game of a series as soon as one ends."""
+    it runs first), and deals the next game of a series as soon as one ends (in every realm:
+    the benchmark's channels are all its own)."""
+
+    realms = EVERY_REALM
 
     def __init__(self) -> None:
         self.published: dict[tuple[int, int], float] = {}
@@ -89,15 +93,7 @@ class _Stamps(NullPresenter):
 
     async def game_over(self, view: TableView) -> None:
         if self.running and self.service is not None:
-            await self.service.rematch(view.channel_id, HOST_ID, manage_channel=True)
-
-
-async def _watch_lag(samples: array[float], stop: asyncio.Event) -> None:
-    loop = asyncio.get_running_loop()
-    while not stop.is_set():
-        t = loop.time()
-        await asyncio.sleep(LAG_INTERVAL_S)
-        samples.append(max(0.0, loop.time() - t - LAG_INTERVAL_S))
+            await self.service.rematch(view.channel_id, HOST_ID, OPERATOR)
 
 
 def table_key(text: str) -> tuple[int, int] | None:
@@ -187,9 +183,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             # every simulated page connects from 127.0.0.1, where real pages come from many
             # addresses: the per-address cap would refuse all but the first few
             room_limits=RoomLimits(sockets_per_address=args.games * args.pages + 1),
+            server_limits=ServerLimits(connections_per_address=args.games * args.pages + 16),
         ),
     )
-    lags: array[float] = array("d")
+    lag = LoopLag()
     written: dict[tuple[int, int], float] = {}
 
     def sent(text: str) -> None:
@@ -207,7 +204,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await service.open_lobby(ch, ch, HOST_ID, "host", options, seat_host=False)
             for _ in range(args.players):
                 await service.add_ai(ch, HOST_ID, args.level)
-            await service.start(ch, HOST_ID, manage_channel=True)
+            await service.start(ch, HOST_ID, OPERATOR)
         tokens = [signer.watcher(ch) for ch in channels for _ in range(args.pages)]
         await asyncio.sleep(1.0)
         gc.collect()
@@ -229,15 +226,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             raise RuntimeError(f"the pages did not open: {line!r}")
         gc.collect()
         open_kb = rss_kb()
-        stop = asyncio.Event()
-        lag_task = asyncio.ensure_future(_watch_lag(lags, stop))
+        lag.start()
         t0 = time.monotonic()
         cpu0 = time.process_time()
         await asyncio.sleep(args.seconds)
         elapsed = time.monotonic() - t0
         cpu = time.process_time() - cpu0
-        stop.set()
-        await lag_task
+        await lag.stop()
         stamps.running = False
         pages.stdin.write("stop\n")
         pages.stdin.flush()
@@ -267,20 +262,22 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for key, at in stamps.published.items()
         if t0 <= at <= t0 + elapsed - 1.0 and key in written
     )
-    lag = sorted(lags)
     sizes = StaticFiles(args.static_dir).compressed_sizes(exclude=tuple(args.exclude))
+    html = await Pages().page("table", catalog("en"))
+    if html is not None:
+        sizes["/table"] = len(html.gz if html.gz is not None else html.body)
     return {
         "games": args.games,
         "pages": args.games * args.pages,
         "seconds": round(elapsed, 1),
         "actions": len(delays),
         "frames": sum(len(p) for p in received),
-        "p50_ms": round(_percentile(delays, 0.5) * 1000, 1),
-        "p95_ms": round(_percentile(delays, 0.95) * 1000, 1),
-        "p99_ms": round(_percentile(delays, 0.99) * 1000, 1),
-        "server_p99_ms": round(_percentile(server_delays, 0.99) * 1000, 1),
-        "loop_lag_p99_ms": round(_percentile(lag, 0.99) * 1000, 1),
-        "loop_lag_max_ms": round((lag[-1] if lag else 0.0) * 1000, 1),
+        "p50_ms": round(percentile(delays, 0.5) * 1000, 1),
+        "p95_ms": round(percentile(delays, 0.95) * 1000, 1),
+        "p99_ms": round(percentile(delays, 0.99) * 1000, 1),
+        "server_p99_ms": round(percentile(server_delays, 0.99) * 1000, 1),
+        "loop_lag_p99_ms": round(lag.p99_ms(), 1),
+        "loop_lag_max_ms": round(lag.max_ms(), 1),
         "cpu_ms_per_action": round(cpu * 1000 / max(1, len(stamps.published)), 2),
         "kb_per_page": round((open_kb - before_kb) / max(1, args.games * args.pages), 1),
         "first_load_kb": round(sum(sizes.values()) / 1024, 1),

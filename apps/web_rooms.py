@@ -3,9 +3,13 @@
 It opens the storage (``DATABASE_URL``, as the bot), restores the rooms' lobbies and games,
 and serves the home page, rooms and their tables on ``--host``/``--port`` (default
 ``WEB_HOST``/``WEB_PORT``) until Ctrl-C.  ``PUBLIC_URL`` is the address people reach (the
-invite links are made of it; behind a TLS reverse proxy: README, "Rooms in the browser");
-without it, ``http://<host>:<port>``.  The token secret is ``WEB_SECRET`` or the one kept in
-the database; the rooms' limits come from the environment (:class:`web.room_limits.RoomLimits`).
+invite links are made of it; behind a TLS reverse proxy: README, "Rooms in the browser").
+Without it, the address printed is one that opens on this machine (``http://127.0.0.1:<port>``
+when the server listens on every address), and pages may connect from each loopback alias of
+the port (``127.0.0.1``, ``localhost``, ``[::1]``): :func:`local_addresses`.  The token secret
+is ``WEB_SECRET`` or the one kept in the database; the rooms' and the connections' limits come
+from the environment (:class:`web.rooms.limits.RoomLimits`,
+:class:`web.http_server.ServerLimits`).
 """
 
 from __future__ import annotations
@@ -18,10 +22,25 @@ from bot.ai_pool import AIPool
 from bot.service import GameService
 from bot.storage import create_storage
 from web.app import WebConfig, WebServer
-from web.room_limits import RoomLimits
+from web.http_server import ServerLimits
+from web.rooms import RoomLimits
 from web.tokens import Signer, load_secret
 
-__all__ = ["serve_rooms"]
+__all__ = ["local_addresses", "serve_rooms"]
+
+#: Hosts that mean "every address of this machine".
+_EVERY_ADDRESS = ("", "0.0.0.0", "::", "[::]")
+_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def local_addresses(host: str, port: int) -> tuple[str, frozenset[str]]:
+    """Without ``PUBLIC_URL``: the address to print for a server listening on
+    ``host:port``, and the origins its pages may connect from (see the module docstring)."""
+    if host in _EVERY_ADDRESS or host in _LOOPBACK:
+        aliases = frozenset(f"http://{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]"))
+        return f"http://127.0.0.1:{port}", aliases
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"http://{shown}:{port}", frozenset({f"http://{shown}:{port}"})
 
 
 async def serve_rooms(
@@ -37,15 +56,24 @@ async def serve_rooms(
     )
     server: WebServer | None = None
     try:
+        try:
+            server_limits = ServerLimits.from_env(settings.values)
+        except ValueError as exc:
+            out.write(f"{exc}\n")
+            out.flush()
+            return 2
         await service.restore()
-        public = settings.public_url or f"http://{host}:{port}"
-        extra = frozenset({f"http://localhost:{port}"}) if settings.public_url is None else None
+        if settings.public_url is None:
+            public, extra = local_addresses(host, port)
+        else:
+            public, extra = settings.public_url, frozenset()
         config = WebConfig(
             public_url=public,
             host=host,
             port=port,
             room_limits=limits,
-            extra_origins=extra or frozenset(),
+            server_limits=server_limits,
+            extra_origins=extra,
         )
         server = WebServer(service, Signer(await load_secret(storage, settings.web_secret)), config)
         try:

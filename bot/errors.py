@@ -2,14 +2,18 @@
 
 Every refusal is a :class:`ServiceError` subclass with a stable machine ``code`` (for adapters
 and logs) and a :class:`~rules_engine.messages.Message` for the player who caused it (a key and
-typed parameters, translated by the adapter; ``str(error)`` is English, for logs).  A refused
-request never changes the game state or the database.
+typed parameters, translated by the adapter; ``str(error)`` is English, for logs).  A
+message that names a command, a permission or a channel carries it as a term
+(:mod:`bot.terms`), which each adapter words its own way.  A refused request never changes the
+game state or the database.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from bot.realm import Realm
+from bot.terms import HERE, ChannelList, Command, Permission
 from rules_engine.messages import Message
 
 __all__ = [
@@ -71,14 +75,16 @@ class NoLobby(ServiceError):
     """The channel has no open lobby (join/leave/add AI/start need one)."""
 
     code = "no_lobby"
-    default_message = Message("there is no open lobby in this channel: open one with /durak new")
+    default_message = Message(
+        "there is no open lobby {here}: open one with {command}", here=HERE, command=Command.NEW
+    )
 
 
 class NoGame(ServiceError):
     """The channel has no game (or no series) to act on or show."""
 
     code = "no_game"
-    default_message = Message("there is no game in this channel")
+    default_message = Message("there is no game {here}", here=HERE)
 
 
 class ChannelBusy(ServiceError):
@@ -127,10 +133,11 @@ class LobbyFull(ServiceError):
 
 
 class NotHost(ServiceError):
-    """Only the host (or someone with Manage Channel) may do this."""
+    """Only the host (or a moderator, where the realm has them) may do this; the service
+    gives the sentence of the channel's realm (:func:`bot.service.channels.need_host`)."""
 
     code = "not_host"
-    default_message = Message("only the host or someone with Manage Channel can do that")
+    default_message = Message("only the host can do that")
 
 
 class NotManager(ServiceError):
@@ -138,7 +145,8 @@ class NotManager(ServiceError):
 
     code = "not_manager"
     default_message = Message(
-        "only members with Manage Server can see or change the server's settings"
+        "only members with {permission} can see or change the server's settings",
+        permission=Permission.MANAGE_SERVER,
     )
 
 
@@ -157,18 +165,22 @@ class Forfeited(ServiceError):
     default_message = Message("you left this game (a forfeit): you cannot rejoin it")
 
     @classmethod
-    def of(cls, reason: str, message: Message | None = None) -> Forfeited:
-        """The refusal for a player whose forfeit had ``reason`` (``leave`` or ``kick``): one
-        removed by a moderator is told so, never that they left; ``message`` is what a
-        player who left is told (default: :attr:`default_message`)."""
+    def of(cls, reason: str, realm: Realm, message: Message | None = None) -> Forfeited:
+        """The refusal, in a channel of ``realm``, for a player whose forfeit had ``reason``
+        (``leave`` or ``kick``): one removed by a moderator is told so, never that they left;
+        ``message`` is what a player who left is told (default: :attr:`default_message`)."""
         if reason == "kick":
-            return cls(
-                Message(
-                    "a member with Manage Channel removed you from this game (a forfeit): "
-                    "you cannot rejoin it"
-                ),
-                reason=reason,
-            )
+            if realm.has_moderators:
+                removed = Message(
+                    "a member with {permission} removed you from this game (a forfeit): "
+                    "you cannot rejoin it",
+                    permission=Permission.MANAGE_CHANNEL,
+                )
+            else:
+                removed = Message(
+                    "you were removed from this game (a forfeit): you cannot rejoin it"
+                )
+            return cls(removed, reason=reason)
         return cls(message, reason=reason)
 
 
@@ -203,7 +215,7 @@ class PlayerInPlay(ServiceError):
             Message(
                 "you are in a lobby or a game that has not ended in {channels}: leave the "
                 "lobby, or wait for the game and its series to end, then ask again",
-                channels=", ".join(f"<#{c}>" for c in sorted(set(channels))),
+                channels=ChannelList.of(channels),
             ),
             channels=tuple(sorted(set(channels))),
         )
@@ -221,7 +233,8 @@ class ConfirmationExpired(ServiceError):
 
     code = "expired"
     default_message = Message(
-        "this confirmation has expired: nothing was erased. Use /durak forget-me again"
+        "this confirmation has expired: nothing was erased. Use {command} again",
+        command=Command.FORGET_ME,
     )
 
 

@@ -1,6 +1,10 @@
 """What the service tells the outside world.  The Discord layer (or the terminal, or a test)
 implements :class:`Presenter` and registers it with :meth:`GameService.add_presenter`.
 
+A presenter says which realms it serves (:attr:`Presenter.realms`: Discord servers, rooms,
+local games; :mod:`bot.realm`), and is given the events of those realms' channels only: the
+Discord presenter never hears of a room, nor the rooms' of a Discord channel.
+
 The service calls presenters *after* a change is stored, in tasks it does not wait on for
 correctness: a slow or failing presenter is logged and never blocks or breaks a game.  Events
 for one channel are started in order, but a presenter that awaits may see them overlap; every
@@ -13,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from bot.realm import Realm
 from bot.views import HandView, LobbyView, Player, TableView
 from rules_engine.messages import Message
 
@@ -55,6 +60,11 @@ class Notice:
 
 @runtime_checkable
 class Presenter(Protocol):
+    @property
+    def realms(self) -> frozenset[Realm]:
+        """The realms whose channels' events this presenter is given (read when it is
+        registered)."""
+
     async def lobby_changed(self, view: LobbyView) -> None:
         """A lobby opened, changed seats, started (``status='started'``) or closed."""
 
@@ -73,7 +83,8 @@ class Presenter(Protocol):
 
 
 class NullPresenter:
-    """A presenter that ignores everything (base class for partial presenters)."""
+    """A presenter that ignores everything (base class for partial presenters, which say
+    their :attr:`Presenter.realms` themselves)."""
 
     async def lobby_changed(self, view: LobbyView) -> None:
         return None

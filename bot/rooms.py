@@ -10,9 +10,17 @@ with user ids of their own.
 milliseconds since 2015-01-01 at its creation, its low 22 bits a worker, process and counter.
 Every Discord id was made after 2015-01-01 00:00:00.000, so its timestamp part is at least 1
 and the id at least 2^22.  The realm uses only ids below 2^22: the server :data:`WEB_REALM`
-(2^22 - 1), room channels :data:`ROOM_IDS` and guests :data:`GUEST_IDS` (2^21 up to 2^22),
-handed out in order by counters kept in the database (``bot_meta``), so they stay unique
-across restarts.  ``durak-bot play`` keeps to ids 1 to 3, below both ranges.
+(2^22 - 1), room channels :data:`ROOM_IDS` and guests :data:`GUEST_IDS` (2^21 up to 2^22).
+
+**Where the ids come from.**  Each is the next number of a counter in the database
+(:meth:`bot.storage.Storage.take_number`: ``room_channel``, ``room_guest``), advanced in one
+statement, so several processes over one PostgreSQL database never hand out the same id, and
+a restart goes on where the last process stopped.  An id is taken only once everything else
+about the room or the seat was checked (a refused creation or join takes none), and the
+counters wrap around their range: after 2^21 ids the next ones start again from the
+bottom, skipping any still in use in an open room here, so no amount of joining ever leaves
+the server without ids.  A room's channel id used again does not reopen an old invite: the
+slug's room is checked against the slug its channel was last given.
 
 A room's address is not its channel id: it is a random slug (:data:`SLUG_BYTES` random bytes,
 base64url), kept in ``bot_meta`` (``room:<slug>`` → the channel id), so a room cannot be found
@@ -22,22 +30,23 @@ leaderboard or history.  Nothing is stored about a guest but the name they chose
 room's lobby, series and game records.
 
 One process serves the realm (the bot's process holding gateway shard 0, where
-:data:`WEB_REALM` falls, or ``durak-bot web``): the counters are read and written under one
-lock there.
+:data:`WEB_REALM` falls, or ``durak-bot web``); the ids already come from the database, so
+that more processes can share it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import secrets
 import time
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.errors import AlreadySeated, BadOption, NoLobby
+from bot.errors import AlreadySeated, BadOption, LobbyFull, NoLobby, ServiceError
 from bot.realm import GUEST_IDS, ROOM_IDS, SNOWFLAKE_MIN, WEB_REALM, is_room
 from bot.service import GameService
 from bot.service.options import lobby_options, rules_of
@@ -66,7 +75,11 @@ GUEST_NAME_MAX = 32
 #: Slugs whose channel is kept in memory (beyond that, read again from ``bot_meta``).
 _CACHED_SLUGS = 10_000
 _SLUG = re.compile(r"[A-Za-z0-9_-]{22}")
-_NEXT_ROOM, _NEXT_GUEST = "rooms:next_channel", "rooms:next_guest"
+#: The counters of the ids (:meth:`bot.storage.Storage.take_number`).
+ROOM_NUMBERS, GUEST_NUMBERS = "room_channel", "room_guest"
+#: Ids in use skipped at most, in a row, once a counter wrapped around.
+_MAX_SKIPS = 1000
+_NO_IDS = Message("this server cannot open more rooms")
 
 
 class NoRoom(BadOption):
@@ -76,17 +89,39 @@ class NoRoom(BadOption):
     default_message = Message("there is no such room: it may have closed")
 
 
+#: Letters and marks that show nothing, though Unicode does not class them as format
+#: characters: the Default_Ignorable_Code_Point ones outside ``Cf`` (combining grapheme
+#: joiner, Hangul fillers, Khmer inherent vowels, Mongolian variation selectors, variation
+#: selectors, tag characters) and the blank braille pattern.
+_INVISIBLE = frozenset(
+    [
+        *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0),
+        *range(0x180B, 0x1810),
+        *range(0xFE00, 0xFE10),
+        *range(0xE0100, 0xE01F0),
+    ]
+)
+_INVISIBLE_NAME = Message(
+    "a name cannot hold control characters, direction marks or invisible ones"
+)
+
+
+def _invisible(c: str) -> bool:
+    return ord(c) in _INVISIBLE or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn")
+
+
 def guest_name(raw: object) -> str:
     """A guest's name: 1 to :data:`GUEST_NAME_MAX` characters after trimming, spaces inside
-    made single, no control or format characters (line breaks, right-to-left marks, zero-width
-    characters).  :class:`BadOption` says what is wrong."""
+    made single, no control, format or invisible characters (line breaks, right-to-left
+    marks, zero-width characters, Hangul fillers, blank braille, variation selectors), and
+    something to see besides marks.  :class:`BadOption` says what is wrong."""
     if not isinstance(raw, str):
         raise BadOption(Message("choose a name"))
     text = unicodedata.normalize("NFC", raw)
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn") for c in text):
-        raise BadOption(
-            Message("a name cannot hold control characters, direction marks or invisible ones")
-        )
+    if any(_invisible(c) for c in text):
+        raise BadOption(_INVISIBLE_NAME)
+    if text.strip() and all(c.isspace() or unicodedata.category(c).startswith("M") for c in text):
+        raise BadOption(_INVISIBLE_NAME)
     text = " ".join(text.split())
     if not text:
         raise BadOption(Message("choose a name"))
@@ -114,14 +149,40 @@ class RoomDirectory:
         self._lock = asyncio.Lock()
         self._channels: dict[str, int] = {}
 
-    async def _next(self, key: str, ids: range) -> int:
-        """The next id of ``ids`` (its counter in ``bot_meta``; caller holds the lock)."""
-        stored = await self.storage.get_meta(key)
-        value = int(stored) if stored else ids.start
-        if value not in ids:
-            raise BadOption(Message("this server cannot open more rooms"))
-        await self.storage.set_meta(key, str(value + 1), time.time())
-        return value
+    async def _take(
+        self, counter: str, ids: range, in_use: Callable[[], Awaitable[set[int]]]
+    ) -> int:
+        """The next id of ``ids`` from ``counter`` (see the module docstring): once the
+        counter has gone round the range, an id of ``in_use()`` is skipped."""
+        used: set[int] | None = None
+        for _ in range(_MAX_SKIPS):
+            number = await self.storage.take_number(counter)
+            value = ids.start + (number - 1) % len(ids)
+            if number <= len(ids):
+                return value
+            if used is None:
+                used = await in_use()
+            if value not in used:
+                return value
+        raise BadOption(_NO_IDS)
+
+    async def _rooms_in_use(self) -> set[int]:
+        return set(self.open_rooms())
+
+    async def _guests_in_use(self) -> set[int]:
+        """The guests seated in an open room here (a lobby's seats, a game's players)."""
+        seated: set[int] = set()
+        for channel in self.open_rooms():
+            with contextlib.suppress(ServiceError):
+                lobby = await self.service.lobby(channel)
+                seated.update(s.user_id for s in lobby.seats if s.user_id is not None)
+            with contextlib.suppress(ServiceError):
+                table = await self.service.table(channel)
+                seated.update(s.user_id for s in table.seats if s.user_id is not None)
+        return seated
+
+    async def _take_guest(self) -> int:
+        return await self._take(GUEST_NUMBERS, GUEST_IDS, self._guests_in_use)
 
     async def create(self, host_name: object, options: Mapping[str, Any] | None) -> Room:
         """Open a room's lobby with the host seated; the options are ``/durak new``'s
@@ -130,11 +191,16 @@ class RoomDirectory:
         opts = lobby_options(dict(options or {}))
         rules_of(opts)
         async with self._lock:
-            channel = await self._next(_NEXT_ROOM, ROOM_IDS)
-            user = await self._next(_NEXT_GUEST, GUEST_IDS)
+            channel = await self._take(ROOM_NUMBERS, ROOM_IDS, self._rooms_in_use)
+            user = await self._take_guest()
             await self.service.open_lobby(channel, WEB_REALM, user, name, opts)
             slug = secrets.token_urlsafe(SLUG_BYTES)
-            await self.storage.set_meta(f"room:{slug}", str(channel), time.time())
+            now = time.time()
+            await self.storage.set_meta(f"room:{slug}", str(channel), now)
+            # the channel's current slug: an older room of the same channel id stays closed
+            await self.storage.set_meta(f"room-slug:{channel}", slug, now)
+            for old in [k for k, v in self._channels.items() if v == channel]:
+                del self._channels[old]
             self._channels[slug] = channel
         return Room(slug, channel, user, name)
 
@@ -147,6 +213,9 @@ class RoomDirectory:
             stored = await self.storage.get_meta(f"room:{slug}")
             if not stored or not stored.isdecimal() or not is_room(int(stored)):
                 raise NoRoom()
+            current = await self.storage.get_meta(f"room-slug:{stored}")
+            if current is not None and current != slug:  # its channel id has a newer room
+                raise NoRoom()
             if len(self._channels) >= _CACHED_SLUGS:
                 self._channels.clear()
             channel = self._channels[slug] = int(stored)
@@ -155,7 +224,7 @@ class RoomDirectory:
     async def join(self, slug: object, raw_name: object) -> Room:
         """Seat a new guest called ``raw_name`` in the room's lobby.  Refused: no such room,
         its game has started (:class:`NoLobby`), a bad name, a name taken in the room (any
-        case), the lobby full."""
+        case), the lobby full; a refused join takes no id."""
         channel = await self.channel_of(slug)
         assert isinstance(slug, str)
         name = guest_name(raw_name)
@@ -172,7 +241,9 @@ class RoomDirectory:
                 raise AlreadySeated(
                     Message("{name} is already taken in this room: choose another name", name=name)
                 )
-            user = await self._next(_NEXT_GUEST, GUEST_IDS)
+            if len(lobby.seats) >= lobby.max_seats:
+                raise LobbyFull()
+            user = await self._take_guest()
             await self.service.join(channel, user, name)
         return Room(slug, channel, user, name)
 

@@ -11,8 +11,9 @@ from typing import Any, TypeVar, get_args
 
 from bot.clock import Timer
 from bot.limits import DEFAULT_TIMEOUT
+from bot.seating import LobbyOptions, LobbySeat
 from bot.storage import LobbyRecord, SeriesRecord
-from bot.views import ActionRecord, AutoKind, LobbyOptions, LobbySeat
+from bot.views import ActionRecord, AutoKind
 from bot.votes import Forfeit, StopVote
 from rules_engine import Action, ActionKind, DurakError, Game, Played, Rules, snapshot
 from rules_engine.cards import parse_card

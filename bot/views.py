@@ -1,5 +1,8 @@
 """Frozen, transport-agnostic views that presenters and adapters render.
 
+The values the storage reads and writes (seats and lobby options: :mod:`bot.seating`; players'
+records: :mod:`bot.player_records`) live below both; the views here are built of them.
+
 Everything here is plain data (ints, strings, tuples, frozen dataclasses): safe to hand to
 another task, to cache, or to compare.  Hidden information never appears in a public view:
 :class:`TableView` shows card *counts* only; a :class:`HandView` is built for one seat and must
@@ -17,8 +20,9 @@ from enum import StrEnum
 from typing import Literal
 
 from bot.outcome import Outcome
-from bot.ratings import Rating
+from bot.player_records import AiLevelStats, LeaderboardRow, PrivacyView, ProfileStats
 from bot.replay import Replay, TablePair
+from bot.seating import FORMER_PLAYER_ID, LobbySeat
 from rules_engine.actions import Action, ActionKind
 from rules_engine.cards import Card
 from rules_engine.messages import Message, Seat
@@ -26,31 +30,22 @@ from rules_engine.played import Played
 from rules_engine.rules import Rules
 
 __all__ = [
-    "FORMER_PLAYER_ID",
     "ActionChoice",
     "ActionRecord",
-    "AiLevelStats",
     "ForgetRequest",
     "HandCard",
     "HandView",
     "HistoryEntry",
     "HistoryPage",
     "LeaderboardPage",
-    "LeaderboardRow",
-    "LobbyOptions",
-    "LobbySeat",
     "LobbyView",
     "Player",
-    "PrivacyView",
-    "ProfileStats",
     "ReplayView",
     "Role",
     "SeatView",
     "SeriesEntry",
     "SeriesView",
-    "ServerRecords",
     "StatsView",
-    "StoredRating",
     "TablePair",
     "TableView",
     "action_message",
@@ -67,12 +62,6 @@ class Role(StrEnum):
     ATTACKER = "attacker"
     DEFENDER = "defender"
     OUT = "out"
-
-
-#: The user id stored in place of a player's who asked to be forgotten (``/durak forget-me``):
-#: their past seats keep their place at the table but name nobody.  No Discord id is 0, and
-#: no command accepts it (ids are checked to be from 1).
-FORMER_PLAYER_ID = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,40 +97,6 @@ LobbyStatus = Literal["open", "started", "closed"]
 AutoKind = Literal["timeout", "autopilot"] | None
 #: What the seat to act is expected to do: defend, lead a round, or add cards (or pass).
 WaitingFor = Literal["defend", "lead", "add"]
-
-
-@dataclass(frozen=True, slots=True)
-class LobbyOptions:
-    """Options of ``/durak new``.  ``None`` rule options keep the profile's value.
-
-    ``seats`` is the table size (2–6): the lobby is full at that many seats.
-    ``turn_timeout`` (15–600 s) ``None`` means the service default (``TURN_TIMEOUT``).
-    """
-
-    rules: str = "podkidnoy"
-    transfer: bool | None = None
-    throw_in: str | None = None
-    first_round_limit: int | None = None
-    turn_timeout: int | None = None
-    seats: int = 6
-
-
-@dataclass(frozen=True, slots=True)
-class LobbySeat:
-    """A seat in a lobby: a human (``user_id``) or an AI (``ai_level``, ``user_id`` None)."""
-
-    user_id: int | None
-    name: str
-    ai_level: str | None = None
-
-    @property
-    def is_ai(self) -> bool:
-        return self.ai_level is not None
-
-    @property
-    def former(self) -> bool:
-        """The seat of a player who asked to be forgotten (see :data:`FORMER_PLAYER_ID`)."""
-        return self.user_id == FORMER_PLAYER_ID
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,40 +335,6 @@ class HandView:
 
 
 @dataclass(frozen=True, slots=True)
-class ProfileStats:
-    """A player's totals under one rule profile (``forfeits`` are among the ``losses`` once
-    the forfeited game has ended), and their rating there (``None``: no rated game in that
-    profile yet)."""
-
-    profile: str
-    games: int
-    losses: int
-    draws: int
-    forfeits: int = 0
-    rating: Rating | None = None
-    rated_games: int = 0
-
-    @property
-    def loss_rate(self) -> float:
-        return self.losses / self.games if self.games else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class AiLevelStats:
-    """A player's games with an AI seat of ``level`` (a game with two levels counts for
-    each)."""
-
-    level: str
-    games: int
-    losses: int
-    draws: int
-
-    @property
-    def loss_rate(self) -> float:
-        return self.losses / self.games if self.games else 0.0
-
-
-@dataclass(frozen=True, slots=True)
 class StatsView:
     """One player's record in a guild (``profile`` set: restricted to that profile)."""
 
@@ -432,32 +353,6 @@ class StatsView:
     @property
     def loss_rate(self) -> float:
         return self.losses / self.games if self.games else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderboardRow:
-    """A ranked player: their rating (``mu``, ``sigma``, ``rated_games``) and their totals in
-    the leaderboard's profile (``games``, ``losses``, ``draws``)."""
-
-    rank: int
-    user_id: int
-    name: str
-    games: int
-    losses: int
-    draws: int
-    loss_rate: float
-    mu: float = 25.0
-    sigma: float = 25.0 / 3.0
-    rated_games: int = 0
-
-    @property
-    def rating(self) -> Rating:
-        return Rating(self.mu, self.sigma)
-
-    @property
-    def display(self) -> int:
-        """The conservative estimate players see (``mu - 3 sigma``, whole)."""
-        return self.rating.display
 
 
 @dataclass(frozen=True, slots=True)
@@ -525,67 +420,6 @@ class ReplayView:
     players: tuple[Player, ...]
     ended_at: float
     replay: Replay
-
-
-@dataclass(frozen=True, slots=True)
-class StoredRating:
-    """One stored rating of a player: theirs in one rule ``profile`` of a server."""
-
-    profile: str
-    rating: Rating
-    games: int  # rated games
-
-
-@dataclass(frozen=True, slots=True)
-class ServerRecords:
-    """What is stored about a player in one server (``guild_id``).
-
-    ``games``: the games they were seated in (running, finished or stopped); ``results``: the
-    finished games counted in their stats; ``rating_changes``: their rating history rows;
-    ``series``: the series they sat in or hosted; ``open_channels``: the channels where they
-    are in a lobby, or a series or game that has not ended; ``first_at``/``last_at``: when
-    their first game started and their last one ended (epoch seconds)."""
-
-    guild_id: int
-    games: int = 0
-    results: int = 0
-    forfeits: int = 0
-    series: int = 0
-    rating_changes: int = 0
-    ratings: tuple[StoredRating, ...] = ()
-    open_channels: tuple[int, ...] = ()
-    first_at: float | None = None
-    last_at: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PrivacyView:
-    """Everything stored about one Discord user, across every server (``/durak privacy``):
-    the display names stored with their id, and their records per server."""
-
-    user_id: int
-    names: tuple[str, ...]
-    servers: tuple[ServerRecords, ...]
-
-    @property
-    def empty(self) -> bool:
-        """Nothing is stored about the user."""
-        return not self.names and not self.servers
-
-    @property
-    def open_channels(self) -> tuple[int, ...]:
-        """The channels where the user is in a lobby, series or game that has not ended."""
-        return tuple(c for s in self.servers for c in s.open_channels)
-
-    @property
-    def games(self) -> int:
-        """The games the user was seated in, in every server."""
-        return sum(s.games for s in self.servers)
-
-    @property
-    def ratings(self) -> int:
-        """The ratings stored for the user, in every server."""
-        return sum(len(s.ratings) for s in self.servers)
 
 
 @dataclass(frozen=True, slots=True)

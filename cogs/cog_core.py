@@ -18,6 +18,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from bot.authority import MODERATOR, PLAYER, Authority
 from bot.errors import BadOption, NoGame, ServiceError
 from bot.service import GameService
 from cogs.i18n import COMMANDS, OPTIONS, Catalog, catalog, pick_locale
@@ -88,8 +89,10 @@ class CogCore(commands.Cog):
         )
 
     @staticmethod
-    def manage(interaction: discord.Interaction[Any]) -> bool:
-        return bool(interaction.permissions.manage_channels)
+    def authority(interaction: discord.Interaction[Any]) -> Authority:
+        """Who the interaction's user acts as: a moderator with Manage Channel in the channel,
+        else a player."""
+        return MODERATOR if interaction.permissions.manage_channels else PLAYER
 
     @staticmethod
     def name(interaction: discord.Interaction[Any]) -> str:

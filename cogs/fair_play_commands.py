@@ -36,7 +36,7 @@ class FairPlayCommands(CogCore):
             interaction.user.id,
             None if user is None else user.id,
             seat=None if seat is None else seat - 1,
-            manage_channel=self.manage(interaction),
+            authority=self.authority(interaction),
         )
         await self.done(interaction)
 
@@ -46,7 +46,7 @@ class FairPlayCommands(CogCore):
         await self.service.stop(
             interaction.channel_id,
             interaction.user.id,
-            manage_channel=self.manage(interaction),
+            self.authority(interaction),
             game_id=button.game_id,
         )
 

@@ -4,9 +4,10 @@ The catalogues live in ``present/locales/<lang>/LC_MESSAGES/durak.po`` (the sour
 (compiled); both are built from the source markers by Babel: ``python -m present.locales``
 (``--check`` in CI).  English is the source language: its catalogue is the identity.
 
-The part without discord.py (:class:`Catalog`, :func:`catalog`, :func:`render`, the supported
-languages) lives in :mod:`present.catalog`, which the web table uses too; it is
-re-exported here.
+The part without discord.py (:class:`Catalog`, the supported languages, locale choice) lives
+in :mod:`present.catalog`, which the web and the terminal use too; :func:`catalog` and
+:func:`render` here give its catalogues in Discord's wording of the service's terms
+(:mod:`cogs.wording`: ``/durak new``, "Manage Channel", ``<#id>``).
 
 - :func:`pick_locale` chooses the language of a reply: the user's Discord locale, else the
   server's, else English.
@@ -28,20 +29,24 @@ choice names; messages have no context.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import discord
 from discord import app_commands
 
+from cogs.wording import DISCORD_WORDING, valid_command_name
+from present import catalog as catalogs
 from present.catalog import (
     DOMAIN,
     LOCALEDIR,
     NC_,
     SUPPORTED,
     Catalog,
-    catalog,
     language,
-    render,
 )
 from present.catalog import pick_locale as _pick_locale
+from present.messages import CardText
+from rules_engine.messages import Message
 
 __all__ = [
     "CHOICES",
@@ -59,7 +64,6 @@ __all__ = [
     "discord_language",
     "pick_locale",
     "render",
-    "valid_command_name",
 ]
 
 # ------------------------------------------------------------------------------ source strings
@@ -139,6 +143,20 @@ CHOICES: dict[str, str] = {
     "default": NC_("cmd", "default (reset)"),
 }
 
+
+# ------------------------------------------------------------------------------ catalogues
+def catalog(locale: str | None) -> Catalog:
+    """The catalogue of ``locale`` in Discord's wording (:func:`present.catalog.catalog`)."""
+    return catalogs.catalog(locale, DISCORD_WORDING)
+
+
+def render(
+    message: Message, locale: str | None, names: Sequence[str] = (), *, card_text: CardText = str
+) -> str:
+    """``message`` translated into ``locale``, in Discord's wording."""
+    return catalogs.render(message, locale, DISCORD_WORDING, names, card_text=card_text)
+
+
 # ------------------------------------------------------------------------------ locales
 #: A Discord locale: its string (``es-ES``) or a ``discord.Locale``.
 LocaleName = str | discord.Locale
@@ -176,17 +194,6 @@ _NAME_LOCATIONS = frozenset(
     }
 )
 _TEXT_CONTEXT = "cmd"
-
-
-def valid_command_name(name: str) -> bool:
-    """Discord's rule for command, group and option names: 1–32 chars of ``-``, ``_``,
-    letters or digits, lowercase."""
-    return (
-        0 < len(name) <= 32
-        and name == name.lower()
-        and all(ch in "-_" or ch.isalnum() for ch in name)
-        and not any(ch.isspace() for ch in name)
-    )
 
 
 class DurakTranslator(app_commands.Translator):

@@ -153,8 +153,8 @@ class LobbyCommands(CogCore):
                 data: dict[str, Any] = dict(interaction.data or {})
                 values = data.get("values") or []
                 level = str(values[0]) if values else DEFAULT_LEVEL
-            await svc.add_ai(channel_id, user_id, level, manage_channel=self.manage(interaction))
+            await svc.add_ai(channel_id, user_id, level, authority=self.authority(interaction))
         elif action == "start":
-            await svc.start(channel_id, user_id, manage_channel=self.manage(interaction))
+            await svc.start(channel_id, user_id, self.authority(interaction))
         elif action == "stop":
-            await svc.stop(channel_id, user_id, manage_channel=self.manage(interaction))
+            await svc.stop(channel_id, user_id, self.authority(interaction))

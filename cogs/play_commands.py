@@ -179,4 +179,4 @@ class PlayCommands(CogCore):
         if table.game_id != button.game_id:
             raise StaleAction()
         then = self.service.rematch if button.verb == "rematch" else self.service.end_series
-        await then(channel_id, interaction.user.id, manage_channel=self.manage(interaction))
+        await then(channel_id, interaction.user.id, self.authority(interaction))

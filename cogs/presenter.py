@@ -36,6 +36,7 @@ import discord
 from discord.ext import commands
 
 from bot.presenter import Notice
+from bot.realm import Realm
 from bot.views import HandView, LobbyView, TableView
 from cogs.i18n import Catalog, catalog, pick_locale
 from cogs.links import TableLinks
@@ -227,7 +228,10 @@ class _HandState:
 
 # ================================================================== presenter
 class DiscordPresenter:
-    """Implements :class:`bot.presenter.Presenter` for Discord (see the module docstring)."""
+    """Implements :class:`bot.presenter.Presenter` for Discord (see the module docstring):
+    it serves Discord servers only, and is never given a room's or a local game's events."""
+
+    realms = frozenset({Realm.DISCORD})
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot

@@ -8,7 +8,7 @@ from typing import Any
 import discord
 
 from bot.errors import ConfirmationExpired, PlayerInPlay
-from bot.views import PrivacyView
+from bot.player_records import PrivacyView
 from cogs.cog_core import CogCore, subcommand
 from cogs.custom_ids import ForgetButton
 from cogs.render.notices import render_error

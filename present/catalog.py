@@ -1,14 +1,15 @@
-"""The gettext catalogues as both adapters read them, without discord.py.
+"""The gettext catalogues as every adapter reads them, without discord.py.
 
-The Discord adapter (:mod:`cogs.i18n`, which re-exports these names) and the web table
-(:mod:`web`) translate from the same catalogues; this module imports nothing of discord.py,
-so the web table can use it alone.
+The Discord adapter (:mod:`cogs.i18n`), the web (:mod:`web`) and the terminal translate from
+the same catalogues; this module imports nothing of discord.py.
 
 - :func:`pick_locale` chooses the language of a reply: the user's locale, else the
   server's (or the browser's), else English.
-- :func:`catalog` gives a cached :class:`Catalog` with ``gettext``-style helpers and
-  :meth:`Catalog.render`, which translates a :class:`~rules_engine.messages.Message` with
-  typed parameters; :func:`render` does the same from a locale name.
+- :func:`catalog` gives a cached :class:`Catalog` of one language in one adapter's
+  :class:`~present.wording.Wording` (required: each adapter binds its own), with
+  ``gettext``-style helpers and :meth:`Catalog.render`, which translates a
+  :class:`~rules_engine.messages.Message` with typed parameters; :func:`render` does the same
+  from a locale name.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from present.messages import CardText, fill, render_message
+from present.wording import Wording
 from rules_engine.messages import Message
 
 __all__ = [
@@ -64,14 +66,18 @@ def pick_locale(user_locale: str | None, fallback_locale: str | None) -> str:
 
 
 class Catalog:
-    """One language's messages.  English (``en``) returns the msgids themselves."""
+    """One language's messages, in one adapter's wording of the service's terms.  English
+    (``en``) returns the msgids themselves."""
 
-    def __init__(self, locale: str, translations: gettext.NullTranslations) -> None:
+    def __init__(
+        self, locale: str, translations: gettext.NullTranslations, wording: Wording
+    ) -> None:
         self.locale = locale
+        self.wording = wording
         self._t = translations
 
     def __repr__(self) -> str:
-        return f"Catalog({self.locale!r})"
+        return f"Catalog({self.locale!r}, {type(self.wording).__name__})"
 
     # gettext -------------------------------------------------------------
     def gettext(self, msgid: str) -> str:
@@ -99,32 +105,43 @@ class Catalog:
     def render(
         self, message: Message, names: Sequence[str] = (), *, card_text: CardText = str
     ) -> str:
-        """``message`` in this language (see :func:`present.messages.render_message`): a ``Seat`` is
-        ``names[seat]``, cards are written with ``card_text``."""
-        return render_message(message, names, translations=self._t, card_text=card_text)
+        """``message`` in this language (see :func:`present.messages.render_message`): a
+        ``Seat`` is ``names[seat]``, cards are written with ``card_text``, the service's terms
+        in this catalogue's wording."""
+        return render_message(
+            message, names, wording=self.wording, translations=self._t, card_text=card_text
+        )
 
 
-def catalog(locale: str | None) -> Catalog:
+def catalog(locale: str | None, wording: Wording) -> Catalog:
     """The cached catalogue of ``locale`` (a supported language or any locale string;
-    unsupported or ``None`` → English).  ``catalog("es-ES") is catalog("es")``."""
-    return _load(language(locale) or "en")
+    unsupported or ``None`` → English) in ``wording`` (the adapter's).
+    ``catalog("es-ES", w) is catalog("es", w)``."""
+    return _catalog(language(locale) or "en", wording)
 
 
 def render(
-    message: Message, locale: str | None, names: Sequence[str] = (), *, card_text: CardText = str
+    message: Message,
+    locale: str | None,
+    wording: Wording,
+    names: Sequence[str] = (),
+    *,
+    card_text: CardText = str,
 ) -> str:
-    """``message`` translated into ``locale`` (see :meth:`Catalog.render`)."""
-    return catalog(locale).render(message, names, card_text=card_text)
+    """``message`` translated into ``locale`` in ``wording`` (see :meth:`Catalog.render`)."""
+    return catalog(locale, wording).render(message, names, card_text=card_text)
 
 
 @functools.cache
-def _load(lang: str) -> Catalog:
+def _catalog(lang: str, wording: Wording) -> Catalog:
+    return Catalog(lang, _translations(lang), wording)
+
+
+@functools.cache
+def _translations(lang: str) -> gettext.NullTranslations:
     if lang == "en":
-        return Catalog("en", gettext.NullTranslations())
+        return gettext.NullTranslations()
     try:
-        translations: gettext.NullTranslations = gettext.translation(
-            DOMAIN, localedir=str(LOCALEDIR), languages=[lang]
-        )
+        return gettext.translation(DOMAIN, localedir=str(LOCALEDIR), languages=[lang])
     except OSError:  # no compiled catalogue: English rather than a crash
-        translations = gettext.NullTranslations()
-    return Catalog(lang, translations)
+        return gettext.NullTranslations()

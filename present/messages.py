@@ -1,8 +1,9 @@
 """Messages as text: the one place a :class:`~rules_engine.messages.Message` becomes words.
 
 :func:`render_message` translates a message's key with a catalogue and renders each typed
-parameter (seats as the reader's names for them, cards, actions, nested messages); every
-adapter (Discord, the web, the terminal) reaches it through :class:`present.catalog.Catalog`.
+parameter (seats as the reader's names for them, cards, actions, the service's terms in the
+adapter's :class:`~present.wording.Wording`, nested messages); every adapter (Discord, the web,
+the terminal) reaches it with its own wording, most through :class:`present.catalog.Catalog`.
 :func:`fill` fills a translated template and never raises on a malformed translation.
 """
 
@@ -10,34 +11,21 @@ from __future__ import annotations
 
 import gettext
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
+from present.wording import Translations, Wording
 from rules_engine.actions import ActionKind
 from rules_engine.cards import Card
-from rules_engine.messages import N_, Message, Param, Seat
+from rules_engine.messages import N_, Message, Param, Seat, Term
 
 __all__ = [
     "ENGLISH",
     "CardText",
-    "Translations",
     "fill",
     "render_message",
 ]
 
 #: How a card is written in a rendered message (Discord embeds add an emoji selector).
 CardText = Callable[[Card], str]
-
-
-class Translations(Protocol):
-    """The part of a gettext catalogue that rendering needs."""
-
-    def gettext(self, message: str, /) -> str:
-        """The translation of ``message``."""
-        ...
-
-    def ngettext(self, msgid1: str, msgid2: str, n: int, /) -> str:
-        """The translation of ``msgid1``/``msgid2`` for the number ``n``."""
-        ...
 
 
 #: The source language: every key is its own translation.
@@ -50,6 +38,7 @@ _VERBS: dict[ActionKind, str] = {
     ActionKind.TRANSFER: N_("transfer"),
     ActionKind.TAKE: N_("take"),
     ActionKind.PASS: N_("pass"),
+    ActionKind.SHOW: N_("show"),
 }
 
 
@@ -78,23 +67,31 @@ def render_message(
     message: Message,
     names: Sequence[str] = (),
     *,
+    wording: Wording,
     translations: Translations = ENGLISH,
     card_text: CardText = str,
 ) -> str:
     """``message`` as text: its key translated by ``translations``, each parameter rendered by
     its type: a ``Seat`` as ``names[seat]`` (the caller's display name for that seat), a card
-    or cards with ``card_text``, an ``ActionKind`` as its translated name, a nested ``Message``
-    recursively, numbers and literal strings as they are.  A message with a parameter ``n``
-    is looked up as a plural entry first."""
+    or cards with ``card_text``, an ``ActionKind`` as its translated name, a
+    :class:`~rules_engine.messages.Term` (a command, a permission, a place) in the adapter's
+    ``wording``, a nested ``Message`` recursively, numbers and literal strings as they are.  A
+    message with a parameter ``n`` is looked up as a plural entry first."""
 
     def param(value: Param) -> str:
         if isinstance(value, Message):
-            return render_message(value, names, translations=translations, card_text=card_text)
+            return render_message(
+                value, names, wording=wording, translations=translations, card_text=card_text
+            )
+        if isinstance(value, Term):
+            return wording.word(value, translations)
         if isinstance(value, Seat):
             if 0 <= value.index < len(names):
                 return names[value.index]
             return render_message(
-                Message("player {number}", number=value.index + 1), translations=translations
+                Message("player {number}", number=value.index + 1),
+                wording=wording,
+                translations=translations,
             )
         if isinstance(value, ActionKind):
             return translations.gettext(_VERBS[value])

@@ -10,8 +10,10 @@ parameter by its type:
 - :class:`~rules_engine.cards.Card`, or a tuple of cards: card text;
 - :class:`~rules_engine.actions.ActionKind`: the translated name of an action (``take``, ...);
 - :class:`Message`: a nested message, translated the same way;
+- a :class:`Term`: something of the world around the game that each adapter words its own way
+  (the game service defines them: a command, a permission, a channel; the engine knows none);
 - ``int``: a number (plural forms choose by the parameter named ``n`` when present);
-- ``str``: a literal that is never translated (a display name, a command).
+- ``str``: a literal that is never translated (a display name).
 
 Keys are marked for extraction where they are written: ``pybabel extract`` takes the first
 argument of ``Message(...)`` (and of :func:`N_` for a key kept in a table), so the catalogues
@@ -29,7 +31,7 @@ from typing import Union
 from rules_engine.actions import ActionKind
 from rules_engine.cards import Card
 
-__all__ = ["N_", "Message", "Param", "Seat"]
+__all__ = ["N_", "Message", "Param", "Seat", "Term"]
 
 
 def N_(key: str) -> str:
@@ -47,7 +49,15 @@ class Seat:
         return f"seat {self.index}"
 
 
-Param = Union[int, str, Card, tuple[Card, ...], ActionKind, Seat, "Message"]
+class Term:
+    """A parameter that names something outside the game (a command, a permission, a place):
+    the layer that defines a term subclasses this (frozen, comparable values), and every
+    reader's adapter words it in its own way.  ``str(term)`` is plain English, for logs."""
+
+    __slots__ = ()
+
+
+Param = Union[int, str, Card, tuple[Card, ...], ActionKind, Seat, Term, "Message"]
 
 
 @dataclass(frozen=True, slots=True, init=False)

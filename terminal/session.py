@@ -26,9 +26,11 @@ from bot.ai_pool import ThreadAI
 from bot.errors import ServiceError, StaleAction
 from bot.limits import MAX_TIMEOUT
 from bot.presenter import Notice, NullPresenter
+from bot.realm import Realm
+from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import SqliteStorage
-from bot.views import ActionChoice, ActionRecord, HandView, LobbyOptions, TableView
+from bot.views import ActionChoice, ActionRecord, HandView, TableView
 from rules_engine import Action, ActionKind, Card, parse_card
 from rules_engine.ai import DEFAULT_AI_LEVEL
 from rules_engine.errors import DurakError
@@ -148,7 +150,10 @@ class _Printer(NullPresenter):
     publishes them, so a round's end follows the action that closed it.
 
     Once the output is closed, :meth:`say` raises :class:`OutputClosed` and ``on_closed``
-    runs (the session then ends as if the input had)."""
+    runs (the session then ends as if the input had).  It serves the local realm: the
+    terminal's game is the only one of its service."""
+
+    realms = frozenset({Realm.LOCAL})
 
     def __init__(self, out: TextIO) -> None:
         self.out = out

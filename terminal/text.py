@@ -18,6 +18,7 @@ from present.outcome import outcome_text
 from present.rules import rules_title
 from present.standings import standings, standings_title
 from present.status import status
+from terminal.wording import TERMINAL_WORDING
 
 __all__ = [
     "EN",
@@ -30,8 +31,8 @@ __all__ = [
     "render_table",
 ]
 
-#: The terminal's language.
-EN = catalog("en")
+#: The terminal's language, in its wording of the service's terms.
+EN = catalog("en", TERMINAL_WORDING)
 
 
 def names(seats: Sequence[Seated]) -> list[str]:

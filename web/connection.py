@@ -18,6 +18,7 @@ from typing import Any, Literal
 from aiohttp import web
 
 from present.catalog import Catalog
+from web.protocol import CLOSE_SLOW
 from web.tokens import Claims
 
 __all__ = ["MAX_QUEUED", "Connection", "Role"]
@@ -26,8 +27,6 @@ log = logging.getLogger(__name__)
 
 #: Frames queued for one page before it counts as not reading and is closed.
 MAX_QUEUED = 64
-#: The close code of a page that does not read its frames (1013: try again later).
-CLOSE_SLOW = 1013
 
 Role = Literal["player", "watcher"]
 

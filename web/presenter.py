@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.presenter import Notice
+from bot.realm import EVERY_REALM
 from bot.views import HandView, LobbyView, TableView
 from present.catalog import Catalog
 from web.connection import Connection, encode
@@ -36,7 +37,11 @@ log = logging.getLogger(__name__)
 
 
 class WebPresenter:
-    """Pushes the service's events to the open pages (see the module docstring)."""
+    """Pushes the service's events to the open pages (see the module docstring).  It serves
+    every realm that has table pages (Discord channels, rooms, a local ``play --web`` game):
+    it is given every realm's events, and sends them to a channel's open pages only."""
+
+    realms = EVERY_REALM
 
     def __init__(self, now: Callable[[], float] = time.time) -> None:
         self._now = now

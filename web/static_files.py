@@ -1,13 +1,12 @@
-"""The page and its static files, served from memory, gzip-compressed once.
+"""The pages' static files, served from memory, gzip-compressed once.
 
-``web/static/`` is small (HTML, JavaScript modules, CSS, card art): each file is read on first
-use (every file system call in a thread, never on the event loop), kept with its gzip form and
-an ETag, and served with ``Cache-Control: no-cache`` (the browser revalidates: ``304 Not
-Modified`` when the ETag still matches), gzip when the browser accepts it.  Paths are resolved
-inside the static folder only: ``..``, hidden files and anything outside it are 404.
-
-Until the page's own ``table.html`` exists, ``/table`` serves :data:`PLACEHOLDER`, a page
-without any script that says so.
+``web/static/`` is small (JavaScript modules, CSS, card art): each file is read on first use
+(every file system call in a thread, never on the event loop), kept with its gzip form and an
+ETag (:class:`Served`), and served with ``Cache-Control: no-cache`` (the browser revalidates:
+``304 Not Modified`` when the ETag still matches), gzip when the browser accepts it
+(:func:`respond`; the HTML pages of :mod:`web.pages` are served the same way).  Paths are
+resolved inside the static folder only: ``..``, hidden files, a NUL byte and anything outside
+it are 404.
 """
 
 from __future__ import annotations
@@ -16,22 +15,15 @@ import asyncio
 import gzip
 import hashlib
 import mimetypes
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
 
-__all__ = ["PLACEHOLDER", "STATIC_DIR", "StaticFiles"]
+__all__ = ["STATIC_DIR", "Served", "StaticFiles", "respond", "served"]
 
-#: The page's files (``web/static/``, written by the page's own tests and art).
+#: The pages' files (``web/static/``).
 STATIC_DIR = Path(__file__).with_name("static")
-#: ``/table`` when there is no ``table.html``: no script, no style (the CSP allows neither
-#: inline).
-PLACEHOLDER = (
-    b'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Durak</title>'
-    b"</head><body><p>The web table's page is not installed.</p></body></html>"
-)
 
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -51,48 +43,70 @@ _COMPRESS = (".html", ".js", ".mjs", ".css", ".svg", ".json", ".txt", ".md")
 
 
 @dataclass(frozen=True, slots=True)
-class _File:
+class Served:
+    """A response body ready to serve: its gzip form (``None``: not worth it), ETag and type;
+    ``mtime_ns``: of the file it was read from."""
+
     body: bytes
     gz: bytes | None
     etag: str
     content_type: str
-    mtime_ns: int
+    mtime_ns: int = 0
 
 
-def _load(path: Path) -> _File:
-    body = path.read_bytes()
-    suffix = path.suffix.lower()
-    gz = gzip.compress(body, 9, mtime=0) if suffix in _COMPRESS and len(body) > 256 else None
+def served(body: bytes, content_type: str, *, compress: bool = True, mtime_ns: int = 0) -> Served:
+    """``body`` ready to serve (gzip-compressed when ``compress`` and it makes it smaller)."""
+    gz = gzip.compress(body, 9, mtime=0) if compress and len(body) > 256 else None
     if gz is not None and len(gz) >= len(body):
         gz = None
+    etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+    return Served(body, gz, etag, content_type, mtime_ns)
+
+
+def respond(request: web.Request, f: Served, vary: str = "Accept-Encoding") -> web.Response:
+    """``f`` as the answer to ``request``: ``304`` when its ETag matches, gzip when accepted."""
+    headers = {"ETag": f.etag, "Cache-Control": "no-cache", "Vary": vary}
+    if request.headers.get("If-None-Match") == f.etag:
+        return web.Response(status=304, headers=headers)
+    body = f.body
+    if f.gz is not None and "gzip" in request.headers.get("Accept-Encoding", ""):
+        body = f.gz
+        headers["Content-Encoding"] = "gzip"
+    headers["Content-Type"] = f.content_type
+    return web.Response(body=body, headers=headers)
+
+
+def _load(path: Path) -> Served:
+    suffix = path.suffix.lower()
     content_type = _TYPES.get(suffix) or mimetypes.guess_type(path.name)[0]
-    return _File(
-        body,
-        gz,
-        '"' + hashlib.sha256(body).hexdigest()[:20] + '"',
+    return served(
+        path.read_bytes(),
         content_type or "application/octet-stream",
-        path.stat().st_mtime_ns,
+        compress=suffix in _COMPRESS,
+        mtime_ns=path.stat().st_mtime_ns,
     )
 
 
 class StaticFiles:
-    """Serves ``/table`` and ``/static/{path}`` from ``root`` (see the module docstring)."""
+    """Serves ``/static/{path}`` from ``root`` (see the module docstring)."""
 
     def __init__(self, root: Path = STATIC_DIR) -> None:
         self.root = root.resolve()
-        self._cache: dict[Path, _File] = {}
+        self._cache: dict[Path, Served] = {}
 
     def resolve(self, name: str) -> Path | None:
         """The file ``name`` names inside the static folder, or ``None``."""
         parts = name.split("/")
-        if not name or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+        if not name or "\x00" in name:
+            return None
+        if any(p in ("", ".", "..") or p.startswith(".") for p in parts):
             return None
         path = (self.root / name).resolve()
         if not path.is_relative_to(self.root) or not path.is_file():
             return None
         return path
 
-    def _lookup(self, name: str) -> _File | None:
+    def _lookup(self, name: str) -> Served | None:
         """``name``'s content (``None``: no such file), from the cache while the file is
         unchanged.  File system calls: run it in a thread."""
         path = self.resolve(name)
@@ -104,7 +118,7 @@ class StaticFiles:
         loaded = self._cache[path] = _load(path)
         return loaded
 
-    async def file(self, name: str) -> _File | None:
+    async def file(self, name: str) -> Served | None:
         """``name``'s content, looked up off the event loop."""
         return await asyncio.get_running_loop().run_in_executor(None, self._lookup, name)
 
@@ -113,37 +127,7 @@ class StaticFiles:
         f = await self.file(request.match_info["path"])
         if f is None:
             raise web.HTTPNotFound()
-        return self._respond(request, f)
-
-    async def table(self, request: web.Request) -> web.StreamResponse:
-        """``GET /table``: the page (its token is in the URL fragment, never sent here)."""
-        f = await self.file("table.html")
-        if f is None:
-            return web.Response(body=PLACEHOLDER, content_type="text/html", charset="utf-8")
-        return self._respond(request, f)
-
-    def page(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-        """The handler of the HTML page ``name`` (404 without it)."""
-
-        async def handler(request: web.Request) -> web.StreamResponse:
-            f = await self.file(name)
-            if f is None:
-                raise web.HTTPNotFound()
-            return self._respond(request, f)
-
-        return handler
-
-    @staticmethod
-    def _respond(request: web.Request, f: _File) -> web.StreamResponse:
-        headers = {"ETag": f.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
-        if request.headers.get("If-None-Match") == f.etag:
-            return web.Response(status=304, headers=headers)
-        body = f.body
-        if f.gz is not None and "gzip" in request.headers.get("Accept-Encoding", ""):
-            body = f.gz
-            headers["Content-Encoding"] = "gzip"
-        headers["Content-Type"] = f.content_type
-        return web.Response(body=body, headers=headers)
+        return respond(request, f)
 
     def compressed_sizes(self, exclude: tuple[str, ...] = ()) -> dict[str, int]:
         """Every file's size as served to a browser that accepts gzip, by path (for the

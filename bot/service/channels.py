@@ -9,7 +9,9 @@ A command edits a channel in one transaction::
 
 The transaction holds the channel's ``asyncio.Lock``; what it queues for the presenters is
 published only after the lock is released, and only if the block ended without an error (a
-refused request announces nothing).  A channel with nothing left in it (no lobby, no series,
+refused request announces nothing), each event to the presenters of its channel's realm only
+(:func:`bot.realm.realm_of`: a room's events never reach Discord's presenter, nor the
+reverse).  A channel with nothing left in it (no lobby, no series,
 no game, hence no timer) is dropped with its lock, so the registry holds only live channels.
 """
 
@@ -21,6 +23,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
+from bot.authority import Authority
 from bot.errors import (
     AlreadyStarted,
     ChannelMoved,
@@ -32,9 +35,11 @@ from bot.errors import (
     StorageBusy,
 )
 from bot.presenter import Notice, NoticeKind, Presenter
+from bot.realm import Realm, realm_of
 from bot.service.tasks import Tasks
 from bot.state import ChannelState, GameState, LobbyState
 from bot.storage import SeriesRecord
+from bot.terms import HERE, Permission
 from bot.view_builders import hand_view, table_view
 from bot.views import HandView, LobbyView, Player, TableView
 from rules_engine.messages import Message
@@ -47,6 +52,7 @@ __all__ = [
     "Transaction",
     "need_host",
     "need_member",
+    "not_host_message",
     "players_of",
     "require_seat",
     "seat_of",
@@ -104,27 +110,32 @@ class KeyedLocks:
 
 
 class Outbox:
-    """Presenter events queued by a transaction, published after its lock is released."""
+    """Presenter events queued by a transaction, published after its lock is released, each
+    to the presenters of its channel's realm (:meth:`Channels.publish`)."""
 
-    def __init__(self, presenters: list[Presenter]) -> None:
-        self._presenters = presenters
-        self.events: list[Event] = []
+    def __init__(self, channels: Channels) -> None:
+        self._channels = channels
+        #: ``(channel id, event)`` in the order they were queued.
+        self.events: list[tuple[int, Event]] = []
+
+    def _queue(self, channel_id: int, event: Event) -> None:
+        self.events.append((channel_id, event))
 
     def lobby_changed(self, view: LobbyView) -> None:
-        self.events.append(lambda p: p.lobby_changed(view))
+        self._queue(view.channel_id, lambda p: p.lobby_changed(view))
 
     def table_changed(self, view: TableView) -> None:
-        self.events.append(lambda p: p.table_changed(view))
+        self._queue(view.channel_id, lambda p: p.table_changed(view))
 
     def hand_changed(self, channel_id: int, user_id: int, view: HandView) -> None:
-        self.events.append(lambda p: p.hand_changed(channel_id, user_id, view))
+        self._queue(channel_id, lambda p: p.hand_changed(channel_id, user_id, view))
 
     def notice(self, notice: Notice) -> None:
-        self.events.append(lambda p: p.notice(notice))
+        self._queue(notice.channel_id, lambda p: p.notice(notice))
 
     def after_change(self, ch: ChannelState, view: TableView) -> None:
         """The table, every seated human's hand, and game over."""
-        if not self._presenters:
+        if not self._channels.presenters_of(ch.channel_id):
             return
         self.table_changed(view)
         g = ch.game
@@ -134,11 +145,11 @@ class Outbox:
                 if user_id is not None and seat not in g.forfeits:
                     self.hand_changed(ch.channel_id, user_id, hand_view(ch, g, seat))
         if view.finished:
-            self.events.append(lambda p: p.game_over(view))
+            self._queue(view.channel_id, lambda p: p.game_over(view))
 
     def show_table(self, ch: ChannelState) -> None:
         """:meth:`after_change` with the channel's current table, if it has a game."""
-        if self._presenters and ch.game is not None:
+        if ch.game is not None and self._channels.presenters_of(ch.channel_id):
             self.after_change(ch, table_view(ch))
 
 
@@ -165,6 +176,11 @@ class Transaction:
     def ch(self) -> ChannelState | None:
         """The channel's state, if anything is in it."""
         return self._channels.get(self.channel_id)
+
+    @property
+    def realm(self) -> Realm:
+        """The channel's realm (:func:`bot.realm.realm_of`)."""
+        return realm_of(self.channel_id)
 
     def channel(self, guild_id: int) -> ChannelState:
         """The channel's state, created empty if there is none (at the channel's stored
@@ -193,7 +209,7 @@ class Transaction:
         """The channel's series (:class:`NoGame` if none)."""
         ch = self.ch
         if ch is None or ch.series is None:
-            raise NoGame(Message("there is no series in this channel"))
+            raise NoGame(Message("there is no series {here}", here=HERE))
         return ch, ch.series
 
     def running(self, game_id: int) -> tuple[ChannelState, GameState] | None:
@@ -229,15 +245,37 @@ class Transaction:
 
 
 class Channels:
-    """The registry of channel states, their locks and the presenters they publish to."""
+    """The registry of channel states, their locks and the presenters they publish to (by
+    realm: see :meth:`subscribe`)."""
 
-    def __init__(self, tasks: Tasks, presenters: list[Presenter]) -> None:
+    def __init__(self, tasks: Tasks) -> None:
         self.tasks = tasks
-        self.presenters = presenters
+        self._presenters: dict[Realm, list[Presenter]] = {realm: [] for realm in Realm}
         self._states: dict[int, ChannelState] = {}
         self._locks = KeyedLocks()
         #: Set by the service: reads a channel missing from the registry (see :meth:`edit`).
         self.loader: Loader | None = None
+
+    # -- presenters, by realm ----------------------------------------------------------
+    def subscribe(self, presenter: Presenter) -> None:
+        """Give ``presenter`` the events of the realms it serves (:attr:`Presenter.realms`,
+        read now), from now on.  A presenter that names no realm, or something that is not
+        one, is refused (:class:`ValueError`)."""
+        realms = frozenset(presenter.realms)
+        if not realms or not all(isinstance(r, Realm) for r in realms):
+            raise ValueError(f"presenter {presenter!r} must serve one realm or more: {realms!r}")
+        for realm in realms:
+            if not any(p is presenter for p in self._presenters[realm]):
+                self._presenters[realm].append(presenter)
+
+    def unsubscribe(self, presenter: Presenter) -> None:
+        """Give ``presenter`` no more events (events already queued still reach it)."""
+        for realm, presenters in self._presenters.items():
+            self._presenters[realm] = [p for p in presenters if p is not presenter]
+
+    def presenters_of(self, channel_id: int) -> list[Presenter]:
+        """The presenters told of ``channel_id``'s events: those of its realm."""
+        return self._presenters[realm_of(channel_id)]
 
     def get(self, channel_id: int) -> ChannelState | None:
         return self._states.get(channel_id)
@@ -284,7 +322,7 @@ class Channels:
         A channel this process holds nothing of is read from storage first (by
         :attr:`loader`): another process may have written it.  A command whose write lost its
         fence (:class:`ChannelMoved`) drops this process's copy of the channel."""
-        outbox = Outbox(self.presenters)
+        outbox = Outbox(self)
         try:
             async with self._locks.hold(channel_id, wait):
                 fence = 0
@@ -317,9 +355,10 @@ class Channels:
         return ch
 
     def publish(self, outbox: Outbox) -> None:
-        """Run each queued event for every presenter, each in a task of its own."""
-        for event in outbox.events:
-            for p in self.presenters:
+        """Run each queued event for every presenter of its channel's realm, each in a task
+        of its own."""
+        for channel_id, event in outbox.events:
+            for p in list(self.presenters_of(channel_id)):
                 self.tasks.spawn(_present(p, event))
         outbox.events = []
 
@@ -349,16 +388,30 @@ def need_game(
     return ch, ch.game
 
 
-def need_host(host_id: int, requester_id: int, manage_channel: bool) -> None:
-    """Refuse (:class:`NotHost`) anyone but the host, unless they have Manage Channel."""
-    if requester_id != host_id and not manage_channel:
-        raise NotHost()
+def need_host(realm: Realm, host_id: int, requester_id: int | None, authority: Authority) -> None:
+    """Refuse (:class:`NotHost`) anyone but the host, unless their ``authority`` may act over
+    the host in ``realm`` (:meth:`Authority.over_host`); the refusal names moderators only
+    where the realm has them."""
+    if requester_id != host_id and not authority.over_host(realm):
+        raise NotHost(not_host_message(realm))
 
 
-def need_member(series: SeriesRecord, requester_id: int, manage_channel: bool) -> None:
-    """Refuse (:class:`NotSeated`) anyone but the host and the series' players, unless they
-    have Manage Channel."""
-    if manage_channel or requester_id == series.host_id:
+def not_host_message(realm: Realm) -> Message:
+    """What someone who may not do a host's part is told in ``realm``."""
+    if realm.has_moderators:
+        return Message(
+            "only the host or someone with {permission} can do that",
+            permission=Permission.MANAGE_CHANNEL,
+        )
+    return Message("only the host can do that")
+
+
+def need_member(
+    realm: Realm, series: SeriesRecord, requester_id: int, authority: Authority
+) -> None:
+    """Refuse (:class:`NotSeated`) anyone but the host and the series' players, unless their
+    ``authority`` may act over the host in ``realm``."""
+    if authority.over_host(realm) or requester_id == series.host_id:
         return
     if any(s.user_id == requester_id for s in series.seats):
         return

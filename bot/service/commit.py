@@ -366,7 +366,7 @@ class Commit:
         log.warning("game %d: a write given up earlier was stored after all: shown now", g.game_id)
         g.revision = doubt.revision + 1
         doubt.adopt()
-        outbox = Outbox(self.channels.presenters)
+        outbox = Outbox(self.channels)
         if ch.game is not None:
             outbox.show_table(ch)
         else:  # the write stopped the game and ended the series

@@ -1,10 +1,11 @@
 """Fair play: stopping (lobby, series, running game), stop votes, forfeits and kicks.
 
 A running game is stopped only by a vote of every seated human who has not forfeited (60 s,
-:class:`bot.votes.StopVote`) or at once by a member with Manage Channel; a player leaving it,
-or kicked from it (Manage Channel), forfeits: recorded at once, counted as a loss, and the
-``casual`` AI plays the seat to the end.  A game that reaches the action cap is stopped like a
-vote would (README, "Fair play").
+:class:`bot.votes.StopVote`), or at once by a moderator (where the realm has them: Discord's
+Manage Channel) or the system (:mod:`bot.authority`: an idle room, an operator); the notice
+says which.  A player leaving it, or kicked from it (a moderator), forfeits: recorded at once,
+counted as a loss, and the ``casual`` AI plays the seat to the end.  A game that reaches the
+action cap is stopped like a vote would (README, "Fair play").
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from bot.authority import PLAYER, Authority, Role, SystemRule, system
 from bot.errors import (
     AlreadyVoted,
     BadOption,
@@ -22,6 +24,8 @@ from bot.errors import (
     NotVoter,
     StaleAction,
 )
+from bot.realm import Realm
+from bot.seating import LobbySeat
 from bot.service.channels import (
     Channels,
     Transaction,
@@ -32,10 +36,12 @@ from bot.service.channels import (
 from bot.service.commit import Commit
 from bot.service.driver import Driver
 from bot.service.lobby import Lobbies
+from bot.service.moved import retry_moved
 from bot.service.options import checked_ids
 from bot.state import ChannelState, GameState, LobbyState
+from bot.terms import HERE, Command, Permission
 from bot.view_builders import table_view
-from bot.views import LobbySeat, LobbyView, TableView
+from bot.views import LobbyView, TableView
 from bot.votes import Forfeit, ForfeitReason, StopVote, VoteProblem
 from rules_engine.messages import Message, Seat
 
@@ -45,11 +51,12 @@ __all__ = ["FairPlay", "StopOutcome"]
 class StopOutcome(enum.StrEnum):
     """What ``/durak stop`` (or a Stop button) did."""
 
-    #: the lobby was closed (host or Manage Channel)
+    #: the lobby was closed (its host, a moderator or the system)
     CLOSED = "closed"
-    #: a finished game's series was ended (host or Manage Channel)
+    #: a finished game's series was ended (its host, a moderator or the system)
     ENDED = "ended"
-    #: the running game was stopped (Manage Channel, an AI table's host, or the last voter)
+    #: the running game was stopped (a moderator, the system, an AI table's host, or the
+    #: last voter)
     STOPPED = "stopped"
     #: the caller opened a stop vote (their yes counts)
     VOTE_OPENED = "vote_opened"
@@ -61,15 +68,28 @@ class StopOutcome(enum.StrEnum):
 _VOTE_PASSED = Message(
     "every player agreed to stop: the game was stopped, no result is recorded, except forfeits"
 )
-_FORCED = Message(
-    "a member with Manage Channel stopped the game: no result is recorded, except forfeits"
-)
 _AI_TABLE = Message("the game was stopped: no loss is recorded")
-_YOURSELF = Message("to give up your own seat, use /durak leave")
+_YOURSELF = Message("to give up your own seat, use {command}", command=Command.LEAVE)
 _ALREADY_LEFT: dict[ForfeitReason, Message] = {
     "leave": Message("you have already left this game"),
     "kick": Message("that player has already left this game"),
 }
+
+
+def stopped_by(authority: Authority) -> Message:
+    """The notice of a running game stopped at once by ``authority`` (a moderator or the
+    system), saying who stopped it."""
+    if authority.role is Role.MODERATOR:
+        return Message(
+            "a member with {permission} stopped the game: no result is recorded, except forfeits",
+            permission=Permission.MANAGE_CHANNEL,
+        )
+    if authority.rule is SystemRule.IDLE:
+        return Message(
+            "nobody played for too long: the game was stopped, no result is recorded, except "
+            "forfeits"
+        )
+    return Message("the game was stopped: no result is recorded, except forfeits")
 
 
 def voters(ch: ChannelState, g: GameState) -> list[int]:
@@ -92,17 +112,18 @@ class FairPlay:
     lobbies: Lobbies
 
     # ------------------------------------------------------------------ stop
+    @retry_moved
     @checked_ids
     async def stop(
         self,
         channel_id: int,
         requester_id: int,
-        manage_channel: bool = False,
+        authority: Authority = PLAYER,
         *,
         game_id: int | None = None,
     ) -> StopOutcome:
         """``/durak stop`` and the Stop buttons: close a lobby, end a finished series, or stop
-        a running game (at once with Manage Channel, else by a vote); see
+        a running game (at once by a moderator or the system, else by a vote); see
         :class:`StopOutcome`.
 
         Refusals: :class:`NotVoter` for someone who has no vote (not seated, forfeited, an
@@ -111,32 +132,56 @@ class FairPlay:
         running game (nor a lobby opened since: only a lobby's own Stop, with no game, closes
         it), :class:`NotHost` for a lobby or finished series."""
         async with self.channels.edit(channel_id) as tx:
+            return await self._stop(tx, requester_id, authority, game_id)
+
+    @retry_moved
+    @checked_ids
+    async def system_stop(self, channel_id: int, rule: SystemRule) -> StopOutcome | None:
+        """The system ends whatever the channel holds, by ``rule`` (e.g. a room idle for too
+        long): its lobby is closed, its running game stopped and its series ended, or its
+        finished series ended; the notices say the system did it.  ``None`` when the channel
+        holds nothing."""
+        async with self.channels.edit(channel_id) as tx:
             ch = tx.ch
             if ch is None or (ch.lobby is None and ch.series is None):
-                raise NoGame(Message("there is no lobby or game in this channel"))
-            if ch.lobby is not None:
-                if game_id is not None:  # a Stop of an earlier game's table: not this lobby
-                    raise StaleAction(game_id=None)
-                await self.lobbies.close(tx, requester_id, manage_channel)
-                return StopOutcome.CLOSED
-            series = ch.series
-            assert series is not None
-            g = ch.game
-            if game_id is not None and (g is None or g.game_id != game_id):
-                raise StaleAction(game_id=None if g is None else g.game_id)
-            if not ch.playing or g is None:
-                need_host(series.host_id, requester_id, manage_channel)
-                await self.commit.end_series(ch)
-                tx.notice("series_ended", Message("the series is over"), user_id=requester_id)
-                return StopOutcome.ENDED
-            if manage_channel:
-                await self._stop_now(tx, ch, _FORCED, requester_id)
-                return StopOutcome.STOPPED
-            if not voters(ch, g) and requester_id == series.host_id:
-                # nobody seated could vote (a table of AIs): its host ends it alone
-                await self._stop_now(tx, ch, _AI_TABLE, requester_id)
-                return StopOutcome.STOPPED
-            return await self._vote_to_stop(tx, ch, g, requester_id)
+                return None
+            return await self._stop(tx, None, system(rule), None)
+
+    async def _stop(
+        self,
+        tx: Transaction,
+        requester_id: int | None,
+        authority: Authority,
+        game_id: int | None,
+    ) -> StopOutcome:
+        """:meth:`stop` in its transaction (``requester_id`` ``None``: the system)."""
+        ch = tx.ch
+        if ch is None or (ch.lobby is None and ch.series is None):
+            raise NoGame(Message("there is no lobby or game {here}", here=HERE))
+        if ch.lobby is not None:
+            if game_id is not None:  # a Stop of an earlier game's table: not this lobby
+                raise StaleAction(game_id=None)
+            await self.lobbies.close(tx, requester_id, authority)
+            return StopOutcome.CLOSED
+        series = ch.series
+        assert series is not None
+        g = ch.game
+        if game_id is not None and (g is None or g.game_id != game_id):
+            raise StaleAction(game_id=None if g is None else g.game_id)
+        if not ch.playing or g is None:
+            need_host(tx.realm, series.host_id, requester_id, authority)
+            await self.commit.end_series(ch)
+            tx.notice("series_ended", Message("the series is over"), user_id=requester_id)
+            return StopOutcome.ENDED
+        if authority.over_host(tx.realm):
+            await self._stop_now(tx, ch, stopped_by(authority), requester_id)
+            return StopOutcome.STOPPED
+        assert requester_id is not None  # only the system acts without an id
+        if not voters(ch, g) and requester_id == series.host_id:
+            # nobody seated could vote (a table of AIs): its host ends it alone
+            await self._stop_now(tx, ch, _AI_TABLE, requester_id)
+            return StopOutcome.STOPPED
+        return await self._vote_to_stop(tx, ch, g, requester_id)
 
     async def _vote_to_stop(
         self, tx: Transaction, ch: ChannelState, g: GameState, requester_id: int
@@ -210,6 +255,7 @@ class FairPlay:
             )
             await self._stop_now(tx, found[0], why, None, name_players=False)
 
+    @retry_moved
     @checked_ids
     async def keep_playing(
         self, channel_id: int, user_id: int, *, game_id: int | None = None
@@ -239,6 +285,7 @@ class FairPlay:
         return view
 
     # ------------------------------------------------------------------ forfeits and kicks
+    @retry_moved
     @checked_ids
     async def forfeit(
         self, channel_id: int, user_id: int, *, game_id: int | None = None
@@ -255,6 +302,7 @@ class FairPlay:
                 raise StaleAction(game_id=g.game_id)
             return await self._forfeit(tx, ch, g, require_seat(ch, user_id), user_id, "leave")
 
+    @retry_moved
     @checked_ids
     async def kick(
         self,
@@ -263,12 +311,12 @@ class FairPlay:
         user_id: int | None = None,
         *,
         seat: int | None = None,
-        manage_channel: bool = False,
+        authority: Authority = PLAYER,
     ) -> LobbyView | TableView:
         """``/durak kick``: free the seat of ``user_id``, or the seat at index ``seat`` (0-based;
-        e.g. an AI seat of a lobby).  In a lobby: the host or a member with Manage Channel (a
+        e.g. an AI seat of a lobby).  In a lobby: the host, a moderator or the system (a
         kicked host hands the lobby on; a lobby left with no human closes).  In a running
-        game: Manage Channel only; the kicked player forfeits (reason ``kick``) and the
+        game: a moderator or the system only; the kicked player forfeits (reason ``kick``) and the
         ``casual`` AI plays the seat to the end.  Refusals: not exactly one of ``user_id`` and
         ``seat``, no such seat, kicking oneself (use leave), an AI seat of a running game
         (:class:`BadOption`); a player who has no seat (:class:`NotSeated`) or already left
@@ -282,12 +330,12 @@ class FairPlay:
         async with self.channels.edit(channel_id) as tx:
             ch = tx.ch
             if ch is None or (ch.lobby is None and not ch.playing):
-                raise NoGame(Message("there is no lobby or running game in this channel"))
+                raise NoGame(Message("there is no lobby or running game {here}", here=HERE))
             if ch.lobby is not None:
                 return await self._kick_from_lobby(
-                    tx, ch.lobby, requester_id, user_id, seat, manage_channel
+                    tx, ch.lobby, requester_id, user_id, seat, authority
                 )
-            return await self._kick_from_game(tx, ch, requester_id, user_id, seat, manage_channel)
+            return await self._kick_from_game(tx, ch, requester_id, user_id, seat, authority)
 
     async def _kick_from_lobby(
         self,
@@ -296,9 +344,9 @@ class FairPlay:
         requester_id: int,
         user_id: int | None,
         seat: int | None,
-        manage_channel: bool,
+        authority: Authority,
     ) -> LobbyView:
-        need_host(lobby.host_id, requester_id, manage_channel)
+        need_host(tx.realm, lobby.host_id, requester_id, authority)
         index = _seat_index(lobby.seats, user_id, seat)
         if lobby.seats[index].user_id == requester_id:
             raise BadOption(_YOURSELF)
@@ -311,14 +359,12 @@ class FairPlay:
         requester_id: int,
         user_id: int | None,
         seat: int | None,
-        manage_channel: bool,
+        authority: Authority,
     ) -> TableView:
         g = ch.game
         assert g is not None and ch.series is not None
-        if not manage_channel:
-            raise NotHost(
-                Message("only a member with Manage Channel can remove a player from a running game")
-            )
+        if not authority.over_host(tx.realm):
+            raise NotHost(_no_kick_in_game(tx.realm))
         index = _seat_index(ch.series.seats, user_id, seat)
         kicked = ch.series.seats[index].user_id
         if kicked is None:
@@ -342,7 +388,7 @@ class FairPlay:
         seat was forfeited already."""
         if seat in g.forfeits:
             if reason == "leave":  # the player themselves: say how they left
-                raise Forfeited.of(g.forfeits[seat].reason, _ALREADY_LEFT[reason])
+                raise Forfeited.of(g.forfeits[seat].reason, tx.realm, _ALREADY_LEFT[reason])
             raise Forfeited(_ALREADY_LEFT[reason])
         series = ch.series
         assert series is not None
@@ -366,6 +412,16 @@ class FairPlay:
         view = table_view(ch)
         tx.after_change(ch, view)
         return view
+
+
+def _no_kick_in_game(realm: Realm) -> Message:
+    """Why a player may not remove another from a running game in ``realm``."""
+    if realm.has_moderators:
+        return Message(
+            "only a member with {permission} can remove a player from a running game",
+            permission=Permission.MANAGE_CHANNEL,
+        )
+    return Message("a player cannot be removed from a running game")
 
 
 def _seat_index(seats: list[LobbySeat], user_id: int | None, seat: int | None) -> int:

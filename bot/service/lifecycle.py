@@ -25,6 +25,7 @@ from bot.service.settings import SettingsStore
 from bot.service.settle import GameEnd, settle
 from bot.state import BadMeta, ChannelState, GameState, LiveMeta, LobbyState
 from bot.storage import LiveRecord, StoredState
+from bot.terms import HERE
 from rules_engine import Rules, from_snapshot
 from rules_engine.messages import Message
 
@@ -35,11 +36,13 @@ log = logging.getLogger(__name__)
 #: The channel's notice when its live game did not restore (the series ends with it).
 #: The refusal when a channel's live game, written by another process, does not read back.
 UNLOADABLE = Message(
-    "the game of this channel could not be loaded here: it is left as it was stored"
+    "the game {here} could not be loaded by this bot process: it is left as it was stored",
+    here=HERE,
 )
 UNRESTORABLE_NOTICE = Message(
-    "the game of this channel could not be restored after the restart: it was recorded as "
-    "stopped with no result, and the series ended. Open a new lobby to play again"
+    "the game {here} could not be restored after the restart: it was recorded as "
+    "stopped with no result, and the series ended. Open a new lobby to play again",
+    here=HERE,
 )
 
 
@@ -78,7 +81,7 @@ class Lifecycle:
         ):
             await self.settings.load(guild_id)
         self._load_tables(state)
-        outbox = Outbox(self.channels.presenters)
+        outbox = Outbox(self.channels)
         restored: list[ChannelState] = []
         for live in state.live:
             ch = await self._restore_live(live, now, outbox)

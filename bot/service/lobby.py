@@ -2,9 +2,11 @@
 
 A channel holds at most one lobby *or* one series.  Every command's ids are checked before
 anything else (:func:`bot.service.options.checked_ids`).  Host actions (add AI, remove a seat, kick,
-start, close) accept ``manage_channel=True`` as an override (Discord's "Manage Channel").  A
-host who gives up their seat hands the lobby to the next seated human (:func:`next_host`); a
-lobby left with no human closes.
+start, close) take the requester's :class:`~bot.authority.Authority`: a moderator (where the
+realm has them) or the system may act over the host.  A host who gives up their seat hands the
+lobby to the next seated human (:func:`next_host`); a lobby left with no human closes.  Every
+command that writes is retried on a fresh copy of its channel when another process wrote it
+first (:func:`bot.service.moved.retry_moved`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.ai_pool import ai_only_table_refusal
+from bot.authority import PLAYER, Authority
 from bot.clock import Clock
 from bot.errors import (
     AIOnlyLimit,
@@ -30,8 +33,10 @@ from bot.errors import (
     UnknownLevel,
 )
 from bot.limits import MAX_SEATS, MIN_SEATS
+from bot.seating import LobbyOptions, LobbySeat
 from bot.service.channels import Channels, Transaction, need_host, seat_of
 from bot.service.commit import Commit
+from bot.service.moved import retry_moved
 from bot.service.options import (
     checked_ids,
     clean_name,
@@ -42,8 +47,9 @@ from bot.service.options import (
 )
 from bot.service.settings import SettingsStore
 from bot.state import ChannelState, LobbyState
+from bot.terms import ChannelList
 from bot.view_builders import lobby_view, table_view
-from bot.views import LobbyOptions, LobbySeat, LobbyView, TableView
+from bot.views import LobbyView, TableView
 from rules_engine import deal_from_seed
 from rules_engine.ai import DEFAULT_AI_LEVEL, LEVELS
 from rules_engine.messages import Message
@@ -97,6 +103,7 @@ class Lobbies:
     seed_source: Callable[[], int]
     max_ai_only_tables: Callable[[], int]
 
+    @retry_moved
     @checked_ids
     async def open_lobby(
         self,
@@ -127,7 +134,7 @@ class Lobbies:
             raise ChannelNotAllowed(
                 Message(
                     "games can only be opened in {channels}",
-                    channels=", ".join(f"<#{c}>" for c in sorted(config.channels)),
+                    channels=ChannelList.of(config.channels),
                 )
             )
         opts = lobby_options(with_server_defaults(options, config))
@@ -172,6 +179,7 @@ class Lobbies:
             raise NoLobby()
         return lobby_view(ch.lobby, "open")
 
+    @retry_moved
     @checked_ids
     async def join(self, channel_id: int, user_id: int, name: str) -> LobbyView:
         """Take a seat.  :class:`LobbyFull`, :class:`AlreadySeated`, :class:`AlreadyStarted`,
@@ -181,7 +189,7 @@ class Lobbies:
             if ch is not None and ch.playing and ch.game is not None:
                 seat = seat_of(ch.series, user_id)
                 if seat is not None and seat in ch.game.forfeits:
-                    raise Forfeited.of(ch.game.forfeits[seat].reason)
+                    raise Forfeited.of(ch.game.forfeits[seat].reason, tx.realm)
             lobby = tx.need_lobby()
             if any(s.user_id == user_id for s in lobby.seats):
                 raise AlreadySeated()
@@ -193,6 +201,7 @@ class Lobbies:
             tx.lobby_changed(view)
         return view
 
+    @retry_moved
     @checked_ids
     async def leave(self, channel_id: int, user_id: int) -> LobbyView:
         """Free the caller's lobby seat.  A leaving host hands the lobby to the next seated
@@ -209,7 +218,9 @@ class Lobbies:
                     raise NotSeated()
                 if seat in ch.game.forfeits:
                     raise Forfeited.of(
-                        ch.game.forfeits[seat].reason, Message("you have already left this game")
+                        ch.game.forfeits[seat].reason,
+                        tx.realm,
+                        Message("you have already left this game"),
                     )
                 raise ConfirmForfeit(game_id=ch.game.game_id)
             lobby = tx.need_lobby()
@@ -218,6 +229,7 @@ class Lobbies:
             seats = [s for s in lobby.seats if s.user_id != user_id]
             return await self._reseat(tx, lobby, seats)
 
+    @retry_moved
     @checked_ids
     async def add_ai(
         self,
@@ -225,13 +237,13 @@ class Lobbies:
         requester_id: int,
         level: str = DEFAULT_AI_LEVEL,
         *,
-        manage_channel: bool = False,
+        authority: Authority = PLAYER,
     ) -> LobbyView:
         """Seat an AI player of ``level`` (host only).  :class:`UnknownLevel` if the engine
         has no such level."""
         async with self.channels.edit(channel_id) as tx:
             lobby = tx.need_lobby()
-            need_host(lobby.host_id, requester_id, manage_channel)
+            need_host(tx.realm, lobby.host_id, requester_id, authority)
             level = str(level).strip().lower()
             if level not in LEVELS:  # (a name check: no agent is built on the event loop)
                 raise UnknownLevel(
@@ -256,15 +268,16 @@ class Lobbies:
             tx.lobby_changed(view)
         return view
 
+    @retry_moved
     @checked_ids
     async def remove_seat(
-        self, channel_id: int, requester_id: int, seat: int, *, manage_channel: bool = False
+        self, channel_id: int, requester_id: int, seat: int, *, authority: Authority = PLAYER
     ) -> LobbyView:
         """Remove the lobby seat at index ``seat`` (host only; e.g. an AI seat).  ``seat`` must
         be a whole number (a bool is refused, not read as 0 or 1)."""
         async with self.channels.edit(channel_id) as tx:
             lobby = tx.need_lobby()
-            need_host(lobby.host_id, requester_id, manage_channel)
+            need_host(tx.realm, lobby.host_id, requester_id, authority)
             if (
                 not isinstance(seat, int)
                 or isinstance(seat, bool)
@@ -290,10 +303,11 @@ class Lobbies:
         _announce_host(tx, view, host_before)
         return view
 
-    async def close(self, tx: Transaction, requester_id: int, manage_channel: bool) -> None:
-        """Close the channel's lobby (host or Manage Channel)."""
+    async def close(self, tx: Transaction, requester_id: int | None, authority: Authority) -> None:
+        """Close the channel's lobby (its host, a moderator, or the system: ``requester_id``
+        ``None``)."""
         lobby = tx.need_lobby()
-        need_host(lobby.host_id, requester_id, manage_channel)
+        need_host(tx.realm, lobby.host_id, requester_id, authority)
         assert tx.ch is not None
         with self.commit.storage_errors():
             await self.commit.storage.delete_lobby(tx.channel_id, fence=tx.ch.fence)
@@ -302,16 +316,17 @@ class Lobbies:
         tx.lobby_changed(lobby_view(lobby, "closed"))
         tx.notice("stopped", Message("the lobby was closed"), user_id=requester_id)
 
+    @retry_moved
     @checked_ids
     async def start(
-        self, channel_id: int, requester_id: int, manage_channel: bool = False
+        self, channel_id: int, requester_id: int, authority: Authority = PLAYER
     ) -> TableView:
         """Deal the first game of a new series (host only; 2–6 seats).  The lobby becomes the
         series' seats, in lobby order; the first dealer is drawn from the seed and the lowest
         trump leads (RULES.md §4)."""
         async with self.channels.edit(channel_id) as tx:
             lobby = tx.need_lobby()
-            need_host(lobby.host_id, requester_id, manage_channel)
+            need_host(tx.realm, lobby.host_id, requester_id, authority)
             n = len(lobby.seats)
             if not MIN_SEATS <= n <= MAX_SEATS:
                 raise NotEnoughPlayers(

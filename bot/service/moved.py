@@ -7,6 +7,9 @@ command once more reads the channel again and decides on what is stored now: a j
 in one process while another process changed the lobby is applied on the other's seats, not
 lost.  After :data:`ATTEMPTS` losses in a row (processes racing on one channel) the refusal
 is the answer: nothing was applied, and the player presses again.
+
+Each command that writes a channel says so where it is defined, with :func:`retry_moved` on
+its method (:mod:`bot.service.lobby`, :mod:`~bot.service.fairplay`, :mod:`~bot.service.play`).
 """
 
 from __future__ import annotations

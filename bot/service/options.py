@@ -23,8 +23,8 @@ from typing import Any, ParamSpec, TypeVar
 
 from bot.errors import BadAction, BadId, BadOption
 from bot.limits import MAX_SEATS, MAX_TIMEOUT, MIN_SEATS, MIN_TIMEOUT, seats_ok, timeout_ok
+from bot.seating import LobbyOptions
 from bot.server_config import ConfigProblem, ServerConfig
-from bot.views import LobbyOptions
 from rules_engine import PROFILES, Action, ActionKind, DurakError, Rules, parse_action
 from rules_engine.messages import Message, Seat
 

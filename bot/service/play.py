@@ -3,7 +3,8 @@ channel's table cannot be shown.
 
 Turns: a human to act has a ``deadline`` (absolute epoch seconds); see
 :mod:`bot.service.driver` for what happens when it passes.  Acting, or asking for one's hand,
-turns a player's autopilot off.
+turns a player's autopilot off.  Every command that writes is retried on a fresh copy of its
+channel when another process wrote it first (:func:`bot.service.moved.retry_moved`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.authority import PLAYER, Authority, SystemRule, system
 from bot.clock import Clock
 from bot.errors import (
     AlreadyStarted,
@@ -26,12 +28,15 @@ from bot.errors import (
     StorageBusy,
     StorageFailure,
 )
+from bot.realm import realm_of
 from bot.service.channels import Channels, need_game, need_member, players_of, require_seat, seat_of
 from bot.service.commit import Commit
 from bot.service.driver import Driver
 from bot.service.lobby import Lobbies
+from bot.service.moved import retry_moved
 from bot.service.options import parse_player_action
 from bot.state import ChannelState, GameState
+from bot.terms import HERE, Command
 from bot.view_builders import hand_view, series_view, table_view
 from bot.views import HandView, SeriesView, TableView
 from rules_engine import Action, deal_from_seed, next_dealer_and_leader
@@ -102,6 +107,7 @@ class Play:
     clock: Clock
     seed_source: Callable[[], int]
 
+    @retry_moved
     async def act(
         self,
         channel_id: int,
@@ -129,7 +135,7 @@ class Play:
             ch, g = tx.need_game()
             seat = require_seat(ch, user_id)
             if seat in g.forfeits:
-                raise Forfeited.of(g.forfeits[seat].reason)
+                raise Forfeited.of(g.forfeits[seat].reason, tx.realm)
             act = parse_player_action(action, seat)
             if (game_id is not None and game_id != g.game_id) or (
                 version is not None and version != g.game.version
@@ -154,6 +160,7 @@ class Play:
             tx.after_change(ch, view)
         return view
 
+    @retry_moved
     async def hand(self, channel_id: int, user_id: int) -> HandView:
         """The caller's private hand view (show it to that user only).  Asking for one's hand
         counts as being present: it turns the caller's autopilot off.
@@ -212,7 +219,7 @@ class Play:
         ch, g = need_game(ch, allow_finished=True)
         seat = require_seat(ch, user_id)
         if ch.playing and seat in g.forfeits:
-            raise Forfeited.of(g.forfeits[seat].reason)
+            raise Forfeited.of(g.forfeits[seat].reason, realm_of(ch.channel_id))
         return ch, g, seat
 
     async def table(self, channel_id: int) -> TableView:
@@ -250,8 +257,9 @@ class Play:
         return ch.series.host_id if ch.series is not None else None
 
     # ------------------------------------------------------------------ series
+    @retry_moved
     async def rematch(
-        self, channel_id: int, requester_id: int, manage_channel: bool = False
+        self, channel_id: int, requester_id: int, authority: Authority = PLAYER
     ) -> TableView:
         """Deal the next game of the series with the same seats: the loser deals and the
         loser's left neighbour leads; after a draw the same dealer deals again and the dealer's
@@ -262,7 +270,7 @@ class Play:
             ch, series = tx.need_series()
             if ch.playing:
                 raise AlreadyStarted(Message("the game is still running"))
-            need_member(series, requester_id, manage_channel)
+            need_member(tx.realm, series, requester_id, authority)
             if series.last_dealer is None or ch.rules is None:
                 raise NoGame(Message("there is no finished game to follow"))
             self.lobbies.need_ai_only_room(ch, series.guild_id, series.seats)
@@ -285,8 +293,9 @@ class Play:
             tx.after_change(ch, view)
         return view
 
+    @retry_moved
     async def end_series(
-        self, channel_id: int, requester_id: int, manage_channel: bool = False
+        self, channel_id: int, requester_id: int, authority: Authority = PLAYER
     ) -> SeriesView:
         """Close the series after a game (host or any seated human); returns the final
         standings.  A running game must be stopped instead (:class:`AlreadyStarted`)."""
@@ -294,9 +303,12 @@ class Play:
             ch, series = tx.need_series()
             if ch.playing:
                 raise AlreadyStarted(
-                    Message("a game is running: finish it, or vote to stop it with /durak stop")
+                    Message(
+                        "a game is running: finish it, or vote to stop it with {command}",
+                        command=Command.STOP,
+                    )
                 )
-            need_member(series, requester_id, manage_channel)
+            need_member(tx.realm, series, requester_id, authority)
             await self.commit.end_series(ch)
             tx.notice("series_ended", Message("the series is over"), user_id=requester_id)
         return series_view(series)
@@ -305,7 +317,7 @@ class Play:
         """Loss counts of the channel's current series."""
         ch = await self.channels.ensure(channel_id)
         if ch is None or ch.series is None:
-            raise NoGame(Message("there is no series in this channel"))
+            raise NoGame(Message("there is no series {here}", here=HERE))
         return series_view(ch.series)
 
     # ------------------------------------------------------------------ a table not shown
@@ -314,6 +326,7 @@ class Play:
         ch = self.channels.get(channel_id)
         return ch is not None and ch.game is not None and ch.game.paused
 
+    @retry_moved
     async def pause_timers(self, channel_id: int) -> bool:
         """The channel's table cannot be shown: freeze the running game (the waiting human's
         deadline stops, with the time left kept; AI seats and autopilot hold their moves)
@@ -332,6 +345,7 @@ class Play:
         )
         return True
 
+    @retry_moved
     async def resume_timers(self, channel_id: int) -> bool:
         """Undo :meth:`pause_timers`: the waiting human gets the time that was left, AI seats
         move again.  Returns whether a paused game was resumed."""
@@ -356,13 +370,14 @@ class Play:
         """A public message of the channel could not be posted or edited (``lobby``: it was
         the lobby).  Nothing may stay invisible: a lobby that cannot be posted is closed (the
         channel is free again); a running game's timers are paused (nobody times out on a
-        table they cannot see) until :meth:`resume_timers` or the game is stopped."""
+        table they cannot see) until :meth:`resume_timers` or the game is stopped.  The lobby
+        is closed by the system (:attr:`~bot.authority.SystemRule.UNSHOWABLE`)."""
         host = self.host_of(channel_id)
         phase = self.state(channel_id)
         if lobby and phase is ChannelPhase.LOBBY and host is not None:
             try:
                 async with self.channels.edit(channel_id) as tx:
-                    await self.lobbies.close(tx, host, True)
+                    await self.lobbies.close(tx, None, system(SystemRule.UNSHOWABLE))
             except ServiceError:
                 return UnshowableOutcome(Unshowable.NOTHING, host)
             return UnshowableOutcome(Unshowable.LOBBY_CLOSED, host)

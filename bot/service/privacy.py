@@ -21,12 +21,13 @@ from dataclasses import dataclass
 
 from bot.clock import Clock
 from bot.errors import ConfirmationExpired, NotYours, PlayerInPlay
+from bot.player_records import PrivacyView
 from bot.service.channels import Channels
 from bot.service.commit import storage_errors
 from bot.service.options import checked_ids
 from bot.state import ChannelState
 from bot.storage import Storage
-from bot.views import ForgetRequest, PrivacyView
+from bot.views import ForgetRequest
 
 __all__ = ["FORGET_CONFIRM_SECONDS", "Privacy", "holds"]
 

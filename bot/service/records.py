@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from bot.errors import BadOption, UnknownGame
 from bot.outcome import Outcome
 from bot.replay import build_replay
+from bot.seating import LobbySeat
 from bot.service.commit import storage_errors
 from bot.service.options import (
     MAX_ID,
@@ -33,7 +34,6 @@ from bot.views import (
     HistoryEntry,
     HistoryPage,
     LeaderboardPage,
-    LobbySeat,
     Player,
     ReplayView,
     StatsView,

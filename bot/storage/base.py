@@ -8,7 +8,9 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
 from bot.errors import ChannelMoved, GameMoved
+from bot.player_records import AiLevelStats, LeaderboardRow, PrivacyView, ProfileStats
 from bot.ratings import RatedGame, Rating, RatingKey
+from bot.seating import LobbySeat
 from bot.storage.records import (
     FinishedGame,
     GameRecord,
@@ -20,7 +22,6 @@ from bot.storage.records import (
     SeriesRecord,
     StoredState,
 )
-from bot.views import AiLevelStats, LeaderboardRow, LobbySeat, PrivacyView, ProfileStats
 from bot.votes import Forfeit
 
 __all__ = [
@@ -288,7 +289,7 @@ class Storage(ABC):
     async def forget_player(self, user_id: int) -> PrivacyView:
         """One transaction: erase ``user_id`` from every record, in every server.  Their
         seats in finished games and ended series become a former player's (id
-        :data:`bot.views.FORMER_PLAYER_ID`, no name: the seat stays, so the games still
+        :data:`bot.seating.FORMER_PLAYER_ID`, no name: the seat stays, so the games still
         replay and the other seats keep their numbers), their forfeits of finished games
         stay under that id, and their results, ratings and rating history are deleted.  The
         other players' results, series counts and ratings are left as they are.
@@ -305,6 +306,12 @@ class Storage(ABC):
     @abstractmethod
     async def set_meta(self, key: str, value: str, now: float) -> None:
         """Insert or replace the value of ``key`` (one row per key) at time ``now``."""
+
+    @abstractmethod
+    async def take_number(self, name: str) -> int:
+        """The next number of the counter ``name`` (1, 2, 3…; migration 8's ``numbers``),
+        taken in one statement: two processes taking numbers at once never get the same
+        one, and a number once taken is never given again."""
 
     @abstractmethod
     async def set_meta_once(self, key: str, value: str, now: float) -> str:

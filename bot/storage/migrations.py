@@ -53,6 +53,12 @@ _WHY_CHANNEL_FENCES = (
     "a channel loses its next write instead of overwriting another process's"
 )
 
+#: Why migration 8 exists, on both backends.
+_WHY_NUMBERS = (
+    "numbers: counters that any process advances in one statement (the rooms' channel and "
+    "guest ids), started from the counters kept in bot_meta until then"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class _Template:
@@ -268,6 +274,25 @@ _TEMPLATE: tuple[_Template, ...] = (
                 channel_id {big} PRIMARY KEY,
                 revision {big} NOT NULL
             )""",
+        ),
+    ),
+    _Template(
+        8,
+        _WHY_NUMBERS,
+        (
+            """CREATE TABLE numbers (
+                name TEXT PRIMARY KEY,
+                taken {big} NOT NULL
+            )""",
+            # bot_meta's counters held the next id of ranges starting at 2^21: the numbers
+            # taken so far are that id less 2^21.
+            "INSERT INTO numbers (name, taken) "
+            "SELECT 'room_channel', CAST(value AS {big}) - 2097152 FROM bot_meta "
+            "WHERE key = 'rooms:next_channel'",
+            "INSERT INTO numbers (name, taken) "
+            "SELECT 'room_guest', CAST(value AS {big}) - 2097152 FROM bot_meta "
+            "WHERE key = 'rooms:next_guest'",
+            "DELETE FROM bot_meta WHERE key IN ('rooms:next_channel', 'rooms:next_guest')",
         ),
     ),
 )

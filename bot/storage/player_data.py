@@ -28,9 +28,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.player_records import PrivacyView, ServerRecords, StoredRating
 from bot.ratings import Rating
+from bot.seating import FORMER_PLAYER_ID, LobbySeat
 from bot.storage.records import lobby_from_json, seats_from, seats_json
-from bot.views import FORMER_PLAYER_ID, LobbySeat, PrivacyView, ServerRecords, StoredRating
 
 __all__ = [
     "FORMER_NAME",
@@ -105,7 +106,7 @@ class _Server:
 
 @dataclass(slots=True)
 class PlayerData:
-    """Gathers the rows stored about ``user_id`` into a :class:`bot.views.PrivacyView`."""
+    """Gathers the rows stored about ``user_id`` into a :class:`bot.player_records.PrivacyView`."""
 
     user_id: int
     names: set[str] = field(default_factory=set)

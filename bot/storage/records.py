@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.player_records import LeaderboardRow
 from bot.ratings import RatedGame, Rating, apply_game, finishing_places, should_rate
-from bot.views import LeaderboardRow, LobbyOptions, LobbySeat
+from bot.seating import LobbyOptions, LobbySeat
 from rules_engine import Deal, DurakError, Rules
 
 __all__ = [

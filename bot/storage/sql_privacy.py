@@ -5,6 +5,8 @@ stored)."""
 from __future__ import annotations
 
 from bot.errors import PlayerInPlay
+from bot.player_records import PrivacyView
+from bot.seating import FORMER_PLAYER_ID, LobbySeat
 from bot.storage import statements as sql
 from bot.storage.player_data import (
     FORMER_NAME,
@@ -15,7 +17,6 @@ from bot.storage.player_data import (
     seats_of,
 )
 from bot.storage.sql_seam import SqlConnection, SqlSeam
-from bot.views import FORMER_PLAYER_ID, LobbySeat, PrivacyView
 
 __all__ = ["PrivacyQueries"]
 

@@ -3,11 +3,11 @@ scoped by guild, so any process answers for any server."""
 
 from __future__ import annotations
 
+from bot.player_records import AiLevelStats, LeaderboardRow, ProfileStats
 from bot.ratings import RatedGame, Rating, RatingKey
 from bot.storage import statements as sql
 from bot.storage.records import HistoryRecord, board_row, history_from_row, rated_games_from_rows
 from bot.storage.sql_seam import SqlSeam, number
-from bot.views import AiLevelStats, LeaderboardRow, ProfileStats
 
 __all__ = ["RecordQueries"]
 

@@ -34,6 +34,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
 from bot.ratings import Rating
+from bot.seating import LobbySeat
 from bot.storage import records
 from bot.storage import statements as sql
 from bot.storage.base import (
@@ -68,9 +69,6 @@ from bot.storage.records import (
 from bot.storage.sql_privacy import PrivacyQueries
 from bot.storage.sql_reads import RecordQueries
 from bot.storage.sql_seam import Row, SqlConnection, number
-from bot.views import (
-    LobbySeat,
-)
 from bot.votes import Forfeit
 
 __all__ = ["Row", "SqlConnection", "SqlStore", "Transaction"]
@@ -542,6 +540,13 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
 
     async def set_meta(self, key: str, value: str, now: float) -> None:
         await self.execute(sql.META_UPSERT, key, value, now)
+
+    async def take_number(self, name: str) -> int:
+        async with self.write() as con:
+            await con.execute(sql.NUMBER_ENSURE, name)
+            row = await con.fetch_one(sql.NUMBER_TAKE, name)
+        assert row is not None
+        return int(row[0])
 
     async def set_meta_once(self, key: str, value: str, now: float) -> str:
         async with self.write() as con:

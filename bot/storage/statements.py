@@ -116,6 +116,11 @@ META_INSERT_ONCE = (
     "INSERT INTO bot_meta (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING"
 )
 
+#: The next number of a counter (``numbers``, migration 8), in one statement: params (name).
+#: A counter not yet written starts at 0, so its first number is 1.
+NUMBER_ENSURE = "INSERT INTO numbers (name, taken) VALUES (?, 0) ON CONFLICT (name) DO NOTHING"
+NUMBER_TAKE = "UPDATE numbers SET taken = taken + 1 WHERE name = ? RETURNING taken"
+
 #: A forfeit, at most one per seat of a game: params (game_id, seat, guild_id, user_id,
 #: reason, move, at).
 FORFEIT_INSERT = (

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot.views import ForgetRequest, PrivacyView, ServerRecords
+from bot.player_records import PrivacyView, ServerRecords
+from bot.views import ForgetRequest
 from cogs.custom_ids import forget_id
 from cogs.i18n import Catalog
 from cogs.render.message import (

@@ -7,6 +7,8 @@ import random
 import time
 
 from bot import view_builders
+from bot.player_records import LeaderboardRow, ProfileStats
+from bot.seating import LobbyOptions, LobbySeat
 from bot.state import ChannelState, GameState
 from bot.storage import SeriesRecord
 from bot.views import (
@@ -15,11 +17,7 @@ from bot.views import (
     HandCard,
     HandView,
     LeaderboardPage,
-    LeaderboardRow,
-    LobbyOptions,
-    LobbySeat,
     LobbyView,
-    ProfileStats,
     Role,
     SeriesEntry,
     SeriesView,

@@ -26,8 +26,8 @@ from cogs.i18n import (
     catalog,
     pick_locale,
     render,
-    valid_command_name,
 )
+from cogs.wording import valid_command_name
 from present.locales import __main__ as catalogues
 from rules_engine import PROFILES, Action, ActionKind, Game, deal_from_seed
 from rules_engine.cards import ALL_CARDS, parse_card
@@ -41,7 +41,11 @@ PO = {lang: LOCALEDIR / lang / "LC_MESSAGES" / "durak.po" for lang in LANGS}
 PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
 #: Words that are spelled the same in English and the language (so a translation may equal
 #: its English source when it is made of these, placeholders and symbols only).
-SAME_WORDS = {"es": {"durak", "no"}, "fr": {"durak", "expert", "options", "page", "stats", "table"}}
+#: Words spelled the same in English and the language ("s": the symbol of the second, "{n} s").
+SAME_WORDS = {
+    "es": {"durak", "no", "s"},
+    "fr": {"durak", "expert", "options", "page", "stats", "table", "s"},
+}
 
 
 def _messages(lang: str):

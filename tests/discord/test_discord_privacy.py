@@ -9,19 +9,10 @@ import re
 import pytest
 
 from bot.outcome import Outcome
+from bot.player_records import PrivacyView, ServerRecords, StoredRating
 from bot.ratings import Rating
-from bot.views import (
-    FORMER_PLAYER_ID,
-    ForgetRequest,
-    HistoryEntry,
-    HistoryPage,
-    LobbySeat,
-    Player,
-    PrivacyView,
-    SeriesEntry,
-    ServerRecords,
-    StoredRating,
-)
+from bot.seating import FORMER_PLAYER_ID, LobbySeat
+from bot.views import ForgetRequest, HistoryEntry, HistoryPage, Player, SeriesEntry
 from cogs.custom_ids import (
     FORGET_ACTIONS,
     FORGET_TEMPLATE,

@@ -10,12 +10,12 @@ import pytest
 
 from bot.errors import ConfirmForfeit, NotYourTurn
 from bot.outcome import Outcome
+from bot.player_records import ProfileStats
 from bot.views import (
     ActionChoice,
     ActionRecord,
     HandView,
     Player,
-    ProfileStats,
     StatsView,
     TableView,
     action_message,

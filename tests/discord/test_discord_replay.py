@@ -10,8 +10,9 @@ import discord
 import pytest
 
 from bot.outcome import Outcome
+from bot.player_records import AiLevelStats
 from bot.replay import build_replay
-from bot.views import AiLevelStats, HistoryEntry, HistoryPage, Player, ReplayView
+from bot.views import HistoryEntry, HistoryPage, Player, ReplayView
 from cogs.custom_ids import (
     GAME_TEMPLATE,
     LOBBY_TEMPLATE,
@@ -156,8 +157,8 @@ def test_history_fits_discord_and_offers_a_replay_per_finished_game() -> None:
 
 
 def test_stats_show_rating_and_ai_levels_in_every_language() -> None:
+    from bot.player_records import ProfileStats
     from bot.ratings import Rating
-    from bot.views import ProfileStats
 
     base = stats_view(2)
     view = type(base)(

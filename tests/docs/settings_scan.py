@@ -9,7 +9,7 @@ A setting is read in one of these ways, all found here:
   ``RoomLimits.from_env(env)`` receives);
 - through a *reader*: a function whose first parameter is the key of such a read, or is
   handed on to another reader (``text(name)``, ``integer(name, …)`` in ``apps/config.py``,
-  ``whole(name, …)`` in ``web/room_limits.py``), called with the name.
+  ``whole(name, …)`` in ``web/rooms/limits.py``), called with the name.
 
 The key may be a string or a module-level constant holding one (``AI_WORKERS_ENV``).  A read
 whose key is neither is reported as *unresolved*, so that a new way of reading settings is not

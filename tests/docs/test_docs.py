@@ -55,7 +55,7 @@ def _code_settings() -> dict[str, list[str]]:
 
 def test_the_scan_finds_the_settings_of_each_way_they_are_read() -> None:
     """The bot's settings (``apps/config.py``'s readers), the rooms' limits (``whole`` and
-    ``env.get`` in ``web/room_limits.py``) and ``AI_WORKERS`` (``os.environ`` with a constant
+    ``env.get`` in ``web/rooms/limits.py``) and ``AI_WORKERS`` (``os.environ`` with a constant
     key, in ``bot/ai_pool``)."""
     names = _code_settings()
     assert {"DISCORD_TOKEN", "DATABASE_URL", "SHARD_IDS", "PUBLIC_URL"} <= names.keys()

@@ -236,7 +236,7 @@ def test_with_channel():
 
 
 def test_lobby_defaults_match_lobby_options_fields():
-    from bot.views import LobbyOptions
+    from bot.seating import LobbyOptions
 
     names = {f.name for f in dataclasses.fields(LobbyOptions)}
     assert set(BASE.lobby_defaults()) <= names

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from bot.ai_pool import ThreadAI
 from bot.errors import NoGame, NoLobby, ServiceError
 from bot.presenter import NullPresenter
+from bot.realm import EVERY_REALM
 from bot.service import ChannelPhase, GameService
 from bot.storage import create_storage
 from bot.views import LobbyView, TableView
@@ -58,7 +59,10 @@ def humans_of_channel(channel_id: int) -> tuple[int, int]:
 
 
 class Wakeups(NullPresenter):
-    """Wakes a channel's loop when its table changed (an AI seat moved, a game was dealt)."""
+    """Wakes a channel's loop when its table changed (an AI seat moved, a game was dealt), in
+    every realm."""
+
+    realms = EVERY_REALM
 
     def __init__(self) -> None:
         self.events: dict[int, asyncio.Event] = {}
@@ -134,7 +138,7 @@ class Player:
                 await self._play_step(channel_id, host, guest)
             except ServiceError as exc:
                 self.refused("play", channel_id, exc)
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)  # pacing of the load, not a wait for anything
 
     async def _play_step(self, channel_id: int, host: int, guest: int) -> None:
         phase = self.svc.state(channel_id)
@@ -166,7 +170,7 @@ class Player:
                 await self._join_step(channel_id)
             except ServiceError as exc:
                 self.refused("step", channel_id, exc)
-            await asyncio.sleep(self.rng.uniform(0, 0.02))
+            await asyncio.sleep(self.rng.uniform(0, 0.02))  # random pacing of the load
 
     async def _join_step(self, channel_id: int) -> None:
         try:

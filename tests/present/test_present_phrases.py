@@ -9,15 +9,8 @@ import dataclasses
 import pytest
 
 from bot.outcome import Ending, Outcome
-from bot.views import (
-    ActionChoice,
-    ActionRecord,
-    AutoKind,
-    LobbySeat,
-    Player,
-    Role,
-    SeriesEntry,
-)
+from bot.seating import LobbySeat
+from bot.views import ActionChoice, ActionRecord, AutoKind, Player, Role, SeriesEntry
 from present.actions import action_label
 from present.catalog import catalog
 from present.moves import move_text, round_end_text, throw_in_text
@@ -32,8 +25,9 @@ from rules_engine import PROFILES, Action, ActionKind, Game, Rules, deal_from_se
 from rules_engine.cards import parse_card
 from rules_engine.played import Played
 from tests.discord.dsc_factories import series_view, table_view
+from web.wording import WEB_WORDING
 
-EN, ES, FR = catalog("en"), catalog("es"), catalog("fr")
+EN, ES, FR = (catalog(lang, WEB_WORDING) for lang in ("en", "es", "fr"))
 #: A style that shows where it was applied: names in brackets, cards in angle brackets.
 MARKED = Style(
     escape=lambda s: s.replace("*", "\\*"), name=lambda s: f"[{s}]", card=lambda c: f"<{c}>"

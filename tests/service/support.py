@@ -10,8 +10,10 @@ from bot.clock import Clock
 from bot.service import GameService
 from bot.storage import Storage
 
-GUILD = 10
-CH = 100
+#: The tests' table is a Discord server's channel (ids are snowflakes: the Discord realm, where
+#: moderators exist), unless a test says otherwise.
+GUILD = 10 << 22
+CH = 100 << 22
 ALICE, BOB, CAROL, DAVE = 1, 2, 3, 4
 NAMES = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol", DAVE: "Dave"}
 

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from bot.authority import MODERATOR
 from bot.errors import NoGame, NoLobby
 from bot.service.channels import KeyedLocks, LockWaitedOut
 
@@ -28,7 +29,7 @@ async def test_a_channel_emptied_by_any_command_is_dropped(make_service: Service
     await svc.end_series(CH, BOB)
     assert svc.channel_count() == 0
     await open_table(svc, ALICE, BOB)
-    await svc.stop(CH, ALICE, manage_channel=True)  # a stopped game ends its series
+    await svc.stop(CH, ALICE, MODERATOR)  # a stopped game ends its series
     assert svc.channel_count() == 0
     await svc.open_lobby(CH, GUILD, ALICE, "Alice")  # and the channel serves again
     assert svc.state(CH) == "lobby"

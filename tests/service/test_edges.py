@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bot.authority import MODERATOR
 from bot.errors import (
     AlreadyVoted,
     BadId,
@@ -23,6 +24,7 @@ from bot.errors import (
 from bot.server_config import ConfigProblem
 from bot.service import GameService
 from bot.service.options import MAX_ID, need_id, parse_channel_id
+from bot.terms import Permission
 
 from .conftest import db_dump, open_table, play_out, settle
 from .support import ALICE, BOB, CAROL, CH, DAVE, GUILD, lobby_of
@@ -149,7 +151,7 @@ async def test_remove_seat_takes_a_whole_number_only(
 async def test_a_player_removed_by_a_moderator_is_told_so(svc: GameService) -> None:
     """Before: a kicked player was told "you left this game"."""
     table = await open_table(svc, ALICE, BOB, CAROL)
-    await svc.kick(CH, DAVE, BOB, manage_channel=True)
+    await svc.kick(CH, DAVE, BOB, authority=MODERATOR)
     refusals: list[ServiceError] = []
     for call in (
         svc.hand(CH, BOB),
@@ -163,7 +165,8 @@ async def test_a_player_removed_by_a_moderator_is_told_so(svc: GameService) -> N
         refusals.append(info.value)
     for refusal in refusals:
         text = str(refusal.message)
-        assert "removed you" in text and "Manage Channel" in text, text
+        assert "removed you" in text, text
+        assert refusal.message["permission"] is Permission.MANAGE_CHANNEL
         assert "you left" not in text and "you have already left" not in text
         assert refusal.details["reason"] == "kick"
     # a player who left by themselves is still told that they left

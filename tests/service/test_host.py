@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bot.errors import NoLobby, NotHost, NotVoter
+from bot.seating import LobbySeat
 from bot.service.lobby import next_host
-from bot.views import LobbySeat
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, Recorder, ServiceFactory, settle
 from .support import lobby_of

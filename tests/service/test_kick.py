@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.authority import MODERATOR
 from bot.errors import BadOption, Forfeited, NoGame, NotHost, NotSeated
 from bot.service import GameService
+from bot.terms import Permission
 from bot.views import LobbyView, TableView
 
 from .conftest import Recorder, db_dump, open_table, play_out, settle
@@ -35,15 +37,15 @@ async def test_kick_in_a_lobby(svc: GameService, recorder: Recorder, db_path: Pa
     await svc.join(CH, CAROL, "Carol")  # a kick from a lobby is no ban
 
 
-async def test_manage_channel_kicks_the_host_of_a_lobby_and_the_host_role_passes(
+async def test_a_moderator_kicks_the_host_of_a_lobby_and_the_host_role_passes(
     svc: GameService, recorder: Recorder
 ) -> None:
     await lobby_of(svc, ALICE, "casual", BOB)
-    view = await svc.kick(CH, DAVE, ALICE, manage_channel=True)
+    view = await svc.kick(CH, DAVE, ALICE, authority=MODERATOR)
     assert isinstance(view, LobbyView) and view.host_id == BOB
     await settle(svc)
     assert recorder.notices("host")[-1][2]["name"] == "Bob"
-    view = await svc.kick(CH, DAVE, BOB, manage_channel=True)
+    view = await svc.kick(CH, DAVE, BOB, authority=MODERATOR)
     assert view.status == "closed" and svc.state(CH) == "none"  # no human left
 
 
@@ -54,11 +56,11 @@ async def test_kick_in_a_game_is_a_forfeit_and_the_ai_plays_on(
     before = db_dump(db_path)
     with pytest.raises(NotHost) as info:  # the host may not kick from a running game
         await svc.kick(CH, ALICE, BOB)
-    assert "Manage Channel" in info.value.message.key
+    assert info.value.message["permission"] is Permission.MANAGE_CHANNEL
     with pytest.raises(NotSeated):
-        await svc.kick(CH, DAVE, 999, manage_channel=True)
+        await svc.kick(CH, DAVE, 999, authority=MODERATOR)
     assert db_dump(db_path) == before
-    table = await svc.kick(CH, DAVE, BOB, manage_channel=True)
+    table = await svc.kick(CH, DAVE, BOB, authority=MODERATOR)
     assert isinstance(table, TableView) and table.seats[1].forfeited
     forfeits = await svc.storage.forfeits_of_game(table.game_id)
     assert [(f.user_id, f.seat, f.reason) for f in forfeits] == [(BOB, 1, "kick")]
@@ -67,7 +69,7 @@ async def test_kick_in_a_game_is_a_forfeit_and_the_ai_plays_on(
     assert notice[2].key == "{player} was removed from the game: a forfeit, and the AI plays on"
     assert notice[2]["player"].index == 1
     with pytest.raises(Forfeited):
-        await svc.kick(CH, DAVE, BOB, manage_channel=True)
+        await svc.kick(CH, DAVE, BOB, authority=MODERATOR)
     with pytest.raises(Forfeited):
         await svc.hand(CH, BOB)
     table = await play_out(svc)
@@ -75,7 +77,7 @@ async def test_kick_in_a_game_is_a_forfeit_and_the_ai_plays_on(
     stats = await svc.stats(GUILD, BOB)
     assert (stats.games, stats.losses, stats.forfeits) == (1, 1, 1)
     with pytest.raises(NoGame):  # nothing to kick from between games
-        await svc.kick(CH, DAVE, ALICE, manage_channel=True)
+        await svc.kick(CH, DAVE, ALICE, authority=MODERATOR)
 
 
 async def test_kick_by_seat_removes_an_ai_seat_of_a_lobby_but_not_of_a_game(
@@ -105,9 +107,9 @@ async def test_kick_by_seat_removes_an_ai_seat_of_a_lobby_but_not_of_a_game(
     await svc.join(CH, BOB, "Bob")
     await svc.start(CH, ALICE)
     with pytest.raises(BadOption) as info:
-        await svc.kick(CH, DAVE, seat=1, manage_channel=True)
+        await svc.kick(CH, DAVE, seat=1, authority=MODERATOR)
     assert info.value.message.key == "an AI seat cannot be removed from a running game"
-    table = await svc.kick(CH, DAVE, seat=2, manage_channel=True)
+    table = await svc.kick(CH, DAVE, seat=2, authority=MODERATOR)
     assert isinstance(table, TableView) and table.seats[2].forfeited
 
 
@@ -115,7 +117,7 @@ async def test_a_game_with_a_moderator_kick_is_not_rated(svc: GameService) -> No
     """Kicking the opponent who is winning moves nobody's rating; the kicked player's forfeit
     still counts in the series and the stats.  A leave (the player's own act) is rated."""
     await open_table(svc, ALICE, BOB, CAROL)
-    await svc.kick(CH, ALICE, BOB, manage_channel=True)  # Alice has Manage Channel
+    await svc.kick(CH, ALICE, BOB, authority=MODERATOR)  # Alice has Manage Channel
     await play_out(svc)
     assert await svc.storage.rated_games(GUILD) == []
     assert await svc.storage.ratings(GUILD) == {}

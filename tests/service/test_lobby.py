@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.authority import MODERATOR
 from bot.errors import (
     AlreadySeated,
     AlreadyStarted,
@@ -19,7 +20,7 @@ from bot.errors import (
     ServiceError,
     UnknownLevel,
 )
-from bot.views import LobbyOptions
+from bot.seating import LobbyOptions
 
 from .conftest import ALICE, BOB, CAROL, CH, DAVE, GUILD, db_dump, settle
 
@@ -93,7 +94,7 @@ async def test_host_and_seat_rules(make_service, db_path):
     assert await svc.lobby(CH) == before
     assert db_dump(db_path) == before_db
     # Manage Channel overrides the host check
-    view = await svc.add_ai(CH, BOB, "beginner", manage_channel=True)
+    view = await svc.add_ai(CH, BOB, "beginner", authority=MODERATOR)
     assert len(view.seats) == 3
     with pytest.raises(LobbyFull):
         await svc.add_ai(CH, ALICE, "beginner")
@@ -165,7 +166,7 @@ async def test_rule_overrides_make_a_custom_profile(make_service):
 async def test_stop_lobby(make_service, recorder):
     svc = await make_service(presenters=[recorder])
     await svc.open_lobby(CH, GUILD, ALICE, "Alice")
-    await svc.stop(CH, BOB, manage_channel=True)
+    await svc.stop(CH, BOB, authority=MODERATOR)
     await settle(svc)
     assert svc.state(CH) == "none"
     assert recorder.of("lobby")[-1].status == "closed"

@@ -10,11 +10,14 @@ import apps.cli as cli
 from apps.config import Settings, token_problem
 from bot.errors import ConfigError
 from bot.presenter import NullPresenter, Presenter
+from bot.realm import EVERY_REALM
 
 from .conftest import ALICE, BOB, CH, Recorder, open_table, settle
 
 
 class Exploding(NullPresenter):
+    realms = EVERY_REALM
+
     async def table_changed(self, view):
         raise RuntimeError("discord is down")
 

@@ -11,6 +11,7 @@ from bot.clock import ManualClock
 from bot.errors import BadId, ConfirmationExpired, NotYours, PlayerInPlay
 from bot.service import GameService
 from bot.service.privacy import FORGET_CONFIRM_SECONDS
+from bot.terms import ChannelList, Command
 from bot.views import Player
 
 from .conftest import CH, GUILD, db_dump, open_table, play_out
@@ -62,7 +63,7 @@ async def test_forget_me_is_confirmed_by_its_asker_in_time(
     await clock.advance(FORGET_CONFIRM_SECONDS + 1)
     with pytest.raises(ConfirmationExpired) as late:
         await svc.forget_me(ALICE, ALICE, expires_at=request.expires_at)
-    assert "/durak forget-me" in str(late.value.message)
+    assert late.value.message["command"] is Command.FORGET_ME
     assert db_dump(db_path) == before
 
     # in time
@@ -95,7 +96,7 @@ async def test_forget_me_is_refused_while_in_play(
     with pytest.raises(PlayerInPlay) as refused:
         await svc.ask_forget(ALICE)
     assert refused.value.details["channels"] == (CH,)
-    assert f"<#{CH}>" in str(refused.value.message)
+    assert refused.value.message["channels"] == ChannelList((CH,))
     before = db_dump(db_path)
     with pytest.raises(PlayerInPlay):
         await svc.forget_me(ALICE, ALICE, expires_at=int(svc.clock.now()) + 60)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.authority import MODERATOR
 from bot.errors import BadOption, UnknownGame
 from bot.outcome import Ending, Outcome
 from bot.ratings import Rating, RatingKey, finishing_places, recompute
@@ -94,7 +95,7 @@ async def test_history_pages_and_filters_by_player(make_service):
     for _ in range(11):
         ids.append((await play_out(svc)).game_id)
         await svc.rematch(CH, ALICE)
-    await svc.stop(CH, ALICE, manage_channel=True)  # the 12th game: stopped, so aborted
+    await svc.stop(CH, ALICE, MODERATOR)  # the 12th game: stopped, so aborted
     await open_table(svc, CAROL, ALICE, channel=CH + 1)
     await play_out(svc, CH + 1)
     page1 = await svc.history(GUILD)
@@ -156,7 +157,7 @@ async def test_replay_refuses_unknown_foreign_live_and_stopped_games(make_servic
             await svc.replay(guild, game_id)
         assert words in str(info.value)
     assert db_dump(db_path) == before  # a refusal changes nothing
-    await svc.stop(CH, ALICE, manage_channel=True)
+    await svc.stop(CH, ALICE, MODERATOR)
     with pytest.raises(UnknownGame) as info:
         await svc.replay(GUILD, live)
     assert "stopped before its end" in str(info.value)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from bot.ai_pool import MAX_AI_ONLY_TABLES_PER_SERVER, AIPool, ThreadAI
+from bot.authority import MODERATOR
 from bot.errors import AIOnlyLimit
 from bot.service import GameService
 from bot.shards import guild_filter, shard_of
@@ -117,10 +118,10 @@ async def test_a_rematch_of_an_ai_only_series_counts_too(make_service):
     svc.ai_delay = 5.0  # the second table's AI waits on the manual clock: it keeps running
     await svc.start(CH + 1, ALICE)
     with pytest.raises(AIOnlyLimit):
-        await svc.rematch(CH, ALICE, manage_channel=True)
+        await svc.rematch(CH, ALICE, MODERATOR)
     assert svc.state(CH) == "finished"
     await svc.stop(CH + 1, ALICE)
-    await svc.rematch(CH, ALICE, manage_channel=True)
+    await svc.rematch(CH, ALICE, MODERATOR)
     assert svc.state(CH) == "playing"
 
 

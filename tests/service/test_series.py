@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.authority import MODERATOR
 from bot.errors import AlreadyStarted, NoGame, NotSeated, NotVoter, StaleAction
 from bot.outcome import Outcome
 from tests import storage_helpers as stored
@@ -71,7 +72,7 @@ async def test_rematch_permissions_and_state(make_service):
         await svc.rematch(CH, CAROL)
     with pytest.raises(NoGame):
         await svc.rematch(CH + 1, ALICE)
-    await svc.rematch(CH, CAROL, manage_channel=True)
+    await svc.rematch(CH, CAROL, authority=MODERATOR)
 
 
 async def test_end_series_frees_the_channel(make_service, recorder, db_path):
@@ -135,7 +136,7 @@ async def test_an_old_tables_stop_does_not_close_a_lobby_opened_since(make_servi
     finished = await play_out(svc)
     await svc.open_lobby(CH, GUILD, CAROL, "Carol")
     with pytest.raises(StaleAction):
-        await svc.stop(CH, ALICE, manage_channel=True, game_id=finished.game_id)
+        await svc.stop(CH, ALICE, authority=MODERATOR, game_id=finished.game_id)
     assert svc.state(CH) == "lobby"
     assert [s.name for s in (await svc.lobby(CH)).seats] == ["Carol"]
     assert await svc.stop(CH, CAROL) == "closed"  # the lobby's own Stop names no game

@@ -9,6 +9,7 @@ import pytest
 from bot.errors import BadOption, ChannelNotAllowed, NotManager
 from bot.server_config import ServerConfig
 from bot.service import settings
+from bot.terms import ChannelList, Permission
 from rules_engine.messages import Message
 
 from .conftest import ALICE, BOB, CH, GUILD, db_dump, open_table, settle
@@ -21,7 +22,7 @@ async def test_only_manage_server_changes_settings(make_service, db_path):
     before = db_dump(db_path)
     with pytest.raises(NotManager) as err:
         await svc.set_server_config(GUILD, BOB, manage_guild=False, turn_timeout=30)
-    assert "Manage Server" in err.value.message.key
+    assert err.value.message["permission"] is Permission.MANAGE_SERVER
     assert db_dump(db_path) == before
     assert (await svc.server_config(GUILD)).turn_timeout == 60
 
@@ -118,7 +119,7 @@ async def test_lobbies_open_only_in_allowed_channels(make_service, db_path):
     before = db_dump(db_path)
     with pytest.raises(ChannelNotAllowed) as err:
         await svc.open_lobby(CH, GUILD, ALICE, "Alice")
-    assert err.value.message["channels"] == f"<#{OTHER_CH}>"
+    assert err.value.message["channels"] == ChannelList((OTHER_CH,))
     assert db_dump(db_path) == before and svc.state(CH) == "none"
     await svc.open_lobby(OTHER_CH, GUILD, ALICE, "Alice")
     # a thread is checked by its parent channel

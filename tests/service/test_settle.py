@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from bot.seating import LobbyOptions, LobbySeat
 from bot.service.settle import GameEnd, settle
 from bot.storage import PlayerResult, SeriesRecord
-from bot.views import LobbyOptions, LobbySeat
 from bot.votes import Forfeit, ForfeitReason
 from rules_engine import Game, Rules, deal_from_seed
 from rules_engine.hints import timeout_action

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.authority import MODERATOR
 from bot.errors import AlreadyVoted, NoGame, NotVoter, StaleAction
 from bot.outcome import Ending
 from bot.service import GameService
+from bot.terms import Permission
 from bot.votes import STOP_VOTE_TIMEOUT
 from tests import storage_helpers as stored
 
@@ -100,16 +102,18 @@ async def test_vote_times_out_and_the_game_goes_on(
     assert (await svc.table(CH)).stop_vote == (1, 3)
 
 
-async def test_manage_channel_forces_the_stop(
+async def test_a_moderator_forces_the_stop(
     make_service: ServiceFactory, recorder: Recorder, db_path: Path
 ) -> None:
     svc = await make_service(presenters=[recorder])
     await open_table(svc, ALICE, BOB)
-    assert await svc.stop(CH, DAVE, manage_channel=True) == "stopped"  # not even seated
+    assert await svc.stop(CH, DAVE, authority=MODERATOR) == "stopped"  # not even seated
     await settle(svc)
     assert svc.state(CH) == "none"
     assert await _results(svc) == [("aborted", None)]
-    assert recorder.notices("stopped")[-1][2].key.startswith("a member with Manage Channel")
+    stopped = recorder.notices("stopped")[-1][2]
+    assert stopped.key.startswith("a member with {permission} stopped the game")
+    assert stopped["permission"] is Permission.MANAGE_CHANNEL
 
 
 async def test_refused_votes_change_nothing(make_service: ServiceFactory, db_path: Path) -> None:

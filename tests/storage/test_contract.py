@@ -11,6 +11,7 @@ import pytest
 
 from bot.errors import GameMoved, StorageFailure
 from bot.ratings import RatedGame, RatingKey, finishing_places, recompute
+from bot.seating import LobbyOptions, LobbySeat
 from bot.storage import (
     FIRST_REVISION,
     POSTGRES_MIGRATIONS,
@@ -21,7 +22,6 @@ from bot.storage import (
     Storage,
 )
 from bot.storage.migrations import Migration
-from bot.views import LobbyOptions, LobbySeat
 from bot.votes import Forfeit
 
 from ..fairplay.support import play

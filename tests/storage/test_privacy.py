@@ -9,7 +9,9 @@ import dataclasses
 import pytest
 
 from bot.errors import PlayerInPlay
+from bot.player_records import PrivacyView, ServerRecords
 from bot.ratings import RatingKey
+from bot.seating import FORMER_PLAYER_ID, LobbyOptions, LobbySeat
 from bot.storage import (
     FIRST_REVISION,
     FinishedGame,
@@ -18,13 +20,7 @@ from bot.storage import (
     SeriesRecord,
     Storage,
 )
-from bot.views import (
-    FORMER_PLAYER_ID,
-    LobbyOptions,
-    LobbySeat,
-    PrivacyView,
-    ServerRecords,
-)
+from bot.terms import ChannelList
 from bot.votes import Forfeit
 
 from .conftest import Backend, new_game
@@ -278,5 +274,5 @@ async def test_forgetting_is_refused_while_the_user_is_in_play(
     with pytest.raises(PlayerInPlay) as refused:
         await storage.forget_player(ALICE)
     assert refused.value.details["channels"] == (400,)
-    assert "<#400>" in str(refused.value.message)
+    assert refused.value.message["channels"] == ChannelList((400,))
     assert await _dump(backend) == before

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from bot.seating import LobbySeat
 from bot.storage import FIRST_REVISION, FinishedGame, PlayerResult, Storage
-from bot.views import LobbySeat
 
 from .conftest import GUILD, new_game, series_record
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.ai_pool import ThreadAI
+from bot.authority import MODERATOR
 from bot.clock import ManualClock
 from bot.errors import (
     ChannelBusy,
@@ -24,7 +25,9 @@ from bot.errors import (
     StaleAction,
 )
 from bot.service import GameService
-from tests.service.conftest import open_table
+from bot.service.lifecycle import UNLOADABLE
+from bot.views import TableView
+from tests.service.conftest import open_table, press, whose_turn
 from tests.service.support import ALICE, BOB, CAROL, CH, DAVE, GUILD, Services
 
 from .conftest import Backend
@@ -58,20 +61,28 @@ async def make_service(request: pytest.FixtureRequest) -> AsyncIterator[MakeServ
     await ai.close()
 
 
-async def _press(svc: GameService) -> None:
-    """The player to act plays their first legal action."""
-    table = await svc.table(CH)
-    assert table.to_act is not None
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
-    await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
+async def _game_of_two(make_service: MakeService, moves: int = 0) -> GameService:
+    """A service where Alice and Bob's game runs in :data:`CH`, ``moves`` presses into it."""
+    svc = await make_service()
+    await open_table(svc, ALICE, BOB)
+    for _ in range(moves):
+        await press(svc)
+    return svc
+
+
+async def _two_processes_and_a_lobby(make_service: MakeService) -> tuple[GameService, GameService]:
+    """Two services on one database (two processes); the first opened Alice's lobby."""
+    a = await make_service()
+    b = await make_service()
+    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    return a, b
 
 
 async def _finished_table(svc: GameService) -> None:
     """Alice and Bob play a game of the channel to its end (the series waits for a rematch)."""
     await open_table(svc, ALICE, BOB)
     while not (await svc.table(CH)).finished:
-        await _press(svc)
+        await press(svc)
 
 
 async def _live_row(backend: Backend) -> tuple[int, int, str]:
@@ -84,15 +95,11 @@ async def _live_row(backend: Backend) -> tuple[int, int, str]:
 async def test_a_lost_write_reads_the_game_again_and_applies_the_press_once(
     backend: Backend, make_service: MakeService
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
-    await _press(svc)
+    svc = await _game_of_two(make_service, moves=1)
     # Another process wrote the game since (its revision moved on; same position).
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     version, revision, _ = await _live_row(backend)
-    table = await svc.table(CH)
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
+    user, hand = await whose_turn(svc)
     # The first write loses its fence; the copy is dropped, read again, and the press is
     # applied on the fresh copy: once, and stored.
     after = await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
@@ -104,20 +111,14 @@ async def test_a_lost_write_reads_the_game_again_and_applies_the_press_once(
 async def test_a_game_that_does_not_read_back_is_refused_and_never_overwritten(
     backend: Backend, make_service: MakeService
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
-    await _press(svc)
+    svc = await _game_of_two(make_service, moves=1)
     # Another process serves the game now and wrote something this release cannot read.
     await backend.sql("UPDATE live_games SET revision = revision + 1, snapshot = 'theirs'")
     before = await _live_row(backend)
-    table = await svc.table(CH)
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
+    user, hand = await whose_turn(svc)
     with pytest.raises(NoGame) as info:
         await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
-    assert info.value.message.key == (
-        "the game of this channel could not be loaded here: it is left as it was stored"
-    )
+    assert info.value.message == UNLOADABLE
     assert svc.state(CH) == "none" and svc.live_channels() == []
     await svc.clock.advance(3600)  # type: ignore[attr-defined]  # no timer writes either
     await svc.close()  # nor the graceful stop
@@ -127,20 +128,18 @@ async def test_a_game_that_does_not_read_back_is_refused_and_never_overwritten(
 async def test_a_lost_finish_is_decided_again_on_the_stored_game(
     backend: Backend, make_service: MakeService
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service)
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     # a forced stop (Manage Channel) writes the game's end: its first write loses, the game is
     # read again and stopped once
-    await svc.stop(CH, ALICE, manage_channel=True)
+    await svc.stop(CH, ALICE, MODERATOR)
     assert svc.state(CH) == "none"
     assert await backend.sql("SELECT result FROM games") == [("aborted",)]
     assert await backend.sql("SELECT status FROM series") == [("ended",)]
 
 
 async def test_a_lost_forfeit_is_recorded_once(backend: Backend, make_service: MakeService) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service)
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     await svc.forfeit(CH, BOB)  # fenced like every write of the game: retried on a fresh copy
     assert await backend.sql("SELECT seat FROM forfeits") == [(1,)]
@@ -155,14 +154,14 @@ async def test_two_processes_race_on_one_game(
     backend = postgres_backend
     a = await make_service()
     await open_table(a, ALICE, BOB)
-    await _press(a)
+    await press(a)
     b = await make_service()  # a second process restores the same game (rolling restart)
     assert b.live_channels() == [CH]
     applied = refused = 0
     for _ in range(12):  # both press, concurrently
-        results = await asyncio.gather(_press(a), _press(b), return_exceptions=True)
+        results = await asyncio.gather(press(a), press(b), return_exceptions=True)
         for result in results:
-            if result is None:
+            if isinstance(result, TableView):  # applied: the table after the press
                 applied += 1
             elif isinstance(result, StaleAction | ChannelMoved):  # nothing applied
                 refused += 1
@@ -179,7 +178,7 @@ async def test_two_processes_race_on_one_game(
     while await backend.sql("SELECT COUNT(*) FROM live_games") != [(0,)]:
         # a refused press changes nothing; a copy behind reads the game again on it
         with contextlib.suppress(StaleAction, GameFinished, ChannelMoved):
-            await _press(next(servers))
+            await press(next(servers))
     assert await backend.sql("SELECT games FROM series") == [(1,)]
     assert await backend.sql("SELECT COUNT(*) FROM game_players") == [(2,)]
     assert await backend.sql("SELECT COUNT(*) FROM live_games") == [(0,)]
@@ -236,9 +235,7 @@ async def test_lobby_joins_through_two_processes_are_all_kept(
 async def test_concurrent_joins_in_two_processes_are_all_kept(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
-    a = await make_service()
-    b = await make_service()
-    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    a, b = await _two_processes_and_a_lobby(make_service)
     await b.lobby(CH)  # both hold a copy
     names = {BOB: "Bob", CAROL: "Carol", DAVE: "Dave", 5: "Eve", 6: "Finn"}
     joins = zip(itertools.cycle((a, b)), names.items(), strict=False)
@@ -250,9 +247,7 @@ async def test_concurrent_joins_in_two_processes_are_all_kept(
 async def test_a_process_reads_a_channel_before_answering_for_it(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
-    a = await make_service()
-    b = await make_service()
-    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    a, b = await _two_processes_and_a_lobby(make_service)
     with pytest.raises(ChannelBusy):  # not "no game here", and no second lobby over a's
         await b.open_lobby(CH, GUILD, BOB, "Bob")
     await a.join(CH, BOB, "Bob")
@@ -355,9 +350,7 @@ async def test_the_resync_never_reads_again_a_channel_only_this_process_wrote(
 async def test_the_resync_reads_again_a_channel_another_process_wrote(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
-    a = await make_service()
-    b = await make_service()
-    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    a, b = await _two_processes_and_a_lobby(make_service)
     assert await b.resync() == 1  # b held nothing of the channel: it reads the lobby
     await a.join(CH, BOB, "Bob")
     assert await b.resync() == 1 and await _seats(b) == ["Alice", "Bob"]

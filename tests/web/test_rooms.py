@@ -3,7 +3,6 @@ records (guests are never rated), the abuse limits and a restart mid-game."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -11,30 +10,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
 
-from bot.ai_pool import ThreadAI
-from bot.clock import ManualClock
 from bot.realm import GUEST_IDS, ROOM_IDS, SNOWFLAKE_MIN, WEB_REALM, is_room
 from bot.rooms import guest_name
 from bot.service import ChannelPhase, GameService
 from bot.service.options import need_id
-from bot.storage import SqliteStorage
-from web.app import PARTS, WebConfig, WebParts, create_app
-from web.room_limits import RoomLimits
-from web.tokens import Signer
+from web.app import WebConfig
+from web.rooms import RoomLimits
 
-from .conftest import ORIGIN, PUBLIC_URL, SECRET, Page
+from .conftest import ORIGIN, PUBLIC_URL, Page, WebApp, serve
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
 @dataclass(eq=False)
-class Rooms:
-    service: GameService
-    client: TestClient[Any, Any]
-    parts: WebParts
-    ai: ThreadAI
+class Rooms(WebApp):
+    """The service and the rooms' web application on a test server."""
 
     async def create(
         self, name: str = "Ann", headers: dict[str, str] | None = None, **options: Any
@@ -61,29 +52,10 @@ class Rooms:
         await page.send({"t": "hello", "token": token, "lang": "en"})
         return page
 
-    async def close(self) -> None:
-        await self.client.close()
-        await self.service.close()
-        await self.ai.close()
-
 
 async def make_rooms(db: Path, limits: RoomLimits | None = None) -> Rooms:
-    seeds = itertools.count(3)
-    ai = ThreadAI()
-    service = GameService(
-        SqliteStorage(db),
-        clock=ManualClock(),
-        ai=ai,
-        ai_delay=0.0,
-        turn_timeout=60,
-        seed_source=lambda: next(seeds),
-    )
-    await service.restore()
     config = WebConfig(public_url=PUBLIC_URL, room_limits=limits or RoomLimits())
-    app = create_app(service, Signer(SECRET), config)
-    client: TestClient[Any, Any] = TestClient(TestServer(app))
-    await client.start_server()
-    return Rooms(service, client, app[PARTS], ai)
+    return Rooms(*await serve(db, config, seed=3))
 
 
 @pytest.fixture
@@ -93,6 +65,17 @@ async def rooms(tmp_path: Path) -> AsyncIterator[Rooms]:
         yield r
     finally:
         await r.close()
+
+
+async def game_of_two(rooms: Rooms) -> tuple[str, Page, Page, Any]:
+    """Ann opens a room of two seats, Bob joins, both open the room's page and Ann starts:
+    the room, the host's and the guest's pages, and the guest's first room frame of the game."""
+    _, body = await rooms.create("Ann", seats=2)
+    _, joined = await rooms.join(body["room"], "Bob")
+    host = await rooms.page(body["token"])
+    guest = await rooms.page(joined["token"])
+    await host.send({"t": "start", "seq": 1})
+    return body["room"], host, guest, await room_frame(guest, "playing")
 
 
 async def room_frame(page: Page, phase: str | None = None, seats: int | None = None) -> Any:
@@ -248,16 +231,11 @@ async def test_the_lobby_is_live_and_the_host_starts_a_game_with_an_ai_seat(room
 
 
 async def test_leaving_a_running_game_needs_a_confirmation_then_forfeits(rooms: Rooms) -> None:
-    _, body = await rooms.create("Ann", seats=2)
-    _, joined = await rooms.join(body["room"], "Bob")
-    host = await rooms.page(body["token"])
-    guest = await rooms.page(joined["token"])
-    await host.send({"t": "start", "seq": 1})
-    room = await room_frame(guest, "playing")
+    slug, host, guest, room = await game_of_two(rooms)
     await guest.send({"t": "leave", "seq": 2})
     result = await guest.next("result")
     assert not result["ok"] and result["confirm"] == "forfeit" and result["game"] == room["game"]
-    channel = await rooms.parts.rooms.directory.channel_of(body["room"])
+    channel = await rooms.parts.rooms.directory.channel_of(slug)
     assert (
         rooms.service.seat_of(channel, (await rooms.service.table(channel)).seats[1].user_id or 0)
         == 1
@@ -271,19 +249,14 @@ async def test_leaving_a_running_game_needs_a_confirmation_then_forfeits(rooms: 
 
 
 async def test_stopping_takes_every_players_vote(rooms: Rooms) -> None:
-    _, body = await rooms.create("Ann", seats=2)
-    _, joined = await rooms.join(body["room"], "Bob")
-    host = await rooms.page(body["token"])
-    guest = await rooms.page(joined["token"])
-    await host.send({"t": "start", "seq": 1})
-    await room_frame(guest, "playing")
+    slug, host, guest, _room = await game_of_two(rooms)
     await host.send({"t": "stop", "seq": 2})
     assert (await host.next("result"))["ok"]
     room = await room_frame(guest)
     assert room["phase"] == "playing" and room["stop_vote"] == [1, 2]
     await guest.send({"t": "stop", "seq": 3})
     assert (await guest.next("result"))["ok"]
-    channel = await rooms.parts.rooms.directory.channel_of(body["room"])
+    channel = await rooms.parts.rooms.directory.channel_of(slug)
     assert rooms.service.state(channel) is not ChannelPhase.PLAYING
     for p in (host, guest):
         await p.close()
@@ -417,7 +390,9 @@ async def test_idle_rooms_close_and_their_pages_are_told(tmp_path: Path) -> None
         _, joined = await r.join(body["room"], "B")
         page = await r.page(body["token"])
         await page.send({"t": "start", "seq": 1})
-        await room_frame(page, "playing")
+        playing = await room_frame(page, "playing")
+        table = await r.page(playing["table_token"], "/ws")
+        await table.next("hand")
         clock[0] = 599
         assert await r.parts.rooms.close_idle() == []
         clock[0] = 1300
@@ -425,6 +400,13 @@ async def test_idle_rooms_close_and_their_pages_are_told(tmp_path: Path) -> None
         assert len(closed) == 1
         error = await page.next("error")
         assert error["code"] == 4010 and "10 minutes without a move" in error["reason"]
+        # the system stopped the game by its idle rule, and the table page says so: no
+        # moderator is named
+        await r.service.wait_idle()
+        stopped = (await table.next("notice"))["text"]
+        assert stopped.startswith("Nobody played for too long: the game was stopped")
+        assert "Manage" not in stopped
+        await table.close()
         assert r.service.channels_in(WEB_REALM) == []
         late = await r.page(joined["token"])
         assert (await late.next("error"))["code"] == 4004
@@ -471,8 +453,8 @@ async def test_a_restart_mid_game_keeps_the_room_and_the_guest_token(tmp_path: P
 
 
 def test_the_pages_strings_are_json() -> None:
-    from present.catalog import catalog
-    from web.room_strings import room_strings
+    from web.strings import room_strings
+    from web.wording import catalog
 
     strings = room_strings(catalog("fr"))
     assert json.loads(json.dumps(strings)) == strings and strings["level_expert"]
@@ -504,3 +486,92 @@ async def test_after_end_series_the_room_shows_its_standings(rooms: Rooms) -> No
     assert over["standings"] == finished["standings"]
     assert [s["name"] for s in over["standings"]] == ["Ann", "Bob"]
     await guest.close()
+
+
+# -- the room's state: one snapshot per change ------------------------------------------
+async def test_a_change_reaches_every_page_of_the_room_without_reading_the_service(
+    rooms: Rooms, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, body = await rooms.create("Ann", seats=4)
+    _, bob = await rooms.join(body["room"], "Bob")
+    _, cy = await rooms.join(body["room"], "Cy")
+    pages = [await rooms.page(t) for t in (body["token"], bob["token"], cy["token"])]
+    for page in pages:
+        await room_frame(page, "lobby", 3)
+    reads: list[str] = []
+    service = rooms.service
+    for name in ("lobby", "table"):
+        real = getattr(service, name)
+
+        async def counted(*args: Any, _real: Any = real, _name: str = name) -> Any:
+            reads.append(_name)
+            return await _real(*args)
+
+        monkeypatch.setattr(service, name, counted)
+    # a lobby change: every page gets it from the view the service gave
+    await pages[0].send({"t": "add_ai", "seq": 1, "level": "beginner"})
+    for page in pages:
+        await room_frame(page, "lobby", 4)
+    assert reads == []
+    # the game starts: the lobby's end and the first table come as views too
+    await pages[0].send({"t": "start", "seq": 2})
+    for page in pages:
+        room = await room_frame(page, "playing")
+        assert room["seats"][3]["ai_level"] == "beginner"
+    assert reads == []
+    for page in pages:
+        await page.close()
+
+
+async def test_a_page_that_opens_reads_the_room_once(
+    rooms: Rooms, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, body = await rooms.create("Ann", seats=2)
+    reads: list[str] = []
+    real = rooms.service.lobby
+
+    async def counted(channel_id: int) -> Any:
+        reads.append("lobby")
+        return await real(channel_id)
+
+    monkeypatch.setattr(rooms.service, "lobby", counted)
+    page = await rooms.page(body["token"])
+    await room_frame(page, "lobby", 1)
+    assert reads == ["lobby"]
+    await page.close()
+
+
+async def test_room_commands_check_their_whole_numbers(rooms: Rooms) -> None:
+    _, body = await rooms.create("Ann", seats=3)
+    await rooms.join(body["room"], "Bob")
+    page = await rooms.page(body["token"])
+    await room_frame(page, "lobby", 2)
+    for frame in (
+        {"t": "remove", "seq": 1, "seat": "1"},
+        {"t": "remove", "seq": 2, "seat": True},
+        {"t": "remove", "seq": 3},
+        {"t": "add_ai", "seq": 4, "level": 7},
+        {"t": "start", "seq": 5.5},
+    ):
+        await page.send(frame)
+        result = await page.next("result")
+        assert result["ok"] is False and "does not understand" in result["reason"], frame
+        assert result["seq"] == (frame["seq"] if isinstance(frame["seq"], int) else None)
+    channel = await rooms.parts.rooms.directory.channel_of(body["room"])
+    assert len((await rooms.service.lobby(channel)).seats) == 2  # nothing changed
+    await page.send({"t": "ping"})
+    assert (await page.next())["t"] == "pong"  # the socket is still open
+    await page.close()
+
+
+async def test_the_room_socket_keeps_the_tables_rate_limit(rooms: Rooms) -> None:
+    from web import protocol
+
+    _, body = await rooms.create("Ann")
+    page = await rooms.page(body["token"])
+    await page.next("room")
+    for _ in range(protocol.BURST + 5):
+        await page.send({"t": "ping"})
+    error = await page.next("error")
+    assert error["code"] == protocol.CLOSE_RATE and "too many messages" in error["reason"]
+    assert await page.closed() == protocol.CLOSE_RATE

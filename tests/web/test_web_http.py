@@ -13,8 +13,9 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from web.activity import DiscordOAuth
-from web.app import CSP, WebConfig, origin_of
-from web.static_files import PLACEHOLDER, StaticFiles
+from web.app import WebConfig, csp, origin_of
+from web.pages import PLACEHOLDER, SHELL
+from web.static_files import StaticFiles
 
 from .conftest import ALICE, BOB, CAROL, CH, GUILD, WebTable, make_table
 
@@ -22,10 +23,10 @@ from .conftest import ALICE, BOB, CAROL, CH, GUILD, WebTable, make_table
 async def test_every_response_carries_the_security_headers(table: WebTable) -> None:
     for path in ("/table", "/healthz", "/static/nothing.js", "/nowhere"):
         resp = await table.client.get(path)
-        assert resp.headers["Content-Security-Policy"] == CSP, path
+        assert resp.headers["Content-Security-Policy"] == csp(), path
         assert resp.headers["X-Content-Type-Options"] == "nosniff"
         assert resp.headers["Referrer-Policy"] == "no-referrer"
-    assert "'unsafe-inline'" not in CSP and "script-src 'self'" in CSP
+    assert "'unsafe-inline'" not in csp() and "script-src 'self'" in csp()
 
 
 async def test_healthz(table: WebTable) -> None:
@@ -34,30 +35,29 @@ async def test_healthz(table: WebTable) -> None:
 
 
 async def test_without_the_page_table_is_a_placeholder_without_script(tmp_path: Path) -> None:
-    t, ai = await make_table(tmp_path, static_dir=tmp_path / "nothing")
+    t = await make_table(tmp_path, templates_dir=tmp_path / "nothing")
     try:
         resp = await t.client.get("/table")
         assert resp.status == 200 and await resp.read() == PLACEHOLDER
         assert b"<script" not in PLACEHOLDER and b"style" not in PLACEHOLDER
     finally:
-        await t.client.close()
-        await t.service.close()
-        await ai.close()
+        await t.close()
 
 
 @pytest.fixture
 async def static_table(tmp_path: Path) -> AsyncIterator[WebTable]:
     root = tmp_path / "static"
     (root / "js").mkdir(parents=True)
-    (root / "table.html").write_text("<!doctype html><title>T</title>" + "<p>x</p>" * 100)
     (root / "js" / "app.js").write_text("export const x = 1;\n" * 100)
     (root / ".secret").write_text("hidden")
     (tmp_path / "outside.txt").write_text("outside")
-    t, ai = await make_table(tmp_path, static_dir=root)
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / SHELL).write_text("<!doctype html><title>T</title><body>{{body}}</body>")
+    (templates / "table.html").write_text('<p data-s="take"></p>' * 100)
+    t = await make_table(tmp_path, static_dir=root, templates_dir=templates)
     yield t
-    await t.client.close()
-    await t.service.close()
-    await ai.close()
+    await t.close()
 
 
 async def test_static_files_are_served_gzipped_with_etags(static_table: WebTable) -> None:
@@ -70,9 +70,18 @@ async def test_static_files_are_served_gzipped_with_etags(static_table: WebTable
     etag = resp.headers["ETag"]
     again = await client.get("/static/js/app.js", headers={"If-None-Match": etag})
     assert again.status == 304
-    page = await client.get("/table")
+    page = await client.get("/table", headers={"Accept-Language": "fr"})
     assert page.status == 200 and "<title>T</title>" in await page.text()
     assert page.headers["Content-Type"].startswith("text/html")
+    assert page.headers["Content-Language"] == "fr" and "<p data-s" in await page.text()
+    assert "Accept-Language" in page.headers["Vary"]
+    # the page is made once per language, and revalidates as a static file does
+    again = await client.get(
+        "/table", headers={"Accept-Language": "fr", "If-None-Match": page.headers["ETag"]}
+    )
+    assert again.status == 304
+    english = await client.get("/table", headers={"Accept-Language": "en"})
+    assert english.headers["ETag"] != page.headers["ETag"]
 
 
 @pytest.mark.parametrize(
@@ -150,12 +159,9 @@ async def activity(tmp_path: Path) -> AsyncIterator[tuple[WebTable, FakeDiscordA
     server = TestServer(app)
     await server.start_server()
     oauth = DiscordOAuth("4242", "s3cret", api=str(server.make_url("/api/v10")))
-    t, ai = await make_table(tmp_path, oauth=oauth)
+    t = await make_table(tmp_path, oauth=oauth)
     yield t, api
     await t.close()
-    await t.client.close()
-    await t.service.close()
-    await ai.close()
     await server.close()
 
 

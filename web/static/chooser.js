@@ -2,7 +2,7 @@
 // pair, beat one of several attacks, transfer): one button per legal choice, Esc or Cancel
 // closes it and gives the focus back to the card.
 
-import { t } from "./i18n.js";
+import { t } from "./strings.js";
 
 const overlay = () => document.getElementById("chooser");
 let returnFocus = null;

@@ -1,7 +1,8 @@
 // The home page: create a room with its rules, seats and turn timeout, then go to it.
 // Protocol: docs/WEB.md, "Rooms".
 
-import { keepRoomToken, lang, post, s, setup, showError } from "./rooms_common.js";
+import { keepRoomToken, lang, post, showError } from "./rooms_common.js";
+import { setStrings, t } from "./strings.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -12,11 +13,20 @@ function option(select, value, text) {
   select.append(el);
 }
 
-function optionText(name, value) {
-  if (value === true) return s("on", "on");
-  if (value === false) return s("off", "off");
-  if (value === "neighbours" || value === "all") return s(value, value);
+function optionText(value) {
+  if (value === true) return t("on");
+  if (value === false) return t("off");
+  if (value === "neighbours") return t("neighbours");
+  if (value === "all") return t("all");
   return String(value);
+}
+
+/** The options a room may have (and the page's words, in the browser's language). */
+async function setup() {
+  const response = await fetch(`/api/rooms/setup?lang=${encodeURIComponent(lang())}`);
+  const found = await response.json();
+  setStrings(found.strings, found.lang);
+  return found;
 }
 
 async function main() {
@@ -25,9 +35,9 @@ async function main() {
   for (let n = found.seats.min; n <= found.seats.max; n += 1) option($("seats"), n, String(n));
   $("seats").value = String(found.seats.default);
   for (const name of ["transfer", "throw_in", "first_round_limit"]) {
-    option($(name), "", s("profile_default", "As the rules say"));
+    option($(name), "", t("profile_default"));
     for (const value of found.options[name] || []) {
-      option($(name), JSON.stringify(value), optionText(name, value));
+      option($(name), JSON.stringify(value), optionText(value));
     }
   }
   const timeout = $("turn_timeout");

@@ -1,30 +1,54 @@
 // A room's page: the invite link, the name form, the live lobby (pushed over /ws/room), the
 // game (the web table in a frame), then the standings. Protocol: docs/WEB.md, "Rooms".
 
-import {
-  forgetRoomToken, keepRoomToken, lang, post, roomToken, s, setup, showError, useStrings,
-} from "./rooms_common.js";
+import { forgetRoomToken, keepRoomToken, lang, post, roomToken, showError } from "./rooms_common.js";
+import { PageSocket } from "./socket.js";
+import { setStrings, t } from "./strings.js";
 
 const $ = (id) => document.getElementById(id);
-// Close codes after which reconnecting cannot help (bad token, bad origin, room closed, idle,
-// too many pages).
-const FATAL = new Set([4001, 4003, 4004, 4008, 4009, 4010, 4029]);
 
 const slug = location.hash.replace(/^#/, "");
 let token = roomToken(slug);
-let socket = null;
 let seq = 0;
-let attempt = 0;
 let room = null;
 let tableKey = null;
 let pendingGame = null;
-let fatal = false;
 let levels = [];
 
+const socket = new PageSocket("/ws/room", {
+  hello: () => (token ? { t: "hello", token, lang: lang() } : null),
+  onFrame,
+  onState: (what, detail) => {
+    if (what === "reconnecting") notice(t("reconnecting"));
+    else if (what === "closed") closedForGood(detail);
+  },
+});
+
+/** The socket is closed for good: say why (the server's reason, else the page's words), and
+ * show what is left to do (a refused token: sit down again; a closed room: a new room). */
+function closedForGood({ code, reason }) {
+  if (code === 4001) {
+    forgetToken();
+    showJoin(); // the guest's token is refused: sit down again
+    showError($("error"), reason);
+  } else if (code === 4004 || code === 4010) {
+    renderOver(reason || t("closed"));
+  } else {
+    const tooBig = code === 1009 || code === 4009; // only a hello with a bad token is that big
+    showError($("error"), reason || (tooBig ? t("bad_invite") : t("closed")));
+  }
+}
+
 function send(frame) {
-  if (!socket || socket.readyState !== WebSocket.OPEN) return;
   seq += 1;
-  socket.send(JSON.stringify({ ...frame, seq }));
+  socket.send({ ...frame, seq });
+}
+
+/** The guest has no seat here any more (or never had): sit down again with a name. */
+function forgetToken() {
+  forgetRoomToken(slug);
+  token = null;
+  socket.stop();
 }
 
 function notice(text) {
@@ -55,8 +79,8 @@ function seatItem(seat, canRemove) {
   name.textContent = seat.name; // a guest's name is text, never markup
   li.append(name);
   const tags = [];
-  if (seat.host) tags.push(s("host", "host"));
-  if (seat.you) tags.push(s("you", "you"));
+  if (seat.host) tags.push(t("host"));
+  if (seat.you) tags.push(t("you"));
   if (tags.length) {
     const tag = document.createElement("span");
     tag.className = "seat-tag";
@@ -67,7 +91,7 @@ function seatItem(seat, canRemove) {
     const remove = document.createElement("button");
     remove.type = "button";
     remove.className = "quiet remove";
-    remove.textContent = s("remove", "Remove");
+    remove.textContent = t("remove");
     remove.addEventListener("click", () => send({ t: "remove", seat: seat.seat }));
     li.append(remove);
   }
@@ -85,7 +109,7 @@ function renderLobby() {
   for (let i = room.seats.length; i < (room.max_seats || 0); i += 1) {
     const li = document.createElement("li");
     li.className = "seat empty";
-    li.textContent = s("empty_seat", "free seat");
+    li.textContent = t("empty_seat");
     list.append(li);
   }
   $("host-tools").hidden = !room.host;
@@ -94,13 +118,12 @@ function renderLobby() {
   $("level").disabled = full;
   $("start").disabled = !room.can_start;
   let hint = "";
-  if (!room.host) hint = s("waiting_host", "Waiting for the host to start.");
-  else if (!room.can_start) hint = s("need_players", "At least two seats are needed to start.");
+  if (!room.host) hint = t("waiting_host");
+  else if (!room.can_start) hint = t("need_players");
   $("lobby-hint").textContent = hint;
   if (room.seat === null) {
     // removed from the lobby by the host: sit down again with a name
-    forgetRoomToken(slug);
-    token = null;
+    forgetToken();
     showJoin();
   }
 }
@@ -116,7 +139,7 @@ function renderGame() {
   $("leave-game").hidden = !seated || room.phase !== "playing";
   $("stop").hidden = !seated || room.phase !== "playing";
   $("keep").hidden = !seated || !room.stop_vote;
-  $("vote").textContent = room.stop_vote ? `${s("stop", "Vote to stop")}: ${room.stop_vote[0]}/${room.stop_vote[1]}` : "";
+  $("vote").textContent = room.stop_vote ? `${t("stop")}: ${room.stop_vote[0]}/${room.stop_vote[1]}` : "";
 }
 
 function renderOver(text) {
@@ -126,7 +149,7 @@ function renderOver(text) {
   table.replaceChildren();
   if (room && room.standings) {
     const head = document.createElement("tr");
-    for (const label of ["", s("losses", "Losses")]) {
+    for (const label of ["", t("losses")]) {
       const th = document.createElement("th");
       th.textContent = label;
       head.append(th);
@@ -147,20 +170,19 @@ function renderOver(text) {
 function render() {
   if (room.phase === "lobby") renderLobby();
   else if (room.phase === "playing" || room.phase === "finished") renderGame();
-  else renderOver(room.standings ? s("series_over", "The series is over.") : s("closed", "This room is closed."));
+  else renderOver(room.standings ? t("series_over") : t("closed"));
 }
 
 function onFrame(frame) {
   switch (frame.t) {
     case "welcome":
-      frame.strings.__lang = frame.lang;
-      useStrings(frame.strings);
+      setStrings(frame.strings, frame.lang);
       levels = frame.levels || [];
       $("level").replaceChildren();
       for (const level of levels) {
         const el = document.createElement("option");
         el.value = level;
-        el.textContent = s(`level_${level}`, level);
+        el.textContent = t(`level_${level}`);
         $("level").append(el);
       }
       $("level").value = levels.includes("casual") ? "casual" : levels[0];
@@ -182,42 +204,11 @@ function onFrame(frame) {
       if (!room || room.phase === "lobby") notice(frame.text);
       break;
     case "error":
-      showError($("error"), frame.reason);
-      if (frame.code === 4001) {
-        forgetRoomToken(slug);
-        token = null;
-        showJoin();
-      } else if (frame.code === 4004 || frame.code === 4010) {
-        renderOver(frame.reason);
-      }
-      if (FATAL.has(frame.code)) fatal = true;
+      showError($("error"), frame.reason); // the close that follows says what comes next
       break;
     default:
       break;
   }
-}
-
-function connect() {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  socket = new WebSocket(`${scheme}//${location.host}/ws/room`);
-  socket.addEventListener("open", () => {
-    attempt = 0;
-    socket.send(JSON.stringify({ t: "hello", token, lang: lang() }));
-  });
-  socket.addEventListener("message", (event) => {
-    try {
-      onFrame(JSON.parse(event.data));
-    } catch (error) {
-      console.error(error);
-    }
-  });
-  socket.addEventListener("close", (event) => {
-    socket = null;
-    if (fatal || FATAL.has(event.code) || !token) return;
-    attempt += 1;
-    notice(s("reconnecting", "Connection lost: reconnecting…"));
-    setTimeout(connect, Math.min(10000, 500 * 2 ** attempt));
-  });
 }
 
 function showJoin() {
@@ -234,9 +225,7 @@ async function main() {
       const answer = await post("/api/rooms/join", { room: slug, name: $("name").value, lang: lang() });
       token = answer.token;
       keepRoomToken(slug, token);
-      fatal = false;
-      if (!socket) connect();
-      else socket.send(JSON.stringify({ t: "hello", token, lang: lang() }));
+      socket.restart(); // a new hello, with the new token
     } catch (error) {
       showError($("error"), error.message);
     } finally {
@@ -250,8 +239,8 @@ async function main() {
       $("invite-link").select();
       document.execCommand("copy");
     }
-    $("copy").textContent = s("copied", "Copied");
-    setTimeout(() => { $("copy").textContent = s("copy", "Copy"); }, 2000);
+    $("copy").textContent = t("copied");
+    setTimeout(() => { $("copy").textContent = t("copy"); }, 2000);
   });
   if (navigator.share && matchMedia("(pointer: coarse)").matches) {
     $("share").hidden = false;
@@ -263,12 +252,9 @@ async function main() {
   $("start").addEventListener("click", () => send({ t: "start" }));
   $("leave-lobby").addEventListener("click", () => {
     send({ t: "leave" });
-    forgetRoomToken(slug);
-    token = null;
-    fatal = true;
-    if (socket) socket.close();
+    forgetToken();
     room = null;
-    renderOver(s("left", "You left this room."));
+    renderOver(t("left"));
   });
   $("leave-game").addEventListener("click", () => send({ t: "leave" }));
   $("confirm-yes").addEventListener("click", () => {
@@ -279,16 +265,11 @@ async function main() {
   $("stop").addEventListener("click", () => send({ t: "stop" }));
   $("keep").addEventListener("click", () => send({ t: "keep_playing" }));
   if (!/^[A-Za-z0-9_-]{22}$/.test(slug)) {
-    await setup();
-    renderOver(s("closed", "This room is closed."));
+    renderOver(t("bad_invite")); // a cut or mangled invite link
     return;
   }
-  if (token) {
-    connect();
-  } else {
-    await setup();
-    showJoin();
-  }
+  if (token) socket.start();
+  else showJoin();
 }
 
 main().catch((error) => showError($("error"), String(error.message || error)));
