@@ -96,8 +96,11 @@ def format_review(review: GameReview, name: str) -> str:
             "the game does not reach its end in this file: its decisions are valued by playing"
             " on to the end"
         )
-    elif review.loser is None:
+    elif not review.losers and review.loser is None:
         lines.append("the game ended in a draw")
+    elif review.loser is None:  # a team game: the losing team
+        seats = " and ".join(str(s) for s in review.losers)
+        lines.append(f"seats {seats} lost (their team is the durak)")
     else:
         lines.append(f"seat {review.loser} was the durak")
     worst = review.worst(3)

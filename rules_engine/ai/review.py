@@ -33,7 +33,7 @@ from typing import Any
 from rules_engine.actions import parse_action
 from rules_engine.ai.choices import DEFAULT_NODE_CAP, ChoiceEstimate, estimate_choices
 from rules_engine.ai.parsed import parse_code
-from rules_engine.cards import CARD_TEXT, FULL_DECK_MASK, iter_bits
+from rules_engine.cards import CARD_TEXT, PACK_MASK, iter_bits
 from rules_engine.deal import Deal
 from rules_engine.errors import DurakError
 from rules_engine.game import Game
@@ -220,8 +220,11 @@ class GameReview:
     ``decisions``: every decision with a choice, in game order; ``accuracy``: the mean of
     their :func:`decision_accuracy`, 0–100 to one decimal (``None`` when the seat never had a
     choice); ``deals``/``seed``: the budget and seed it was made with; ``finished``: whether
-    the record reaches the game's end; ``loser``: the durak then (``None`` for a draw or an
-    unfinished record).
+    the record reaches the game's end; ``loser``: the durak then (``None`` for a draw, a team
+    game or an unfinished record); ``losers``: the durak alone, or the losing team's seats in a
+    team game (empty for a draw or an unfinished record).  In a team game ``seat`` is the
+    player reviewed, with the seats it played for a partner who went out, and its chance of
+    "being the durak" is its team's chance of losing.
     """
 
     seat: int
@@ -231,6 +234,7 @@ class GameReview:
     seed: int
     finished: bool
     loser: int | None
+    losers: tuple[int, ...] = ()
 
     def worst(self, limit: int | None = None) -> tuple[DecisionReview, ...]:
         """The decisions that lost anything, biggest loss first (ties: earlier first)."""
@@ -258,6 +262,7 @@ class GameReview:
             "seed": self.seed,
             "finished": self.finished,
             "loser": self.loser,
+            "losers": list(self.losers),
             "counts": {label.value: n for label, n in self.counts().items()},
             "worst": [d.index for d in self.worst()],
             "decisions": [d.to_dict() for d in self.decisions],
@@ -277,6 +282,7 @@ class GameReview:
                 seed=int(data["seed"]),
                 finished=bool(data["finished"]),
                 loser=None if loser is None else int(loser),
+                losers=tuple(int(s) for s in data.get("losers", () if loser is None else (loser,))),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReviewError(f"not a stored review: {exc!r}") from None
@@ -300,10 +306,11 @@ def review_decision(
         seat, code = parse_code(action)
     except (DurakError, ValueError, IndexError):
         raise ReviewError(f"{action!r} is not an action") from None
-    legal = [parse_code(t)[1] for t in obs["legal"]]
-    if seat != obs["seat"] or code not in legal:
+    # the legal texts name the seat to act: the player's own, or one it plays for a partner
+    legal = [parse_code(t) for t in obs["legal"]]
+    if (seat, code) not in legal:
         raise ReviewError(f"{action!r} is not one of the legal choices {obs['legal']}")
-    chosen_text = obs["legal"][legal.index(code)]
+    chosen_text = obs["legal"][legal.index((seat, code))]
     raw = estimate_choices(
         obs,
         deals=deals,
@@ -373,6 +380,7 @@ def review_game(
         seed=seed,
         finished=points.finished,
         loser=points.loser,
+        losers=points.losers,
     )
 
 
@@ -393,6 +401,7 @@ class DecisionPoints:
     decisions: tuple[tuple[int, Mapping[str, Any], str], ...]
     finished: bool
     loser: int | None
+    losers: tuple[int, ...] = ()
 
 
 def decision_points(record: GameRecord, seat: int) -> DecisionPoints:
@@ -404,7 +413,7 @@ def decision_points(record: GameRecord, seat: int) -> DecisionPoints:
             f"there is no seat {seat!r} in this game (seats 0 to {record.deal.players - 1})"
         )
     game = Game(record.rules, record.deal)
-    absent = _absent_cards(record.deal)
+    absent = _absent_cards(record.deal, record.rules.deck)
     found: list[tuple[int, Mapping[str, Any], str]] = []
     for index, text in enumerate(record.actions):
         if game.finished:
@@ -413,7 +422,9 @@ def decision_points(record: GameRecord, seat: int) -> DecisionPoints:
             action = parse_action(text)
         except DurakError as exc:
             raise ReviewError(f"action {index} {text!r} is not an action: {exc}") from None
-        if action.seat == seat and len(game.legal_codes()) > 1 and game.to_act == seat:
+        # the player's decisions: for its own seat, and in a team game for the seats it
+        # plays for a partner who went out (the action then names that seat)
+        if game.player_to_act == seat and len(game.legal_codes()) > 1:
             obs = observation(game, seat)
             if absent:
                 obs["discard"] = [*obs["discard"], *absent]
@@ -422,18 +433,24 @@ def decision_points(record: GameRecord, seat: int) -> DecisionPoints:
             game.apply(action)
         except DurakError as exc:
             raise ReviewError(f"action {index} {text!r} is illegal: {exc}") from None
-    return DecisionPoints(tuple(found), game.finished, game.loser if game.finished else None)
+    return DecisionPoints(
+        tuple(found),
+        game.finished,
+        game.loser if game.finished else None,
+        game.losers if game.finished else (),
+    )
 
 
-def _absent_cards(deal: Deal) -> list[str]:
-    """The cards of the deck a deal does not place (a scenario's position may leave some
-    out): the review counts them out of play, as every seat knows from the setup."""
+def _absent_cards(deal: Deal, deck: int) -> list[str]:
+    """The cards of the game's pack (``deck`` cards) a deal does not place (a scenario's
+    position may leave some out): the review counts them out of play, as every seat knows
+    from the setup."""
     placed = deal.discard
     for hand in deal.hands:
         placed |= hand
     for card in deal.stock:
         placed |= 1 << card
-    return [CARD_TEXT[c] for c in iter_bits(FULL_DECK_MASK & ~placed)]
+    return [CARD_TEXT[c] for c in iter_bits(PACK_MASK[deck] & ~placed)]
 
 
 def _decision_seed(seed: int, index: int) -> int:

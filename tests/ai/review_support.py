@@ -23,7 +23,7 @@ def play_record(
         game.apply(parse_action(text))
     agents = [make_agent(level, seed=s) for s, level in enumerate(levels)]
     while not game.finished:
-        seat = game.to_act
+        seat = game.player_to_act  # a partner, for a seat handed over in a team game
         assert seat is not None
         text = agents[seat].choose(observation(game, seat))
         actions.append(text)
@@ -32,10 +32,16 @@ def play_record(
 
 
 def seeded_record(
-    seed: int, players: int = 2, profile: str = "podkidnoy", level: str = "beginner"
+    seed: int,
+    players: int = 2,
+    profile: str = "podkidnoy",
+    level: str = "beginner",
+    rules: Rules | None = None,
 ) -> GameRecord:
-    """A finished game of ``level`` players from ``deal_from_seed(players, seed)``."""
-    return play_record(deal_from_seed(players, seed), PROFILES[profile], (level,) * players)
+    """A finished game of ``level`` players from ``deal_from_seed(players, seed)``, under
+    ``rules`` (default: the ``profile``)."""
+    rules = PROFILES[profile] if rules is None else rules
+    return play_record(deal_from_seed(players, seed, deck=rules.deck), rules, (level,) * players)
 
 
 def scenario_of(record: GameRecord, actions: int | None = None) -> dict[str, Any]:

@@ -28,7 +28,8 @@ from rules_engine.ai.review import (
     review_game,
 )
 from rules_engine.ai.solver import Solver, state_from_game
-from rules_engine.cards import SUIT_OF, iter_bits
+from rules_engine.cards import CARD_TEXT, PACK_MASK, SUIT_OF, iter_bits
+from rules_engine.rules import Rules
 
 from .ai_support import random_positions
 from .review_support import play_record, seeded_record
@@ -292,3 +293,58 @@ def test_a_bad_seat_or_an_illegal_action_is_refused_before_any_work() -> None:
         review_game(after_end, 0, node_cap=NODES)
     with pytest.raises(ReviewError, match="at least 2"):
         review_game(record, 0, deals=1, node_cap=NODES)
+
+
+@pytest.mark.parametrize(
+    ("rules", "players"),
+    [
+        (dataclasses.replace(PROFILES["podkidnoy"], deck=24), 2),
+        (dataclasses.replace(PROFILES["podkidnoy"], deck=52), 3),
+        (dataclasses.replace(PROFILES["perevodnoy"], show_trump=True), 2),
+    ],
+    ids=["24 cards", "52 cards", "showing a trump"],
+)
+def test_the_table_options_are_reviewed(rules: Rules, players: int) -> None:
+    record = seeded_record(5, players, level="casual", rules=rules)
+    review = review_game(GameRecord.from_dict(record.to_dict()), 0, deals=4, node_cap=NODES)
+    pack = {CARD_TEXT[c] for c in iter_bits(PACK_MASK[rules.deck])}
+    assert review.finished and review.decisions
+    for d in review.decisions:
+        assert set(d.hand) <= pack
+        # every legal choice of the real game, valued (the shown trump too)
+        assert [c.action for c in d.choices] == _legal_before(record, d.index)
+        if rules.show_trump:  # the exact solver does not play shows: never "exact"
+            assert not any(c.exact for c in d.choices)
+    if rules.show_trump:
+        assert any("show" in c.action for d in review.decisions for c in d.choices)
+
+
+def _legal_before(record: GameRecord, index: int) -> list[str]:
+    g = Game(record.rules, record.deal)
+    for text in record.actions[:index]:
+        g.apply(parse_action(text))
+    return g.legal_text()
+
+
+def test_a_team_player_is_reviewed_with_the_seats_it_plays_for_its_partner() -> None:
+    rules = dataclasses.replace(PROFILES["podkidnoy"], teams="2x2")
+    for seed in range(40):  # a game where a seat is handed over to a partner
+        record = seeded_record(seed, 4, level="casual", rules=rules)
+        game = Game(rules, record.deal)
+        handed: dict[int, int] = {}  # index -> the player acting for another seat
+        for index, text in enumerate(record.actions):
+            if game.player_to_act != game.to_act and len(game.legal_codes()) > 1:
+                handed[index] = game.player_to_act
+            game.apply(parse_action(text))
+        if handed:
+            break
+    else:
+        pytest.fail("no seeded team game hands a seat over")
+    index, player = next(iter(handed.items()))
+    review = review_game(record, player, deals=4, node_cap=NODES)
+    by_index = {d.index: d for d in review.decisions}
+    assert index in by_index  # the partner's seat, played by this player, is its decision
+    assert parse_action(by_index[index].action).seat != player
+    assert review.loser is None and review.losers == game.losers  # a team's seats, or a draw
+    assert all(s % 2 == game.losers[0] % 2 for s in game.losers)
+    assert GameReview.from_dict(review.to_dict()) == review
