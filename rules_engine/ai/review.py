@@ -50,12 +50,15 @@ __all__ = [
     "Label",
     "Progress",
     "ReviewError",
+    "ReviewStep",
+    "assemble_review",
     "decision_accuracy",
     "decision_points",
     "game_accuracy",
     "label_for",
     "review_decision",
     "review_game",
+    "review_step",
 ]
 
 #: Sampled deals per choice of a review, by default (docs/AI.md, "The review": how stable and
@@ -372,15 +375,75 @@ def review_game(
         )
         if progress is not None:
             progress(done, len(points.decisions))
+    return assemble_review(seat, deals, seed, points.finished, points.losers, reviews, points.loser)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewStep:
+    """One piece of a review run in steps (:func:`review_step`): how many decisions the seat
+    has (``total``), how the record ends, and the review of one decision (``None`` when the
+    step asked for is past the last decision)."""
+
+    total: int
+    finished: bool
+    loser: int | None
+    losers: tuple[int, ...]
+    decision: DecisionReview | None
+
+
+def review_step(
+    record: GameRecord,
+    seat: int,
+    step: int,
+    *,
+    deals: int = DEFAULT_DEALS,
+    seed: int = 0,
+    node_cap: int = DEFAULT_NODE_CAP,
+) -> ReviewStep:
+    """The review of the seat's decision number ``step`` (0-based, in game order), for a
+    caller that runs a review a decision at a time (the bot's AI workers, between live
+    moves).  The steps ``0 … total − 1`` give the decisions :func:`review_game` gives, and
+    :func:`assemble_review` makes the same review of them.  Raises :class:`ReviewError` as
+    :func:`review_game` does."""
+    if deals < 2:
+        raise ReviewError(f"the budget must be at least 2 sampled deals, not {deals}")
+    points = decision_points(record, seat)
+    decision = None
+    if 0 <= step < len(points.decisions):
+        index, obs, action = points.decisions[step]
+        decision = review_decision(
+            obs,
+            action,
+            index=index,
+            deals=deals,
+            seed=seed,
+            trump_card=Game(record.rules, record.deal).trump_card,
+            node_cap=node_cap,
+        )
+    return ReviewStep(len(points.decisions), points.finished, points.loser, points.losers, decision)
+
+
+def assemble_review(
+    seat: int,
+    deals: int,
+    seed: int,
+    finished: bool,
+    losers: tuple[int, ...],
+    decisions: Iterable[DecisionReview],
+    loser: int | None = None,
+) -> GameReview:
+    """The review of ``seat`` from its decisions' reviews, in game order (the accuracy
+    computed from them)."""
+    reviews = tuple(decisions)
     return GameReview(
         seat=seat,
         accuracy=game_accuracy(d.lost for d in reviews),
-        decisions=tuple(reviews),
+        decisions=reviews,
         deals=deals,
         seed=seed,
-        finished=points.finished,
-        loser=points.loser,
-        losers=points.losers,
+        finished=finished,
+        loser=loser,
+        losers=losers,
     )
 
 

@@ -20,12 +20,14 @@ from rules_engine.ai.review import (
     GameReview,
     Label,
     ReviewError,
+    assemble_review,
     decision_accuracy,
     decision_points,
     game_accuracy,
     label_for,
     review_decision,
     review_game,
+    review_step,
 )
 from rules_engine.ai.solver import Solver, state_from_game
 from rules_engine.cards import CARD_TEXT, PACK_MASK, SUIT_OF, iter_bits
@@ -348,3 +350,19 @@ def test_a_team_player_is_reviewed_with_the_seats_it_plays_for_its_partner() -> 
     assert review.loser is None and review.losers == game.losers  # a team's seats, or a draw
     assert all(s % 2 == game.losers[0] % 2 for s in game.losers)
     assert GameReview.from_dict(review.to_dict()) == review
+
+
+def test_a_review_run_a_decision_at_a_time_is_the_same_review() -> None:
+    record = seeded_record(4)
+    whole = review_game(record, 1, deals=4, node_cap=NODES)
+    first = review_step(record, 1, 0, deals=4, node_cap=NODES)
+    steps = [first] + [
+        review_step(record, 1, k, deals=4, node_cap=NODES) for k in range(1, first.total)
+    ]
+    assert first.total == len(whole.decisions) > 1
+    assert review_step(record, 1, first.total, deals=4, node_cap=NODES).decision is None
+    decisions = [s.decision for s in steps if s.decision is not None]
+    made = assemble_review(1, 4, 0, first.finished, first.losers, decisions, first.loser)
+    assert made == whole
+    with pytest.raises(ReviewError, match="no seat 5"):
+        review_step(record, 5, 0, deals=4)
