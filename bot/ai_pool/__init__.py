@@ -31,6 +31,15 @@ keep their usage high); a served channel's usage grows by what it used while the
 ones' decays, so no channel starves.  (Fair queuing by virtual time was tried first: with
 many tables starting together a newcomer still waited one move per table.)
 
+**Reviews** (the coach, :meth:`AIRunner.review <bot.ai_pool.AIRunner.review>`) run in the same
+workers a decision at a time (:func:`rules_engine.ai.review.review_step`, about 0.5 s of one
+core each), below every move: a step goes to a worker only when no waiting move can use it
+(the worker holding the fewest agents), so a live move never queues behind review steps; it
+waits at most for the one step in flight, and only when every worker it could use is busy.
+A worker that dies on a step, or runs past ``REVIEW_STEP_LIMIT_S``, is replaced and the
+review fails with :class:`ReviewFailed`; a record that cannot be reviewed raises
+:class:`~rules_engine.ai.review.ReviewError`.
+
 **Failures.**  A worker that dies (killed, crashed) or runs past the move's hard limit plus
 ``margin_s`` is killed and replaced; an agent that raises is dropped (the worker stays).  In
 each case the move is answered by the ``casual`` agent, computed in the fallback thread (casual
@@ -56,6 +65,7 @@ from bot.ai_pool.base import (
     MAX_AI_ONLY_TABLES_PER_SERVER,
     AIPoolClosed,
     AIRunner,
+    ReviewFailed,
     ai_only_table_refusal,
     default_workers,
     hard_limit,
@@ -73,6 +83,7 @@ __all__ = [
     "AIPoolClosed",
     "AIRunner",
     "PoolHealth",
+    "ReviewFailed",
     "ThreadAI",
     "ai_only_table_refusal",
     "default_workers",

@@ -26,12 +26,15 @@ from bot.ai_pool.base import (
     AIRunner,
     GameKey,
     Move,
+    ReviewFailed,
+    ReviewJob,
     default_workers,
     fallback_move,
 )
 from bot.ai_pool.worker import kill_all, worker_main
 from bot.clock import Clock, SystemClock, Timer
 from rules_engine.ai import FALLBACK_LEVEL, LEVELS, AILevel
+from rules_engine.ai.review import ReviewError, ReviewStep
 
 __all__ = [
     "LOG_EVERY_S",
@@ -82,6 +85,16 @@ class _Request:
 
 
 @dataclass(eq=False, slots=True)
+class _ReviewRequest:
+    """One review step waiting for (or in) a worker: below every move."""
+
+    job: ReviewJob
+    future: asyncio.Future[ReviewStep]
+    request_id: int
+    dispatched: float = 0.0  # on the pool's clock
+
+
+@dataclass(eq=False, slots=True)
 class _Channel:
     channel_id: int
     queue: deque[_Request] = field(default_factory=deque)
@@ -99,7 +112,7 @@ class _Worker:
     starting: bool = False
     down: bool = False  # MAX_START_FAILURES or more failed starts in a row (see there)
     start_failures: int = 0
-    current: _Request | None = None
+    current: _Request | _ReviewRequest | None = None
     timer: Timer | None = None
     keys: set[AgentKey] = field(default_factory=set)
 
@@ -145,6 +158,9 @@ class AIPool(AIRunner):
         self._worker_init = worker_init
         self._workers = [_Worker(i) for i in range(count)]
         self._channels: dict[int, _Channel] = {}
+        #: Review steps waiting, oldest first: a step goes to a worker only when no move
+        #: can use it (see :meth:`_pump`).
+        self._reviews: deque[_ReviewRequest] = deque()
         self._usage: dict[int, tuple[float, float]] = {}  # channel → (seconds, as of when)
         #: Expected seconds of a move per level: the table's until measured, then a running
         #: mean of the real ones.
@@ -215,6 +231,19 @@ class AIPool(AIRunner):
             self._withdraw(req)
             raise
 
+    async def _review_step(self, job: ReviewJob) -> ReviewStep:
+        self._ensure_started()
+        loop = asyncio.get_running_loop()
+        req = _ReviewRequest(job, loop.create_future(), next(self._ids))
+        self._reviews.append(req)
+        self._pump()
+        try:
+            return await req.future
+        except asyncio.CancelledError:
+            if req in self._reviews:
+                self._reviews.remove(req)
+            raise
+
     def forget(self, game_key: GameKey) -> None:
         """The game ended: drop its agents (moves already queued still run)."""
         holders: set[_Worker] = set()
@@ -240,6 +269,10 @@ class AIPool(AIRunner):
                 if not req.future.done():
                     req.future.set_exception(exc)
         self._channels.clear()
+        for rreq in self._reviews:
+            if not rreq.future.done():
+                rreq.future.set_exception(exc)
+        self._reviews.clear()
         loop = asyncio.get_running_loop()
         stops = []
         for w in self._workers:
@@ -292,15 +325,50 @@ class AIPool(AIRunner):
             }
 
     def _pump(self) -> None:
-        """Dispatch waiting moves to idle workers, fairest first."""
+        """Dispatch waiting moves to idle workers, fairest first; then review steps to the
+        workers no waiting move can use (a move bound to a busy worker waits for that one)."""
         if self._closed:
             return
         if all(w.down for w in self._workers):
             self._drain_to_fallback()
             return
         idle = [w for w in self._workers if w.ready and w.current is None]
-        if not idle:
-            return
+        if idle and self._pump_moves(idle):
+            self._pump_reviews(idle)
+
+    def _pump_reviews(self, idle: list[_Worker]) -> None:
+        while idle and self._reviews:
+            worker = min(idle, key=lambda w: (len(w.keys), w.index))  # the least needed
+            rreq = self._reviews.popleft()
+            if not self._dispatch_review(worker, rreq):
+                return  # a worker failed: that already pumped again
+            idle.remove(worker)
+
+    def _dispatch_review(self, worker: _Worker, rreq: _ReviewRequest) -> bool:
+        """Send a review step to ``worker``; ``False`` if the worker turned out dead."""
+        assert worker.conn is not None
+        try:
+            worker.conn.send(("review", rreq.request_id, rreq.job))
+        except (OSError, ValueError) as exc:
+            self._reviews.appendleft(rreq)
+            self._worker_failed(worker, f"its pipe failed ({exc})")
+            return False
+        except Exception as exc:  # a record that does not pickle
+            if not rreq.future.done():
+                rreq.future.set_exception(ReviewFailed(f"the review could not be sent: {exc!r}"))
+            return True
+        rreq.dispatched = self._clock.now()
+        worker.current = rreq
+
+        async def overtime() -> None:
+            self._overtime(worker, rreq)
+
+        worker.timer = self._clock.call_at(rreq.dispatched + rreq.job.limit_s, overtime)
+        return True
+
+    def _pump_moves(self, idle: list[_Worker]) -> bool:
+        """Dispatch waiting moves to ``idle`` workers (taken out of it); ``False`` when a
+        worker failed (that already pumped again)."""
         waiting = [ch for ch in self._channels.values() if ch.queue and not ch.busy]
         now = self._clock.now()
         expected = self._expected
@@ -320,10 +388,11 @@ class AIPool(AIRunner):
                 continue  # its agent lives in a busy worker: the channel waits for it
             ch.queue.popleft()
             if not self._dispatch(ch, worker, req):
-                return  # a worker failed: that already pumped again
+                return False  # a worker failed: that already pumped again
             idle.remove(worker)
             if not idle:
-                return
+                return True
+        return True
 
     def _dispatch(self, ch: _Channel, worker: _Worker, req: _Request) -> bool:
         """Send ``req`` to ``worker``; ``False`` if the worker turned out dead."""
@@ -354,12 +423,14 @@ class AIPool(AIRunner):
         worker.timer = self._clock.call_at(deadline, overtime)
         return True
 
-    def _done(self, worker: _Worker, req: _Request) -> float:
-        """The worker is free of ``req``: charge its time to the channel, free the channel.
-        Returns the seconds it took."""
+    def _done(self, worker: _Worker, req: _Request | _ReviewRequest) -> float:
+        """The worker is free of ``req``: charge a move's time to its channel, free the
+        channel.  Returns the seconds it took."""
         worker.current = None
         self._cancel_timer(worker)
         spent = self._clock.now() - req.dispatched
+        if isinstance(req, _ReviewRequest):
+            return spent
         ch = self._channels.get(req.move.channel_id)
         if ch is not None:
             ch.busy = False
@@ -384,6 +455,10 @@ class AIPool(AIRunner):
             self._after_move(ch)
 
     def _drain_to_fallback(self) -> None:
+        while self._reviews:
+            rreq = self._reviews.popleft()
+            if not rreq.future.done():
+                rreq.future.set_exception(ReviewFailed("no AI worker could be started"))
         for ch in list(self._channels.values()):
             while ch.queue:
                 self._fallback_move(ch.queue.popleft(), "no AI worker could be started")
@@ -477,6 +552,17 @@ class AIPool(AIRunner):
         req = worker.current
         if req is None or req.request_id != msg[1]:
             return  # a reply nobody waits for any more
+        if isinstance(req, _ReviewRequest):
+            self._done(worker, req)
+            if not req.future.done():
+                if kind == "ok":
+                    req.future.set_result(msg[2])
+                elif kind == "bad":
+                    req.future.set_exception(ReviewError(msg[2]))
+                else:
+                    req.future.set_exception(ReviewFailed(f"the review raised {msg[2]}"))
+            self._pump()
+            return
         spent = self._done(worker, req)
         if kind == "ok":
             old = self._expected.get(req.move.level, spent)
@@ -487,12 +573,16 @@ class AIPool(AIRunner):
             self._fallback_move(req, f"the agent raised {msg[2]}")
         self._pump()
 
-    def _overtime(self, worker: _Worker, req: _Request) -> None:
-        if worker.current is req:
-            self._worker_failed(
-                worker,
-                f"it ran past the hard limit of {req.move.limit_s:.2f} s + {self.margin_s:.2f} s",
+    def _overtime(self, worker: _Worker, req: _Request | _ReviewRequest) -> None:
+        if worker.current is not req:
+            return
+        if isinstance(req, _ReviewRequest):
+            reason = f"a review step ran past its limit of {req.job.limit_s:.0f} s"
+        else:
+            reason = (
+                f"it ran past the hard limit of {req.move.limit_s:.2f} s + {self.margin_s:.2f} s"
             )
+        self._worker_failed(worker, reason)
 
     def _start_timeout(self, worker: _Worker, proc: BaseProcess) -> None:
         if worker.process is proc and not worker.ready:
@@ -524,7 +614,10 @@ class AIPool(AIRunner):
             reason,
             level=logging.WARNING,
         )
-        if req is not None:
+        if isinstance(req, _ReviewRequest):
+            if not req.future.done():
+                req.future.set_exception(ReviewFailed(f"its worker failed: {reason}"))
+        elif req is not None:
             self._fallback_move(req, f"its worker failed: {reason}")
         if self._closed:
             return

@@ -17,6 +17,7 @@ from bot.ai_pool import (
     MAX_AI_ONLY_TABLES_PER_SERVER,
     AIPool,
     AIPoolClosed,
+    ReviewFailed,
     ThreadAI,
     ai_only_table_refusal,
     default_workers,
@@ -25,7 +26,9 @@ from bot.ai_pool import (
 from bot.clock import ManualClock
 from rules_engine import Game, observation
 from rules_engine.ai import AUTOPILOT_LEVEL, LEVELS, make_agent
+from rules_engine.ai.review import ReviewError, review_game
 from tests.ai.ai_support import random_positions
+from tests.ai.review_support import seeded_record
 from tests.aipool.helpers import TEST_LEVELS
 
 PoolFactory = Callable[..., Awaitable[AIPool]]
@@ -519,3 +522,92 @@ async def test_thread_runner_has_the_same_interface(caplog: pytest.LogCaptureFix
     with pytest.raises(AIPoolClosed):
         await runner.decide(1, "g", 0, "casual", 3, obs)
     assert "test-pid" not in LEVELS  # the test levels were the runner's own
+
+
+# ------------------------------------------------------------------------ reviews
+async def test_a_review_in_the_workers_is_the_engines_review(make_pool: PoolFactory) -> None:
+    pool = await make_pool(2)
+    record = seeded_record(3)
+    seen: list[tuple[int, int]] = []
+    review = await asyncio.wait_for(
+        pool.review(record.to_dict(), 0, deals=4, seed=7, progress=lambda *p: seen.append(p)),
+        60,
+    )
+    assert review == review_game(record, 0, deals=4, seed=7)
+    total = len(review.decisions)
+    assert total > 1 and seen == [(k, total) for k in range(1, total + 1)]
+    bad = {**record.to_dict(), "actions": ["0 defend 6♠ 6♥"]}
+    with pytest.raises(ReviewError, match="illegal"):
+        await asyncio.wait_for(pool.review(bad, 0, deals=4), 30)
+    with pytest.raises(ReviewError, match="no seat 3"):
+        await asyncio.wait_for(pool.review(record.to_dict(), 3, deals=4), 30)
+    # the workers still play
+    game = positions(1, seed=21)[0]
+    assert await pool.decide(1, "g", game.to_act or 0, "casual", 1, obs_of(game)) in (
+        game.legal_text()
+    )
+
+
+async def test_a_move_never_waits_behind_queued_review_steps(make_pool: PoolFactory) -> None:
+    """Three reviews at once keep three steps queued; a move asked meanwhile waits for the
+    step in flight only (a FIFO would make it wait for the queued ones too)."""
+    pool = await make_pool(1)
+    records = [seeded_record(s) for s in (31, 32, 33)]
+    steps = 0
+    stepped = asyncio.Event()
+
+    def count(done: int, total: int) -> None:
+        nonlocal steps
+        steps += 1
+        stepped.set()
+
+    reviews = [
+        asyncio.ensure_future(pool.review(r.to_dict(), 0, deals=40, progress=count))
+        for r in records
+    ]
+    try:
+        game = positions(1, seed=22)[0]
+        for _ in range(3):
+            stepped.clear()
+            await asyncio.wait_for(stepped.wait(), 60)  # a step just ended, the next began
+            before = steps
+            text = await pool.decide(2, "live", game.to_act or 0, "casual", 1, obs_of(game))
+            assert text in game.legal_text()
+            assert steps - before <= 1  # the step in flight, not the other reviews' steps
+        assert not all(r.done() for r in reviews)
+    finally:
+        for r in reviews:
+            r.cancel()
+        await asyncio.gather(*reviews, return_exceptions=True)
+
+
+async def test_a_review_whose_worker_dies_fails_clearly(make_pool: PoolFactory) -> None:
+    pool = await make_pool(1)
+    record = seeded_record(34)
+    started = asyncio.Event()
+    task = asyncio.ensure_future(
+        pool.review(record.to_dict(), 0, deals=400, progress=lambda *p: started.set())
+    )
+    try:
+        await asyncio.wait_for(started.wait(), 60)  # the second step is in the worker
+        pid = pool.worker_pids()[0]
+        assert pid is not None
+        os.kill(pid, 9)
+        with pytest.raises(ReviewFailed, match="its worker failed"):
+            await asyncio.wait_for(task, 30)
+    finally:
+        task.cancel()
+    game = positions(1, seed=23)[0]  # a new worker serves
+    assert await pool.decide(1, "g", game.to_act or 0, "casual", 1, obs_of(game)) in (
+        game.legal_text()
+    )
+
+
+async def test_the_thread_runner_reviews_too() -> None:
+    runner = ThreadAI()
+    record = seeded_record(3)
+    try:
+        review = await runner.review(record.to_dict(), 1, deals=4, seed=2)
+        assert review == review_game(record, 1, deals=4, seed=2)
+    finally:
+        await runner.close()
