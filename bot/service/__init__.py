@@ -51,14 +51,16 @@ from bot.presenter import Presenter
 from bot.seating import LobbyOptions
 from bot.server_config import ServerConfig
 from bot.service.channels import Channels
-from bot.service.commit import Commit
+from bot.service.commit import Commit, storage_errors
 from bot.service.driver import Driver
 from bot.service.fairplay import FairPlay, StopOutcome
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobbies
+from bot.service.options import need_id
 from bot.service.play import ChannelPhase, Play, Unshowable, UnshowableOutcome
 from bot.service.privacy import Privacy
 from bot.service.records import HISTORY_PER_PAGE, MIN_RATED_GAMES, Records
+from bot.service.reviews import MAX_RUNNING_REVIEWS, Progress, Reviews
 from bot.service.settings import SettingsStore
 from bot.service.tasks import Tasks
 from bot.storage import Storage
@@ -69,12 +71,14 @@ from bot.views import (
     LeaderboardPage,
     LobbyView,
     ReplayView,
+    ReviewView,
     SeriesView,
     StatsView,
     TableView,
 )
 from rules_engine import Action, Game
 from rules_engine.ai import AUTOPILOT_LEVEL, DEFAULT_AI_LEVEL
+from rules_engine.ai.review import DEFAULT_DEALS
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +123,9 @@ class GameService:
     :param resync_interval: on shared storage (PostgreSQL), how often this process reads
         again the channels another process wrote (0: never; a channel is read anyway when a
         write of it loses its fence, or when this process holds nothing of it).
+    :param review_deals: the budget of the coach's reviews, in sampled deals per choice
+        (docs/AI.md, "The review").
+    :param max_reviews: reviews computed at once (see :mod:`bot.service.reviews`).
     """
 
     def __init__(
@@ -138,6 +145,8 @@ class GameService:
         max_ai_only_tables: int = MAX_AI_ONLY_TABLES_PER_SERVER,
         include_guild: Callable[[int], bool] | None = None,
         resync_interval: float = 10.0,
+        review_deals: int = DEFAULT_DEALS,
+        max_reviews: int = MAX_RUNNING_REVIEWS,
     ) -> None:
         if not MIN_TIMEOUT <= turn_timeout <= MAX_TIMEOUT:
             raise ValueError(f"turn_timeout must be {MIN_TIMEOUT}–{MAX_TIMEOUT} s")
@@ -192,6 +201,9 @@ class GameService:
         fairplay = FairPlay(channels, commit, driver, lobbies)
         play = Play(channels, commit, driver, lobbies, self.clock, seeds)
         records = Records(storage, settings)
+        self._reviews = Reviews(
+            storage, self._ai, self.clock, deals=review_deals, max_running=max_reviews
+        )
         privacy = Privacy(storage, channels, self.clock)
         self._lifecycle = Lifecycle(
             channels,
@@ -502,6 +514,24 @@ class GameService:
     async def replay(self, guild_id: int, game_id: int) -> ReplayView:
         """An ended game, frame by frame (:meth:`bot.service.records.Records.replay`)."""
         return await self._records.replay(guild_id, game_id)
+
+    async def review(
+        self,
+        guild_id: int,
+        user_id: int,
+        game_id: int | None = None,
+        *,
+        progress: Progress | None = None,
+    ) -> ReviewView:
+        """The coach's review of a player's decisions in an ended game, stored once made
+        (:meth:`bot.service.reviews.Reviews.review`)."""
+        return await self._reviews.review(guild_id, user_id, game_id, progress=progress)
+
+    async def review_accuracy(self, user_id: int) -> tuple[float | None, int]:
+        """A player's mean accuracy over their reviewed games, and how many (``/durak
+        stats``)."""
+        with storage_errors():
+            return await self.storage.review_accuracy(need_id(user_id))
 
     # ------------------------------------------------------------------ privacy
     async def privacy(self, user_id: int) -> PrivacyView:
