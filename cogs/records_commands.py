@@ -14,6 +14,7 @@ from bot.errors import ServiceError
 from cogs.choices import RULE_PROFILES, named_choices
 from cogs.cog_core import CogCore, options, subcommand
 from cogs.custom_ids import HistoryButton, ReplayButton, ReviewButton
+from cogs.render.chart import chart_png
 from cogs.render.records import (
     render_history,
     render_leaderboard,
@@ -136,7 +137,10 @@ class RecordsCommands(CogCore):
         finally:
             # the last progress edit lands before the answer, never over it
             await asyncio.gather(*edits, return_exceptions=True)
-        await self.answer(interaction, render_review(view, page, t))
+        chart = None
+        if page == 0:  # the summary shows the chart (a PNG made off the event loop)
+            chart = await asyncio.to_thread(chart_png, view.review)
+        await self.answer(interaction, render_review(view, page, t, chart=chart))
 
     async def press_history(
         self, interaction: discord.Interaction[Any], button: HistoryButton

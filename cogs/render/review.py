@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.views import ReviewView
 from cogs.custom_ids import review_id
 from cogs.i18n import Catalog
+from cogs.render.chart import CHART_FILE
 from cogs.render.message import BLURPLE, GOLD, GREEN, RED, Button, Reply, make_embed
 from cogs.render.text import MARKDOWN
 from present.review import decision_lines, marked, summary_lines
@@ -18,9 +19,10 @@ __all__ = ["render_review", "render_review_progress"]
 _COLORS = {Label.INACCURACY: GOLD, Label.MISTAKE: RED, Label.BLUNDER: RED}
 
 
-def render_review(view: ReviewView, page: int, t: Catalog) -> Reply:
-    """Page ``page`` (clamped) of ``view``: 0 is the summary, then the marked decisions in
-    game order; ◀ ▶ between them (disabled at the ends)."""
+def render_review(view: ReviewView, page: int, t: Catalog, *, chart: bytes | None = None) -> Reply:
+    """Page ``page`` (clamped) of ``view``: 0 is the summary (with ``chart``, the PNG of
+    :func:`cogs.render.chart.chart_png`, as its image), then the marked decisions in game
+    order; ◀ ▶ between them (disabled at the ends).  A decision's page drops the chart."""
     review = view.review
     pages = marked(review)
     page = min(max(int(page), 0), len(pages))
@@ -42,7 +44,19 @@ def render_review(view: ReviewView, page: int, t: Catalog) -> Reply:
         page=page + 1,
         pages=len(pages) + 1,
     )
+    files: tuple[tuple[str, bytes], ...] = ()
+    if page == 0 and chart is not None and review.decisions:
+        lines += [
+            "",
+            t.gettext(
+                "The chart: your chance of not being the durak after each of your decisions,"
+                " a dot on each marked move."
+            ),
+        ]
+        files = ((CHART_FILE, chart),)
     embed = make_embed(title, "\n".join(lines), color=color, footer=footer)
+    if files:
+        embed["image"] = {"url": f"attachment://{CHART_FILE}"}
     gid = view.game_id
     components = (
         Button(
@@ -60,7 +74,7 @@ def render_review(view: ReviewView, page: int, t: Catalog) -> Reply:
             emoji="▶️",
         ),
     )
-    return Reply(embeds=(embed,), components=components)
+    return Reply(embeds=(embed,), components=components, files=files)
 
 
 def render_review_progress(done: int, total: int, t: Catalog) -> Reply:

@@ -86,3 +86,19 @@ def test_the_game_over_message_offers_a_review_to_the_humans() -> None:
     ids = [b.custom_id for b in over.components if b.custom_id.startswith("durak:review:")]
     assert ids == [review_id(42, 0, "open")]
     assert "Review my game" in [b.label for b in over.components]
+
+
+def test_the_summary_carries_the_chart_and_the_pages_drop_it(view: ReviewView) -> None:
+    from cogs.render.chart import CHART_FILE, chart_png
+
+    png = chart_png(view.review)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    t = catalog("fr")
+    summary = render_review(view, 0, t, chart=png)
+    check_message(summary)
+    assert summary.files == ((CHART_FILE, png),)
+    assert summary.embeds[0]["image"] == {"url": f"attachment://{CHART_FILE}"}
+    assert "graphique" in message_text(summary)
+    page = render_review(view, 1, t, chart=png)
+    assert page.files == () and "image" not in page.embeds[0]
+    assert render_review(view, 0, t).files == ()  # no chart given: none shown

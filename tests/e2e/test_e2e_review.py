@@ -47,7 +47,10 @@ async def test_each_player_reviews_their_own_game_privately(harness: MakeHarness
     text = review.text()
     assert f"Review — game {game_id}" in text and "Accuracy " in text
     # while it was made, the message said how far it got
-    assert any("reviewing your game: 1 of" in v.content for v in review.versions())
+    assert any("reviewing your game: 1 of" in v.content for v in review.versions)
+    # the chart of the game, attached as a PNG and shown in the summary
+    assert [a["filename"] for a in review.attachments] == ["review.png"]
+    assert review.embeds[0]["image"]["url"] == "attachment://review.png"
     nav = _nav(review)
     assert nav["prev"][1]  # the summary is the first page
     stored_review = await h.storage.load_review(game_id, alice.id, DEALS, 0)
@@ -61,6 +64,7 @@ async def test_each_player_reviews_their_own_game_privately(harness: MakeHarness
         assert (await step.wait_response()).type == 6  # the review message edited in place
         await h.idle()
         assert "Your hand:" in review.text() and "(your move" in review.text()
+        assert not review.attachments  # a decision's page: no chart
         pages += 1
     assert pages == parse_review_id(_nav(review)["prev"][0]).page + 1
 

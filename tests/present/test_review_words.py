@@ -88,3 +88,21 @@ def test_every_label_has_a_name_in_each_language() -> None:
         names = [label_name(label, t) for label in Label]
         assert len(set(names)) == len(Label) and all(names)
     assert label_name(Label.BLUNDER, FR) == "Gaffe"
+
+
+def test_the_chart_is_an_svg_of_the_curve_with_a_dot_per_marked_move() -> None:
+    import re
+
+    from present.review_chart import CHART_HEIGHT, MARK_COLORS, chart_svg
+
+    svg = chart_svg(REVIEW)
+    assert svg.startswith("<svg ") and svg.endswith("</svg>") and "<text" not in svg
+    (points,) = re.findall(r'<polyline points="([^"]+)"', svg)
+    ys = [float(p.split(",")[1]) for p in points.split()]
+    # one point per decision, higher for a better chance of not being the durak
+    curve = [chance for _, chance in REVIEW.curve()]
+    assert len(ys) == len(curve) == 2
+    assert (ys[0] < ys[1]) == (curve[0] > curve[1]) and all(0 <= y <= CHART_HEIGHT for y in ys)
+    assert svg.count(f'fill="{MARK_COLORS[Label.BLUNDER]}"') == 1  # the one blunder
+    empty = chart_svg(assemble_review(1, 300, 0, True, (1,), []))
+    assert "<polyline" not in empty and "<circle" not in empty
