@@ -350,6 +350,10 @@ class StatsView:
     forfeits: int = 0  # games left or kicked from (each also counted as a loss)
     #: Games against each AI level, apart (by level name).
     by_ai_level: tuple[AiLevelStats, ...] = field(default=())
+    #: The player's mean accuracy over the games the coach reviewed for them (in every
+    #: server: a review is the player's own), and how many (``None``/0: none yet).
+    review_accuracy: float | None = None
+    reviewed: int = 0
 
     @property
     def loss_rate(self) -> float:

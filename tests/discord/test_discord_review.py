@@ -102,3 +102,20 @@ def test_the_summary_carries_the_chart_and_the_pages_drop_it(view: ReviewView) -
     page = render_review(view, 1, t, chart=png)
     assert page.files == () and "image" not in page.embeds[0]
     assert render_review(view, 0, t).files == ()  # no chart given: none shown
+
+
+def test_stats_show_the_coachs_accuracy_once_a_game_was_reviewed() -> None:
+    import dataclasses
+
+    from cogs.render.records import render_stats
+
+    from .dsc_factories import stats_view
+
+    view = stats_view()
+    assert "coach" not in message_text(render_stats(view, catalog("en")))
+    reviewed = dataclasses.replace(view, review_accuracy=83.46, reviewed=2)
+    text = message_text(render_stats(reviewed, catalog("en")))
+    assert "The coach's accuracy: **83.5%** over 2 reviewed games" in text
+    assert "**83.5%** sur 2 parties analysées" in message_text(
+        render_stats(reviewed, catalog("fr"))
+    )

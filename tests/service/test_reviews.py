@@ -44,6 +44,9 @@ async def test_a_review_is_computed_once_then_read_from_the_store(make_service: 
     assert again.stored and again.review == view.review and not seen  # nothing computed
     accuracy, count = await svc.review_accuracy(BOB)
     assert count == 1 and accuracy == view.review.accuracy
+    stats = await svc.stats(GUILD, BOB)  # /durak stats shows it
+    assert (stats.review_accuracy, stats.reviewed) == (view.review.accuracy, 1)
+    assert (await svc.stats(GUILD, ALICE)).reviewed == 0
     await svc.close()  # after a restart, it is read from the store
     restarted = await make_service(review_deals=DEALS)
     assert (await restarted.review(GUILD, BOB, game_id)).stored
