@@ -579,7 +579,7 @@ async def test_the_room_socket_keeps_the_tables_rate_limit(rooms: Rooms) -> None
 
 async def test_a_guest_reviews_their_own_game_from_the_rooms_table(rooms: Rooms) -> None:
     rooms.service._reviews.deals = 4  # a small budget: the plumbing is checked
-    room_id, host, guest, playing = await game_of_two(rooms)
+    room_id, _host, _guest, playing = await game_of_two(rooms)
     channel = await rooms.parts.rooms.directory.channel_of(room_id)
     table = await rooms.page(playing["table_token"], "/ws")  # Bob's table, in the room's page
     await table.next("table")
