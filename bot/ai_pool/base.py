@@ -227,8 +227,8 @@ class AIRunner(ABC):
         progress: Callable[[int, int], object] | None = None,
     ) -> GameReview:
         """The review of ``seat``'s decisions in ``record`` (``GameRecord.to_dict()``), run a
-        decision at a time below the live moves: a step goes to a worker only when no move
-        waits for it, so a move waits at most for the one decision in flight.
+        decision at a time below the live moves (:class:`~bot.ai_pool.AIPool`: in review
+        workers of their own, at a lower CPU priority).
         ``progress(done, total)`` is called on the event loop after each decision.  The
         result is :func:`~rules_engine.ai.review.review_game`'s for the same arguments.
 

@@ -40,6 +40,7 @@ __all__ = [
     "LOG_EVERY_S",
     "MAX_START_FAILURES",
     "RETRY_MAX_S",
+    "REVIEW_NICE",
     "START_TIMEOUT_S",
     "USAGE_HALF_LIFE_S",
     "AIPool",
@@ -59,6 +60,8 @@ RETRY_MAX_S = 60.0
 #: A recurring problem (a slot failing to start, moves played by the fallback for the same
 #: reason) is logged at most once per this many seconds, with how often it happened since.
 LOG_EVERY_S = 60.0
+#: How much lower the CPU priority of a review worker is (``os.nice`` increment).
+REVIEW_NICE = 15
 #: Half-life (seconds) of a channel's recent worker usage, which orders the waiting channels.
 USAGE_HALF_LIFE_S = 60.0
 
@@ -105,6 +108,7 @@ class _Channel:
 @dataclass(eq=False, slots=True)
 class _Worker:
     index: int
+    for_reviews: bool = False  # a review slot: never given a move (see AIPool)
     process: BaseProcess | None = None
     pid: int | None = None  # kept apart: the admin thread may close ``process`` early
     conn: Connection | None = None
@@ -129,6 +133,11 @@ class AIPool(AIRunner):
         unsafe in a process with threads and a running event loop.
     :param clock: the hard limits and the channels' worker time are measured on it (default
         the system clock; tests pass a :class:`~bot.clock.ManualClock`).
+    :param review_workers: processes of their own for the coach's reviews (default 1), run at
+        a lower CPU priority (``nice`` + :data:`REVIEW_NICE`): a move never waits for a review,
+        and the operating system gives the moves' processes the CPU first.  With 0, review
+        steps go to the move workers when no move waits (a move may then wait for the step in
+        flight).
 
     Use from one event loop.  Workers start on the first :meth:`decide` (or :meth:`start`).
     """
@@ -142,8 +151,11 @@ class AIPool(AIRunner):
         margin_s: float = DEFAULT_MARGIN_S,
         start_method: str = "spawn",
         clock: Clock | None = None,
+        review_workers: int = 1,
     ) -> None:
         super().__init__(levels=levels, margin_s=margin_s)
+        if review_workers < 0:
+            raise ValueError("review_workers must be >= 0")
         if start_method not in ("spawn", "forkserver"):
             raise ValueError("start_method must be 'spawn' or 'forkserver'")
         count = default_workers() if workers is None else workers
@@ -156,7 +168,9 @@ class AIPool(AIRunner):
             else multiprocessing.get_context("forkserver")
         )
         self._worker_init = worker_init
-        self._workers = [_Worker(i) for i in range(count)]
+        self._workers = [_Worker(i) for i in range(count)] + [
+            _Worker(count + j, for_reviews=True) for j in range(review_workers)
+        ]
         self._channels: dict[int, _Channel] = {}
         #: Review steps waiting, oldest first: a step goes to a worker only when no move
         #: can use it (see :meth:`_pump`).
@@ -183,22 +197,29 @@ class AIPool(AIRunner):
     # ------------------------------------------------------------------ public
     @property
     def size(self) -> int:
-        """The number of worker slots."""
-        return len(self._workers)
+        """The number of worker slots for moves."""
+        return len(self._movers())
 
     def health(self) -> PoolHealth:
         """The slots' state and the failure counters (see :class:`PoolHealth`)."""
         return PoolHealth(
-            len(self._workers),
-            sum(w.ready for w in self._workers),
-            sum(w.down for w in self._workers),
+            len(self._movers()),
+            sum(w.ready for w in self._movers()),
+            sum(w.down for w in self._movers()),
             self._failed_starts,
             self._fallback_moves,
         )
 
     def worker_pids(self) -> list[int | None]:
-        """The process id of each worker slot (``None`` while none runs).  For tests."""
-        return [w.pid for w in self._workers]
+        """The process id of each move worker slot (``None`` while none runs).  For tests."""
+        return [w.pid for w in self._movers()]
+
+    def review_worker_pids(self) -> list[int | None]:
+        """The process id of each review worker slot.  For tests."""
+        return [w.pid for w in self._workers if w.for_reviews]
+
+    def _movers(self) -> list[_Worker]:
+        return [w for w in self._workers if not w.for_reviews]
 
     async def start(self, *, wait: bool = False, timeout: float = START_TIMEOUT_S) -> None:
         """Start the workers (idempotent); with ``wait``, until every slot is ready or down."""
@@ -329,11 +350,18 @@ class AIPool(AIRunner):
         workers no waiting move can use (a move bound to a busy worker waits for that one)."""
         if self._closed:
             return
-        if all(w.down for w in self._workers):
+        reviewers = [w for w in self._workers if w.for_reviews]
+        if reviewers:
+            if all(w.down for w in reviewers):
+                self._fail_reviews("no review worker could be started")
+            else:
+                self._pump_reviews([w for w in reviewers if w.ready and w.current is None])
+        movers = self._movers()
+        if all(w.down for w in movers):
             self._drain_to_fallback()
             return
-        idle = [w for w in self._workers if w.ready and w.current is None]
-        if idle and self._pump_moves(idle):
+        idle = [w for w in movers if w.ready and w.current is None]
+        if idle and self._pump_moves(idle) and not reviewers:
             self._pump_reviews(idle)
 
     def _pump_reviews(self, idle: list[_Worker]) -> None:
@@ -454,11 +482,15 @@ class AIPool(AIRunner):
         if was_head and not ch.busy:
             self._after_move(ch)
 
-    def _drain_to_fallback(self) -> None:
+    def _fail_reviews(self, reason: str) -> None:
         while self._reviews:
             rreq = self._reviews.popleft()
             if not rreq.future.done():
-                rreq.future.set_exception(ReviewFailed("no AI worker could be started"))
+                rreq.future.set_exception(ReviewFailed(reason))
+
+    def _drain_to_fallback(self) -> None:
+        if not any(w.for_reviews for w in self._workers):
+            self._fail_reviews("no AI worker could be started")
         for ch in list(self._channels.values()):
             while ch.queue:
                 self._fallback_move(ch.queue.popleft(), "no AI worker could be started")
@@ -487,7 +519,7 @@ class AIPool(AIRunner):
     async def _launch_async(self, worker: _Worker) -> None:
         assert self._loop is not None
         try:
-            proc, conn = await self._loop.run_in_executor(self._admin, self._spawn)
+            proc, conn = await self._loop.run_in_executor(self._admin, self._spawn, worker)
         except Exception:
             self._problem(
                 ("spawn", worker.index), "could not start AI worker %d", worker.index, trace=True
@@ -508,11 +540,12 @@ class AIPool(AIRunner):
 
         worker.timer = self._clock.call_at(self._clock.now() + START_TIMEOUT_S, start_timeout)
 
-    def _spawn(self) -> tuple[BaseProcess, Connection]:
+    def _spawn(self, worker: _Worker) -> tuple[BaseProcess, Connection]:
         parent, child = self._ctx.Pipe(duplex=True)
+        nice = REVIEW_NICE if worker.for_reviews else 0
         proc = self._ctx.Process(
             target=worker_main,
-            args=(child, self._worker_init, dict(self.levels)),
+            args=(child, self._worker_init, dict(self.levels), nice),
             name="durak-ai-worker",
             daemon=True,
         )

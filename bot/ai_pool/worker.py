@@ -18,7 +18,9 @@ from rules_engine.ai.review import ReviewError
 __all__ = ["kill_all", "load_callable", "worker_main"]
 
 
-def worker_main(conn: Connection, worker_init: str | None, levels: Mapping[str, AILevel]) -> None:
+def worker_main(
+    conn: Connection, worker_init: str | None, levels: Mapping[str, AILevel], nice: int = 0
+) -> None:
     """A worker process: keep agents per (game, seat), answer ``decide`` and ``review``
     requests in order.
 
@@ -27,10 +29,13 @@ def worker_main(conn: Connection, worker_init: str | None, levels: Mapping[str, 
     Out: ``("ready", pid)`` once, then ``("ok", request_id, text)`` or ``("err", request_id,
     description)`` per decide; ``("ok", request_id, ReviewStep)``, ``("bad", request_id,
     message)`` (a :class:`ReviewError`: the record cannot be reviewed) or ``("err", …)`` per
-    review step.
+    review step.  ``nice``: lower this process's CPU priority by that much (review workers).
     """
     # Ctrl+C reaches the whole process group; the parent stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if nice:  # a review worker: the moves' processes get the CPU first
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     if worker_init:
         load_callable(worker_init)()
     agents = AgentCache(levels)

@@ -548,10 +548,45 @@ async def test_a_review_in_the_workers_is_the_engines_review(make_pool: PoolFact
     )
 
 
-async def test_a_move_never_waits_behind_queued_review_steps(make_pool: PoolFactory) -> None:
+async def test_reviews_run_in_their_own_worker_beside_the_moves(make_pool: PoolFactory) -> None:
+    """With a review worker (the default), reviews never take the move worker: while three
+    reviews keep it busy, every move is decided by the move worker, at once."""
+    pool = await make_pool(1)
+    assert pool.size == 1 and len(pool.review_worker_pids()) == 1
+    (mover,) = pool.worker_pids()
+    records = [seeded_record(s) for s in (31, 32, 33)]
+    stepped = asyncio.Event()
+    reviews = [
+        asyncio.ensure_future(
+            pool.review(r.to_dict(), 0, deals=40, progress=lambda *p: stepped.set())
+        )
+        for r in records
+    ]
+    try:
+        await asyncio.wait_for(stepped.wait(), 60)  # the review worker is busy
+        game = positions(1, seed=24)[0]
+        for move in range(1, 4):
+            answer = await pool.decide(2, "live", 0, "test-pid", 1, obs_of(game))
+            assert answer == f"pid {mover} moves {move}"
+        assert not all(r.done() for r in reviews)
+        (reviewer,) = pool.review_worker_pids()
+        assert reviewer is not None and reviewer != mover
+        if hasattr(os, "getpriority"):  # the review worker runs at a lower CPU priority
+            assert os.getpriority(os.PRIO_PROCESS, reviewer) > os.getpriority(
+                os.PRIO_PROCESS, mover
+            )
+    finally:
+        for r in reviews:
+            r.cancel()
+        await asyncio.gather(*reviews, return_exceptions=True)
+
+
+async def test_without_review_workers_a_move_waits_for_the_step_in_flight_only(
+    make_pool: PoolFactory,
+) -> None:
     """Three reviews at once keep three steps queued; a move asked meanwhile waits for the
     step in flight only (a FIFO would make it wait for the queued ones too)."""
-    pool = await make_pool(1)
+    pool = await make_pool(1, review_workers=0)
     records = [seeded_record(s) for s in (31, 32, 33)]
     steps = 0
     stepped = asyncio.Event()
@@ -590,7 +625,7 @@ async def test_a_review_whose_worker_dies_fails_clearly(make_pool: PoolFactory) 
     )
     try:
         await asyncio.wait_for(started.wait(), 60)  # the second step is in the worker
-        pid = pool.worker_pids()[0]
+        pid = pool.review_worker_pids()[0]
         assert pid is not None
         os.kill(pid, 9)
         with pytest.raises(ReviewFailed, match="its worker failed"):
