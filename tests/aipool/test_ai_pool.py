@@ -265,14 +265,14 @@ class FlakyPool(BoundedPool):
     """A one-slot pool whose first ``failures`` worker starts fail (then they succeed)."""
 
     def __init__(self, failures: int, **kwargs: Any) -> None:
-        super().__init__(1, levels=TEST_LEVELS, **kwargs)
+        super().__init__(1, levels=TEST_LEVELS, review_workers=0, **kwargs)
         self.failures_left = failures
 
-    def _spawn(self) -> Any:
+    def _spawn(self, worker: Any) -> Any:
         if self.failures_left > 0:
             self.failures_left -= 1
             raise OSError("no process can be started (test)")
-        return super()._spawn()
+        return super()._spawn(worker)
 
     async def admin_done(self) -> None:
         """Wait until the admin thread has done what it was given before (a start runs
