@@ -47,6 +47,17 @@ def _version() -> str:
         return "unknown"
 
 
+def _review_deals(text: str) -> int:
+    """``--review-deals``: a whole number, at least 2."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2, not {value}")
+    return value
+
+
 def _ai_delay(text: str) -> float:
     """``--ai-delay``: seconds from 0 up; above :data:`MAX_AI_DELAY` it is capped."""
     try:
@@ -113,6 +124,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--db", default=None, metavar="FILE", help="SQLite file (default: a temporary one)"
+    )
+    play.add_argument(
+        "--review-deals",
+        type=_review_deals,
+        default=None,
+        metavar="K",
+        help="the coach's budget at game over: sampled deals per choice (default: 300)",
     )
     play.add_argument(
         "--web",
@@ -249,6 +267,7 @@ def _play(args: argparse.Namespace, settings: Settings, stdin: TextIO, out: Text
                 db_path=args.db,
                 ai_delay=delay,
                 seed=args.seed,
+                **({} if args.review_deals is None else {"review_deals": args.review_deals}),
             )
         )
     except DatabaseUnavailable as exc:  # --db names a file another process holds

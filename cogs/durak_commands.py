@@ -57,6 +57,7 @@ from cogs.custom_ids import (
     HISTORY_NAVS,
     LOBBY_ACTIONS,
     REPLAY_NAVS,
+    REVIEW_NAVS,
     AnyButton,
     route_of,
 )
@@ -121,6 +122,9 @@ ROUTES: dict[tuple[str, str], Route] = {
     # a history and its replays (``open`` starts a new private replay)
     **{("replay", nav): Route(Defer.IN_PLACE, RecordsCommands.press_replay) for nav in REPLAY_NAVS},
     ("replay", "open"): Route(Defer.PRIVATE, RecordsCommands.press_replay),
+    # the coach's review: "Review my game" opens a new private one, ◀ ▶ edit it
+    **{("review", nav): Route(Defer.IN_PLACE, RecordsCommands.press_review) for nav in REVIEW_NAVS},
+    ("review", "open"): Route(Defer.PRIVATE, RecordsCommands.press_review),
     **{
         ("history", nav): Route(Defer.IN_PLACE, RecordsCommands.press_history)
         for nav in HISTORY_NAVS
@@ -153,6 +157,7 @@ SUBCOMMAND_ORDER = (
     "stats",
     "leaderboard",
     "history",
+    "review",
     "privacy",
     "forget-me",
 )

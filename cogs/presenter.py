@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
@@ -138,7 +139,8 @@ def build_view(components: tuple[Button | Select, ...]) -> discord.ui.View | Non
 
 
 def message_kwargs(message: Reply | str, *, edit: bool = False) -> dict[str, Any]:
-    """``content``/``embeds``/``view`` keyword arguments for a rendered :class:`Reply`.
+    """``content``/``embeds``/``view`` (and ``files``/``attachments``) keyword arguments for a
+    rendered :class:`Reply`.
 
     With ``edit=True`` every part is given, so that stale content, embeds or buttons of the
     previous version are removed."""
@@ -148,9 +150,18 @@ def message_kwargs(message: Reply | str, *, edit: bool = False) -> dict[str, Any
     embeds = [discord.Embed.from_dict(dict(e)) for e in message.embeds]
     view = build_view(message.components)
     kwargs: dict[str, Any] = {}
+    files = (
+        None
+        if message.files is None
+        else [discord.File(io.BytesIO(data), filename=name) for name, data in message.files]
+    )
     if edit:
         kwargs.update(content=content, embeds=embeds, view=view)
+        if files is not None:
+            kwargs["attachments"] = files
         return kwargs
+    if files:
+        kwargs["files"] = files
     if content is not None:
         kwargs["content"] = content
     if embeds:

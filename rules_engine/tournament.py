@@ -84,9 +84,11 @@ def play_game(
     options_a: dict[str, Any] | None = None,
     options_b: dict[str, Any] | None = None,
     max_moves: int = 2000,
+    actions: list[str] | None = None,
 ) -> GameResult:
     """One game: ``level_a`` at ``a_seat``, ``level_b`` elsewhere (team games: ``level_a``
-    in every seat of the parity of ``a_seat``)."""
+    in every seat of the parity of ``a_seat``).  When ``actions`` is given, every action
+    played is appended to it (``"SEAT ACTION"``: the game's record)."""
     game = Game(rules, deal_from_seed(players, seed, deck=rules.deck))
     teams = rules.teams != "none"
     agents = []
@@ -116,6 +118,8 @@ def play_game(
         if text not in obs["legal"]:
             return GameResult(seed, a_seat, sides[seat], moves, times, f"illegal {text!r}", cpu)
         game.apply(parse_action(text))
+        if actions is not None:
+            actions.append(text)
         moves += 1
     if not game.finished:
         return GameResult(seed, a_seat, None, moves, times, "move cap", cpu)

@@ -46,20 +46,23 @@ from bot.errors import ServiceError
 from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
 from bot.presenter import Presenter
 from bot.service.channels import Channels
-from bot.service.commit import Commit
+from bot.service.commit import Commit, storage_errors
 from bot.service.delegate import Delegate
 from bot.service.driver import Driver
 from bot.service.fairplay import FairPlay, StopOutcome
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobbies
+from bot.service.options import need_id
 from bot.service.play import ChannelPhase, Play, Unshowable, UnshowableOutcome
 from bot.service.privacy import Privacy
 from bot.service.records import Records
+from bot.service.reviews import MAX_RUNNING_REVIEWS, Reviews
 from bot.service.settings import SettingsStore
 from bot.service.tasks import Tasks
 from bot.storage import Storage
 from rules_engine import Game
 from rules_engine.ai import AUTOPILOT_LEVEL
+from rules_engine.ai.review import DEFAULT_DEALS
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +107,9 @@ class GameService:
     :param resync_interval: on shared storage (PostgreSQL), how often this process reads
         again the channels another process wrote (0: never; a channel is read anyway when a
         write of it loses its fence, or when this process holds nothing of it).
+    :param review_deals: the budget of the coach's reviews, in sampled deals per choice
+        (docs/AI.md, "The review").
+    :param max_reviews: reviews computed at once (see :mod:`bot.service.reviews`).
     """
 
     def __init__(
@@ -123,6 +129,8 @@ class GameService:
         max_ai_only_tables: int = MAX_AI_ONLY_TABLES_PER_SERVER,
         include_guild: Callable[[int], bool] | None = None,
         resync_interval: float = 10.0,
+        review_deals: int = DEFAULT_DEALS,
+        max_reviews: int = MAX_RUNNING_REVIEWS,
     ) -> None:
         if not MIN_TIMEOUT <= turn_timeout <= MAX_TIMEOUT:
             raise ValueError(f"turn_timeout must be {MIN_TIMEOUT}–{MAX_TIMEOUT} s")
@@ -177,6 +185,9 @@ class GameService:
         fairplay = FairPlay(channels, commit, driver, lobbies)
         play = Play(channels, commit, driver, lobbies, self.clock, seeds)
         records = Records(storage, settings)
+        self._reviews = Reviews(
+            storage, self._ai, self.clock, deals=review_deals, max_running=max_reviews
+        )
         privacy = Privacy(storage, channels, self.clock)
         self._lifecycle = Lifecycle(
             channels,
@@ -313,6 +324,7 @@ class GameService:
     leaderboard = Delegate(Records.leaderboard, "_records")
     history = Delegate(Records.history, "_records")
     replay = Delegate(Records.replay, "_records")
+    review = Delegate(Reviews.review, "_reviews")
 
     privacy = Delegate(Privacy.privacy, "_privacy")
     ask_forget = Delegate(Privacy.ask_forget, "_privacy")
@@ -323,6 +335,12 @@ class GameService:
     set_server_config = Delegate(SettingsStore.set_server_config, "_settings")
     count_ai_games = Delegate(SettingsStore.count_ai_games, "_settings")
     count_ai_games_now = Delegate(SettingsStore.count_ai_games_now, "_settings")
+
+    async def review_accuracy(self, user_id: int) -> tuple[float | None, int]:
+        """A player's mean accuracy over their reviewed games, and how many (``/durak
+        stats``)."""
+        with storage_errors():
+            return await self.storage.review_accuracy(need_id(user_id))
 
     # ------------------------------------------------------------------ read-only views
     def game_of(self, channel_id: int) -> Game | None:

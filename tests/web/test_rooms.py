@@ -555,3 +555,20 @@ async def test_the_room_socket_keeps_the_tables_rate_limit(rooms: Rooms) -> None
     error = await page.next("error")
     assert error["code"] == protocol.CLOSE_RATE and "too many messages" in error["reason"]
     assert await page.closed() == protocol.CLOSE_RATE
+
+
+async def test_a_guest_reviews_their_own_game_from_the_rooms_table(rooms: Rooms) -> None:
+    rooms.service._reviews.deals = 4  # a small budget: the plumbing is checked
+    room_id, _host, _guest, playing = await game_of_two(rooms)
+    channel = await rooms.parts.rooms.directory.channel_of(room_id)
+    table = await rooms.page(playing["table_token"], "/ws")  # Bob's table, in the room's page
+    await table.next("table")
+    await play_out(rooms.service, channel)
+    view = await rooms.service.table(channel)
+    await table.send({"t": "review", "seq": 4, "game": view.game_id})
+    review = await table.next("review", timeout=60)
+    assert review["summary"][0].startswith("Accuracy ") and review["chart"].startswith("<svg")
+    assert table.of("review_progress")
+    bob = view.seats[1].user_id
+    stored = await rooms.service.review(view.guild_id, bob, view.game_id)
+    assert stored.stored and stored.review.seat == 1

@@ -264,6 +264,10 @@ function renderGameOver(state, handlers) {
   end.hidden = !canAct;
   rematch.onclick = handlers.onRematch;
   end.onclick = handlers.onEndSeries;
+  // the coach's review of the player's own decisions, for a game played to its end
+  const review = $("review-button");
+  review.hidden = !(state.role === "player" && table.finished && !table.aborted);
+  review.onclick = handlers.onReview;
   showNewGame(state, handlers);
 }
 
@@ -284,6 +288,7 @@ export function renderNoGame(state, handlers) {
   $("standings").replaceChildren();
   $("rematch-button").hidden = true;
   $("end-series-button").hidden = true;
+  $("review-button").hidden = true;
   showNewGame(state, handlers);
 }
 
