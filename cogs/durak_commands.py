@@ -239,6 +239,7 @@ class DurakCog(
                 self.presenter.pressed(interaction)
         else:
             await self.defer_in_place(interaction)
+        self.presenter.lend(interaction)  # a press acknowledged as an update: its token writes
         await route.run(self, interaction, button)
 
     @commands.Cog.listener()
