@@ -388,7 +388,10 @@ class DiscordPresenter:
             self._lenders[interaction.channel_id] = Lender.of(interaction)
 
     def _lender(self, channel_id: int) -> Lender | None:
-        """The channel's newest press whose token is still young."""
+        """The channel's newest press whose token is still young (none while the channel is
+        hidden: only the bot token tells whether the channel can be shown again)."""
+        if channel_id in self._hidden:
+            return None
         lender = self._lenders.get(channel_id)
         if lender is not None and not lender.valid:
             del self._lenders[channel_id]
@@ -639,6 +642,8 @@ class DiscordPresenter:
         there is none or Discord refused (then it is not used again: the bot token edits)."""
         owner = st.owner
         if owner is None or st.message_id is None or not owner.valid:
+            return False
+        if st.channel_id in self._hidden:
             return False
         try:
             await owner.edit(st.message_id, body)
