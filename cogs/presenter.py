@@ -52,7 +52,7 @@ from discord.ext import commands
 from bot.presenter import Notice
 from bot.realm import Realm
 from bot.views import HandView, LobbyView, TableView
-from cogs.followups import Lender, is_update_ack
+from cogs.followups import TOKEN_LIFE, Lender, is_update_ack
 from cogs.i18n import Catalog, catalog, pick_locale
 from cogs.latest import LatestBody, payload_json, send_latest
 from cogs.links import TableLinks
@@ -82,7 +82,7 @@ TABLE_INTERVAL = 0.8
 
 #: How long a press's token is used to edit the message it came from (Discord keeps an
 #: interaction's token 15 minutes).
-PRESS_TOKEN_LIFE = 14 * 60.0
+PRESS_TOKEN_LIFE = TOKEN_LIFE
 
 #: Which public message of a channel could not be posted or edited.
 Hidden = Literal["lobby", "table", "notice"]
