@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -48,7 +49,10 @@ class Connection:
     hand_key: tuple[int, int] | None = None
     #: Told of every frame once it is written to the socket (the benchmark measures with it).
     on_sent: Callable[[str], None] | None = None
-    _queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(MAX_QUEUED))
+    #: Frames waiting to be written (``None``: close once the ones before it are written).
+    _queue: deque[str | None] = field(default_factory=deque)
+    #: Set while the writer waits for a frame; resolved by :meth:`send`.
+    _wake: asyncio.Future[None] | None = None
     _writer: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -58,11 +62,19 @@ class Connection:
     def send(self, frame: dict[str, Any] | str) -> None:
         """Queue a frame (a dict, or JSON text already encoded); never waits."""
         text = frame if isinstance(frame, str) else encode(frame)
-        try:
-            self._queue.put_nowait(text)
-        except asyncio.QueueFull:
+        if not self._put(text):
             log.info("a page of channel %d does not read its frames: closed", self.channel_id)
             self._abort()
+
+    def _put(self, text: str | None) -> bool:
+        """Queue ``text``; False when :data:`MAX_QUEUED` frames wait already."""
+        if len(self._queue) >= MAX_QUEUED:
+            return False
+        self._queue.append(text)
+        wake, self._wake = self._wake, None
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+        return True
 
     def _abort(self) -> None:
         if self._writer is not None:
@@ -70,8 +82,15 @@ class Connection:
         asyncio.get_running_loop().create_task(self.ws.close(code=CLOSE_SLOW))
 
     async def _write(self) -> None:
+        # A plain deque and one future while idle, not an asyncio.Queue (four deques, a lock's
+        # worth of memory per page), and no reference to a frame once it is written: an idle
+        # page holds no frame text (the benchmark's kb_per_page).
+        queue = self._queue
         while True:
-            text = await self._queue.get()
+            while not queue:
+                self._wake = asyncio.get_running_loop().create_future()
+                await self._wake
+            text = queue.popleft()
             if text is None or self.ws.closed:
                 return
             try:
@@ -80,13 +99,13 @@ class Connection:
                 return
             if self.on_sent is not None:
                 self.on_sent(text)
+            del text
 
     async def flush_and_close(self, code: int, frame: dict[str, Any] | None = None) -> None:
         """Send ``frame`` after the queued ones, then close with ``code``."""
         if frame is not None:
             self.send(frame)
-        with contextlib.suppress(asyncio.QueueFull):
-            self._queue.put_nowait(None)
+        self._put(None)
         if self._writer is not None:
             with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._writer), 2.0)
