@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -50,8 +49,10 @@ class Connection:
     hand_key: tuple[int, int] | None = None
     #: Told of every frame once it is written to the socket (the benchmark measures with it).
     on_sent: Callable[[str], None] | None = None
-    #: Frames waiting to be written (``None``: close once the ones before it are written).
-    _queue: deque[str | None] = field(default_factory=deque)
+    #: Frames waiting to be written (``None``: close once the ones before it are written).  A
+    #: list, short (at most MAX_QUEUED) and with no memory of its own while empty, where an
+    #: empty deque would keep a block of 64 slots for every open page.
+    _queue: list[str | None] = field(default_factory=list)
     #: The task writing the queue, while it has frames (``None`` when it is empty).
     _writer: asyncio.Task[None] | None = None
     #: Started, and not yet stopped (the close sentinel written, the socket gone, stopped).
@@ -94,7 +95,7 @@ class Connection:
         queue = self._queue
         try:
             while queue and self._writing:
-                text = queue.popleft()
+                text = queue.pop(0)
                 if text is None or self.ws.closed:
                     self._writing = False
                     return
