@@ -28,7 +28,14 @@ line per run::
   server during the run (``embedded`` for SQLite, whose work is in ``cpu_s``; ``unknown`` for a
   ``--database-url`` server);
 - ``kb_per_game``: resident memory of the live games over an idle service, per game (largest
-  process).
+  process);
+- ``ai_p50_ms``/``ai_p99_ms``: the time of an AI move in the pool (asked to answered,
+  queueing included), of the worst process.
+
+``--reviews R`` keeps R coach's reviews running in each process's AI pool beside the games
+(each of a seeded two-player game, at ``--review-deals`` sampled deals per choice, started
+again as it ends): ``reviews_done`` counts the reviews finished, so a run with ``--reviews 0``
+beside one with reviews shows what they cost the live games (docs/AI.md, "The review").
 """
 
 from __future__ import annotations
@@ -103,6 +110,26 @@ async def run_worker(
     lag = LoopLag()
     rematcher = _Rematcher()
     pool = AIPool()
+    moves: array[float] = array("d")
+    decide = pool.decide
+
+    async def timed_decide(*args: Any, **kwargs: Any) -> str:
+        started = time.perf_counter()
+        try:
+            return await decide(*args, **kwargs)
+        finally:
+            moves.append(time.perf_counter() - started)
+
+    pool.decide = timed_decide  # type: ignore[method-assign]
+    reviews_done = 0
+    reviewing = True
+
+    async def keep_reviewing(record: dict[str, Any]) -> None:
+        nonlocal reviews_done
+        while reviewing:
+            await pool.review(record, 0, deals=int(cfg["review_deals"]))
+            reviews_done += 1
+
     service = GameService(
         create_storage(cfg["url"]),
         presenters=[rematcher],
@@ -124,9 +151,11 @@ async def run_worker(
             levels = [cfg["ai"] or DEFAULT_AI_LEVEL] + [DEFAULT_AI_LEVEL] * (players - 1)
             for level in levels:
                 await service.add_ai(ch, HOST, level)
+        records = [_review_record(base + k) for k in range(int(cfg["reviews"]))]
         ready()
         await go()
         lag.start()
+        reviewers = [asyncio.ensure_future(keep_reviewing(r)) for r in records]
         cpu0 = _cpu(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
         for ch in range(base + 1, base + games + 1):
@@ -141,6 +170,11 @@ async def run_worker(
         elapsed = time.perf_counter() - t0
         cpu = _cpu(resource.RUSAGE_SELF) - cpu0
         await lag.stop()
+        reviewing = False
+        for task in reviewers:
+            task.cancel()
+        await asyncio.gather(*reviewers, return_exceptions=True)
+        move_times = sorted(moves)
         rematcher.running = False
         actions = len(latencies)
         ordered = sorted(latencies)
@@ -163,7 +197,23 @@ async def run_worker(
         "cpu_s": cpu,
         "ai_cpu_s": _cpu(resource.RUSAGE_CHILDREN),
         "kb_per_game": (peak_kb - idle_kb) / max(1, games),
+        "ai_p50_ms": percentile(move_times, 0.5) * 1000 if move_times else 0.0,
+        "ai_p99_ms": percentile(move_times, 0.99) * 1000 if move_times else 0.0,
+        "reviews_done": reviews_done,
     }
+
+
+def _review_record(seed: int) -> dict[str, Any]:
+    """A finished two-player game of casual players (seeded), as the store keeps it."""
+    from rules_engine import PROFILES
+    from rules_engine.ai.review import GameRecord
+    from rules_engine.deal import deal_from_seed
+    from rules_engine.tournament import play_game
+
+    rules = PROFILES["podkidnoy"]
+    actions: list[str] = []
+    play_game(rules, 2, seed, 0, "casual", "casual", actions=actions)
+    return GameRecord(rules, deal_from_seed(2, seed), tuple(actions)).to_dict()
 
 
 def _worker_main(raw: str) -> int:
@@ -240,6 +290,8 @@ def _run(args: argparse.Namespace, url: str, postmaster: int | None) -> dict[str
                 "players": args.players,
                 "rules": args.rules,
                 "ai": args.ai,
+                "reviews": args.reviews,
+                "review_deals": args.review_deals,
             }
             procs.append(
                 subprocess.Popen(
@@ -300,7 +352,10 @@ def _line(args: argparse.Namespace, run: dict[str, Any], db: str) -> str:
         f"kb_per_game={max(r['kb_per_game'] for r in rs):.1f} "
         f"cpu_s={each('cpu_s')} ai_cpu_s={each('ai_cpu_s')} "
         f"db_cpu_s={db if db_cpu is None else f'{db_cpu:.1f}'} "
-        f"p99_ms_each={each('p99_ms', '{:.2f}')}"
+        f"p99_ms_each={each('p99_ms', '{:.2f}')} "
+        f"ai_p50_ms={max(r['ai_p50_ms'] for r in rs):.1f} "
+        f"ai_p99_ms={max(r['ai_p99_ms'] for r in rs):.1f} "
+        f"reviews={args.reviews} reviews_done={sum(r['reviews_done'] for r in rs)}"
     )
 
 
@@ -325,6 +380,12 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="with --backend postgres: a postgresql:// database to write the bench's games "
         "into (default: a throwaway server; an exported DATABASE_URL is not used)",
+    )
+    parser.add_argument(
+        "--reviews", type=int, default=0, help="coach's reviews kept running beside the games"
+    )
+    parser.add_argument(
+        "--review-deals", type=int, default=300, help="the reviews' sampled deals per choice"
     )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

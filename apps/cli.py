@@ -11,6 +11,7 @@ import importlib.metadata
 import math
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from bot.errors import ConfigError
@@ -44,6 +45,17 @@ def _version() -> str:
         return importlib.metadata.version("durak-bot")
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
+
+
+def _review_deals(text: str) -> int:
+    """``--review-deals``: a whole number, at least 2."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2, not {value}")
+    return value
 
 
 def _ai_delay(text: str) -> float:
@@ -114,6 +126,13 @@ def _parser() -> argparse.ArgumentParser:
         "--db", default=None, metavar="FILE", help="SQLite file (default: a temporary one)"
     )
     play.add_argument(
+        "--review-deals",
+        type=_review_deals,
+        default=None,
+        metavar="K",
+        help="the coach's budget at game over: sampled deals per choice (default: 300)",
+    )
+    play.add_argument(
         "--web",
         action="store_true",
         help="play in the browser: serve the web table on 127.0.0.1 and print its address",
@@ -167,6 +186,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _report(work: Callable[[], str], refused: type[Exception], stdout: TextIO | None) -> int:
+    """Run an operator's one-shot tool: print what it reports (0), or why it refused, on
+    stderr (2)."""
+    try:
+        print(work(), file=stdout or sys.stdout)
+    except refused as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(
     argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
@@ -181,21 +211,15 @@ def main(
     if args.command == "backup":
         from bot.storage.backup import BackupRefused, backup_database
 
-        try:
-            print(backup_database(settings.storage_url, args.file), file=stdout or sys.stdout)
-        except BackupRefused as exc:
-            print(exc, file=sys.stderr)
-            return 2
-        return 0
+        return _report(
+            lambda: backup_database(settings.storage_url, args.file), BackupRefused, stdout
+        )
     if args.command == "forget":
         from apps.forget import ForgetRefused, forget_user
 
-        try:
-            print(forget_user(settings.storage_url, args.user_id), file=stdout or sys.stdout)
-        except ForgetRefused as exc:
-            print(exc, file=sys.stderr)
-            return 2
-        return 0
+        return _report(
+            lambda: forget_user(settings.storage_url, args.user_id), ForgetRefused, stdout
+        )
     if args.command == "play":
         return _play(args, settings, stdin or sys.stdin, stdout or sys.stdout)
     if args.command == "web":
@@ -243,6 +267,7 @@ def _play(args: argparse.Namespace, settings: Settings, stdin: TextIO, out: Text
                 db_path=args.db,
                 ai_delay=delay,
                 seed=args.seed,
+                **({} if args.review_deals is None else {"review_deals": args.review_deals}),
             )
         )
     except DatabaseUnavailable as exc:  # --db names a file another process holds

@@ -292,6 +292,22 @@ def create_bot(
     return bot
 
 
+def web_limits_problem(settings: Settings) -> str | None:
+    """With ``PUBLIC_URL`` set the bot serves the web table and the rooms: the sentence naming
+    a room or connection limit the environment sets to a bad value, else ``None``."""
+    if settings.public_url is None:
+        return None
+    from web.http_server import ServerLimits
+    from web.rooms import RoomLimits
+
+    try:
+        RoomLimits.from_env(settings.values)
+        ServerLimits.from_env(settings.values)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def run(settings: Settings) -> int:
     """Start the bot on Discord and block until it stops.  Returns a process exit code (see the
     module docstring); every failure to start is reported as one line on stderr."""
@@ -300,8 +316,8 @@ def run(settings: Settings) -> int:
         print(problem, file=sys.stderr)
         return EXIT_BAD_TOKEN
     assert settings.discord_token is not None
-    problem = storage_problem(settings.storage_url)  # before connecting to Discord
-    if problem is not None:
+    problem = web_limits_problem(settings) or storage_problem(settings.storage_url)
+    if problem is not None:  # said before connecting to Discord
         print(problem, file=sys.stderr)
         return 2
     bot = create_bot(settings)

@@ -4,10 +4,11 @@ event loop wakes (:class:`LoopLag`), percentiles of sorted samples, and resident
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import resource
 from array import array
+
+from bot.service.tasks import cancel_and_wait
 
 __all__ = ["LAG_INTERVAL_S", "LoopLag", "percentile", "rss_kb"]
 
@@ -49,10 +50,7 @@ class LoopLag:
     async def stop(self) -> None:
         """Stop sampling (the sleep under way is not counted)."""
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
     async def _watch(self) -> None:
         loop = asyncio.get_running_loop()

@@ -45,8 +45,8 @@ from rules_engine.messages import Message
 from terminal.wording import TERMINAL_WORDING
 from web.app import WebConfig, WebServer
 from web.links import table_url
-from web.protocol import browser_language, reader_catalog, sentence
-from web.tokens import Signer, TokenError
+from web.protocol import BAD_FRAME, BAD_ORIGIN, browser_language, reader_catalog, sentence
+from web.tokens import INVALID_LINK, Signer, TokenError
 from web.wording import catalog
 
 __all__ = [
@@ -71,10 +71,6 @@ DEFAULT_PORT = 8080
 NEW_GAME_PATH = "/api/new-game"
 #: The largest body of a new game's request (a token and a language).
 MAX_NEW_GAME_BODY = 2048
-
-_NOT_YOURS = Message("this link is not valid: open the table again from the game")
-_BAD_BODY = Message("the page sent a request the server does not understand")
-_BAD_ORIGIN = Message("this page may not open the table from where it was loaded")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,15 +131,15 @@ class NewGame:
             return web.json_response({"error": sentence(cat, message)}, status=status)
 
         if request.headers.get("Origin") not in self.origins:
-            return refuse(403, _BAD_ORIGIN)
+            return refuse(403, BAD_ORIGIN)
         if (request.content_length or 0) > MAX_NEW_GAME_BODY:
-            return refuse(400, _BAD_BODY)
+            return refuse(400, BAD_FRAME)
         try:
             body = await request.json()
         except (ValueError, RecursionError):
-            return refuse(400, _BAD_BODY)
+            return refuse(400, BAD_FRAME)
         if not isinstance(body, dict) or not isinstance(body.get("token"), str):
-            return refuse(400, _BAD_BODY)
+            return refuse(400, BAD_FRAME)
         try:
             claims = self.signer.verify(body["token"])
         except TokenError as exc:
@@ -151,7 +147,7 @@ class NewGame:
             return refuse(403, exc.message)
         cat = reader_catalog(body.get("lang"), cat, claims.locale)
         if claims.kind != "player" or (claims.channel_id, claims.user_id) != (CHANNEL, USER):
-            return refuse(403, _NOT_YOURS)
+            return refuse(403, INVALID_LINK)
         try:
             async with self._dealing:  # two presses deal one game
                 if self.service.state(CHANNEL) is ChannelPhase.NONE:

@@ -46,6 +46,8 @@ __all__ = [
     "NotYourTurn",
     "NotYours",
     "PlayerInPlay",
+    "ReviewBusy",
+    "ReviewUnavailable",
     "ServiceError",
     "StaleAction",
     "StorageBusy",
@@ -328,6 +330,21 @@ class UnknownGame(ServiceError):
 
     code = "unknown_game"
     default_message = Message("there is no such game in this server")
+
+
+class ReviewBusy(ServiceError):
+    """A review cannot start now: the player's own is still being made (the message says
+    which game), or the bot makes as many as it may at once."""
+
+    code = "review_busy"
+    default_message = Message("the coach is busy with other reviews: try again in a minute")
+
+
+class ReviewUnavailable(ServiceError):
+    """The review could not be computed (its AI worker failed): nothing was stored."""
+
+    code = "review_unavailable"
+    default_message = Message("the review could not be made: try again later")
 
 
 class StorageFailure(ServiceError):

@@ -29,7 +29,7 @@ from rules_engine.actions import Action, ActionKind, parse_action
 from rules_engine.cards import Card, Suit, parse_card, parse_suit
 from rules_engine.deal import Deal
 from rules_engine.game import Game
-from rules_engine.messages import Message, Seat
+from rules_engine.messages import N_, Message, Seat
 from rules_engine.rules import Rules
 
 __all__ = ["Replay", "ReplayFrame", "TablePair", "build_replay", "describe_action"]
@@ -136,6 +136,14 @@ class Replay:
         return starts[-1] if starts else 0
 
 
+#: The actions that pass the attack on to a new defender: a transfer, and a show (RULES.md
+#: §10.2: a transfer that keeps the shown trump).
+_PASSES_ON = {
+    ActionKind.TRANSFER: N_("{player} transfers the attack with {cards} to {target}"),
+    ActionKind.SHOW: N_("{player} shows {cards} and passes the attack to {target}"),
+}
+
+
 def describe_action(action: Action, *, opening: bool = False, target: int | None = None) -> Message:
     """``action`` in words: ``opening`` tells a round's first attack from an addition, and
     ``target`` is the new defender of a transfer or a show."""
@@ -150,24 +158,11 @@ def describe_action(action: Action, *, opening: bool = False, target: int | None
         return Message(
             "{player} beats {attack} with {defence}", player=player, attack=attack, defence=defence
         )
-    if kind is ActionKind.TRANSFER:
+    passed_on = _PASSES_ON.get(kind)
+    if passed_on is not None:
         if target is None:
-            raise ValueError("a transfer is described with its target, the new defender")
-        return Message(
-            "{player} transfers the attack with {cards} to {target}",
-            player=player,
-            cards=action.cards,
-            target=Seat(target),
-        )
-    if kind is ActionKind.SHOW:  # RULES.md §10.2: a transfer that keeps the shown trump
-        if target is None:
-            raise ValueError("a show is described with its target, the new defender")
-        return Message(
-            "{player} shows {cards} and passes the attack to {target}",
-            player=player,
-            cards=action.cards,
-            target=Seat(target),
-        )
+            raise ValueError(f"a {kind} is described with its target, the new defender")
+        return Message(passed_on, player=player, cards=action.cards, target=Seat(target))
     if kind is ActionKind.TAKE:
         return Message("{player} takes", player=player)
     return Message("{player} passes", player=player)

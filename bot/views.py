@@ -24,6 +24,7 @@ from bot.player_records import AiLevelStats, LeaderboardRow, PrivacyView, Profil
 from bot.replay import Replay, TablePair
 from bot.seating import FORMER_PLAYER_ID, LobbySeat
 from rules_engine.actions import Action, ActionKind
+from rules_engine.ai.review import GameReview
 from rules_engine.cards import Card
 from rules_engine.messages import Message, Seat
 from rules_engine.played import Played
@@ -349,6 +350,10 @@ class StatsView:
     forfeits: int = 0  # games left or kicked from (each also counted as a loss)
     #: Games against each AI level, apart (by level name).
     by_ai_level: tuple[AiLevelStats, ...] = field(default=())
+    #: The player's mean accuracy over the games the coach reviewed for them (in every
+    #: server: a review is the player's own), and how many (``None``/0: none yet).
+    review_accuracy: float | None = None
+    reviewed: int = 0
 
     @property
     def loss_rate(self) -> float:
@@ -420,6 +425,22 @@ class ReplayView:
     players: tuple[Player, ...]
     ended_at: float
     replay: Replay
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewView:
+    """The coach's review of ``user_id``'s decisions in an ended game (``review.seat`` is
+    theirs).  Private to that player: it shows their hand at each decision.  ``stored``:
+    read from the store (asked before), not computed now."""
+
+    game_id: int
+    guild_id: int
+    user_id: int
+    rules: Rules
+    profile: str
+    players: tuple[Player, ...]
+    review: GameReview
+    stored: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """The bot's buttons and selects as ``discord.ui.DynamicItem``s.
 
-:class:`GameComponent`, :class:`LobbyComponent`, :class:`ReplayComponent`,
+:class:`GameComponent`, :class:`LobbyComponent`, :class:`ReplayComponent`, :class:`ReviewComponent`,
 :class:`HistoryComponent` and :class:`ForgetComponent` match the custom ids of
 :mod:`cogs.custom_ids`, so they keep working on messages sent before a restart.  Messages are
 sent with views that are never stored by discord.py (they are stopped before sending): every
@@ -25,12 +25,14 @@ from cogs.custom_ids import (
     HISTORY_TEMPLATE,
     LOBBY_TEMPLATE,
     REPLAY_TEMPLATE,
+    REVIEW_TEMPLATE,
     AnyButton,
     ForgetButton,
     GameButton,
     HistoryButton,
     LobbyButton,
     ReplayButton,
+    ReviewButton,
 )
 from cogs.i18n import catalog, pick_locale
 from cogs.presenter import message_kwargs
@@ -44,6 +46,7 @@ __all__ = [
     "HistoryComponent",
     "LobbyComponent",
     "ReplayComponent",
+    "ReviewComponent",
 ]
 
 #: The name of the cog that handles the components.
@@ -127,6 +130,12 @@ class ReplayComponent(_Component, template=REPLAY_TEMPLATE):
     """Replay buttons: ``durak:replay:<game_id>:<frame>:<nav>``."""
 
     button_type = ReplayButton
+
+
+class ReviewComponent(_Component, template=REVIEW_TEMPLATE):
+    """Review buttons: ``durak:review:<game_id>:<page>:<open|prev|next>``."""
+
+    button_type = ReviewButton
 
 
 class HistoryComponent(_Component, template=HISTORY_TEMPLATE):

@@ -24,6 +24,11 @@ of the finished game ``game_id``.  ``nav`` names the button (``open``: the Repla
 ``nextround``: the replay's own buttons, which edit it), so that two buttons leading to the
 same frame still have different ids.
 
+Review pages: ``durak:review:<game_id>:<page>:<nav>``: page ``page`` of the coach's review of
+the presser's own decisions in game ``game_id`` (0: the summary, then one page per marked
+decision).  ``nav``: ``open`` (the game-over message's "Review my game", which opens a new
+private review), ``prev``, ``next`` (the review's own buttons, which edit it).
+
 History pages: ``durak:history:<user_id>:<page>:<prev|next>``: show page ``page`` (1-based) of
 ``/durak history`` (``user_id`` 0: the whole server), editing the private history message.
 
@@ -53,12 +58,15 @@ __all__ = [
     "MAX_CUSTOM_ID",
     "REPLAY_NAVS",
     "REPLAY_TEMPLATE",
+    "REVIEW_NAVS",
+    "REVIEW_TEMPLATE",
     "AnyButton",
     "ForgetButton",
     "GameButton",
     "HistoryButton",
     "LobbyButton",
     "ReplayButton",
+    "ReviewButton",
     "forget_id",
     "game_id",
     "history_id",
@@ -68,7 +76,9 @@ __all__ = [
     "parse_history_id",
     "parse_lobby_id",
     "parse_replay_id",
+    "parse_review_id",
     "replay_id",
+    "review_id",
     "route_of",
 ]
 
@@ -106,6 +116,13 @@ REPLAY_TEMPLATE = (
     rf"{PREFIX}:replay:(?P<game_id>[1-9][0-9]{{0,19}}):(?P<frame>0|[1-9][0-9]{{0,5}})"
     rf":(?P<nav>{'|'.join(REPLAY_NAVS)})"
 )
+#: The buttons of a review (see the module docstring).
+REVIEW_NAVS = ("open", "prev", "next")
+#: ``discord.ui.DynamicItem`` template of review buttons (groups game_id, page, nav).
+REVIEW_TEMPLATE = (
+    rf"{PREFIX}:review:(?P<game_id>[1-9][0-9]{{0,19}}):(?P<page>0|[1-9][0-9]{{0,3}})"
+    rf":(?P<nav>{'|'.join(REVIEW_NAVS)})"
+)
 #: The buttons of a history page.
 HISTORY_NAVS = ("prev", "next")
 #: ``discord.ui.DynamicItem`` template of history paging buttons (groups user_id, page, nav).
@@ -127,6 +144,7 @@ _GAME_RE = re.compile(GAME_TEMPLATE)
 _HISTORY_RE = re.compile(HISTORY_TEMPLATE)
 _LOBBY_RE = re.compile(LOBBY_TEMPLATE)
 _REPLAY_RE = re.compile(REPLAY_TEMPLATE)
+_REVIEW_RE = re.compile(REVIEW_TEMPLATE)
 
 
 class GameButton(NamedTuple):
@@ -178,6 +196,17 @@ class ReplayButton(NamedTuple):
         return cls(int(m["game_id"]), int(m["frame"]), m["nav"])
 
 
+class ReviewButton(NamedTuple):
+    game_id: int
+    page: int
+    nav: str
+
+    @classmethod
+    def from_match(cls, m: re.Match[str]) -> ReviewButton:
+        """The button of a match of :data:`REVIEW_TEMPLATE`."""
+        return cls(int(m["game_id"]), int(m["page"]), m["nav"])
+
+
 class HistoryButton(NamedTuple):
     user_id: int | None  # None: the whole server
     page: int
@@ -201,11 +230,12 @@ class ForgetButton(NamedTuple):
 
 
 #: Any of the bot's component buttons, as read from its custom id.
-AnyButton = GameButton | LobbyButton | ReplayButton | HistoryButton | ForgetButton
+AnyButton = GameButton | LobbyButton | ReplayButton | ReviewButton | HistoryButton | ForgetButton
 _KINDS: dict[type[AnyButton], str] = {
     GameButton: "game",
     LobbyButton: "lobby",
     ReplayButton: "replay",
+    ReviewButton: "review",
     HistoryButton: "history",
     ForgetButton: "forget",
 }
@@ -254,6 +284,12 @@ def replay_id(game_id: int, frame: int, nav: str) -> str:
     return _checked(custom_id, _REPLAY_RE, game_id >= 1 and frame >= 0, "replay")
 
 
+def review_id(game_id: int, page: int, nav: str) -> str:
+    """The custom id of a review button; ``ValueError`` if malformed."""
+    custom_id = f"{PREFIX}:review:{int(game_id)}:{int(page)}:{nav}"
+    return _checked(custom_id, _REVIEW_RE, game_id >= 1 and page >= 0, "review")
+
+
 def history_id(user_id: int | None, page: int, nav: str) -> str:
     """The custom id of a history paging button; ``ValueError`` if malformed."""
     custom_id = f"{PREFIX}:history:{int(user_id or 0)}:{int(page)}:{nav}"
@@ -285,6 +321,11 @@ def parse_lobby_id(s: str) -> LobbyButton:
 def parse_replay_id(s: str) -> ReplayButton:
     """Read a replay button id; ``ValueError`` if it is not one."""
     return ReplayButton.from_match(_match(s, _REPLAY_RE, "replay"))
+
+
+def parse_review_id(s: str) -> ReviewButton:
+    """Read a review button id; ``ValueError`` if it is not one."""
+    return ReviewButton.from_match(_match(s, _REVIEW_RE, "review"))
 
 
 def parse_history_id(s: str) -> HistoryButton:

@@ -13,6 +13,7 @@ from cogs.components import (
     HistoryComponent,
     LobbyComponent,
     ReplayComponent,
+    ReviewComponent,
 )
 from cogs.durak_commands import DurakCog
 from cogs.presenter import DiscordPresenter, message_kwargs
@@ -26,13 +27,21 @@ __all__ = [
     "HistoryComponent",
     "LobbyComponent",
     "ReplayComponent",
+    "ReviewComponent",
     "message_kwargs",
     "setup",
     "teardown",
 ]
 
 #: Every kind of button and select the bot sends (registered while the extension is loaded).
-COMPONENTS = (GameComponent, LobbyComponent, ReplayComponent, HistoryComponent, ForgetComponent)
+COMPONENTS = (
+    GameComponent,
+    LobbyComponent,
+    ReplayComponent,
+    ReviewComponent,
+    HistoryComponent,
+    ForgetComponent,
+)
 
 
 async def setup(bot: commands.Bot) -> None:

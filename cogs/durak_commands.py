@@ -57,6 +57,7 @@ from cogs.custom_ids import (
     HISTORY_NAVS,
     LOBBY_ACTIONS,
     REPLAY_NAVS,
+    REVIEW_NAVS,
     AnyButton,
     route_of,
 )
@@ -121,6 +122,9 @@ ROUTES: dict[tuple[str, str], Route] = {
     # a history and its replays (``open`` starts a new private replay)
     **{("replay", nav): Route(Defer.IN_PLACE, RecordsCommands.press_replay) for nav in REPLAY_NAVS},
     ("replay", "open"): Route(Defer.PRIVATE, RecordsCommands.press_replay),
+    # the coach's review: "Review my game" opens a new private one, ◀ ▶ edit it
+    **{("review", nav): Route(Defer.IN_PLACE, RecordsCommands.press_review) for nav in REVIEW_NAVS},
+    ("review", "open"): Route(Defer.PRIVATE, RecordsCommands.press_review),
     **{
         ("history", nav): Route(Defer.IN_PLACE, RecordsCommands.press_history)
         for nav in HISTORY_NAVS
@@ -153,6 +157,7 @@ SUBCOMMAND_ORDER = (
     "stats",
     "leaderboard",
     "history",
+    "review",
     "privacy",
     "forget-me",
 )
@@ -230,9 +235,18 @@ class DurakCog(
             await self.defer_private(interaction)
         elif route.defer is Defer.UPDATE:
             await self.defer_update(interaction)
+            if not self.source_is_private(interaction):
+                self.presenter.pressed(interaction)
         else:
             await self.defer_in_place(interaction)
         await route.run(self, interaction, button)
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """A public message was posted: the presenter keeps each channel's newest, so that a
+        table still at the bottom of its channel is edited rather than posted again."""
+        if message.guild is not None:
+            self.presenter.saw_message(message.channel.id, message.id)
 
     # -- public messages that cannot be shown --------------------------------
     async def on_hidden(self, channel_id: int, what: str, error: discord.HTTPException) -> None:

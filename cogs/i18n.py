@@ -85,6 +85,9 @@ COMMANDS: dict[str, str] = {
     NC_("cmd-name", "leaderboard"): NC_("cmd", "This server's players ranked by rating"),
     NC_("cmd-name", "kick"): NC_("cmd", "Free a player's seat (host: lobby; Manage Channel)"),
     NC_("cmd-name", "history"): NC_("cmd", "The server's last finished games, with replays"),
+    NC_("cmd-name", "review"): NC_(
+        "cmd", "The coach reviews your decisions in a game you played (only you see it)"
+    ),
     NC_("cmd-name", "config"): NC_(
         "cmd", "Show or change this server's Durak settings (Manage Server)"
     ),
@@ -117,6 +120,9 @@ OPTIONS: dict[str, str] = {
         "cmd", "Only players with at least this many rated games (default 5)"
     ),
     NC_("cmd-name", "page"): NC_("cmd", "Page number"),
+    NC_("cmd-name", "game"): NC_(
+        "cmd", "The game's number, as /durak history shows it (default: your last game)"
+    ),
     NC_("cmd-name", "seat"): NC_("cmd", "A seat's number as the lobby shows it (e.g. an AI seat)"),
     NC_("cmd-name", "add_channel"): NC_("cmd", "Allow games in this channel too"),
     NC_("cmd-name", "remove_channel"): NC_("cmd", "Stop allowing games in this channel"),

@@ -2,11 +2,20 @@
 
 It implements :class:`bot.presenter.Presenter` for Discord:
 
-- the public **table** is sent and edited with the bot token through the channel (never an
-  interaction token, which dies after 15 minutes), at most once per action: bursts of updates
-  coalesce, identical renders are skipped.  It is re-posted (new message, the old one deleted)
-  when a new round starts, when the game ends, on ``/durak table`` and after a restart; the last
-  table of a finished game stays as history with its buttons removed once the next game starts.
+- the public **table** is sent and edited with the bot token through the channel, within
+  Discord's bot-token budget (50 requests a second for the whole bot): a channel's table is
+  written at most once per :attr:`DiscordPresenter.table_interval` (0.8 s; the first change after
+  a quiet spell goes at once, the changes meanwhile are shown together, the newest wins), an
+  edit that would change nothing is skipped, and an edit waiting out a 429 sends the newest
+  table when discord.py retries it (:mod:`cogs.latest`).  It is re-posted (new message, the
+  old one deleted) on ``/durak table``, after a restart, and when a new round starts or the
+  game ends if a message was posted below it since (the gateway tells of every public
+  message); the last table of a finished game stays as history with its buttons removed once
+  the next game starts.
+- a press on a public message that is acknowledged as its update (lobby buttons, stop votes,
+  rematch) lends its interaction token: the next edits of that message go through it (an
+  interaction webhook, outside the bot token's budget) for 14 minutes, never the table's first
+  post (an interaction token dies after 15 minutes; the bot token does not).
 - **hands** are pushed to their owners only, through each player's latest interaction
   (``edit_original_response`` of an ephemeral message); an expired or unknown token
   (401/50027, 404/10062/10015/10008) is dropped quietly and the next press brings the hand back.
@@ -27,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
@@ -39,6 +49,7 @@ from bot.presenter import Notice
 from bot.realm import Realm
 from bot.views import HandView, LobbyView, TableView
 from cogs.i18n import Catalog, catalog, pick_locale
+from cogs.latest import LatestBody, payload_json, send_latest
 from cogs.links import TableLinks
 from cogs.render.hand import render_hand
 from cogs.render.lobby import render_lobby
@@ -58,6 +69,15 @@ _GONE_CODES = {50027, 10062, 10015, 10008}
 def _gone(exc: discord.HTTPException) -> bool:
     return exc.code in _GONE_CODES or exc.status == 401
 
+
+#: Default :attr:`DiscordPresenter.table_interval`: a table shows a move within a second (the
+#: pause, then the request itself), and costs at most about one bot-token request a second per
+#: channel however fast the moves come.
+TABLE_INTERVAL = 0.8
+
+#: How long a press's token is used to edit the message it came from (Discord keeps an
+#: interaction's token 15 minutes).
+PRESS_TOKEN_LIFE = 14 * 60.0
 
 #: Which public message of a channel could not be posted or edited.
 Hidden = Literal["lobby", "table", "notice"]
@@ -119,7 +139,8 @@ def build_view(components: tuple[Button | Select, ...]) -> discord.ui.View | Non
 
 
 def message_kwargs(message: Reply | str, *, edit: bool = False) -> dict[str, Any]:
-    """``content``/``embeds``/``view`` keyword arguments for a rendered :class:`Reply`.
+    """``content``/``embeds``/``view`` (and ``files``/``attachments``) keyword arguments for a
+    rendered :class:`Reply`.
 
     With ``edit=True`` every part is given, so that stale content, embeds or buttons of the
     previous version are removed."""
@@ -129,9 +150,18 @@ def message_kwargs(message: Reply | str, *, edit: bool = False) -> dict[str, Any
     embeds = [discord.Embed.from_dict(dict(e)) for e in message.embeds]
     view = build_view(message.components)
     kwargs: dict[str, Any] = {}
+    files = (
+        None
+        if message.files is None
+        else [discord.File(io.BytesIO(data), filename=name) for name, data in message.files]
+    )
     if edit:
         kwargs.update(content=content, embeds=embeds, view=view)
+        if files is not None:
+            kwargs["attachments"] = files
         return kwargs
+    if files:
+        kwargs["files"] = files
     if content is not None:
         kwargs["content"] = content
     if embeds:
@@ -201,6 +231,9 @@ class _TableState:
     finished: bool = False
     repost: bool = False
     last: Reply | None = None  # the message last sent/edited
+    written_at: float = -1e9  # event loop time of the last write
+    #: The body of the edit in flight, updated to each newer view (see :mod:`cogs.latest`).
+    editing: LatestBody[tuple[TableView, Reply]] | None = None
 
 
 @dataclass(eq=False)
@@ -241,6 +274,14 @@ class DiscordPresenter:
         self._guild_locales: dict[int, str] = {}
         #: Channels where a public post or edit was refused, and not posted since.
         self._hidden: set[int] = set()
+        #: The newest public message id the gateway told of, per channel with a table.
+        self._newest: dict[int, int] = {}
+        #: Seconds between two writes of a channel's table (the changes between are shown
+        #: together; the first change after a quiet spell goes at once).
+        self.table_interval = TABLE_INTERVAL
+        #: message id → (the latest press on it, acknowledged as its update; when its token
+        #: stops being used), oldest first.
+        self._presses: dict[int, tuple[discord.Interaction[Any], float]] = {}
         self.on_hidden: HiddenHandler | None = None
         self.on_visible: VisibleHandler | None = None
         self.on_closed: ClosedHandler | None = None
@@ -313,6 +354,42 @@ class DiscordPresenter:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.bot.wait_until_ready(), 60)
 
+    # -- presses on public messages -----------------------------------------
+    def pressed(self, interaction: discord.Interaction[Any]) -> None:
+        """``interaction`` is a press on a public message (the lobby, the table), already
+        acknowledged as an update of it: until its token expires, the next edits of that
+        message go through it (an interaction webhook, outside the bot token's budget)."""
+        message = interaction.message
+        if message is None:
+            return
+        now = asyncio.get_running_loop().time()
+        while self._presses:  # drop the expired ones (the oldest come first)
+            oldest = next(iter(self._presses))
+            if self._presses[oldest][1] > now:
+                break
+            del self._presses[oldest]
+        self._presses.pop(message.id, None)
+        self._presses[message.id] = (interaction, now + PRESS_TOKEN_LIFE)
+
+    async def _edit_by_press(self, message_id: int, message: Reply) -> bool:
+        """Edit ``message_id`` to ``message`` through the latest press on it, if its token is
+        still young; False when there is none or Discord refused (the caller uses the bot
+        token)."""
+        found = self._presses.get(message_id)
+        if found is None:
+            return False
+        interaction, until = found
+        if until <= asyncio.get_running_loop().time():
+            del self._presses[message_id]
+            return False
+        try:
+            await interaction.edit_original_response(**message_kwargs(message, edit=True))
+        except discord.HTTPException as exc:
+            log.debug("message %d: edit through a press refused (%s)", message_id, exc)
+            self._presses.pop(message_id, None)
+            return False
+        return True
+
     # -- lobby -------------------------------------------------------------
     def _lobby_state(self, channel_id: int) -> _LobbyState:
         st = self._lobbies.get(channel_id)
@@ -345,6 +422,9 @@ class DiscordPresenter:
             if st.message_id is not None:
                 if message == st.last:
                     return
+                if await self._edit_by_press(st.message_id, message):
+                    st.last = message
+                    return
                 try:
                     await self._public(
                         st.channel_id,
@@ -365,6 +445,8 @@ class DiscordPresenter:
         # started or closed: the lobby message stays, without its buttons
         if st.message_id is not None:
             mid, st.message_id, st.last = st.message_id, None, None
+            if await self._edit_by_press(mid, message):
+                return
             with contextlib.suppress(discord.HTTPException):
                 await channel.get_partial_message(mid).edit(**message_kwargs(message, edit=True))
 
@@ -387,6 +469,11 @@ class DiscordPresenter:
         ):
             return  # an older view overtaken by a newer one
         st.view = view
+        editing = st.editing
+        if editing is not None and not self._needs_post(st, view):
+            # an edit waiting out a rate limit sends this newer table when it goes
+            message = self._render_table(view)
+            editing.update((view, message), self._payload(message, edit=True))
         await self._ready()
         await _kick(st.runner)
 
@@ -398,36 +485,79 @@ class DiscordPresenter:
         st.repost = True
         await _kick(st.runner)
 
+    def _payload(self, message: Reply, *, edit: bool) -> str:
+        """``message`` as the JSON body of a post or edit (:mod:`cogs.latest`)."""
+        return payload_json(message_kwargs(message, edit=edit), self.bot.allowed_mentions)
+
+    def _render_table(self, view: TableView) -> Reply:
+        watch = self.links.watcher(view.channel_id) if self.links is not None else None
+        return render_table(view, self.guild_catalog(view.guild_id), watch=watch)
+
+    def _needs_post(self, st: _TableState, view: TableView) -> bool:
+        """Whether ``view`` goes in a new table message rather than an edit: the first table,
+        ``/durak table``, a new game; a new round or the game's end when another message was
+        posted below the table since (so the table stays at the bottom of the channel)."""
+        if st.message_id is None or st.repost or st.game_id != view.game_id:
+            return True
+        over = view.outcome is not None
+        played_out = view.outcome is not None and view.outcome.finished
+        moved_on = (view.round != st.round and not over) or (played_out and not st.finished)
+        return moved_on and not self._at_bottom(st)
+
+    def _at_bottom(self, st: _TableState) -> bool:
+        """The table is known to be the channel's newest message: the gateway told of its
+        creation and of no message after it."""
+        return st.message_id is not None and self._newest.get(st.channel_id) == st.message_id
+
+    def saw_message(self, channel_id: int, message_id: int) -> None:
+        """The gateway told of a new public message in ``channel_id`` (kept for the channels
+        with a table only)."""
+        if channel_id in self._tables and message_id > self._newest.get(channel_id, 0):
+            self._newest[channel_id] = message_id
+
+    async def _pace(self, st: _TableState) -> None:
+        """Wait until :attr:`table_interval` has passed since the table's last write: the
+        changes arriving meanwhile are shown together, by the next write (the newest wins)."""
+        wait = st.written_at + self.table_interval - asyncio.get_running_loop().time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+
     async def _table_post(self, st: _TableState) -> None:
         view = st.view
         if view is None:
             return
-        watch = self.links.watcher(view.channel_id) if self.links is not None else None
-        message = render_table(view, self.guild_catalog(view.guild_id), watch=watch)
+        if not self._needs_post(st, view) and self._render_table(view) == st.last:
+            return  # an edit that would change nothing
+        await self._pace(st)
+        try:
+            await self._table_write(st)
+        finally:
+            st.written_at = asyncio.get_running_loop().time()
+
+    async def _table_write(self, st: _TableState) -> None:
+        view = st.view  # the newest, after the pause
+        assert view is not None
+        message = self._render_table(view)
         channel = self._channel(st.channel_id, view.guild_id)
-        over = view.outcome is not None
-        played_out = view.outcome is not None and view.outcome.finished
-        new_game = st.game_id != view.game_id
-        repost = (
-            st.message_id is None
-            or st.repost
-            or new_game
-            or (view.round != st.round and not over)
-            or (played_out and not st.finished)
-        )
-        if not repost:
+        if not self._needs_post(st, view):
             if message == st.last:
                 return
+            if st.message_id is not None and await self._edit_by_press(st.message_id, message):
+                st.last, st.finished, st.round = message, view.outcome is not None, view.round
+                await self._shown(st.channel_id)
+                return
+            body = LatestBody((view, message), self._payload(message, edit=True))
+            route = discord.http.Route(
+                "PATCH",
+                "/channels/{channel_id}/messages/{message_id}",
+                channel_id=st.channel_id,
+                message_id=st.message_id,
+            )
+            st.editing = body
             try:
-                await self._public(
-                    st.channel_id,
-                    "table",
-                    channel.get_partial_message(st.message_id).edit(  # type: ignore[arg-type]
-                        **message_kwargs(message, edit=True)
-                    ),
-                )
-                st.last = message
-                st.finished = over
+                await self._public(st.channel_id, "table", send_latest(self.bot.http, route, body))
+                sent_view, st.last = body.current if body.sent is None else body.sent
+                st.finished, st.round = sent_view.outcome is not None, sent_view.round
                 await self._shown(st.channel_id)
                 return
             except discord.NotFound:
@@ -435,17 +565,24 @@ class DiscordPresenter:
             except discord.HTTPException as exc:
                 if exc.code != 30046:  # edits of messages older than an hour are capped
                     raise
+            finally:
+                st.editing = None
         st.repost = False
         old, old_game = st.message_id, st.game_id
-        sent = await self._public(st.channel_id, "table", channel.send(**message_kwargs(message)))
-        st.message_id, st.game_id, st.round = sent.id, view.game_id, view.round
-        st.finished, st.last = over, message
+        body = LatestBody((view, message), self._payload(message, edit=False))
+        route = discord.http.Route(
+            "POST", "/channels/{channel_id}/messages", channel_id=st.channel_id
+        )
+        sent = await self._public(st.channel_id, "table", send_latest(self.bot.http, route, body))
+        sent_view, sent_message = body.current if body.sent is None else body.sent
+        st.message_id, st.game_id, st.round = int(sent["id"]), sent_view.game_id, sent_view.round
+        st.finished, st.last = sent_view.outcome is not None, sent_message
         await self._shown(st.channel_id)
         if old is None:
             return
         previous = channel.get_partial_message(old)
         with contextlib.suppress(discord.HTTPException):
-            if old_game == view.game_id:
+            if old_game == sent_view.game_id:
                 await previous.delete()  # the same game's older table: only the newest stays
             else:
                 await previous.edit(view=None)  # a finished game's table stays as history

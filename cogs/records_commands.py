@@ -1,8 +1,10 @@
-"""Records: ``/durak series``, ``stats``, ``leaderboard`` and ``history``, a history's paging
-buttons and its replays."""
+"""Records: ``/durak series``, ``stats``, ``leaderboard``, ``history`` and ``review``, a
+history's paging buttons, its replays, and the coach's reviews."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 import discord
@@ -11,7 +13,8 @@ from discord import app_commands
 from bot.errors import ServiceError
 from cogs.choices import RULE_PROFILES, named_choices
 from cogs.cog_core import CogCore, options, subcommand
-from cogs.custom_ids import HistoryButton, ReplayButton
+from cogs.custom_ids import HistoryButton, ReplayButton, ReviewButton
+from cogs.render.chart import chart_png
 from cogs.render.records import (
     render_history,
     render_leaderboard,
@@ -19,6 +22,10 @@ from cogs.render.records import (
     render_series,
     render_stats,
 )
+from cogs.render.review import render_review, render_review_progress
+
+#: A review's private message shows its progress at most this often (seconds).
+PROGRESS_EVERY_S = 2.0
 
 __all__ = ["RecordsCommands"]
 
@@ -80,6 +87,60 @@ class RecordsCommands(CogCore):
             interaction.guild_id, None if user is None else user.id, page
         )
         await self.answer(interaction, render_history(view, self.cat(interaction)))
+
+    @subcommand("review")
+    @options("game")
+    async def review(
+        self,
+        interaction: discord.Interaction[Any],
+        game: app_commands.Range[int, 1, 2**53] | None = None,
+    ) -> None:
+        await self.defer_private(interaction)
+        await self._review(interaction, game, 0)
+
+    async def press_review(
+        self, interaction: discord.Interaction[Any], button: ReviewButton
+    ) -> None:
+        """The game-over message's "Review my game" (a new private review of the presser's
+        own decisions) or a review's ◀ ▶ (that private message edited)."""
+        opening = button.nav == "open" or not self.source_is_private(interaction)
+        try:
+            await self._review(interaction, button.game_id, button.page)
+        except ServiceError:
+            if opening:  # leave no "thinking…" behind the private refusal
+                await self.done(interaction)
+            raise
+
+    async def _review(
+        self, interaction: discord.Interaction[Any], game_id: int | None, page: int
+    ) -> None:
+        """The review of the user's decisions in ``game_id`` (default: their last game) at
+        ``page``.  While it is made (a stored one is instant), the private message shows how
+        many decisions are done, at most every :data:`PROGRESS_EVERY_S` seconds."""
+        assert interaction.guild_id is not None
+        t = self.cat(interaction)
+        shown = -PROGRESS_EVERY_S
+        edits: list[asyncio.Future[None]] = []
+
+        def progress(done: int, total: int) -> None:
+            nonlocal shown
+            now = time.monotonic()
+            if done < total and now - shown >= PROGRESS_EVERY_S:
+                shown = now
+                reply = render_review_progress(done, total, t)
+                edits.append(asyncio.ensure_future(self.answer(interaction, reply)))
+
+        try:
+            view = await self.service.review(
+                interaction.guild_id, interaction.user.id, game_id, progress=progress
+            )
+        finally:
+            # the last progress edit lands before the answer, never over it
+            await asyncio.gather(*edits, return_exceptions=True)
+        chart = None
+        if page == 0:  # the summary shows the chart (a PNG made off the event loop)
+            chart = await asyncio.to_thread(chart_png, view.review)
+        await self.answer(interaction, render_review(view, page, t, chart=chart))
 
     async def press_history(
         self, interaction: discord.Interaction[Any], button: HistoryButton

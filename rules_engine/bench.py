@@ -25,10 +25,10 @@ import time
 
 from rules_engine.actions import parse_action
 from rules_engine.deal import deal_from_seed
-from rules_engine.errors import DurakError
 from rules_engine.game import Game
 from rules_engine.observation import observation
-from rules_engine.rules import PROFILES, Rules
+from rules_engine.rule_args import add_rule_arguments, rules_from_args
+from rules_engine.rules import Rules
 
 __all__ = ["TABLES", "ai_move_times", "main", "play_random_game"]
 
@@ -118,20 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--games", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--rules", default="podkidnoy", choices=sorted(PROFILES))
-    parser.add_argument("--deck", type=int, default=36, choices=(24, 36, 52), help="pack size")
-    parser.add_argument("--show-trump", action="store_true", help="transfer by showing a trump")
-    parser.add_argument("--teams", default="none", choices=("none", "2x2", "3x3"))
+    add_rule_arguments(parser)
     parser.add_argument("--tables", action="store_true", help="one row per standard table")
     parser.add_argument("--ai", default=None, metavar="LEVEL", help="time the moves of an AI level")
     args = parser.parse_args(argv)
-    spec: dict[str, object] = {"profile": args.rules, "deck": args.deck, "teams": args.teams}
-    if args.show_trump:
-        spec["show_trump"] = True
-    try:
-        rules = Rules.from_spec(spec, players=args.players)
-    except DurakError as exc:
-        parser.error(str(exc))
+    rules = rules_from_args(parser, args, args.players)
     if args.ai is not None:
         return _ai_main(args.ai, rules, args.players, args.games, args.seed)
     if args.tables:

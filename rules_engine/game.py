@@ -51,7 +51,7 @@ from rules_engine.cards import (
 )
 from rules_engine.deal import HAND_SIZE, Deal
 from rules_engine.errors import IllegalActionError, InvalidPositionError
-from rules_engine.messages import Message, Seat
+from rules_engine.messages import N_, Message, Seat
 from rules_engine.phase import Phase
 from rules_engine.played import Played, RoundEnd
 from rules_engine.rules import Rules
@@ -198,6 +198,17 @@ _LOW36 = (1 << 36) - 1
 _TAKE_ONLY = (TAKE_CODE,)
 _PASS_ONLY = (PASS_CODE,)
 _ADD_MEMO = _AddMemo()
+
+#: Why a transfer or a show cannot pass the attack on: the next player holds too few cards
+#: (the reason for one card, and for more).
+_TRANSFER_TOO_MANY = (
+    N_("{player} holds 1 card: a transfer would make {total} attacks"),
+    N_("{player} holds {n} cards: a transfer would make {total} attacks"),
+)
+_SHOW_TOO_MANY = (
+    N_("{player} holds 1 card: a show would pass on {total} attacks"),
+    N_("{player} holds {n} cards: a show would pass on {total} attacks"),
+)
 
 
 class Game:
@@ -1026,22 +1037,7 @@ class Game:
         total = len(self.table_attacks) + len(action.cards)
         if total > self.cap:
             return Message("the limit is {limit} attacks this round", limit=self.cap)
-        target = self.next_active(action.seat)
-        size = self.seat_hand(target).bit_count()
-        if total > size:
-            if size == 1:
-                return Message(
-                    "{player} holds 1 card: a transfer would make {total} attacks",
-                    player=Seat(target),
-                    total=total,
-                )
-            return Message(
-                "{player} holds {n} cards: a transfer would make {total} attacks",
-                player=Seat(target),
-                n=size,
-                total=total,
-            )
-        return None
+        return self._pass_on_reason(action.seat, total, _TRANSFER_TOO_MANY)
 
     def _show_reason(self, action: Action) -> Message | None:
         """Why the defender may not show this card now (RULES.md §10.2)."""
@@ -1066,23 +1062,19 @@ class Game:
             )
         if card.index in self._round_shown:
             return Message("{card} has already been shown this round", card=card)
-        total = len(self.table_attacks)
-        target = self.next_active(action.seat)
+        return self._pass_on_reason(action.seat, len(self.table_attacks), _SHOW_TOO_MANY)
+
+    def _pass_on_reason(self, seat: int, total: int, keys: tuple[str, str]) -> Message | None:
+        """Why ``seat`` may not pass ``total`` attacks on to the next player (a transfer or a
+        show): that player holds fewer cards.  ``keys``: the reason for one card, and for more."""
+        target = self.next_active(seat)
         size = self.seat_hand(target).bit_count()
-        if total > size:
-            if size == 1:
-                return Message(
-                    "{player} holds 1 card: a show would pass on {total} attacks",
-                    player=Seat(target),
-                    total=total,
-                )
-            return Message(
-                "{player} holds {n} cards: a show would pass on {total} attacks",
-                player=Seat(target),
-                n=size,
-                total=total,
-            )
-        return None
+        if total <= size:
+            return None
+        one, many = keys
+        if size == 1:
+            return Message(one, player=Seat(target), total=total)
+        return Message(many, player=Seat(target), n=size, total=total)
 
     def can_apply(self, action: Action) -> bool:
         """Whether ``action`` is legal now (the fast check; :meth:`explain` says why not)."""

@@ -37,10 +37,10 @@ from typing import Any, TextIO
 from rules_engine.actions import parse_action
 from rules_engine.ai import counts_iterations, make_agent, thinks_by_clock
 from rules_engine.deal import deal_from_seed
-from rules_engine.errors import DurakError
 from rules_engine.game import Game
 from rules_engine.observation import observation
-from rules_engine.rules import PROFILES, Rules
+from rules_engine.rule_args import add_rule_arguments, rules_from_args
+from rules_engine.rules import Rules
 
 __all__ = ["GameResult", "load_log", "main", "play_game", "summarize", "wilson"]
 
@@ -84,9 +84,11 @@ def play_game(
     options_a: dict[str, Any] | None = None,
     options_b: dict[str, Any] | None = None,
     max_moves: int = 2000,
+    actions: list[str] | None = None,
 ) -> GameResult:
     """One game: ``level_a`` at ``a_seat``, ``level_b`` elsewhere (team games: ``level_a``
-    in every seat of the parity of ``a_seat``)."""
+    in every seat of the parity of ``a_seat``).  When ``actions`` is given, every action
+    played is appended to it (``"SEAT ACTION"``: the game's record)."""
     game = Game(rules, deal_from_seed(players, seed, deck=rules.deck))
     teams = rules.teams != "none"
     agents = []
@@ -116,6 +118,8 @@ def play_game(
         if text not in obs["legal"]:
             return GameResult(seed, a_seat, sides[seat], moves, times, f"illegal {text!r}", cpu)
         game.apply(parse_action(text))
+        if actions is not None:
+            actions.append(text)
         moves += 1
     if not game.finished:
         return GameResult(seed, a_seat, None, moves, times, "move cap", cpu)
@@ -222,12 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--b", required=True, help="level in the other seats")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--deals", type=int, default=100)
-    parser.add_argument("--rules", default="podkidnoy", choices=sorted(PROFILES))
-    parser.add_argument("--deck", type=int, default=36, choices=(24, 36, 52), help="pack size")
-    parser.add_argument(
-        "--show-trump", action="store_true", help="transfers by showing a trump (needs transfer)"
-    )
-    parser.add_argument("--teams", default="none", choices=("none", "2x2", "3x3"))
+    add_rule_arguments(parser)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1, help="first deal seed")
     parser.add_argument(
@@ -262,13 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--b-opt", type=_option, action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--log", default=None, help="append one JSON line per finished game")
     args = parser.parse_args(argv)
-    spec: dict[str, Any] = {"profile": args.rules, "deck": args.deck, "teams": args.teams}
-    if args.show_trump:
-        spec["show_trump"] = True
-    try:
-        rules = Rules.from_spec(spec, players=args.players)
-    except DurakError as exc:
-        parser.error(str(exc))
+    rules = rules_from_args(parser, args, args.players)
     teams = rules.teams != "none"
     opts_a: dict[str, Any] = dict(args.a_opt)
     opts_b: dict[str, Any] = dict(args.b_opt)

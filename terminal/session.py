@@ -31,8 +31,10 @@ from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import SqliteStorage
 from bot.views import ActionChoice, ActionRecord, HandView, TableView
+from present.review import decision_lines, marked, summary_lines
 from rules_engine import Action, ActionKind, Card, parse_card
 from rules_engine.ai import DEFAULT_AI_LEVEL
+from rules_engine.ai.review import DEFAULT_DEALS
 from rules_engine.errors import DurakError
 from terminal.text import (
     EN,
@@ -55,6 +57,9 @@ HELP = (
 #: Printed under a hand that has cards in parentheses.
 LEGEND = "  (cards in parentheses cannot be played now)"
 QUIT_WORDS = ("q", "quit", "exit")
+REVIEW_WORDS = ("r", "review")
+#: Printed at each game's end, above the rematch question.
+REVIEW_OFFER = "Type r for the coach's review of your decisions."
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,8 +268,11 @@ async def play(
     ai_delay: float = 0.4,
     turn_timeout: int = MAX_TIMEOUT,
     seed: int | None = None,
+    review_deals: int = DEFAULT_DEALS,
 ) -> int:
-    """Play until the user quits (or stdin ends).  Returns a process exit code.
+    """Play until the user quits (or stdin ends).  Returns a process exit code.  At each game's
+    end the user may ask for the coach's review of their decisions (``review_deals``: its
+    budget in sampled deals per choice).
 
     Cancelling (Ctrl-C under ``asyncio.run``) stops the game before the cancellation goes on;
     so does a closed ``stdout``, which raises :class:`OutputClosed`."""
@@ -282,6 +290,7 @@ async def play(
         ai_delay=ai_delay,
         turn_timeout=turn_timeout,
         seed_source=(lambda: next(seeds)) if seeds else None,
+        review_deals=review_deals,
     )
     reader = _LineReader(stdin, asyncio.get_running_loop())
     # a closed output ends the session as the end of input does
@@ -329,8 +338,13 @@ async def _session(service: GameService, printer: _Printer, reader: _LineReader)
                 printer.say(render_series(view.series))
             screen = _Screen(view.game_id, view.version, rematch=True)
             reader.shown = screen
+            printer.say(REVIEW_OFFER)
             printer.say("Rematch? [y/N]")
-            answer = await _answer(service, printer, reader, screen)
+            answer = await _answer(service, printer, reader, screen, "Rematch? [y/N]")
+            while answer is not None and answer.lower() in REVIEW_WORDS:
+                await _review(service, printer, view.game_id)
+                printer.say("Rematch? [y/N]")
+                answer = await _answer(service, printer, reader, screen, "Rematch? [y/N]")
             if answer is None or answer.lower() not in ("y", "yes"):
                 await service.end_series(CHANNEL, USER)
                 printer.say("Bye!")
@@ -344,21 +358,12 @@ async def _session(service: GameService, printer: _Printer, reader: _LineReader)
         reader.shown = screen
         printer.say("> ")
         while True:
-            line = await reader.lines.get()
-            if line.text is None or line.text.lower() in QUIT_WORDS:
+            text = await _answer(service, printer, reader, screen, "> ")
+            if text is None:
                 await service.stop(CHANNEL, USER)
                 printer.say("Game stopped.")
                 return 0
-            if not line.text:
-                continue
-            if await _show_on_request(service, printer, line.text):
-                printer.say("> ")
-                continue
-            if line.shown != screen:
-                printer.say(_stale(line.text))
-                printer.say("> ")
-                continue
-            outcome = await _apply(service, printer, line.text, screen)
+            outcome = await _apply(service, printer, text, screen)
             if outcome == "played":
                 break
             if outcome == "stale":  # the game moved on under this prompt (a timeout)
@@ -367,9 +372,11 @@ async def _session(service: GameService, printer: _Printer, reader: _LineReader)
 
 
 async def _answer(
-    service: GameService, printer: _Printer, reader: _LineReader, screen: _Screen
+    service: GameService, printer: _Printer, reader: _LineReader, screen: _Screen, prompt: str
 ) -> str | None:
-    """The answer typed at the rematch question (``None``: quit or end of input)."""
+    """The next line typed at ``prompt`` while ``screen`` is shown (``None``: quit or end of
+    input).  Blank lines are skipped; a request to show something is answered, and a line
+    typed before ``screen`` was shown is refused, each followed by ``prompt`` again."""
     while True:
         line = await reader.lines.get()
         if line.text is None or line.text.lower() in QUIT_WORDS:
@@ -377,13 +384,33 @@ async def _answer(
         if not line.text:
             continue
         if await _show_on_request(service, printer, line.text):
-            printer.say("Rematch? [y/N]")
+            printer.say(prompt)
             continue
         if line.shown != screen:
             printer.say(_stale(line.text))
-            printer.say("Rematch? [y/N]")
+            printer.say(prompt)
             continue
         return line.text
+
+
+async def _review(service: GameService, printer: _Printer, game_id: int) -> None:
+    """Print the coach's review of the user's decisions in ``game_id``: the summary, then each
+    marked decision (its progress is printed while it is made, every 5 decisions)."""
+    printer.say("The coach is reviewing your decisions…")
+
+    def progress(done: int, total: int) -> None:
+        if done % 5 == 0 and done < total:
+            printer.say(f"  {done} of {total} decisions")
+
+    try:
+        view = await service.review(GUILD, USER, game_id, progress=progress)
+    except ServiceError as exc:
+        printer.say(f"! {EN.render(exc.message, printer.names)}")
+        return
+    lines = summary_lines(view.review, EN)
+    for decision in marked(view.review):
+        lines += ["", *decision_lines(decision, EN)]
+    printer.say("\n".join(lines))
 
 
 def _stale(text: str) -> str:

@@ -5,9 +5,11 @@ bot's own process and event loop (:mod:`web.app`), so a move on the page and a m
 Discord button are the same service call under the same lock.  The protocol between the server
 and the page is docs/WEB.md.  Modules: :mod:`~web.app` (routes, headers, server),
 :mod:`~web.http_server` (its connections capped and timed out, its access log),
-:mod:`~web.protocol` (what every page socket shares: frames, limits, refusals, close codes,
-language), :mod:`~web.sockets` (the table page's WebSocket), :mod:`~web.connection` (an open
-page and its frames), :mod:`~web.presenter` (pushes the service's events to the table pages),
+:mod:`~web.env` (the server's settings read from the environment),
+:mod:`~web.protocol` (what every page socket shares: frames, limits, refusals, language),
+:mod:`~web.close_codes` (its close codes), :mod:`~web.sockets` (the table page's WebSocket),
+:mod:`~web.connection` (an open page and its frames), :mod:`~web.presenter` (pushes the
+service's events to the table pages),
 :mod:`~web.serialize` (views to JSON, translated), :mod:`~web.strings` (the pages' own words),
 :mod:`~web.pages` (the HTML pages, in the reader's language), :mod:`~web.static_files` (the
 pages' files), :mod:`~web.tokens` (signed links), :mod:`~web.links` (the links in Discord

@@ -18,8 +18,9 @@ from typing import Any, Literal
 
 from aiohttp import web
 
+from bot.service.tasks import cancel_and_wait
 from present.catalog import Catalog
-from web.protocol import CLOSE_SLOW
+from web.close_codes import CLOSE_SLOW
 from web.tokens import Claims
 
 __all__ = ["MAX_QUEUED", "Connection", "Role"]
@@ -124,11 +125,7 @@ class Connection:
     async def stop(self) -> None:
         """Stop the writer (the socket is closed or closing)."""
         self._writing = False
-        writer = self._writer
-        if writer is not None and not writer.done():
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
+        await cancel_and_wait(self._writer)
 
 
 def encode(frame: dict[str, Any]) -> str:

@@ -38,6 +38,7 @@ from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 from aiohttp.web_protocol import RequestHandler
 
+from web.env import env_flag, env_whole
 from web.protocol import MALFORMED
 
 __all__ = ["AccessLog", "AccessLogWithClients", "ConnectionGuard", "GuardedSite", "ServerLimits"]
@@ -65,25 +66,13 @@ class ServerLimits:
         ``WEB_IDLE_SECONDS`` and ``WEB_ACCESS_LOG_CLIENTS`` (unset: the defaults);
         :class:`ValueError` names a bad value."""
         default = cls()
-
-        def whole(name: str, value: int) -> int:
-            raw = env.get(name, "").strip()
-            if not raw:
-                return value
-            if not raw.isdecimal() or int(raw) < 1:
-                raise ValueError(f"{name}={raw!r} must be a whole number ≥ 1")
-            return int(raw)
-
-        flag = env.get("WEB_ACCESS_LOG_CLIENTS", "").strip().lower()
-        if flag not in ("", "0", "1", "true", "false", "yes", "no"):
-            raise ValueError(f"WEB_ACCESS_LOG_CLIENTS={flag!r} must be 1 or 0")
         return cls(
-            max_connections=whole("WEB_MAX_CONNECTIONS", default.max_connections),
-            connections_per_address=whole(
-                "WEB_CONNECTIONS_PER_ADDRESS", default.connections_per_address
+            max_connections=env_whole("WEB_MAX_CONNECTIONS", env, default.max_connections),
+            connections_per_address=env_whole(
+                "WEB_CONNECTIONS_PER_ADDRESS", env, default.connections_per_address
             ),
-            idle_seconds=float(whole("WEB_IDLE_SECONDS", int(default.idle_seconds))),
-            access_log_clients=flag in ("1", "true", "yes"),
+            idle_seconds=float(env_whole("WEB_IDLE_SECONDS", env, int(default.idle_seconds))),
+            access_log_clients=env_flag("WEB_ACCESS_LOG_CLIENTS", env),
         )
 
 

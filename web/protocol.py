@@ -31,6 +31,15 @@ from aiohttp import WSMsgType, web
 
 from present.catalog import Catalog, pick_locale
 from rules_engine.messages import Message
+from web.close_codes import (
+    CLOSE_AUTH,
+    CLOSE_GONE,
+    CLOSE_IDLE,
+    CLOSE_RATE,
+    CLOSE_SLOW,
+    CLOSE_SOCKETS,
+    CLOSE_TOO_BIG,
+)
 from web.wording import catalog
 
 if TYPE_CHECKING:
@@ -66,15 +75,6 @@ __all__ = [
     "serve",
 ]
 
-#: Close codes, each after an ``error`` frame that says why (docs/WEB.md): a bad, expired or
-#: missing token, or no hello; no game (a table) or a closed room; too many frames; a frame
-#: too big; a room closed for being idle; too many sockets from one address.  A socket from
-#: another origin is refused before it opens (HTTP 403), and so are sockets past the ones an
-#: address is being told it has too many of (HTTP 429: :func:`web.rooms.limits.limit_sockets`).
-CLOSE_AUTH, CLOSE_GONE = 4001, 4004
-CLOSE_RATE, CLOSE_TOO_BIG, CLOSE_IDLE, CLOSE_SOCKETS = 4008, 4009, 4010, 4029
-#: The close code of a page that does not read its frames (no ``error`` frame: try again).
-CLOSE_SLOW = 1013
 #: The largest frame a page may send, in bytes (UTF-8).
 MAX_FRAME = 4096
 #: Seconds a page has to send ``hello``.

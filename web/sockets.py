@@ -11,6 +11,11 @@ same calls the Discord buttons make, under the same lock; each is answered by a 
 A refusal carries the service's reason in the reader's language, changes nothing, and is
 followed by the current table and hand (a stale page catches up at once).
 
+``review`` (a player's token only) asks the coach's review of that player's own decisions in
+the table's ended game ``game``: ``review_progress`` frames follow while it is made, then the
+``review`` frame (:mod:`web.review`), or a refusal ``result``.  It runs beside the page's
+other commands (a review can take seconds; the page keeps playing meanwhile).
+
 The socket closes when its token expires.  The player's seat is checked on every command (the
 token itself stays valid): a player who
 forfeited (left or was kicked) is refused with the reason and becomes a watcher.
@@ -18,6 +23,7 @@ forfeited (left or was kicked) is refused with the reason and becomes a watcher.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -41,6 +47,7 @@ from web.protocol import (
     refused,
     serve,
 )
+from web.review import progress_json, review_json
 from web.serialize import welcome_json
 from web.tokens import Claims, Signer, TokenError
 
@@ -54,6 +61,7 @@ MAX_ACTION = 64
 _WATCHER = Message("you are watching this table: only its players can play")
 _OLD_SERIES = Message("this link is for an earlier series: open the table again from the game")
 _EXPIRED = Message("this link has expired: open the table again from the game")
+_NOT_A_PLAYER = Message("only the game's players can ask for its review, each their own")
 
 
 class SocketHandler:
@@ -72,6 +80,8 @@ class SocketHandler:
         self.origins = origins
         #: Given to every page's connection: told of each frame written (benchmark only).
         self.on_sent: Callable[[str], None] | None = None
+        #: Reviews being made for pages (kept referenced until they end).
+        self._reviews: set[asyncio.Task[None]] = set()
 
     def handle(self, request: web.Request) -> Awaitable[web.StreamResponse]:
         """``GET /ws``."""
@@ -143,6 +153,9 @@ class SocketHandler:
     # -- commands ----------------------------------------------------------------
     async def _command(self, page: PageSocket, conn: Connection, frame: Frame) -> None:
         kind, seq = frame.kind, frame.seq
+        if kind == "review" and seq is not None:
+            await self._review(page, conn, frame, seq)
+            return
         if kind not in ("act", "rematch", "end_series") or seq is None:
             conn.send(refused(seq, conn.cat, BAD_FRAME, stale=False))
             return
@@ -176,6 +189,37 @@ class SocketHandler:
             await self.refresh(conn)
             return
         conn.send({"t": "result", "seq": seq, "ok": True})
+
+    async def _review(self, page: PageSocket, conn: Connection, frame: Frame, seq: int) -> None:
+        """Start the review of the token's player in game ``game`` of this table's server."""
+        if conn.claims.expires <= time.time():
+            await page.refuse(_EXPIRED, CLOSE_AUTH)
+        user = conn.claims.user_id if conn.claims.kind == "player" else None
+        try:
+            game = frame.whole("game")
+        except BadFrame:
+            conn.send(refused(seq, conn.cat, BAD_FRAME, stale=False))
+            return
+        if user is None:
+            conn.send(refused(seq, conn.cat, _NOT_A_PLAYER, stale=False))
+            return
+        task = asyncio.ensure_future(self._run_review(conn, user, game, seq))
+        self._reviews.add(task)
+        task.add_done_callback(self._reviews.discard)
+
+    async def _run_review(self, conn: Connection, user: int, game: int, seq: int) -> None:
+        try:
+            table = await self.service.table(conn.channel_id)
+            view = await self.service.review(
+                table.guild_id,
+                user,
+                game,
+                progress=lambda done, total: conn.send(progress_json(seq, done, total)),
+            )
+        except ServiceError as exc:
+            conn.send(refused(seq, conn.cat, exc.message, stale=False))
+            return
+        conn.send(review_json(view, seq, conn.cat))
 
 
 def _seat_of(claims: Claims, table: TableView) -> int | None:

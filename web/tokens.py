@@ -37,6 +37,7 @@ from rules_engine.messages import Message
 
 __all__ = [
     "GUEST_TTL",
+    "INVALID_LINK",
     "PLAYER_TTL",
     "SECRET_KEY",
     "WATCHER_TTL",
@@ -67,7 +68,8 @@ class TokenError(Exception):
         self.message = message
 
 
-_INVALID = Message("this link is not valid: open the table again from the game")
+#: Why a link does not open a table (also said of a valid link that is not the reader's).
+INVALID_LINK = Message("this link is not valid: open the table again from the game")
 _EXPIRED = Message("this link has expired: open the table again from the game")
 
 
@@ -164,14 +166,14 @@ class Signer:
             or not 0 < len(token) <= MAX_TOKEN_LENGTH
             or not token.isascii()
         ):
-            raise TokenError(_INVALID)
+            raise TokenError(INVALID_LINK)
         payload, dot, mac = token.partition(".")
         if not dot or not hmac.compare_digest(mac, self._mac(payload)):
-            raise TokenError(_INVALID)
+            raise TokenError(INVALID_LINK)
         try:
             fields = json.loads(_unb64(payload))
         except (ValueError, binascii.Error, UnicodeDecodeError):
-            raise TokenError(_INVALID) from None
+            raise TokenError(INVALID_LINK) from None
         claims = _claims(fields)
         if claims.expires <= (time.time() if now is None else now):
             raise TokenError(_EXPIRED)
@@ -180,18 +182,18 @@ class Signer:
 
 def _int(value: object) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise TokenError(_INVALID)
+        raise TokenError(INVALID_LINK)
     return value
 
 
 def _claims(fields: object) -> Claims:
     """The claims of a signed payload (signed by us, but checked all the same)."""
     if not isinstance(fields, dict) or fields.get("v") != 1:
-        raise TokenError(_INVALID)
+        raise TokenError(INVALID_LINK)
     kind = fields.get("k")
     locale = fields.get("l")
     if locale is not None and not isinstance(locale, str):
-        raise TokenError(_INVALID)
+        raise TokenError(INVALID_LINK)
     if kind == "p":
         return Claims(
             "player",
@@ -207,7 +209,7 @@ def _claims(fields: object) -> Claims:
         )
     if kind == "w":
         return Claims("watcher", _int(fields.get("c")), _int(fields.get("x")), locale=locale)
-    raise TokenError(_INVALID)
+    raise TokenError(INVALID_LINK)
 
 
 async def load_secret(storage: Storage, configured: str | None) -> bytes:

@@ -31,6 +31,19 @@ keep their usage high); a served channel's usage grows by what it used while the
 ones' decays, so no channel starves.  (Fair queuing by virtual time was tried first: with
 many tables starting together a newcomer still waited one move per table.)
 
+**Reviews** (the coach, :meth:`AIRunner.review <bot.ai_pool.AIRunner.review>`) run a decision
+at a time (:func:`rules_engine.ai.review.review_step`, about 0.5 s of one core each, several
+seconds for a big decision on a busy machine) in review worker processes of their own
+(``review_workers``, default 1), started at a lower CPU priority (``nice`` +
+``REVIEW_NICE``): a live move never waits for a review, and the operating system gives the
+move workers and the event loop the CPU first.  (Review steps in the move workers, between
+moves, were measured first: with 20 AI tables, every move then waited for the step in
+flight, the AI move time going from 1 ms to 3 s at p50; docs/AI.md.)  With
+``review_workers=0`` they still go there, below every move.  A worker that dies on a step, or
+runs past ``REVIEW_STEP_LIMIT_S``, is replaced and the review fails with
+:class:`ReviewFailed`; a record that cannot be reviewed raises
+:class:`~rules_engine.ai.review.ReviewError`.
+
 **Failures.**  A worker that dies (killed, crashed) or runs past the move's hard limit plus
 ``margin_s`` is killed and replaced; an agent that raises is dropped (the worker stays).  In
 each case the move is answered by the ``casual`` agent, computed in the fallback thread (casual
@@ -56,6 +69,7 @@ from bot.ai_pool.base import (
     MAX_AI_ONLY_TABLES_PER_SERVER,
     AIPoolClosed,
     AIRunner,
+    ReviewFailed,
     ai_only_table_refusal,
     default_workers,
     hard_limit,
@@ -73,6 +87,7 @@ __all__ = [
     "AIPoolClosed",
     "AIRunner",
     "PoolHealth",
+    "ReviewFailed",
     "ThreadAI",
     "ai_only_table_refusal",
     "default_workers",

@@ -5,11 +5,20 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Hashable, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from rules_engine.ai import FALLBACK_LEVEL, LEVELS, Agent, AILevel, make_agent
+from rules_engine.ai.review import (
+    DEFAULT_DEALS,
+    GameRecord,
+    GameReview,
+    ReviewError,
+    ReviewStep,
+    assemble_review,
+    review_step,
+)
 from rules_engine.messages import Message
 
 __all__ = [
@@ -18,15 +27,19 @@ __all__ = [
     "MAX_AI_ONLY_TABLES_PER_SERVER",
     "OTHER_EXPECTED_S",
     "OTHER_HARD_LIMIT",
+    "REVIEW_STEP_LIMIT_S",
     "AIPoolClosed",
     "AIRunner",
     "AgentCache",
     "GameKey",
     "Move",
+    "ReviewFailed",
+    "ReviewJob",
     "ai_only_table_refusal",
     "default_workers",
     "fallback_move",
     "hard_limit",
+    "run_review_step",
 ]
 
 #: Environment variable with the number of worker processes.
@@ -40,12 +53,22 @@ OTHER_EXPECTED_S = 0.05
 #: Added to a move's hard limit before its worker is killed: pickling, pipes, a busy machine.
 DEFAULT_MARGIN_S = 0.5
 
+#: A review runs a decision at a time; a worker still on one decision after this many seconds
+#: is killed and replaced (and the review fails).  A decision takes about 0.5 s of one core
+#: at the default budget (docs/AI.md, "The review").
+REVIEW_STEP_LIMIT_S = 120.0
+
 GameKey = Hashable
 AgentKey = tuple[Hashable, int]  # (game_key, seat)
 
 
 class AIPoolClosed(RuntimeError):
     """The pool was closed: no more decisions."""
+
+
+class ReviewFailed(RuntimeError):
+    """A review could not be computed (its worker died or ran past its limit, or the review
+    raised something other than :class:`~rules_engine.ai.review.ReviewError`)."""
 
 
 def default_workers() -> int:
@@ -98,6 +121,25 @@ class Move:
     seed: int
     obs: Mapping[str, Any]
     limit_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewJob:
+    """One step of a review (:func:`~rules_engine.ai.review.review_step`): the record as
+    stored (``GameRecord.to_dict()``), the seat, the step, the budget and the seed."""
+
+    record: Mapping[str, Any]
+    seat: int
+    step: int
+    deals: int
+    seed: int
+    limit_s: float = REVIEW_STEP_LIMIT_S
+
+
+def run_review_step(job: ReviewJob) -> ReviewStep:
+    """Run one review step (in a worker process, or the thread runner's thread)."""
+    record = GameRecord.from_dict(job.record)
+    return review_step(record, job.seat, job.step, deals=job.deals, seed=job.seed)
 
 
 class AgentCache:
@@ -174,6 +216,45 @@ class AIRunner(ABC):
     @abstractmethod
     async def _decide(self, move: Move) -> str:
         """Decide ``move`` (the runner is open)."""
+
+    async def review(
+        self,
+        record: Mapping[str, Any],
+        seat: int,
+        *,
+        deals: int = DEFAULT_DEALS,
+        seed: int = 0,
+        progress: Callable[[int, int], object] | None = None,
+    ) -> GameReview:
+        """The review of ``seat``'s decisions in ``record`` (``GameRecord.to_dict()``), run a
+        decision at a time below the live moves (:class:`~bot.ai_pool.AIPool`: in review
+        workers of their own, at a lower CPU priority).
+        ``progress(done, total)`` is called on the event loop after each decision.  The
+        result is :func:`~rules_engine.ai.review.review_game`'s for the same arguments.
+
+        Raises :class:`~rules_engine.ai.review.ReviewError` for a record or seat that cannot be
+        reviewed, :class:`ReviewFailed` when a worker fails on it, :class:`AIPoolClosed`
+        after :meth:`close`."""
+        if self._closed:
+            raise AIPoolClosed("the AI runner is closed")
+        if deals < 2:
+            raise ReviewError(f"the budget must be at least 2 sampled deals, not {deals}")
+        first = await self._review_step(ReviewJob(record, seat, 0, deals, seed))
+        steps = [first]
+        if progress is not None:
+            progress(min(1, first.total), first.total)
+        for step in range(1, first.total):
+            steps.append(await self._review_step(ReviewJob(record, seat, step, deals, seed)))
+            if progress is not None:
+                progress(step + 1, first.total)
+        decisions = [s.decision for s in steps if s.decision is not None]
+        return assemble_review(
+            seat, deals, seed, first.finished, first.losers, decisions, first.loser
+        )
+
+    @abstractmethod
+    async def _review_step(self, job: ReviewJob) -> ReviewStep:
+        """Run ``job`` below the live moves (the runner is open)."""
 
     @abstractmethod
     def forget(self, game_key: GameKey) -> None:

@@ -26,17 +26,21 @@ from bot.ai_pool.base import (
     AIRunner,
     GameKey,
     Move,
+    ReviewFailed,
+    ReviewJob,
     default_workers,
     fallback_move,
 )
 from bot.ai_pool.worker import kill_all, worker_main
 from bot.clock import Clock, SystemClock, Timer
 from rules_engine.ai import FALLBACK_LEVEL, LEVELS, AILevel
+from rules_engine.ai.review import ReviewError, ReviewStep
 
 __all__ = [
     "LOG_EVERY_S",
     "MAX_START_FAILURES",
     "RETRY_MAX_S",
+    "REVIEW_NICE",
     "START_TIMEOUT_S",
     "USAGE_HALF_LIFE_S",
     "AIPool",
@@ -56,6 +60,8 @@ RETRY_MAX_S = 60.0
 #: A recurring problem (a slot failing to start, moves played by the fallback for the same
 #: reason) is logged at most once per this many seconds, with how often it happened since.
 LOG_EVERY_S = 60.0
+#: How much lower the CPU priority of a review worker is (``os.nice`` increment).
+REVIEW_NICE = 15
 #: Half-life (seconds) of a channel's recent worker usage, which orders the waiting channels.
 USAGE_HALF_LIFE_S = 60.0
 
@@ -82,6 +88,16 @@ class _Request:
 
 
 @dataclass(eq=False, slots=True)
+class _ReviewRequest:
+    """One review step waiting for (or in) a worker: below every move."""
+
+    job: ReviewJob
+    future: asyncio.Future[ReviewStep]
+    request_id: int
+    dispatched: float = 0.0  # on the pool's clock
+
+
+@dataclass(eq=False, slots=True)
 class _Channel:
     channel_id: int
     queue: deque[_Request] = field(default_factory=deque)
@@ -92,6 +108,7 @@ class _Channel:
 @dataclass(eq=False, slots=True)
 class _Worker:
     index: int
+    for_reviews: bool = False  # a review slot: never given a move (see AIPool)
     process: BaseProcess | None = None
     pid: int | None = None  # kept apart: the admin thread may close ``process`` early
     conn: Connection | None = None
@@ -99,7 +116,7 @@ class _Worker:
     starting: bool = False
     down: bool = False  # MAX_START_FAILURES or more failed starts in a row (see there)
     start_failures: int = 0
-    current: _Request | None = None
+    current: _Request | _ReviewRequest | None = None
     timer: Timer | None = None
     keys: set[AgentKey] = field(default_factory=set)
 
@@ -116,6 +133,11 @@ class AIPool(AIRunner):
         unsafe in a process with threads and a running event loop.
     :param clock: the hard limits and the channels' worker time are measured on it (default
         the system clock; tests pass a :class:`~bot.clock.ManualClock`).
+    :param review_workers: processes of their own for the coach's reviews (default 1), run at
+        a lower CPU priority (``nice`` + :data:`REVIEW_NICE`): a move never waits for a review,
+        and the operating system gives the moves' processes the CPU first.  With 0, review
+        steps go to the move workers when no move waits (a move may then wait for the step in
+        flight).
 
     Use from one event loop.  Workers start on the first :meth:`decide` (or :meth:`start`).
     """
@@ -129,8 +151,11 @@ class AIPool(AIRunner):
         margin_s: float = DEFAULT_MARGIN_S,
         start_method: str = "spawn",
         clock: Clock | None = None,
+        review_workers: int = 1,
     ) -> None:
         super().__init__(levels=levels, margin_s=margin_s)
+        if review_workers < 0:
+            raise ValueError("review_workers must be >= 0")
         if start_method not in ("spawn", "forkserver"):
             raise ValueError("start_method must be 'spawn' or 'forkserver'")
         count = default_workers() if workers is None else workers
@@ -143,8 +168,13 @@ class AIPool(AIRunner):
             else multiprocessing.get_context("forkserver")
         )
         self._worker_init = worker_init
-        self._workers = [_Worker(i) for i in range(count)]
+        self._workers = [_Worker(i) for i in range(count)] + [
+            _Worker(count + j, for_reviews=True) for j in range(review_workers)
+        ]
         self._channels: dict[int, _Channel] = {}
+        #: Review steps waiting, oldest first: a step goes to a worker only when no move
+        #: can use it (see :meth:`_pump`).
+        self._reviews: deque[_ReviewRequest] = deque()
         self._usage: dict[int, tuple[float, float]] = {}  # channel → (seconds, as of when)
         #: Expected seconds of a move per level: the table's until measured, then a running
         #: mean of the real ones.
@@ -167,22 +197,29 @@ class AIPool(AIRunner):
     # ------------------------------------------------------------------ public
     @property
     def size(self) -> int:
-        """The number of worker slots."""
-        return len(self._workers)
+        """The number of worker slots for moves."""
+        return len(self._movers())
 
     def health(self) -> PoolHealth:
         """The slots' state and the failure counters (see :class:`PoolHealth`)."""
         return PoolHealth(
-            len(self._workers),
-            sum(w.ready for w in self._workers),
-            sum(w.down for w in self._workers),
+            len(self._movers()),
+            sum(w.ready for w in self._movers()),
+            sum(w.down for w in self._movers()),
             self._failed_starts,
             self._fallback_moves,
         )
 
     def worker_pids(self) -> list[int | None]:
-        """The process id of each worker slot (``None`` while none runs).  For tests."""
-        return [w.pid for w in self._workers]
+        """The process id of each move worker slot (``None`` while none runs).  For tests."""
+        return [w.pid for w in self._movers()]
+
+    def review_worker_pids(self) -> list[int | None]:
+        """The process id of each review worker slot.  For tests."""
+        return [w.pid for w in self._workers if w.for_reviews]
+
+    def _movers(self) -> list[_Worker]:
+        return [w for w in self._workers if not w.for_reviews]
 
     async def start(self, *, wait: bool = False, timeout: float = START_TIMEOUT_S) -> None:
         """Start the workers (idempotent); with ``wait``, until every slot is ready or down."""
@@ -215,6 +252,19 @@ class AIPool(AIRunner):
             self._withdraw(req)
             raise
 
+    async def _review_step(self, job: ReviewJob) -> ReviewStep:
+        self._ensure_started()
+        loop = asyncio.get_running_loop()
+        req = _ReviewRequest(job, loop.create_future(), next(self._ids))
+        self._reviews.append(req)
+        self._pump()
+        try:
+            return await req.future
+        except asyncio.CancelledError:
+            if req in self._reviews:
+                self._reviews.remove(req)
+            raise
+
     def forget(self, game_key: GameKey) -> None:
         """The game ended: drop its agents (moves already queued still run)."""
         holders: set[_Worker] = set()
@@ -240,6 +290,10 @@ class AIPool(AIRunner):
                 if not req.future.done():
                     req.future.set_exception(exc)
         self._channels.clear()
+        for rreq in self._reviews:
+            if not rreq.future.done():
+                rreq.future.set_exception(exc)
+        self._reviews.clear()
         loop = asyncio.get_running_loop()
         stops = []
         for w in self._workers:
@@ -292,15 +346,57 @@ class AIPool(AIRunner):
             }
 
     def _pump(self) -> None:
-        """Dispatch waiting moves to idle workers, fairest first."""
+        """Dispatch waiting moves to idle workers, fairest first; then review steps to the
+        workers no waiting move can use (a move bound to a busy worker waits for that one)."""
         if self._closed:
             return
-        if all(w.down for w in self._workers):
+        reviewers = [w for w in self._workers if w.for_reviews]
+        if reviewers:
+            if all(w.down for w in reviewers):
+                self._fail_reviews("no review worker could be started")
+            else:
+                self._pump_reviews([w for w in reviewers if w.ready and w.current is None])
+        movers = self._movers()
+        if all(w.down for w in movers):
             self._drain_to_fallback()
             return
-        idle = [w for w in self._workers if w.ready and w.current is None]
-        if not idle:
-            return
+        idle = [w for w in movers if w.ready and w.current is None]
+        if idle and self._pump_moves(idle) and not reviewers:
+            self._pump_reviews(idle)
+
+    def _pump_reviews(self, idle: list[_Worker]) -> None:
+        while idle and self._reviews:
+            worker = min(idle, key=lambda w: (len(w.keys), w.index))  # the least needed
+            rreq = self._reviews.popleft()
+            if not self._dispatch_review(worker, rreq):
+                return  # a worker failed: that already pumped again
+            idle.remove(worker)
+
+    def _dispatch_review(self, worker: _Worker, rreq: _ReviewRequest) -> bool:
+        """Send a review step to ``worker``; ``False`` if the worker turned out dead."""
+        assert worker.conn is not None
+        try:
+            worker.conn.send(("review", rreq.request_id, rreq.job))
+        except (OSError, ValueError) as exc:
+            self._reviews.appendleft(rreq)
+            self._worker_failed(worker, f"its pipe failed ({exc})")
+            return False
+        except Exception as exc:  # a record that does not pickle
+            if not rreq.future.done():
+                rreq.future.set_exception(ReviewFailed(f"the review could not be sent: {exc!r}"))
+            return True
+        rreq.dispatched = self._clock.now()
+        worker.current = rreq
+
+        async def overtime() -> None:
+            self._overtime(worker, rreq)
+
+        worker.timer = self._clock.call_at(rreq.dispatched + rreq.job.limit_s, overtime)
+        return True
+
+    def _pump_moves(self, idle: list[_Worker]) -> bool:
+        """Dispatch waiting moves to ``idle`` workers (taken out of it); ``False`` when a
+        worker failed (that already pumped again)."""
         waiting = [ch for ch in self._channels.values() if ch.queue and not ch.busy]
         now = self._clock.now()
         expected = self._expected
@@ -320,10 +416,11 @@ class AIPool(AIRunner):
                 continue  # its agent lives in a busy worker: the channel waits for it
             ch.queue.popleft()
             if not self._dispatch(ch, worker, req):
-                return  # a worker failed: that already pumped again
+                return False  # a worker failed: that already pumped again
             idle.remove(worker)
             if not idle:
-                return
+                return True
+        return True
 
     def _dispatch(self, ch: _Channel, worker: _Worker, req: _Request) -> bool:
         """Send ``req`` to ``worker``; ``False`` if the worker turned out dead."""
@@ -354,12 +451,14 @@ class AIPool(AIRunner):
         worker.timer = self._clock.call_at(deadline, overtime)
         return True
 
-    def _done(self, worker: _Worker, req: _Request) -> float:
-        """The worker is free of ``req``: charge its time to the channel, free the channel.
-        Returns the seconds it took."""
+    def _done(self, worker: _Worker, req: _Request | _ReviewRequest) -> float:
+        """The worker is free of ``req``: charge a move's time to its channel, free the
+        channel.  Returns the seconds it took."""
         worker.current = None
         self._cancel_timer(worker)
         spent = self._clock.now() - req.dispatched
+        if isinstance(req, _ReviewRequest):
+            return spent
         ch = self._channels.get(req.move.channel_id)
         if ch is not None:
             ch.busy = False
@@ -383,7 +482,15 @@ class AIPool(AIRunner):
         if was_head and not ch.busy:
             self._after_move(ch)
 
+    def _fail_reviews(self, reason: str) -> None:
+        while self._reviews:
+            rreq = self._reviews.popleft()
+            if not rreq.future.done():
+                rreq.future.set_exception(ReviewFailed(reason))
+
     def _drain_to_fallback(self) -> None:
+        if not any(w.for_reviews for w in self._workers):
+            self._fail_reviews("no AI worker could be started")
         for ch in list(self._channels.values()):
             while ch.queue:
                 self._fallback_move(ch.queue.popleft(), "no AI worker could be started")
@@ -412,7 +519,7 @@ class AIPool(AIRunner):
     async def _launch_async(self, worker: _Worker) -> None:
         assert self._loop is not None
         try:
-            proc, conn = await self._loop.run_in_executor(self._admin, self._spawn)
+            proc, conn = await self._loop.run_in_executor(self._admin, self._spawn, worker)
         except Exception:
             self._problem(
                 ("spawn", worker.index), "could not start AI worker %d", worker.index, trace=True
@@ -433,11 +540,12 @@ class AIPool(AIRunner):
 
         worker.timer = self._clock.call_at(self._clock.now() + START_TIMEOUT_S, start_timeout)
 
-    def _spawn(self) -> tuple[BaseProcess, Connection]:
+    def _spawn(self, worker: _Worker) -> tuple[BaseProcess, Connection]:
         parent, child = self._ctx.Pipe(duplex=True)
+        nice = REVIEW_NICE if worker.for_reviews else 0
         proc = self._ctx.Process(
             target=worker_main,
-            args=(child, self._worker_init, dict(self.levels)),
+            args=(child, self._worker_init, dict(self.levels), nice),
             name="durak-ai-worker",
             daemon=True,
         )
@@ -477,6 +585,17 @@ class AIPool(AIRunner):
         req = worker.current
         if req is None or req.request_id != msg[1]:
             return  # a reply nobody waits for any more
+        if isinstance(req, _ReviewRequest):
+            self._done(worker, req)
+            if not req.future.done():
+                if kind == "ok":
+                    req.future.set_result(msg[2])
+                elif kind == "bad":
+                    req.future.set_exception(ReviewError(msg[2]))
+                else:
+                    req.future.set_exception(ReviewFailed(f"the review raised {msg[2]}"))
+            self._pump()
+            return
         spent = self._done(worker, req)
         if kind == "ok":
             old = self._expected.get(req.move.level, spent)
@@ -487,12 +606,16 @@ class AIPool(AIRunner):
             self._fallback_move(req, f"the agent raised {msg[2]}")
         self._pump()
 
-    def _overtime(self, worker: _Worker, req: _Request) -> None:
-        if worker.current is req:
-            self._worker_failed(
-                worker,
-                f"it ran past the hard limit of {req.move.limit_s:.2f} s + {self.margin_s:.2f} s",
+    def _overtime(self, worker: _Worker, req: _Request | _ReviewRequest) -> None:
+        if worker.current is not req:
+            return
+        if isinstance(req, _ReviewRequest):
+            reason = f"a review step ran past its limit of {req.job.limit_s:.0f} s"
+        else:
+            reason = (
+                f"it ran past the hard limit of {req.move.limit_s:.2f} s + {self.margin_s:.2f} s"
             )
+        self._worker_failed(worker, reason)
 
     def _start_timeout(self, worker: _Worker, proc: BaseProcess) -> None:
         if worker.process is proc and not worker.ready:
@@ -524,7 +647,10 @@ class AIPool(AIRunner):
             reason,
             level=logging.WARNING,
         )
-        if req is not None:
+        if isinstance(req, _ReviewRequest):
+            if not req.future.done():
+                req.future.set_exception(ReviewFailed(f"its worker failed: {reason}"))
+        elif req is not None:
             self._fallback_move(req, f"its worker failed: {reason}")
         if self._closed:
             return

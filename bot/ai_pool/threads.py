@@ -7,10 +7,19 @@ import logging
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
-from bot.ai_pool.base import DEFAULT_MARGIN_S, AgentCache, AIRunner, GameKey, Move
+from bot.ai_pool.base import (
+    DEFAULT_MARGIN_S,
+    AgentCache,
+    AIRunner,
+    GameKey,
+    Move,
+    ReviewJob,
+    run_review_step,
+)
 from bot.ai_pool.base import fallback_move as _fallback_move
 from bot.clock import Clock, SystemClock
 from rules_engine.ai import FALLBACK_LEVEL, LEVELS, AILevel
+from rules_engine.ai.review import ReviewStep
 
 __all__ = ["ThreadAI"]
 
@@ -76,6 +85,12 @@ class ThreadAI(AIRunner):
                 FALLBACK_LEVEL,
             )
             return await loop.run_in_executor(None, _fallback_move, move.seed, move.obs)
+
+    async def _review_step(self, job: ReviewJob) -> ReviewStep:
+        """On the AI thread, after the moves already queued there (one thread: a move asked
+        meanwhile waits for this step)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, run_review_step, job)
 
     def forget(self, game_key: GameKey) -> None:
         """As :meth:`AIPool.forget <bot.ai_pool.AIPool.forget>`."""

@@ -38,43 +38,31 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable
 
 from bot.ai_pool import MAX_AI_ONLY_TABLES_PER_SERVER, AIPool, ThreadAI
-from bot.authority import PLAYER, Authority, SystemRule
 from bot.clock import Clock, SystemClock
 from bot.errors import ServiceError
 from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
-from bot.player_records import PrivacyView
 from bot.presenter import Presenter
-from bot.seating import LobbyOptions
-from bot.server_config import ServerConfig
 from bot.service.channels import Channels
-from bot.service.commit import Commit
+from bot.service.commit import Commit, storage_errors
+from bot.service.delegate import Delegate
 from bot.service.driver import Driver
 from bot.service.fairplay import FairPlay, StopOutcome
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobbies
+from bot.service.options import need_id
 from bot.service.play import ChannelPhase, Play, Unshowable, UnshowableOutcome
 from bot.service.privacy import Privacy
-from bot.service.records import HISTORY_PER_PAGE, MIN_RATED_GAMES, Records
+from bot.service.records import Records
+from bot.service.reviews import MAX_RUNNING_REVIEWS, Reviews
 from bot.service.settings import SettingsStore
 from bot.service.tasks import Tasks
 from bot.storage import Storage
-from bot.views import (
-    ForgetRequest,
-    HandView,
-    HistoryPage,
-    LeaderboardPage,
-    LobbyView,
-    ReplayView,
-    SeriesView,
-    StatsView,
-    TableView,
-)
-from rules_engine import Action, Game
-from rules_engine.ai import AUTOPILOT_LEVEL, DEFAULT_AI_LEVEL
+from rules_engine import Game
+from rules_engine.ai import AUTOPILOT_LEVEL
+from rules_engine.ai.review import DEFAULT_DEALS
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +107,9 @@ class GameService:
     :param resync_interval: on shared storage (PostgreSQL), how often this process reads
         again the channels another process wrote (0: never; a channel is read anyway when a
         write of it loses its fence, or when this process holds nothing of it).
+    :param review_deals: the budget of the coach's reviews, in sampled deals per choice
+        (docs/AI.md, "The review").
+    :param max_reviews: reviews computed at once (see :mod:`bot.service.reviews`).
     """
 
     def __init__(
@@ -138,6 +129,8 @@ class GameService:
         max_ai_only_tables: int = MAX_AI_ONLY_TABLES_PER_SERVER,
         include_guild: Callable[[int], bool] | None = None,
         resync_interval: float = 10.0,
+        review_deals: int = DEFAULT_DEALS,
+        max_reviews: int = MAX_RUNNING_REVIEWS,
     ) -> None:
         if not MIN_TIMEOUT <= turn_timeout <= MAX_TIMEOUT:
             raise ValueError(f"turn_timeout must be {MIN_TIMEOUT}–{MAX_TIMEOUT} s")
@@ -192,6 +185,9 @@ class GameService:
         fairplay = FairPlay(channels, commit, driver, lobbies)
         play = Play(channels, commit, driver, lobbies, self.clock, seeds)
         records = Records(storage, settings)
+        self._reviews = Reviews(
+            storage, self._ai, self.clock, deals=review_deals, max_running=max_reviews
+        )
         privacy = Privacy(storage, channels, self.clock)
         self._lifecycle = Lifecycle(
             channels,
@@ -291,257 +287,60 @@ class GameService:
         waiting on the clock for the AI delay do not count).  For tests and the terminal."""
         await self._tasks.wait_idle()
 
-    # ------------------------------------------------------------------ lobbies
-    # Each command is its feature module's (see there for what it does and refuses); those
-    # that write are retried there on a fresh copy of their channel when another process wrote
-    # it first (:func:`bot.service.moved.retry_moved`).
-    async def open_lobby(
-        self,
-        channel_id: int,
-        guild_id: int,
-        host_id: int,
-        host_name: str,
-        options: LobbyOptions | Mapping[str, Any] | None = None,
-        *,
-        seat_host: bool = True,
-        parent_id: int | None = None,
-    ) -> LobbyView:
-        """Open a lobby (:meth:`Lobbies.open_lobby <bot.service.lobby.Lobbies.open_lobby>`)."""
-        return await self._lobbies.open_lobby(
-            channel_id,
-            guild_id,
-            host_id,
-            host_name,
-            options,
-            seat_host=seat_host,
-            parent_id=parent_id,
-        )
+    # ------------------------------------------------------------------ commands
+    # Each command is its feature module's method, bound to this service's part (see there for
+    # what it does and refuses); those that write are retried there on a fresh copy of their
+    # channel when another process wrote it first (:func:`bot.service.moved.retry_moved`).
+    open_lobby = Delegate(Lobbies.open_lobby, "_lobbies")
+    lobby = Delegate(Lobbies.lobby, "_lobbies")
+    join = Delegate(Lobbies.join, "_lobbies")
+    leave = Delegate(Lobbies.leave, "_lobbies")
+    add_ai = Delegate(Lobbies.add_ai, "_lobbies")
+    remove_seat = Delegate(Lobbies.remove_seat, "_lobbies")
+    start = Delegate(Lobbies.start, "_lobbies")
 
-    async def lobby(self, channel_id: int) -> LobbyView:
-        """The channel's open lobby (:meth:`bot.service.lobby.Lobbies.lobby`)."""
-        return await self._lobbies.lobby(channel_id)
+    stop = Delegate(FairPlay.stop, "_fairplay")
+    system_stop = Delegate(FairPlay.system_stop, "_fairplay")
+    keep_playing = Delegate(FairPlay.keep_playing, "_fairplay")
+    forfeit = Delegate(FairPlay.forfeit, "_fairplay")
+    kick = Delegate(FairPlay.kick, "_fairplay")
 
-    async def join(self, channel_id: int, user_id: int, name: str) -> LobbyView:
-        """Take a lobby seat (:meth:`bot.service.lobby.Lobbies.join`)."""
-        return await self._lobbies.join(channel_id, user_id, name)
+    act = Delegate(Play.act, "_play")
+    hand = Delegate(Play.hand, "_play")
+    table = Delegate(Play.table, "_play")
+    seat_of = Delegate(Play.seat_of, "_play")
+    state = Delegate(Play.state, "_play")
+    live_channels = Delegate(Play.live_channels, "_play")
+    host_of = Delegate(Play.host_of, "_play")
+    rematch = Delegate(Play.rematch, "_play")
+    end_series = Delegate(Play.end_series, "_play")
+    series = Delegate(Play.series, "_play")
+    timers_paused = Delegate(Play.timers_paused, "_play")
+    pause_timers = Delegate(Play.pause_timers, "_play")
+    resume_timers = Delegate(Play.resume_timers, "_play")
+    table_unshowable = Delegate(Play.table_unshowable, "_play")
 
-    async def leave(self, channel_id: int, user_id: int) -> LobbyView:
-        """Free one's lobby seat (:meth:`bot.service.lobby.Lobbies.leave`)."""
-        return await self._lobbies.leave(channel_id, user_id)
+    stats = Delegate(Records.stats, "_records")
+    leaderboard = Delegate(Records.leaderboard, "_records")
+    history = Delegate(Records.history, "_records")
+    replay = Delegate(Records.replay, "_records")
+    review = Delegate(Reviews.review, "_reviews")
 
-    async def add_ai(
-        self,
-        channel_id: int,
-        requester_id: int,
-        level: str = DEFAULT_AI_LEVEL,
-        *,
-        authority: Authority = PLAYER,
-    ) -> LobbyView:
-        """Seat an AI player (:meth:`bot.service.lobby.Lobbies.add_ai`)."""
-        return await self._lobbies.add_ai(channel_id, requester_id, level, authority=authority)
+    privacy = Delegate(Privacy.privacy, "_privacy")
+    ask_forget = Delegate(Privacy.ask_forget, "_privacy")
+    forget_me = Delegate(Privacy.forget_me, "_privacy")
+    cancel_forget = Delegate(Privacy.cancel_forget, "_privacy")
 
-    async def remove_seat(
-        self, channel_id: int, requester_id: int, seat: int, *, authority: Authority = PLAYER
-    ) -> LobbyView:
-        """Remove a lobby seat (:meth:`bot.service.lobby.Lobbies.remove_seat`)."""
-        return await self._lobbies.remove_seat(channel_id, requester_id, seat, authority=authority)
+    server_config = Delegate(SettingsStore.server_config, "_settings")
+    set_server_config = Delegate(SettingsStore.set_server_config, "_settings")
+    count_ai_games = Delegate(SettingsStore.count_ai_games, "_settings")
+    count_ai_games_now = Delegate(SettingsStore.count_ai_games_now, "_settings")
 
-    async def start(
-        self, channel_id: int, requester_id: int, authority: Authority = PLAYER
-    ) -> TableView:
-        """Deal the first game of a series (:meth:`bot.service.lobby.Lobbies.start`)."""
-        return await self._lobbies.start(channel_id, requester_id, authority)
-
-    # ------------------------------------------------------------------ fair play
-    async def stop(
-        self,
-        channel_id: int,
-        requester_id: int,
-        authority: Authority = PLAYER,
-        *,
-        game_id: int | None = None,
-    ) -> StopOutcome:
-        """Close a lobby, end a series, or stop a game (by a vote, unless a moderator or the
-        system stops it: :meth:`bot.service.fairplay.FairPlay.stop`)."""
-        return await self._fairplay.stop(channel_id, requester_id, authority, game_id=game_id)
-
-    async def system_stop(self, channel_id: int, rule: SystemRule) -> StopOutcome | None:
-        """The system ends whatever the channel holds, by ``rule``
-        (:meth:`bot.service.fairplay.FairPlay.system_stop`)."""
-        return await self._fairplay.system_stop(channel_id, rule)
-
-    async def keep_playing(
-        self, channel_id: int, user_id: int, *, game_id: int | None = None
-    ) -> TableView:
-        """Say no to the open stop vote (:meth:`bot.service.fairplay.FairPlay.keep_playing`)."""
-        return await self._fairplay.keep_playing(channel_id, user_id, game_id=game_id)
-
-    async def forfeit(
-        self, channel_id: int, user_id: int, *, game_id: int | None = None
-    ) -> TableView:
-        """Leave a running game for good (:meth:`bot.service.fairplay.FairPlay.forfeit`)."""
-        return await self._fairplay.forfeit(channel_id, user_id, game_id=game_id)
-
-    async def kick(
-        self,
-        channel_id: int,
-        requester_id: int,
-        user_id: int | None = None,
-        *,
-        seat: int | None = None,
-        authority: Authority = PLAYER,
-    ) -> LobbyView | TableView:
-        """Free another player's seat (:meth:`bot.service.fairplay.FairPlay.kick`)."""
-        return await self._fairplay.kick(
-            channel_id, requester_id, user_id, seat=seat, authority=authority
-        )
-
-    # ------------------------------------------------------------------ play
-    async def act(
-        self,
-        channel_id: int,
-        user_id: int,
-        action: str | Action,
-        version: int | None,
-        *,
-        game_id: int | None = None,
-    ) -> TableView:
-        """Play an action for the caller's seat (:meth:`bot.service.play.Play.act`)."""
-        return await self._play.act(channel_id, user_id, action, version, game_id=game_id)
-
-    async def hand(self, channel_id: int, user_id: int) -> HandView:
-        """The caller's private hand (:meth:`bot.service.play.Play.hand`)."""
-        return await self._play.hand(channel_id, user_id)
-
-    async def table(self, channel_id: int) -> TableView:
-        """The channel's public table (:meth:`bot.service.play.Play.table`)."""
-        return await self._play.table(channel_id)
-
-    def seat_of(self, channel_id: int, user_id: int) -> int | None:
-        """The user's seat in the channel's series, if any."""
-        return self._play.seat_of(channel_id, user_id)
-
-    def state(self, channel_id: int) -> ChannelPhase:
-        """What the channel holds now."""
-        return self._play.state(channel_id)
-
-    def live_channels(self) -> list[int]:
-        """Channels with a game in progress."""
-        return self._play.live_channels()
-
-    def host_of(self, channel_id: int) -> int | None:
-        """The host of the channel's lobby or series, if any."""
-        return self._play.host_of(channel_id)
-
-    async def rematch(
-        self, channel_id: int, requester_id: int, authority: Authority = PLAYER
-    ) -> TableView:
-        """Deal the series' next game (:meth:`bot.service.play.Play.rematch`)."""
-        return await self._play.rematch(channel_id, requester_id, authority)
-
-    async def end_series(
-        self, channel_id: int, requester_id: int, authority: Authority = PLAYER
-    ) -> SeriesView:
-        """Close the series after a game (:meth:`bot.service.play.Play.end_series`)."""
-        return await self._play.end_series(channel_id, requester_id, authority)
-
-    async def series(self, channel_id: int) -> SeriesView:
-        """Loss counts of the channel's series (:meth:`bot.service.play.Play.series`)."""
-        return await self._play.series(channel_id)
-
-    def timers_paused(self, channel_id: int) -> bool:
-        """Whether the channel's game waits with its timers paused."""
-        return self._play.timers_paused(channel_id)
-
-    async def pause_timers(self, channel_id: int) -> bool:
-        """Freeze the channel's game (:meth:`bot.service.play.Play.pause_timers`)."""
-        return await self._play.pause_timers(channel_id)
-
-    async def resume_timers(self, channel_id: int) -> bool:
-        """Undo :meth:`pause_timers` (:meth:`bot.service.play.Play.resume_timers`)."""
-        return await self._play.resume_timers(channel_id)
-
-    async def table_unshowable(self, channel_id: int, *, lobby: bool) -> UnshowableOutcome:
-        """A public message of the channel could not be shown
-        (:meth:`bot.service.play.Play.table_unshowable`)."""
-        return await self._play.table_unshowable(channel_id, lobby=lobby)
-
-    # ------------------------------------------------------------------ records
-    async def stats(
-        self,
-        guild_id: int,
-        user_id: int,
-        profile: str | None = None,
-        *,
-        name: str | None = None,
-    ) -> StatsView:
-        """A player's record in a server (:meth:`bot.service.records.Records.stats`)."""
-        return await self._records.stats(guild_id, user_id, profile, name=name)
-
-    async def leaderboard(
-        self,
-        guild_id: int,
-        profile: str | None = None,
-        min_games: int = MIN_RATED_GAMES,
-        page: int = 1,
-        per_page: int = 10,
-    ) -> LeaderboardPage:
-        """A page of a server's ranking (:meth:`bot.service.records.Records.leaderboard`)."""
-        return await self._records.leaderboard(guild_id, profile, min_games, page, per_page)
-
-    async def history(
-        self,
-        guild_id: int,
-        user_id: int | None = None,
-        page: int = 1,
-        per_page: int = HISTORY_PER_PAGE,
-    ) -> HistoryPage:
-        """A page of a server's ended games (:meth:`bot.service.records.Records.history`)."""
-        return await self._records.history(guild_id, user_id, page, per_page)
-
-    async def replay(self, guild_id: int, game_id: int) -> ReplayView:
-        """An ended game, frame by frame (:meth:`bot.service.records.Records.replay`)."""
-        return await self._records.replay(guild_id, game_id)
-
-    # ------------------------------------------------------------------ privacy
-    async def privacy(self, user_id: int) -> PrivacyView:
-        """Everything stored about a player (:meth:`bot.service.privacy.Privacy.privacy`)."""
-        return await self._privacy.privacy(user_id)
-
-    async def ask_forget(self, user_id: int) -> ForgetRequest:
-        """Ask to be forgotten (:meth:`bot.service.privacy.Privacy.ask_forget`)."""
-        return await self._privacy.ask_forget(user_id)
-
-    async def forget_me(self, user_id: int, requester_id: int, *, expires_at: int) -> PrivacyView:
-        """Confirm :meth:`ask_forget` (:meth:`bot.service.privacy.Privacy.forget_me`)."""
-        return await self._privacy.forget_me(user_id, requester_id, expires_at=expires_at)
-
-    async def cancel_forget(self, user_id: int, requester_id: int) -> None:
-        """Cancel :meth:`ask_forget` (:meth:`bot.service.privacy.Privacy.cancel_forget`)."""
-        await self._privacy.cancel_forget(user_id, requester_id)
-
-    # ------------------------------------------------------------------ server settings
-    async def server_config(self, guild_id: int) -> ServerConfig:
-        """A server's settings (:meth:`bot.service.settings.SettingsStore.server_config`)."""
-        return await self._settings.server_config(guild_id)
-
-    async def set_server_config(
-        self, guild_id: int, requester_id: int, *, manage_guild: bool, **changes: object
-    ) -> ServerConfig:
-        """Change a server's settings
-        (:meth:`bot.service.settings.SettingsStore.set_server_config`)."""
-        return await self._settings.set_server_config(
-            guild_id, requester_id, manage_guild=manage_guild, **changes
-        )
-
-    async def count_ai_games(self, guild_id: int) -> bool:
-        """Whether games with AI seats count for the server's ratings."""
-        return await self._settings.count_ai_games(guild_id)
-
-    def count_ai_games_now(self, guild_id: int) -> bool:
-        """:meth:`count_ai_games` from the cache, without waiting
-        (:meth:`bot.service.settings.SettingsStore.count_ai_games_now`)."""
-        return self._settings.count_ai_games_now(guild_id)
+    async def review_accuracy(self, user_id: int) -> tuple[float | None, int]:
+        """A player's mean accuracy over their reviewed games, and how many (``/durak
+        stats``)."""
+        with storage_errors():
+            return await self.storage.review_accuracy(need_id(user_id))
 
     # ------------------------------------------------------------------ read-only views
     def game_of(self, channel_id: int) -> Game | None:

@@ -120,18 +120,8 @@ class Driver:
             autopilot = list(g.autopilot)
             if timeouts[seat] >= TIMEOUTS_TO_AUTOPILOT:
                 autopilot[seat] = True
-            try:
-                await self.commit.apply(ch, g, action, "timeout", timeouts, autopilot, t0)
-            except StaleAction:
-                return  # a move given up earlier was stored after all: memory took it on
-            except ChannelMoved:
-                self._moved(channel_id)
-                return
-            except ServiceError:
-                log.exception(
-                    "timeout action failed in channel %d: retrying in %s s", channel_id, RETRY_DELAY
-                )
-                self._retry_later(ch, g, version)
+            store = self.commit.apply(ch, g, action, "timeout", timeouts, autopilot, t0)
+            if not await self._stored("timeout action", ch, g, version, store):
                 return
             players = players_of(ch.series)
             ran_out = Message(
@@ -207,20 +197,31 @@ class Driver:
                 assert ch.series is not None
                 auto: AutoKind = "autopilot" if ch.series.seats[seat].ai_level is None else None
                 timeouts, autopilot = list(g.timeouts), list(g.autopilot)
-                try:
-                    await self.commit.apply(ch, g, action, auto, timeouts, autopilot, t0)
-                except StaleAction:
-                    return  # a move given up earlier was stored after all (and re-armed)
-                except ChannelMoved:
-                    self._moved(channel_id)
-                    return
-                except ServiceError:
-                    log.exception(
-                        "AI move failed in channel %d: retrying in %s s", channel_id, RETRY_DELAY
-                    )
-                    self._retry_later(ch, g, version)
-                    return
-                tx.show_table(ch)
+                store = self.commit.apply(ch, g, action, auto, timeouts, autopilot, t0)
+                if await self._stored("AI move", ch, g, version, store):
+                    tx.show_table(ch)
+
+    async def _stored(
+        self, what: str, ch: ChannelState, g: GameState, version: int, store: Awaitable[None]
+    ) -> bool:
+        """Await ``store``, the commit of a move nobody pressed for (``what``: a timeout's or
+        an AI seat's) at ``version`` of the game; False when it was not stored: a move given up
+        earlier was stored after all (memory took it on, and re-armed), another process wrote
+        the channel (:meth:`_moved`), or storage failed (logged, and tried again later)."""
+        try:
+            await store
+        except StaleAction:
+            return False
+        except ChannelMoved:
+            self._moved(ch.channel_id)
+            return False
+        except ServiceError:
+            log.exception(
+                "%s failed in channel %d: retrying in %s s", what, ch.channel_id, RETRY_DELAY
+            )
+            self._retry_later(ch, g, version)
+            return False
+        return True
 
     def _moved(self, channel_id: int) -> None:
         """A timer's or AI seat's move lost its fence: another process wrote the channel.

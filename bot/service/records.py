@@ -85,6 +85,7 @@ class Records:
         with storage_errors():
             stored_name, rows = await self.storage.player_stats(guild_id, user_id, profile)
             by_level = await self.storage.ai_level_stats(guild_id, user_id, profile)
+            accuracy, reviewed = await self.storage.review_accuracy(user_id)
         return StatsView(
             guild_id=guild_id,
             user_id=user_id,
@@ -96,6 +97,8 @@ class Records:
             by_profile=tuple(rows),
             forfeits=sum(r.forfeits for r in rows),
             by_ai_level=tuple(by_level),
+            review_accuracy=None if accuracy is None else round(accuracy, 1),
+            reviewed=reviewed,
         )
 
     @checked_ids

@@ -97,7 +97,7 @@ class SettingsStore:
 
     @checked_ids
     async def set_server_config(
-        self, guild_id: int, requester_id: int, *, manage_guild: bool, **changes: object
+        self, /, guild_id: int, requester_id: int, *, manage_guild: bool, **changes: object
     ) -> ServerConfig:
         """Change the server's settings (``manage_guild``: the requester has Manage Server,
         else :class:`NotManager`).  ``changes``: raw values of the settings of

@@ -2,18 +2,20 @@
 
 Every task the service starts is tracked here so that :meth:`Tasks.wait_idle` can tell tests
 and the terminal when nothing is running, and :meth:`Tasks.cancel_all` can end them on close.
+:func:`cancel_and_wait` stops one task of its own that a part runs (a sweep, a writer).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable
 from typing import Any
 
 from bot.clock import Clock
 
-__all__ = ["Tasks"]
+__all__ = ["Tasks", "cancel_and_wait"]
 
 log = logging.getLogger(__name__)
 
@@ -66,3 +68,12 @@ class Tasks:
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+async def cancel_and_wait(task: asyncio.Task[Any] | None) -> None:
+    """Cancel ``task`` (if any, and still running) and wait until it has ended."""
+    if task is None or task.done():
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

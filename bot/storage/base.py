@@ -221,6 +221,30 @@ class Storage(ABC):
         is a former player's); ``None`` if there is no game of that id."""
 
     @abstractmethod
+    async def load_review(self, game_id: int, user_id: int, deals: int, seed: int) -> str | None:
+        """The stored review (its JSON, ``GameReview.to_dict()``) of ``user_id``'s decisions
+        in game ``game_id`` made with ``deals`` and ``seed``; ``None`` if there is none."""
+
+    @abstractmethod
+    async def save_review(
+        self,
+        game_id: int,
+        user_id: int,
+        seat: int,
+        deals: int,
+        seed: int,
+        accuracy: float | None,
+        data: str,
+        now: float,
+    ) -> None:
+        """Keep a review (one per game and player: a newer one replaces it)."""
+
+    @abstractmethod
+    async def review_accuracy(self, user_id: int) -> tuple[float | None, int]:
+        """``user_id``'s mean accuracy over their reviewed games (``None`` without any) and
+        how many reviews it averages."""
+
+    @abstractmethod
     async def load_series(self, series_id: int) -> SeriesRecord | None:
         """A series, active or ended (``active`` says which), with its seats and loss
         counts; ``None`` if there is none of that id."""

@@ -60,6 +60,14 @@ _WHY_NUMBERS = (
 )
 
 
+#: Why migration 9 exists, on both backends.
+_WHY_REVIEWS = (
+    "game_reviews: the coach's review of a player's decisions in a finished game (its JSON, "
+    "the budget and seed it was made with, its accuracy), kept so that asking again is instant; "
+    "erased with the player's other data"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class _Template:
     """A :class:`Migration` before its dialect is chosen."""
@@ -293,6 +301,24 @@ _TEMPLATE: tuple[_Template, ...] = (
             "SELECT 'room_guest', CAST(value AS {big}) - 2097152 FROM bot_meta "
             "WHERE key = 'rooms:next_guest'",
             "DELETE FROM bot_meta WHERE key IN ('rooms:next_channel', 'rooms:next_guest')",
+        ),
+    ),
+    _Template(
+        9,
+        _WHY_REVIEWS,
+        (
+            """CREATE TABLE game_reviews (
+                game_id {big} NOT NULL,
+                user_id {big} NOT NULL,
+                seat INTEGER NOT NULL,
+                deals INTEGER NOT NULL,
+                seed {big} NOT NULL,
+                accuracy {real},
+                data TEXT NOT NULL,
+                created_at {real} NOT NULL,
+                PRIMARY KEY (game_id, user_id)
+            )""",
+            "CREATE INDEX game_reviews_user ON game_reviews (user_id)",
         ),
     ),
 )

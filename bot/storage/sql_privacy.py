@@ -43,6 +43,7 @@ class PrivacyQueries(SqlSeam):
             await con.execute(sql.FORGET_RESULTS, user_id)
             await con.execute(sql.FORGET_RATINGS, user_id)
             await con.execute(sql.FORGET_RATING_HISTORY, user_id)
+            await con.execute(sql.FORGET_REVIEWS, user_id)
             await con.execute(sql.FORGET_FORFEITS, FORMER_PLAYER_ID, user_id)
             await con.execute(sql.FORGET_SERIES_HOST, FORMER_PLAYER_ID, FORMER_NAME, user_id)
             await con.execute(sql.FORGET_SERIES_SEATS, FORMER_PLAYER_ID, FORMER_NAME, user_id)

@@ -503,6 +503,31 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
             row = await con.fetch_one(sql.GAME_SEATS, game_id)
         return None if row is None else records.seats_from(json.loads(row[0]))
 
+    async def load_review(self, game_id: int, user_id: int, deals: int, seed: int) -> str | None:
+        async with self.read() as con:
+            row = await con.fetch_one(sql.REVIEW_GET, game_id, user_id, deals, seed)
+        return None if row is None else str(row[2])
+
+    async def save_review(
+        self,
+        game_id: int,
+        user_id: int,
+        seat: int,
+        deals: int,
+        seed: int,
+        accuracy: float | None,
+        data: str,
+        now: float,
+    ) -> None:
+        await self.execute(sql.REVIEW_PUT, game_id, user_id, seat, deals, seed, accuracy, data, now)
+
+    async def review_accuracy(self, user_id: int) -> tuple[float | None, int]:
+        async with self.read() as con:
+            row = await con.fetch_one(sql.REVIEW_ACCURACY, user_id)
+        if row is None or not row[1]:
+            return None, 0
+        return float(row[0]), int(row[1])
+
     async def load_series(self, series_id: int) -> SeriesRecord | None:
         async with self.read() as con:
             row = await con.fetch_one(sql.SERIES_BY_ID, series_id)

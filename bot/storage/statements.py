@@ -336,5 +336,25 @@ FORGET_SERIES_SEATS = (
     "UPDATE series_players SET user_id = ?, name = ? WHERE user_id = ? "
     "AND series_id IN (SELECT id FROM series WHERE status = 'ended')"
 )
+FORGET_REVIEWS = "DELETE FROM game_reviews WHERE user_id = ?"
+PLAYER_REVIEWS = "SELECT COUNT(*) FROM game_reviews WHERE user_id = ?"
+
+# ------------------------------------------------------------- the coach's reviews
+#: A stored review: params (game id, user id, deals, seed).
+REVIEW_GET = (
+    "SELECT seat, accuracy, data FROM game_reviews "
+    "WHERE game_id = ? AND user_id = ? AND deals = ? AND seed = ?"
+)
+#: Store a review (a newer one of the same game and player replaces it): params (game id,
+#: user id, seat, deals, seed, accuracy, data, now).
+REVIEW_PUT = (
+    "INSERT INTO game_reviews (game_id, user_id, seat, deals, seed, accuracy, data, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id, user_id) DO UPDATE SET "
+    "seat = excluded.seat, deals = excluded.deals, seed = excluded.seed, "
+    "accuracy = excluded.accuracy, data = excluded.data, created_at = excluded.created_at"
+)
+#: A player's mean accuracy over their reviewed games (``/durak stats``), and how many.
+REVIEW_ACCURACY = "SELECT AVG(accuracy), COUNT(accuracy) FROM game_reviews WHERE user_id = ?"
+
 #: One game's seats (a replay names its players from them at every press).
 GAME_SEATS = "SELECT seats FROM games WHERE id = ?"

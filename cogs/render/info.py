@@ -180,6 +180,7 @@ HELP_COMMANDS = (
     "stats",
     "leaderboard",
     "history",
+    "review",
     "config",
     "privacy",
     "forget-me",

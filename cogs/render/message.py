@@ -83,11 +83,14 @@ class Select:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """A Discord message to send or edit: text, embed dicts and components."""
+    """A Discord message to send or edit: text, embed dicts and components; ``files``: the
+    attachments ``(file name, bytes)`` (``None``: an edit leaves the message's attachments as
+    they are; ``()``: it removes them)."""
 
     content: str | None = None
     embeds: tuple[dict[str, Any], ...] = ()
     components: tuple[Button | Select, ...] = ()
+    files: tuple[tuple[str, bytes], ...] | None = None
 
 
 # Discord limits

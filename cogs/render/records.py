@@ -128,6 +128,13 @@ def render_stats(view: StatsView, t: Catalog) -> Reply:
     )
     if view.profile:
         desc = t.fill("Rules: **{rules}**", rules=view.profile) + "\n" + desc
+    if view.review_accuracy is not None:
+        desc += "\n" + t.nfill(
+            "The coach's accuracy: **{accuracy}** over {count} reviewed game",
+            "The coach's accuracy: **{accuracy}** over {count} reviewed games",
+            view.reviewed,
+            accuracy=format(view.review_accuracy, ".1f") + "%",
+        )
     lines = []
     for p in view.by_profile:
         line = f"**{esc(p.profile)}** — " + _totals(p.games, p.losses, p.draws, t)

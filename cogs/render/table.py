@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.views import Role, SeatView, TableView
-from cogs.custom_ids import game_id
+from cogs.custom_ids import game_id, review_id
 from cogs.i18n import Catalog
 from cogs.render.deck import deck_lines
 from cogs.render.message import (
@@ -157,4 +157,9 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
             Button(game_id(gid, ver, "rematch"), t.gettext("Rematch"), "success", emoji="🔁"),
             Button(game_id(gid, ver, "endseries"), t.gettext("End series"), "danger", emoji="🏁"),
         ]
+    if played_out and gid and any(seat.ai_level is None for seat in seats):
+        # each human player's own review, private (the presser's decisions only)
+        components.append(
+            Button(review_id(gid, 0, "open"), t.gettext("Review my game"), "secondary", emoji="🎓")
+        )
     return Reply(embeds=(embed,), components=tuple(components))

@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from babel.messages.catalog import Message as BabelMessage
 from babel.messages.frontend import CommandLineInterface
 from babel.messages.pofile import read_po
 
@@ -92,14 +93,17 @@ def _update_args(template: Path) -> list[str]:
     ]
 
 
-def incomplete(po: Path) -> list[str]:
-    """The entries of ``po`` that are untranslated or fuzzy (read with Babel's reader)."""
+def entries(po: Path) -> list[BabelMessage]:
+    """The entries of the ``.po`` or ``.pot`` file ``po`` (read with Babel's reader), without
+    the header."""
     with po.open("rb") as f:
-        catalog = read_po(f)
+        return [message for message in read_po(f) if message.id]
+
+
+def incomplete(po: Path) -> list[str]:
+    """The entries of ``po`` that are untranslated or fuzzy."""
     bad = []
-    for message in catalog:
-        if not message.id:
-            continue
+    for message in entries(po):
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
         if message.fuzzy or not all(strings):
             bad.append(str(message.id))

@@ -43,6 +43,7 @@ traditional two-player game only: not used with shown trumps or teams.
 from __future__ import annotations
 
 import inspect
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -475,6 +476,14 @@ class ExpertAgent(Agent):
             if mean > best_mean and mean > self.margin * se:
                 best, best_mean = i, mean
         return best
+
+    def playout(self, g: Game, me: int) -> float:
+        """One playout of ``g`` (played on, in place) as the search plays them: casual moves
+        with the random share, finished exactly by the solver; 1 when ``me`` is not the durak
+        at the end, 0 when it is, 1/2 for a draw.  No deadline: with ``iterations`` set it
+        never reads the clock, so the same ``rng`` state gives the same value on every
+        machine.  The review of a game (:mod:`rules_engine.ai.review`) values choices by it."""
+        return self._evaluate(g, me, math.inf)
 
     def _evaluate(self, g: Game, me: int, deadline: float) -> float:
         """1 when ``me`` is not the durak at the end of a playout, 0 when it is (1/2: draw);

@@ -7,7 +7,8 @@ import random
 import subprocess
 import sys
 
-from rules_engine import PROFILES, Game, deal_from_seed, observation
+from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
+from rules_engine.ai import make_agent
 
 #: Small, deterministic search budgets (no wall-clock limits) for the tests.
 FAST: dict[str, dict[str, object]] = {
@@ -15,6 +16,23 @@ FAST: dict[str, dict[str, object]] = {
     "counter": {"node_cap": 3000, "time_cap_s": 30.0},
     "ismcts": {"iterations": 20},
 }
+
+
+def play_to_end(game: Game, level: str, max_moves: int) -> None:
+    """Play ``game`` to its end with an agent of ``level`` (:data:`FAST` budgets) for every
+    player: each choice must be one of the legal actions, and the game must end in fewer than
+    ``max_moves`` moves."""
+    agents = [make_agent(level, seed=s, **FAST.get(level, {})) for s in range(game.n)]
+    moves = 0
+    while not game.finished:
+        player = game.player_to_act
+        assert player is not None
+        obs = observation(game, player)
+        text = agents[player].choose(obs)
+        assert text in obs["legal"], (level, text, obs["legal"])
+        game.apply(parse_action(text))
+        moves += 1
+        assert moves < max_moves
 
 
 def random_positions(

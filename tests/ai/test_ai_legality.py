@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
+from rules_engine import PROFILES, Game, deal_from_seed, observation
 from rules_engine.ai import LEVELS, make_agent
 
-from .ai_support import FAST, random_positions
+from .ai_support import FAST, play_to_end, random_positions
 
 
 @pytest.mark.parametrize("level", ["beginner", "casual", "counter", "expert"])
@@ -34,18 +34,7 @@ def test_whole_games_stay_legal(level: str, rules: str) -> None:
     """Every seat played by ``level`` from the deal to the end, 2-6 players."""
     players_list = [2, 3] if level == "expert" else [2, 3, 4, 5, 6]
     for players in players_list:
-        game = Game(PROFILES[rules], deal_from_seed(players, 1000 + players))
-        agents = [make_agent(level, seed=s, **FAST.get(level, {})) for s in range(players)]
-        moves = 0
-        while not game.finished:
-            seat = game.to_act
-            assert seat is not None
-            obs = observation(game, seat)
-            text = agents[seat].choose(obs)
-            assert text in obs["legal"]
-            game.apply(parse_action(text))
-            moves += 1
-            assert moves < 2000
+        play_to_end(Game(PROFILES[rules], deal_from_seed(players, 1000 + players)), level, 2000)
 
 
 def test_long_games_stop_transferring_and_vary_leads() -> None:

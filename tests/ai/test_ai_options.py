@@ -17,7 +17,7 @@ from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.tracker import Tracker
 from rules_engine.cards import PACK_MASK, card_index
 
-from .ai_support import FAST
+from .ai_support import FAST, play_to_end
 
 SHOW = Rules.from_spec({"profile": "perevodnoy", "show_trump": True})
 #: (name, rules, players): every option alone and a few together.
@@ -64,18 +64,7 @@ def test_every_level_plays_every_option_legally(
     then random positions."""
     games = 1 if level == "expert" else 2
     for seed in range(games):
-        game = _game(rules, players, 500 + seed)
-        agents = [make_agent(level, seed=s, **FAST.get(level, {})) for s in range(players)]
-        moves = 0
-        while not game.finished:
-            player = game.player_to_act
-            assert player is not None
-            obs = observation(game, player)
-            text = agents[player].choose(obs)
-            assert text in obs["legal"], (name, level, text, obs["legal"])
-            game.apply(parse_action(text))
-            moves += 1
-            assert moves < 3000
+        play_to_end(_game(rules, players, 500 + seed), level, 3000)
     for i, game in enumerate(_random_positions(rules, players, 6 if level == "expert" else 40, 7)):
         player = game.player_to_act
         assert player is not None

@@ -17,6 +17,7 @@ from bot.ai_pool import (
     MAX_AI_ONLY_TABLES_PER_SERVER,
     AIPool,
     AIPoolClosed,
+    ReviewFailed,
     ThreadAI,
     ai_only_table_refusal,
     default_workers,
@@ -25,7 +26,9 @@ from bot.ai_pool import (
 from bot.clock import ManualClock
 from rules_engine import Game, observation
 from rules_engine.ai import AUTOPILOT_LEVEL, LEVELS, make_agent
+from rules_engine.ai.review import ReviewError, review_game
 from tests.ai.ai_support import random_positions
+from tests.ai.review_support import seeded_record
 from tests.aipool.helpers import TEST_LEVELS
 
 PoolFactory = Callable[..., Awaitable[AIPool]]
@@ -262,14 +265,14 @@ class FlakyPool(BoundedPool):
     """A one-slot pool whose first ``failures`` worker starts fail (then they succeed)."""
 
     def __init__(self, failures: int, **kwargs: Any) -> None:
-        super().__init__(1, levels=TEST_LEVELS, **kwargs)
+        super().__init__(1, levels=TEST_LEVELS, review_workers=0, **kwargs)
         self.failures_left = failures
 
-    def _spawn(self) -> Any:
+    def _spawn(self, worker: Any) -> Any:
         if self.failures_left > 0:
             self.failures_left -= 1
             raise OSError("no process can be started (test)")
-        return super()._spawn()
+        return super()._spawn(worker)
 
     async def admin_done(self) -> None:
         """Wait until the admin thread has done what it was given before (a start runs
@@ -519,3 +522,127 @@ async def test_thread_runner_has_the_same_interface(caplog: pytest.LogCaptureFix
     with pytest.raises(AIPoolClosed):
         await runner.decide(1, "g", 0, "casual", 3, obs)
     assert "test-pid" not in LEVELS  # the test levels were the runner's own
+
+
+# ------------------------------------------------------------------------ reviews
+async def test_a_review_in_the_workers_is_the_engines_review(make_pool: PoolFactory) -> None:
+    pool = await make_pool(2)
+    record = seeded_record(3)
+    seen: list[tuple[int, int]] = []
+    review = await asyncio.wait_for(
+        pool.review(record.to_dict(), 0, deals=4, seed=7, progress=lambda *p: seen.append(p)),
+        60,
+    )
+    assert review == review_game(record, 0, deals=4, seed=7)
+    total = len(review.decisions)
+    assert total > 1 and seen == [(k, total) for k in range(1, total + 1)]
+    bad = {**record.to_dict(), "actions": ["0 defend 6♠ 6♥"]}
+    with pytest.raises(ReviewError, match="illegal"):
+        await asyncio.wait_for(pool.review(bad, 0, deals=4), 30)
+    with pytest.raises(ReviewError, match="no seat 3"):
+        await asyncio.wait_for(pool.review(record.to_dict(), 3, deals=4), 30)
+    # the workers still play
+    game = positions(1, seed=21)[0]
+    assert await pool.decide(1, "g", game.to_act or 0, "casual", 1, obs_of(game)) in (
+        game.legal_text()
+    )
+
+
+async def test_reviews_run_in_their_own_worker_beside_the_moves(make_pool: PoolFactory) -> None:
+    """With a review worker (the default), reviews never take the move worker: while three
+    reviews keep it busy, every move is decided by the move worker, at once."""
+    pool = await make_pool(1)
+    assert pool.size == 1 and len(pool.review_worker_pids()) == 1
+    (mover,) = pool.worker_pids()
+    records = [seeded_record(s) for s in (31, 32, 33)]
+    stepped = asyncio.Event()
+    reviews = [
+        asyncio.ensure_future(
+            pool.review(r.to_dict(), 0, deals=40, progress=lambda *p: stepped.set())
+        )
+        for r in records
+    ]
+    try:
+        await asyncio.wait_for(stepped.wait(), 60)  # the review worker is busy
+        game = positions(1, seed=24)[0]
+        for move in range(1, 4):
+            answer = await pool.decide(2, "live", 0, "test-pid", 1, obs_of(game))
+            assert answer == f"pid {mover} moves {move}"
+        assert not all(r.done() for r in reviews)
+        (reviewer,) = pool.review_worker_pids()
+        assert reviewer is not None and reviewer != mover
+        if hasattr(os, "getpriority"):  # the review worker runs at a lower CPU priority
+            assert os.getpriority(os.PRIO_PROCESS, reviewer) > os.getpriority(
+                os.PRIO_PROCESS, mover
+            )
+    finally:
+        for r in reviews:
+            r.cancel()
+        await asyncio.gather(*reviews, return_exceptions=True)
+
+
+async def test_without_review_workers_a_move_waits_for_the_step_in_flight_only(
+    make_pool: PoolFactory,
+) -> None:
+    """Three reviews at once keep three steps queued; a move asked meanwhile waits for the
+    step in flight only (a FIFO would make it wait for the queued ones too)."""
+    pool = await make_pool(1, review_workers=0)
+    records = [seeded_record(s) for s in (31, 32, 33)]
+    steps = 0
+    stepped = asyncio.Event()
+
+    def count(done: int, total: int) -> None:
+        nonlocal steps
+        steps += 1
+        stepped.set()
+
+    reviews = [
+        asyncio.ensure_future(pool.review(r.to_dict(), 0, deals=40, progress=count))
+        for r in records
+    ]
+    try:
+        game = positions(1, seed=22)[0]
+        for _ in range(3):
+            stepped.clear()
+            await asyncio.wait_for(stepped.wait(), 60)  # a step just ended, the next began
+            before = steps
+            text = await pool.decide(2, "live", game.to_act or 0, "casual", 1, obs_of(game))
+            assert text in game.legal_text()
+            assert steps - before <= 1  # the step in flight, not the other reviews' steps
+        assert not all(r.done() for r in reviews)
+    finally:
+        for r in reviews:
+            r.cancel()
+        await asyncio.gather(*reviews, return_exceptions=True)
+
+
+async def test_a_review_whose_worker_dies_fails_clearly(make_pool: PoolFactory) -> None:
+    pool = await make_pool(1)
+    record = seeded_record(34)
+    started = asyncio.Event()
+    task = asyncio.ensure_future(
+        pool.review(record.to_dict(), 0, deals=400, progress=lambda *p: started.set())
+    )
+    try:
+        await asyncio.wait_for(started.wait(), 60)  # the second step is in the worker
+        pid = pool.review_worker_pids()[0]
+        assert pid is not None
+        os.kill(pid, 9)
+        with pytest.raises(ReviewFailed, match="its worker failed"):
+            await asyncio.wait_for(task, 30)
+    finally:
+        task.cancel()
+    game = positions(1, seed=23)[0]  # a new worker serves
+    assert await pool.decide(1, "g", game.to_act or 0, "casual", 1, obs_of(game)) in (
+        game.legal_text()
+    )
+
+
+async def test_the_thread_runner_reviews_too() -> None:
+    runner = ThreadAI()
+    record = seeded_record(3)
+    try:
+        review = await runner.review(record.to_dict(), 1, deals=4, seed=2)
+        assert review == review_game(record, 1, deals=4, seed=2)
+    finally:
+        await runner.close()

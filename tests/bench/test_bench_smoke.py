@@ -57,6 +57,13 @@ def test_sqlite_one_process_with_an_ai_level() -> None:
     assert r["db_cpu_s"] == "embedded" and len(r["cpu_s"].split(",")) == 1
 
 
+def test_reviews_run_beside_the_games_and_are_counted() -> None:
+    args = ("--games", "2", "--seconds", "3", "--players", "2", "--reviews", "1")
+    r = result(bench("--backend", "sqlite", *args, "--review-deals", "4"))
+    assert r["reviews"] == "1" and int(r["reviews_done"]) >= 1
+    assert float(r["ai_p99_ms"]) >= float(r["ai_p50_ms"]) > 0 and float(r["actions_per_s"]) > 0
+
+
 def test_postgres_two_processes_start_their_own_server() -> None:
     done = bench("--backend", "postgres", "--processes", "2", "--games", "4", "--seconds", "2")
     if done.returncode == 2 and "cannot start a throwaway PostgreSQL" in done.stderr:

@@ -17,12 +17,13 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from .rooms_support import RoomServer
 from .support import (
     CHROMIUM,
     LocalTable,
     TablePage,
+    chromium,
     chromium_problem,
-    launch_chromium,
     local_webs,
     open_page,
 )
@@ -41,14 +42,16 @@ def _need_chromium() -> None:
 @pytest_asyncio.fixture
 async def browser() -> AsyncIterator[Any]:
     """A headless Chromium (``/usr/bin/chromium``), closed after the test."""
-    from playwright.async_api import async_playwright
+    async with chromium() as browser:
+        yield browser
 
-    async with async_playwright() as pw:
-        browser = await launch_chromium(pw)
-        try:
-            yield browser
-        finally:
-            await browser.close()
+
+@pytest_asyncio.fixture
+async def pages_server(tmp_path: Path) -> AsyncIterator[RoomServer]:
+    """The web server with nothing opened in advance: its pages, and the rooms a test makes
+    (the sockets may be a test's fake)."""
+    async with RoomServer(tmp_path / "pages.sqlite3") as server:
+        yield server
 
 
 @pytest_asyncio.fixture

@@ -16,11 +16,9 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from playwright.async_api import async_playwright
-
 from .layout_support import VIEWPORTS, Crowd, open_crowded
 from .rooms_support import RoomServer
-from .support import launch_chromium
+from .support import chromium_on
 
 
 async def take(out: Path, later: bool = False) -> list[Path]:
@@ -29,29 +27,23 @@ async def take(out: Path, later: bool = False) -> list[Path]:
     written: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="durak-layout-") as tmp:
         server = RoomServer(Path(tmp) / "pages.sqlite3")
-        await server.start()
-        try:
-            async with async_playwright() as pw:
-                browser = await launch_chromium(pw)
-                for in_room in (False, True):
-                    for seats in (2, 6):
-                        for width, height in VIEWPORTS:
-                            page, table, fake = await open_crowded(
-                                browser, server.base, Crowd(seats), (width, height), in_room=in_room
-                            )
-                            if later:
-                                fake.push(Crowd(seats, shown=False))
-                                await table.locator("#shown").wait_for(state="hidden")
-                            await page.wait_for_timeout(300)  # the fan settles
-                            where = "room" if in_room else "table"
-                            tail = "-later" if later else ""
-                            path = out / f"{where}-{seats}-seats-{width}x{height}{tail}.jpg"
-                            await page.screenshot(path=str(path), type="jpeg", quality=78)
-                            written.append(path)
-                            await page.context.close()
-                await browser.close()
-        finally:
-            await server.close()
+        async with chromium_on(server) as browser:
+            for in_room in (False, True):
+                for seats in (2, 6):
+                    for width, height in VIEWPORTS:
+                        page, table, fake = await open_crowded(
+                            browser, server.base, Crowd(seats), (width, height), in_room=in_room
+                        )
+                        if later:
+                            fake.push(Crowd(seats, shown=False))
+                            await table.locator("#shown").wait_for(state="hidden")
+                        await page.wait_for_timeout(300)  # the fan settles
+                        where = "room" if in_room else "table"
+                        tail = "-later" if later else ""
+                        path = out / f"{where}-{seats}-seats-{width}x{height}{tail}.jpg"
+                        await page.screenshot(path=str(path), type="jpeg", quality=78)
+                        written.append(path)
+                        await page.context.close()
     return written
 
 

@@ -13,10 +13,8 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from playwright.async_api import async_playwright
-
 from .rooms_support import RoomServer, create_room, join_room, new_page
-from .support import DESKTOP, PHONE, launch_chromium
+from .support import DESKTOP, PHONE, chromium_on
 
 
 async def take(out: Path) -> list[Path]:
@@ -25,31 +23,25 @@ async def take(out: Path) -> list[Path]:
     written: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="durak-rooms-") as tmp:
         server = RoomServer(Path(tmp) / "rooms.sqlite3")
-        await server.start()
-        try:
-            async with async_playwright() as pw:
-                browser = await launch_chromium(pw)
-                for label, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
-                    home = await new_page(browser, viewport=viewport)
-                    await home.goto(f"{server.base}/")
-                    await home.locator("#rules option").first.wait_for(state="attached")
-                    await home.fill("#name", "Anna")
-                    path = out / f"rooms-home-{label}.png"
-                    await home.screenshot(path=str(path), full_page=True)
-                    written.append(path)
-                    invite = await create_room(home, server.base, "Anna", seats=4)
-                    guest = await new_page(browser)
-                    await join_room(guest, invite, "Boris")
-                    await home.locator("#seats .seat-name").nth(1).wait_for()
-                    await home.select_option("#level", "expert")
-                    await home.click("#add-ai")
-                    await home.locator("#seats .seat-name").nth(2).wait_for()
-                    path = out / f"rooms-lobby-{label}.png"
-                    await home.screenshot(path=str(path), full_page=True)
-                    written.append(path)
-                await browser.close()
-        finally:
-            await server.close()
+        async with chromium_on(server) as browser:
+            for label, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+                home = await new_page(browser, viewport=viewport)
+                await home.goto(f"{server.base}/")
+                await home.locator("#rules option").first.wait_for(state="attached")
+                await home.fill("#name", "Anna")
+                path = out / f"rooms-home-{label}.png"
+                await home.screenshot(path=str(path), full_page=True)
+                written.append(path)
+                invite = await create_room(home, server.base, "Anna", seats=4)
+                guest = await new_page(browser)
+                await join_room(guest, invite, "Boris")
+                await home.locator("#seats .seat-name").nth(1).wait_for()
+                await home.select_option("#level", "expert")
+                await home.click("#add-ai")
+                await home.locator("#seats .seat-name").nth(2).wait_for()
+                path = out / f"rooms-lobby-{label}.png"
+                await home.screenshot(path=str(path), full_page=True)
+                written.append(path)
     return written
 
 

@@ -15,9 +15,7 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from playwright.async_api import async_playwright
-
-from .support import PHONE, LocalTable, TablePage, animations_done, launch_chromium, open_page
+from .support import PHONE, LocalTable, TablePage, animations_done, chromium_on, open_page
 
 SEED = 21
 PLAYERS = 4
@@ -39,37 +37,31 @@ async def take(out: Path, seed: int = SEED) -> list[Path]:
     written: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="durak-shots-") as tmp:
         table = LocalTable(Path(tmp) / "shots.sqlite3", players=PLAYERS, seed=seed)
-        await table.start()
-        try:
-            async with async_playwright() as pw:
-                browser = await launch_chromium(pw)
-                url = table.url()
-                desktop = await open_page(browser, url)
-                phone = await open_page(
-                    browser,
-                    url,
-                    viewport=PHONE,
-                    device_scale_factor=2,
-                    has_touch=True,
-                    is_mobile=True,
-                )
-                await desktop.play_until(_worth_showing)
+        async with chromium_on(table) as browser:
+            url = table.url()
+            desktop = await open_page(browser, url)
+            phone = await open_page(
+                browser,
+                url,
+                viewport=PHONE,
+                device_scale_factor=2,
+                has_touch=True,
+                is_mobile=True,
+            )
+            await desktop.play_until(_worth_showing)
 
-                async def shoot(name: str) -> None:
-                    version = await desktop.version()
-                    await phone.expect(phone.hand).to_have_attribute("data-version", version)
-                    for player, size in ((phone, "phone"), (desktop, "desktop")):
-                        path = out / f"{name}-{size}.png"
-                        await animations_done(player.page)  # the fan settles
-                        await player.page.screenshot(path=str(path))
-                        written.append(path)
+            async def shoot(name: str) -> None:
+                version = await desktop.version()
+                await phone.expect(phone.hand).to_have_attribute("data-version", version)
+                for player, size in ((phone, "phone"), (desktop, "desktop")):
+                    path = out / f"{name}-{size}.png"
+                    await animations_done(player.page)  # the fan settles
+                    await player.page.screenshot(path=str(path))
+                    written.append(path)
 
-                await shoot("web-table")
-                await desktop.play_to_end()
-                await shoot("web-game-over")
-                await browser.close()
-        finally:
-            await table.close()
+            await shoot("web-table")
+            await desktop.play_to_end()
+            await shoot("web-game-over")
     return written
 
 

@@ -14,17 +14,19 @@ import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from bot.ai_pool import ThreadAI
 from bot.limits import MAX_TIMEOUT
 from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import SqliteStorage
+from present.messages import render_message
 from web.activity import DiscordOAuth
 from web.activity_gate import ActivityGate
 from web.app import WebConfig, WebServer
 from web.tokens import Signer
+from web.wording import WEB_WORDING
 
 #: Debian's Chromium (``apt-get install -y chromium``); Playwright downloads no browser.
 CHROMIUM = os.environ.get("DURAK_CHROMIUM", "/usr/bin/chromium")
@@ -67,6 +69,27 @@ def chromium_problem() -> str | None:
 
 async def launch_chromium(pw: Any) -> Any:
     return await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+@asynccontextmanager
+async def chromium() -> AsyncIterator[Any]:
+    """A headless Chromium (``/usr/bin/chromium``), closed when the block ends."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await launch_chromium(pw)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+@asynccontextmanager
+async def chromium_on(web: LocalWeb) -> AsyncIterator[Any]:
+    """Start ``web`` and a headless Chromium (the screenshot scripts' set-up): the browser,
+    both closed when the block ends."""
+    async with web, chromium() as browser:
+        yield browser
 
 
 async def open_page(
@@ -141,6 +164,13 @@ class LocalWeb:
         await self.service.close()
         await self.ai.close()
 
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
 
 _Web = TypeVar("_Web", bound=LocalWeb)
 
@@ -209,6 +239,15 @@ class LocalTable(LocalWeb):
     def url(self, user: int | None = None, locale: str | None = None) -> str:
         """The player's personal link (token in the fragment)."""
         return self.server.links.player(self.channel, user or self.user, self.series_id, locale)
+
+    async def why_not(self, card: str) -> str:
+        """Why the player may not play ``card`` of their hand now, as the web table words it
+        (in English)."""
+        view = await self.service.hand(self.channel, self.user)
+        names = [s.name for s in (await self.service.table(self.channel)).seats]
+        held = next(c for c in view.cards if c.text == card)
+        assert held.reason is not None, f"{card} can be played"
+        return render_message(held.reason, names, wording=WEB_WORDING)
 
 
 class TablePage:

@@ -14,13 +14,10 @@ clock stands still, so no timer fires before the test looks."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import expect
 
 from web.strings import page_strings
@@ -51,17 +48,6 @@ RETRY = {
 EN = page_strings("table", catalog("en"))
 START = datetime(2030, 1, 1)
 ROOM_EN = page_strings("room", catalog("en"))
-
-
-@pytest_asyncio.fixture
-async def pages_server(tmp_path: Path) -> AsyncIterator[RoomServer]:
-    """The web server, for its pages only (the sockets are the test's fake)."""
-    server = RoomServer(tmp_path / "pages.sqlite3")
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
 
 
 class Refuser:

@@ -8,9 +8,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from present.messages import render_message
 from web.strings import page_strings
-from web.wording import WEB_WORDING, catalog
+from web.wording import catalog
 
 from .support import PHONE, TablePage, open_page
 
@@ -39,15 +38,9 @@ async def test_a_card_dragged_with_the_mouse_onto_the_table_attacks(table_page: 
     uses = Counter(str(c) for a in hand.legal for c in a.cards)
     card = next(c for c in await player.playable() if uses[c] == 1)
     version = await player.version()
-    x0, y0 = await player.point_on(card)
-    battle = await player.page.locator("#battle").bounding_box()
-    x1, y1 = battle["x"] + battle["width"] / 2, battle["y"] + battle["height"] / 2
-    mouse = player.page.mouse
-    await mouse.move(x0, y0)
-    await mouse.down()
-    for i in range(1, 9):
-        await mouse.move(x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8)
-    await player.expect(player.page.locator("#battle")).to_have_class(DROP_OVER)
+    battle = player.page.locator("#battle")
+    mouse = await _drag_over(player, card, battle)
+    await player.expect(battle).to_have_class(DROP_OVER)
     await mouse.up()
     await player.moved_from(version)
 
@@ -101,8 +94,9 @@ async def test_a_card_dragged_by_touch_onto_an_attack_beats_it_on_a_phone(
     assert player.errors == []
 
 
-async def _drag(player: TablePage, card: str, target: Any) -> None:
-    """Drag hand card ``card`` with the mouse and drop it on the middle of ``target``."""
+async def _drag_over(player: TablePage, card: str, target: Any) -> Any:
+    """Drag hand card ``card`` with the mouse to the middle of ``target``, button still down:
+    the mouse (``await mouse.up()`` drops the card)."""
     x0, y0 = await player.point_on(card)
     box = await target.bounding_box()
     x1, y1 = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -111,7 +105,12 @@ async def _drag(player: TablePage, card: str, target: Any) -> None:
     await mouse.down()
     for i in range(1, 9):
         await mouse.move(x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8)
-    await mouse.up()
+    return mouse
+
+
+async def _drag(player: TablePage, card: str, target: Any) -> None:
+    """Drag hand card ``card`` with the mouse and drop it on the middle of ``target``."""
+    await (await _drag_over(player, card, target)).up()
 
 
 async def test_a_card_dropped_where_it_cannot_go_says_why_and_returns(
@@ -166,11 +165,7 @@ async def test_a_card_that_cannot_be_played_dropped_on_the_table_says_why(
 
     await player.play_until(some_dimmed)
     card = (await player.dimmed())[0]
-    view = await table.service.hand(table.channel, table.user)
-    names = [s.name for s in (await table.service.table(table.channel)).seats]
-    held = next(c for c in view.cards if c.text == card)
-    assert held.reason is not None
-    reason = render_message(held.reason, names, wording=WEB_WORDING)
+    reason = await table.why_not(card)
     version = await player.version()
     await _drag(player, card, player.page.locator("#battle"))
     hint = player.page.locator(".toast-hint")

@@ -33,11 +33,7 @@ async def test_a_dimmed_card_says_why_it_cannot_be_played_with_hints_on(table_pa
     await player.play_until(some_dimmed)
     card = (await player.dimmed())[0]
     await player.expect(player.card(card)).to_have_attribute("aria-disabled", "true")
-    view = await table.service.hand(table.channel, table.user)
-    names = [s.name for s in (await table.service.table(table.channel)).seats]
-    held = next(c for c in view.cards if c.text == card)
-    assert held.reason is not None
-    reason = render_message(held.reason, names, wording=WEB_WORDING)
+    reason = await table.why_not(card)
 
     version = await player.version()
     await player.tap_dimmed(card)

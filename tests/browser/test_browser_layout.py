@@ -14,12 +14,9 @@ that cannot be played on the player's turn."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import expect
 
 from web.strings import page_strings
@@ -36,17 +33,6 @@ from .layout_support import (
 from .rooms_support import RoomServer
 
 EN = page_strings("table", catalog("en"))
-
-
-@pytest_asyncio.fixture
-async def pages_server(tmp_path: Path) -> AsyncIterator[RoomServer]:
-    """The web server, for its pages only (the sockets are the test's fake)."""
-    server = RoomServer(tmp_path / "pages.sqlite3")
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
 
 
 @pytest.mark.parametrize("seats", [2, 6])

@@ -4,12 +4,9 @@ room say so in the reader's language and stop: no script error, no socket, no re
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import expect
 
 from web.strings import page_strings
@@ -18,16 +15,6 @@ from web.wording import catalog
 from .rooms_support import RoomServer, new_page
 
 MALFORMED = "%E0%A4%A"  # a three-byte escape cut short: decodeURIComponent throws URIError
-
-
-@pytest_asyncio.fixture
-async def pages_server(tmp_path: Path) -> AsyncIterator[RoomServer]:
-    server = RoomServer(tmp_path / "pages.sqlite3")
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])

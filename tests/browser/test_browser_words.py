@@ -4,27 +4,13 @@ re-words the page when its socket says hello."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
-
-import pytest_asyncio
 
 from web.strings import page_strings
 from web.wording import catalog
 
-from .rooms_support import RoomServer, create_room, new_page
+from .rooms_support import create_room, new_page
 from .support import open_page
-
-
-@pytest_asyncio.fixture
-async def rooms_server(tmp_path: Path) -> AsyncIterator[RoomServer]:
-    server = RoomServer(tmp_path / "rooms.sqlite3")
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
 
 
 async def test_a_french_browser_reads_the_table_in_french(browser: Any, local_table: Any) -> None:
@@ -56,14 +42,14 @@ async def test_a_link_in_another_language_rewords_the_page(browser: Any, local_t
     await player.expect(page.locator("#stock")).to_contain_text(es["trump"])
 
 
-async def test_a_french_browser_reads_a_room_in_french(browser: Any, rooms_server: Any) -> None:
+async def test_a_french_browser_reads_a_room_in_french(browser: Any, pages_server: Any) -> None:
     fr = page_strings("room", catalog("fr"))
     home = page_strings("home", catalog("fr"))
     ann = await new_page(browser, locale="fr-FR")
-    await ann.goto(f"{rooms_server.base}/")
+    await ann.goto(f"{pages_server.base}/")
     await ann.locator("#rules option").first.wait_for(state="attached")
     assert await ann.locator("#create-button").inner_text() == home["create"]
-    await create_room(ann, rooms_server.base, "Ann")
+    await create_room(ann, pages_server.base, "Ann")
     assert await ann.locator("#start").inner_text() == fr["start"]
     assert await ann.locator("#level").get_attribute("aria-label") == fr["ai_level"]
     level = await ann.locator("#level option").first.inner_text()

@@ -69,11 +69,12 @@ def _sample_states():
 
 
 def _ids(msg: Reply) -> list[str]:
-    return [c.custom_id for c in msg.components]
+    """The game components' ids (not the game over's "Review my game")."""
+    return [c.custom_id for c in msg.components if not c.custom_id.startswith("durak:review:")]
 
 
 def _actions(msg: Reply) -> set[str]:
-    return {parse_game_id(c.custom_id).action for c in msg.components}
+    return {parse_game_id(cid).action for cid in _ids(msg)}
 
 
 def _public_cards(view: TableView) -> set[str]:
@@ -165,7 +166,7 @@ def test_game_over_durak_draw_and_stopped() -> None:
     assert f"{name} is the durak" in text
     assert "Series" in text and "loss" in text
     labels = {c.label for c in msg.components}
-    assert labels == {"Rematch", "End series"}
+    assert labels == {"Rematch", "End series", "Review my game"}
     from dataclasses import replace
 
     draw = replace(view, outcome=Outcome.draw())
@@ -176,7 +177,8 @@ def test_game_over_durak_draw_and_stopped() -> None:
     assert msg.components == ()
     assert "arrêtée" in message_text(msg)
     ended = replace(view, series=replace(view.series, active=False))
-    assert render_table(ended, catalog("en")).components == ()
+    # the series is over: no rematch, but each player may still review the game
+    assert [c.label for c in render_table(ended, catalog("en")).components] == ["Review my game"]
 
 
 # ------------------------------------------------------------------------------ hand

@@ -10,6 +10,7 @@ from cogs.custom_ids import (
     HISTORY_NAVS,
     LOBBY_ACTIONS,
     REPLAY_NAVS,
+    REVIEW_NAVS,
     forget_id,
     game_id,
     history_id,
@@ -19,7 +20,9 @@ from cogs.custom_ids import (
     parse_history_id,
     parse_lobby_id,
     parse_replay_id,
+    parse_review_id,
     replay_id,
+    review_id,
     route_of,
 )
 from cogs.durak_commands import ROUTES, Defer, DurakCog
@@ -49,6 +52,7 @@ GAME_IDS = [
         *(parse_game_id(c) for c in GAME_IDS),
         *(parse_lobby_id(lobby_id(5, a)) for a in LOBBY_ACTIONS),
         *(parse_replay_id(replay_id(7, 2, n)) for n in REPLAY_NAVS),
+        *(parse_review_id(review_id(7, 1, n)) for n in REVIEW_NAVS),
         *(parse_history_id(history_id(9, 2, n)) for n in HISTORY_NAVS),
         *(parse_forget_id(forget_id(9, 1_700_000_300, a)) for a in FORGET_ACTIONS),
     ],
@@ -63,13 +67,13 @@ def test_the_table_has_no_route_that_no_custom_id_reaches() -> None:
     reachable = {route_of(parse_game_id(c)) for c in GAME_IDS}
     reachable |= {("lobby", a) for a in LOBBY_ACTIONS}
     reachable |= {("replay", n) for n in REPLAY_NAVS} | {("history", n) for n in HISTORY_NAVS}
-    reachable |= {("forget", a) for a in FORGET_ACTIONS}
+    reachable |= {("forget", a) for a in FORGET_ACTIONS} | {("review", n) for n in REVIEW_NAVS}
     assert set(ROUTES) == reachable
 
 
 def test_how_presses_are_acknowledged() -> None:
     # a new private message: Show my hand, the table's Leave (its confirmation), a new replay
-    for key in [("game", "hand"), ("game", "leave"), ("replay", "open")]:
+    for key in [("game", "hand"), ("game", "leave"), ("replay", "open"), ("review", "open")]:
         assert ROUTES[key].defer is Defer.PRIVATE
     # the public message pressed is edited: stop votes, forfeit's confirmation, game over, lobby
     for verb in ["stop", "keep", "forfeit", "rematch", "endseries"]:
@@ -80,6 +84,7 @@ def test_how_presses_are_acknowledged() -> None:
     for verb in [*GAME_ACTIONS, "pick", "why", "page"]:
         assert ROUTES["game", verb].defer is Defer.IN_PLACE
     assert ROUTES["replay", "next"].defer is Defer.IN_PLACE
+    assert ROUTES["review", "prev"].defer is ROUTES["review", "next"].defer is Defer.IN_PLACE
     assert ROUTES["history", "prev"].defer is Defer.IN_PLACE
     assert all(ROUTES["forget", a].defer is Defer.IN_PLACE for a in FORGET_ACTIONS)
 

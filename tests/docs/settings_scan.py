@@ -9,7 +9,8 @@ A setting is read in one of these ways, all found here:
   ``RoomLimits.from_env(env)`` receives);
 - through a *reader*: a function whose first parameter is the key of such a read, or is
   handed on to another reader (``text(name)``, ``integer(name, …)`` in ``apps/config.py``,
-  ``whole(name, …)`` in ``web/rooms/limits.py``), called with the name.
+  ``env_whole(name, …)`` and ``env_flag(name, …)`` in ``web/env.py``), called with the name,
+  in its own module or in one that imports it.
 
 The key may be a string or a module-level constant holding one (``AI_WORKERS_ENV``).  A read
 whose key is neither is reported as *unresolved*, so that a new way of reading settings is not
@@ -142,15 +143,17 @@ def scan_sources(sources: dict[str, str]) -> Scan:
     """Scan ``{path: source}`` (see the module docstring)."""
     trees = {path: ast.parse(source, filename=path) for path, source in sources.items()}
     constants = _constants(trees.values())
+    readers_of = {path: _readers(tree) for path, tree in trees.items()}
+    every_reader = set().union(*readers_of.values())  # a reader may be imported elsewhere
     scan = Scan()
     for path, tree in trees.items():
-        readers = _readers(tree)
+        readers = readers_of[path]
         own_params = {(f.name, _first_param(f)) for f in _functions(tree) if f.name in readers}
         reads = list(_keys(tree))
         reads += [
             (c.args[0], c)
             for c in ast.walk(tree)
-            if isinstance(c, ast.Call) and c.args and _called_name(c) in readers
+            if isinstance(c, ast.Call) and c.args and _called_name(c) in every_reader
         ]
         for key, node in reads:
             where = f"{path}:{getattr(node, 'lineno', '?')}"

@@ -20,6 +20,7 @@ from typing import Any
 from apps.config import Settings
 from apps.discord_bot import create_bot
 from bot.clock import ManualClock
+from cogs.components import COG_NAME
 from cogs.custom_ids import GameButton, parse_game_id
 from cogs.i18n import SUPPORTED, catalog
 from rules_engine import Deal, Game, Rules, parse_action
@@ -99,6 +100,9 @@ class Harness:
     shard_ids: tuple[int, ...] | None = None
     #: More settings (e.g. the web table's ``public_url``).
     settings_extra: dict[str, Any] = field(default_factory=dict)
+    #: The presenter's pause between two writes of a table (``cogs.presenter.TABLE_INTERVAL``
+    #: in production): none by default, so that tests move as fast as the bot answers.
+    table_interval: float = 0.0
 
     def __post_init__(self) -> None:
         self._seed_iter: Iterator[int] = iter(self.seeds)
@@ -132,7 +136,13 @@ class Harness:
             self.settings, clock=self.clock, seed_source=self._next_seed, guild_ready_timeout=0.05
         )
         await self.fake.start_bot(self.bot)
+        self.presenter.table_interval = self.table_interval
         return self.bot
+
+    @property
+    def presenter(self) -> Any:
+        """The running bot's Discord presenter."""
+        return self.bot.get_cog(COG_NAME).presenter
 
     async def restart(self) -> Any:
         await self.fake.stop_bot(self.bot)
@@ -354,6 +364,56 @@ class Harness:
             player.moves += 1
             await poll(lambda v=view.version: self._moved(v), what="the move to apply")
         raise AssertionError("the game did not end")
+
+    async def turn_now(self, timeout: float = 10.0) -> tuple[Player, StoredMessage] | None:
+        """Like :meth:`turn`, but as a player acts: as soon as a hand shows buttons of the
+        current state, without waiting for the bot to be idle (a table write may be under
+        way)."""
+
+        async def ready() -> Any:
+            view = await self.table_view()
+            if view.outcome is not None:
+                return "over"
+            seat = view.seats[view.to_act]
+            if seat.user_id is None or seat.forfeited:  # the AI plays it
+                return None
+            player = self.players[seat.user_id]
+            msg = self.hand_message(player.user)
+            offered = buttons(msg) if msg is not None else []
+            if any(
+                b.version == view.version and (b.is_game_action or b.verb == "pick")
+                for b in offered
+            ):
+                return player, msg
+            return None
+
+        found = await poll(ready, timeout, "a human's turn (not waiting for idle)", 0.01)
+        return None if found == "over" else found
+
+    async def move_now(
+        self, choose: Callable[[Player, list[GameButton], Any], GameButton], timeout: float = 10.0
+    ) -> tuple[float, int] | None:
+        """One human move found and pressed with :meth:`turn_now` (a card's ``pick`` first
+        when ``choose`` asks for it), waiting only for the service to apply it: (the fake
+        clock's time of the press, the game version the move made), or None once the game
+        is over."""
+        while True:
+            found = await self.turn_now(timeout)
+            if found is None:
+                return None
+            player, msg = found
+            view = await self.table_view()
+            offered = [b for b in buttons(msg) if b.is_game_action or b.verb == "pick"]
+            choice = choose(player, offered, view)
+            edits = len(msg.history)
+            pressed = self.fake.now()
+            await self.press(player.user, msg, choice)
+            if choice.verb == "pick":
+                await poll(lambda m=msg, n=edits: len(m.history) > n, timeout, "the picked card")
+                continue
+            player.moves += 1
+            await poll(lambda v=view.version: self._moved(v), timeout, "the move to apply")
+            return pressed, view.version + 1
 
     async def _moved(self, version: int) -> bool:
         view = await self.table_view()

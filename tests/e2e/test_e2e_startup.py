@@ -113,6 +113,20 @@ def test_missing_or_malformed_token_is_one_clear_line(
     assert line.startswith("DISCORD_TOKEN") and hint in line
 
 
+@pytest.mark.parametrize(
+    "setting", ["ROOMS_MAX_OPEN=lots", "ROOM_JOINS_PER_MINUTE=0", "WEB_MAX_CONNECTIONS=-3"]
+)
+def test_a_bad_web_limit_is_one_line_before_connecting(tmp_path: Path, setting: str) -> None:
+    """With ``PUBLIC_URL`` the bot serves rooms too: a bad room or connection limit is said at
+    start, naming the setting (no traceback once connected, no web table started without it)."""
+    name, value = setting.split("=")
+    env = _bot_env(
+        tmp_path, VALID_LOOKING_TOKEN, PUBLIC_URL="https://durak.example", **{name: value}
+    )
+    line = _refused_at_start(tmp_path, env)
+    assert line.startswith(f"{name}={value!r}"), line
+
+
 @pytest.mark.parametrize("with_env_file", [False, True])
 def test_a_missing_token_names_the_env_file_looked_for(tmp_path: Path, with_env_file: bool) -> None:
     """Started from another directory, the bot says which ``.env`` it read (or looked for)."""

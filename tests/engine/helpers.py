@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from rules_engine import PROFILES, Deal, Game, Rules, deal_from_seed, parse_action
 from rules_engine.cards import CARD_TEXT, card_index, parse_suit
@@ -93,3 +96,29 @@ def hidden_from(game: Game, seat: int) -> int:
     for c in game.stock:
         others |= 1 << c
     return others & ~public_cards(game)
+
+
+def check_hides_unseen(game: Game, seat: int, obs: Mapping[str, Any]) -> None:
+    """``obs``, the observation of ``seat``, names none of the cards hidden from that seat."""
+    text = json.dumps(obs, ensure_ascii=False)
+    hidden = hidden_from(game, seat)
+    seen = [CARD_TEXT[c] for c in range(52) if hidden >> c & 1 and CARD_TEXT[c] in text]
+    assert not seen, f"seat {seat} sees {seen}"
+
+
+def expected_attackers(game: Game) -> tuple[int, ...]:
+    """The seats that may add now: RULES.md §6 "Attackers" and "Priority order", and §10.3
+    "who adds" in a team game, written out independently of the engine."""
+    n, d = game.n, game.defender
+    if game.rules.teams != "none":
+        if game.rules.throw_in == "neighbours":
+            return ((d - 1) % n, (d + 1) % n)
+        order = [(game.attacker + i) % n for i in range(n)]
+        return tuple(s for s in order if (s - d) % 2)
+    active = [s for s in range(n) if not game.out >> s & 1]
+    if game.rules.throw_in == "neighbours":
+        prev = next(s for s in ((d - i) % n for i in range(1, n)) if s in active)
+        nxt = next(s for s in ((d + i) % n for i in range(1, n)) if s in active)
+        return (prev,) if prev == nxt else (game.attacker, nxt if prev == game.attacker else prev)
+    order = [(game.attacker + i) % n for i in range(n)]
+    return tuple(s for s in order if s in active and s != d)

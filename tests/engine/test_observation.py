@@ -10,7 +10,7 @@ import pytest
 from rules_engine import PROFILES, Game, deal_from_seed, observation, parse_action
 from rules_engine.cards import CARD_TEXT
 
-from .helpers import hidden_from, position, random_game
+from .helpers import check_hides_unseen, position, random_game
 
 # The OBS keys of SCENARIOS.md, copied by hand, and the documented extras.
 OBS_KEYS = {
@@ -82,11 +82,7 @@ def test_no_unseen_card_of_another_seat_in_the_json() -> None:
             rng = random.Random(seed)
             while not game.finished:
                 for seat in range(players):
-                    text = json.dumps(observation(game, seat), ensure_ascii=False)
-                    hidden = hidden_from(game, seat)
-                    for c in range(36):
-                        if hidden >> c & 1:
-                            assert CARD_TEXT[c] not in text, (players, seed, seat, CARD_TEXT[c])
+                    check_hides_unseen(game, seat, observation(game, seat))
                     checked += 1
                 game.apply_code(rng.choice(game.legal_codes()))
     assert checked > 700

@@ -29,11 +29,11 @@ from rules_engine import (
     replay,
     snapshot,
 )
-from rules_engine.cards import CARD_TEXT, FULL_DECK_MASK, Card
+from rules_engine.cards import FULL_DECK_MASK, Card
 from rules_engine.messages import Message
 from rules_engine.phase import Phase
 
-from .helpers import hidden_from, position, public_cards
+from .helpers import check_hides_unseen, expected_attackers, position, public_cards
 
 MAX_MOVES = 2000
 PROFILES = ("podkidnoy", "perevodnoy", "classic")
@@ -117,28 +117,12 @@ def check_state(game: Game) -> None:
     assert game.attackers == expected_attackers(game)
 
 
-def expected_attackers(game: Game) -> tuple[int, ...]:
-    """RULES.md §6 "Attackers" and "Priority order", written out independently."""
-    n, d = game.n, game.defender
-    active = [s for s in range(n) if not game.out >> s & 1]
-    if game.rules.throw_in == "neighbours":
-        prev = next(s for s in ((d - i) % n for i in range(1, n)) if s in active)
-        nxt = next(s for s in ((d + i) % n for i in range(1, n)) if s in active)
-        return (prev,) if prev == nxt else (game.attacker, nxt if prev == game.attacker else prev)
-    order = [(game.attacker + i) % n for i in range(n)]
-    return tuple(s for s in order if s in active and s != d)
-
-
 def check_observations(game: Game) -> None:
     seen = public_cards(game)
     assert game.public_held & ~seen == 0, "the engine calls a card public that nobody saw"
     for seat in range(game.n):
         obs = observation(game, seat)
-        text = json.dumps(obs, ensure_ascii=False)
-        hidden = hidden_from(game, seat)
-        for c in range(52):
-            if hidden >> c & 1:
-                assert CARD_TEXT[c] not in text, f"seat {seat} sees {CARD_TEXT[c]}"
+        check_hides_unseen(game, seat, obs)
         assert (obs["legal"] != []) == (seat == game.to_act)
 
 

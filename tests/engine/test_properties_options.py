@@ -17,17 +17,16 @@ About 35 s of CPU for the 18,000 games (measured on the shared 2-core machine).
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 
 import pytest
 
 from rules_engine import Game, Rules, deal_from_seed, observation
-from rules_engine.cards import CARD_TEXT, PACK_MASK, SUIT_OF
+from rules_engine.cards import PACK_MASK, SUIT_OF
 from rules_engine.phase import Phase
 
-from .helpers import hidden_from
+from .helpers import check_hides_unseen, expected_attackers
 from .test_properties import (
     _mutated,
     _random_action,
@@ -72,23 +71,6 @@ TABLES: dict[str, Table] = {
     "teams-2x2-deck-24": lambda rng: (_rules(rng, teams="2x2", deck=24), 4),
     "teams-3x3-deck-52": lambda rng: (_rules(rng, teams="3x3", deck=52), 6),
 }
-
-
-def expected_attackers(game: Game) -> tuple[int, ...]:
-    """RULES.md §6 and §10.3 "who adds", written out independently of the engine."""
-    n, d = game.n, game.defender
-    if game.rules.teams != "none":
-        if game.rules.throw_in == "neighbours":
-            return ((d - 1) % n, (d + 1) % n)
-        order = [(game.attacker + i) % n for i in range(n)]
-        return tuple(s for s in order if (s - d) % 2)
-    active = [s for s in range(n) if not game.out >> s & 1]
-    if game.rules.throw_in == "neighbours":
-        prev = next(s for s in ((d - i) % n for i in range(1, n)) if s in active)
-        nxt = next(s for s in ((d + i) % n for i in range(1, n)) if s in active)
-        return (prev,) if prev == nxt else (game.attacker, nxt if prev == game.attacker else prev)
-    order = [(game.attacker + i) % n for i in range(n)]
-    return tuple(s for s in order if s in active and s != d)
 
 
 def check_cheap(game: Game) -> None:
@@ -183,11 +165,7 @@ def check_views(game: Game) -> None:
     check_round_trips(game)
     for seat in range(game.n):
         obs = observation(game, seat)
-        text = json.dumps(obs, ensure_ascii=False)
-        hidden = hidden_from(game, seat)
-        for c in range(52):
-            if hidden >> c & 1:
-                assert CARD_TEXT[c] not in text, f"player {seat} sees {CARD_TEXT[c]}"
+        check_hides_unseen(game, seat, obs)
         assert sorted(obs["hand"]) == sorted(game.hand(seat))
         assert (obs["legal"] != []) == (seat == game.player_to_act)
 

@@ -13,9 +13,7 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
-from babel.messages.pofile import read_po
-
-from present.locales.__main__ import extract
+from present.locales.__main__ import entries, extract
 
 #: Markdown marks and escapes (bold, italics, code, strike-through).
 _MARKDOWN = re.compile(r"[*_`~\\]")
@@ -54,15 +52,11 @@ def _extracted() -> list[tuple[str | None, str]]:
     with tempfile.TemporaryDirectory() as tmp:
         template = Path(tmp) / "durak.pot"
         assert extract(template) == 0
-        with template.open("rb") as f:
-            catalog = read_po(f)
-    entries = []
-    for message in catalog:
-        if not message.id:
-            continue
-        msgid = message.id[0] if isinstance(message.id, tuple) else message.id
-        entries.append((message.context, str(msgid)))
-    return entries
+        messages = entries(template)
+    return [
+        (message.context, str(message.id[0] if isinstance(message.id, tuple) else message.id))
+        for message in messages
+    ]
 
 
 def test_a_sentence_is_the_same_with_or_without_its_formatting() -> None:

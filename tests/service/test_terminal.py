@@ -358,3 +358,37 @@ def test_with_six_players_the_dealers_shown_card_names_the_trump() -> None:
     assert re.search(
         rf"^{re.escape(shown[2])} deals; .+, on the dealer's left, leads\.$", second, re.M
     )
+
+
+def test_at_game_over_the_coach_reviews_the_players_decisions() -> None:
+    def script() -> Iterator[list[str]]:
+        asked = 0
+        while True:
+            if console.text.rstrip().endswith("Rematch? [y/N]"):
+                asked += 1
+                yield ["r" if asked == 1 else "n"]
+            else:
+                yield ["1"]
+
+    console = Console(script())
+    args = ("--seed", "1", "--ai-delay", "0", "--review-deals", "4")
+    assert _play(console, *args) == 0
+    out = console.text
+    offer = out.index("Type r for the coach's review of your decisions.")
+    review = out.index("The coach is reviewing your decisions…", offer)
+    summary = re.search(r"^Accuracy \d+\.\d% over \d+ decisions?$", out[review:], re.M)
+    assert summary is not None, out[review:]
+    assert re.search(
+        r"^Best \d+ · Good \d+ · Inaccuracy \d+ · Mistake \d+ · Blunder \d+$", out, re.M
+    )
+    pages = re.findall(r"^Move \d+: (Inaccuracy|Mistake|Blunder)$", out, re.M)
+    assert len(pages) == len(re.findall(r"^Your hand: ", out, re.M))
+    # asked again after the review, then no rematch
+    assert out.count("Rematch? [y/N]") == 2 and out.rstrip().endswith("Bye!")
+
+
+def test_a_bad_review_budget_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    stdout = io.StringIO()
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["play", "--review-deals", "1"], stdin=io.StringIO(""), stdout=stdout)
+    assert exc.value.code == 2 and "at least 2" in capsys.readouterr().err

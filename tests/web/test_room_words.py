@@ -37,6 +37,7 @@ from bot.terms import HERE, ChannelList, Command, Permission, Place
 from cogs.i18n import catalog as discord_catalog
 from present.catalog import SUPPORTED
 from rules_engine.messages import Message, Term
+from tests.service.conftest import play_out
 from tests.service.support import Services
 from web.wording import WEB_WORDING, catalog
 
@@ -277,20 +278,6 @@ def permissions_in(message: Message) -> Iterator[Permission]:
             yield value
         elif isinstance(value, Message):
             yield from permissions_in(value)
-
-
-async def play_out(svc: GameService, room: int) -> None:
-    for _ in range(3000):
-        await svc.wait_idle()
-        table = await svc.table(room)
-        if table.finished:
-            return
-        assert table.to_act is not None
-        user = table.seats[table.to_act].user_id
-        assert user is not None
-        hand = await svc.hand(room, user)
-        await svc.act(room, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
-    raise AssertionError("the game did not end")
 
 
 # -- Discord's wording says what it said --------------------------------------------------

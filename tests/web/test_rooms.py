@@ -3,6 +3,7 @@ records (guests are never rated), the abuse limits and a restart mid-game."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -13,8 +14,9 @@ import pytest
 
 from bot.realm import GUEST_IDS, ROOM_IDS, SNOWFLAKE_MIN, WEB_REALM, is_room
 from bot.rooms import guest_name
-from bot.service import ChannelPhase, GameService
+from bot.service import ChannelPhase
 from bot.service.options import need_id
+from tests.service.conftest import play_out
 from web.app import WebConfig
 from web.rooms import RoomLimits
 
@@ -58,13 +60,20 @@ async def make_rooms(db: Path, limits: RoomLimits | None = None) -> Rooms:
     return Rooms(*await serve(db, config, seed=3))
 
 
-@pytest.fixture
-async def rooms(tmp_path: Path) -> AsyncIterator[Rooms]:
-    r = await make_rooms(tmp_path / "rooms.sqlite3")
+@contextlib.asynccontextmanager
+async def serving_rooms(db: Path, limits: RoomLimits | None = None) -> AsyncIterator[Rooms]:
+    """Rooms served from the database ``db`` under ``limits``, closed when the block ends."""
+    r = await make_rooms(db, limits)
     try:
         yield r
     finally:
         await r.close()
+
+
+@pytest.fixture
+async def rooms(tmp_path: Path) -> AsyncIterator[Rooms]:
+    async with serving_rooms(tmp_path / "rooms.sqlite3") as r:
+        yield r
 
 
 async def game_of_two(rooms: Rooms) -> tuple[str, Page, Page, Any]:
@@ -286,20 +295,6 @@ async def test_a_forged_or_table_token_does_not_open_a_room(rooms: Rooms) -> Non
 
 
 # -- records ---------------------------------------------------------------------------
-async def play_out(service: GameService, channel: int) -> None:
-    for _ in range(3000):
-        await service.wait_idle()
-        t = await service.table(channel)
-        if t.finished:
-            return
-        assert t.to_act is not None
-        seat = t.seats[t.to_act]
-        assert seat.user_id is not None
-        hand = await service.hand(channel, seat.user_id)
-        await service.act(
-            channel, seat.user_id, hand.legal[0].text, hand.version, game_id=hand.game_id
-        )
-    raise AssertionError("the game did not end")
 
 
 async def test_guests_are_never_rated_and_stay_out_of_discord_servers(rooms: Rooms) -> None:
@@ -327,8 +322,7 @@ async def test_guests_are_never_rated_and_stay_out_of_discord_servers(rooms: Roo
 
 # -- limits ----------------------------------------------------------------------------
 async def test_rooms_per_address_per_hour(tmp_path: Path) -> None:
-    r = await make_rooms(tmp_path / "a.sqlite3", RoomLimits(rooms_per_hour=2))
-    try:
+    async with serving_rooms(tmp_path / "a.sqlite3", RoomLimits(rooms_per_hour=2)) as r:
         clock = [1000.0]
         r.parts.rooms.counts.now = lambda: clock[0]
         assert (await r.create("A"))[0] == 201
@@ -338,23 +332,17 @@ async def test_rooms_per_address_per_hour(tmp_path: Path) -> None:
         assert len(r.service.channels_in(WEB_REALM)) == 2
         clock[0] += 3601
         assert (await r.create("C"))[0] == 201
-    finally:
-        await r.close()
 
 
 async def test_open_rooms_per_process(tmp_path: Path) -> None:
-    r = await make_rooms(tmp_path / "b.sqlite3", RoomLimits(max_open=1))
-    try:
+    async with serving_rooms(tmp_path / "b.sqlite3", RoomLimits(max_open=1)) as r:
         assert (await r.create("A"))[0] == 201
         status, body = await r.create("B")
         assert status == 503 and "Too many rooms are open" in body["error"]
-    finally:
-        await r.close()
 
 
 async def test_sockets_per_address_count_room_and_table_pages(tmp_path: Path) -> None:
-    r = await make_rooms(tmp_path / "c.sqlite3", RoomLimits(sockets_per_address=2))
-    try:
+    async with serving_rooms(tmp_path / "c.sqlite3", RoomLimits(sockets_per_address=2)) as r:
         _, body = await r.create("A")
         first = await r.page(body["token"])
         await first.next("room")
@@ -369,8 +357,6 @@ async def test_sockets_per_address_count_room_and_table_pages(tmp_path: Path) ->
         fourth = await r.page(body["token"])
         await fourth.next("room")
         await fourth.close()
-    finally:
-        await r.close()
 
 
 async def test_room_frames_over_the_size_limit_close_the_socket(rooms: Rooms) -> None:
@@ -382,8 +368,7 @@ async def test_room_frames_over_the_size_limit_close_the_socket(rooms: Rooms) ->
 
 
 async def test_idle_rooms_close_and_their_pages_are_told(tmp_path: Path) -> None:
-    r = await make_rooms(tmp_path / "d.sqlite3", RoomLimits(idle_seconds=600))
-    try:
+    async with serving_rooms(tmp_path / "d.sqlite3", RoomLimits(idle_seconds=600)) as r:
         clock = [0.0]
         r.parts.rooms.now = lambda: clock[0]
         _, body = await r.create("A", seats=2)
@@ -410,8 +395,6 @@ async def test_idle_rooms_close_and_their_pages_are_told(tmp_path: Path) -> None
         assert r.service.channels_in(WEB_REALM) == []
         late = await r.page(joined["token"])
         assert (await late.next("error"))["code"] == 4004
-    finally:
-        await r.close()
 
 
 def test_limits_from_the_environment() -> None:
@@ -435,8 +418,7 @@ async def test_a_restart_mid_game_keeps_the_room_and_the_guest_token(tmp_path: P
     before = await room_frame(page, "playing")
     await page.close()
     await r.close()
-    r = await make_rooms(db)
-    try:
+    async with serving_rooms(db) as r:
         guest = await r.page(joined["token"])
         room = await room_frame(guest, "playing")
         assert room["seat"] == 1 and room["game"] == before["game"]
@@ -448,8 +430,6 @@ async def test_a_restart_mid_game_keeps_the_room_and_the_guest_token(tmp_path: P
         assert (await table.next("welcome"))["seat"] == 1
         await guest.close()
         await table.close()
-    finally:
-        await r.close()
 
 
 def test_the_pages_strings_are_json() -> None:
@@ -575,3 +555,20 @@ async def test_the_room_socket_keeps_the_tables_rate_limit(rooms: Rooms) -> None
     error = await page.next("error")
     assert error["code"] == protocol.CLOSE_RATE and "too many messages" in error["reason"]
     assert await page.closed() == protocol.CLOSE_RATE
+
+
+async def test_a_guest_reviews_their_own_game_from_the_rooms_table(rooms: Rooms) -> None:
+    rooms.service._reviews.deals = 4  # a small budget: the plumbing is checked
+    room_id, _host, _guest, playing = await game_of_two(rooms)
+    channel = await rooms.parts.rooms.directory.channel_of(room_id)
+    table = await rooms.page(playing["table_token"], "/ws")  # Bob's table, in the room's page
+    await table.next("table")
+    await play_out(rooms.service, channel)
+    view = await rooms.service.table(channel)
+    await table.send({"t": "review", "seq": 4, "game": view.game_id})
+    review = await table.next("review", timeout=60)
+    assert review["summary"][0].startswith("Accuracy ") and review["chart"].startswith("<svg")
+    assert table.of("review_progress")
+    bob = view.seats[1].user_id
+    stored = await rooms.service.review(view.guild_id, bob, view.game_id)
+    assert stored.stored and stored.review.seat == 1

@@ -32,7 +32,7 @@ from web.rooms.socket import VOTE_BURST
 from web.tokens import GUEST_TTL, Signer
 
 from .conftest import ORIGIN, PUBLIC_URL, SECRET, Page, WebTable, make_table
-from .test_rooms import Rooms, make_rooms, room_frame
+from .test_rooms import Rooms, room_frame, serving_rooms
 
 FORWARDED = {"forwarded_for": True}
 
@@ -70,20 +70,14 @@ async def _join_from(rooms: Rooms, slug: str, name: str, client: str) -> tuple[i
 
 @pytest.fixture
 async def rooms(tmp_path: Path) -> Any:
-    r = await make_rooms(tmp_path / "rooms.sqlite3")
-    try:
+    async with serving_rooms(tmp_path / "rooms.sqlite3") as r:
         yield r
-    finally:
-        await r.close()
 
 
 @pytest.fixture
 async def open_rooms(tmp_path: Path) -> Any:
-    r = await make_rooms(tmp_path / "rooms.sqlite3", RoomLimits(forwarded_for=True))
-    try:
+    async with serving_rooms(tmp_path / "rooms.sqlite3", RoomLimits(forwarded_for=True)) as r:
         yield r
-    finally:
-        await r.close()
 
 
 # -- the rooms' ids --------------------------------------------------------------------
@@ -143,21 +137,19 @@ def test_an_address_is_its_ipv6_64_or_its_ipv4_address() -> None:
 
 
 async def test_rooms_per_hour_count_a_whole_ipv6_64(tmp_path: Path) -> None:
-    r = await make_rooms(tmp_path / "a.sqlite3", RoomLimits(rooms_per_hour=2, forwarded_for=True))
-    try:
+    async with serving_rooms(
+        tmp_path / "a.sqlite3", RoomLimits(rooms_per_hour=2, forwarded_for=True)
+    ) as r:
         assert (await _create_from(r, "2001:db8::1", "A"))[0] == 201
         assert (await _create_from(r, "2001:db8::2", "B"))[0] == 201
         status, body = await _create_from(r, "2001:db8::3:3", "C")
         assert status == 429 and "in the last hour" in body["error"]
         assert (await _create_from(r, "2001:db8:0:1::1", "D"))[0] == 201  # another /64
-    finally:
-        await r.close()
 
 
 async def test_each_address_holds_only_its_share_of_the_open_rooms(tmp_path: Path) -> None:
     limits = RoomLimits(open_per_address=2, max_open=5, forwarded_for=True)
-    r = await make_rooms(tmp_path / "a.sqlite3", limits)
-    try:
+    async with serving_rooms(tmp_path / "a.sqlite3", limits) as r:
         made = [await _create_from(r, "198.51.100.1", f"A{i}") for i in range(2)]
         assert [status for status, _ in made] == [201, 201]
         status, body = await _create_from(r, "198.51.100.1", "A3")
@@ -167,14 +159,11 @@ async def test_each_address_holds_only_its_share_of_the_open_rooms(tmp_path: Pat
         channel = await r.parts.rooms.directory.channel_of(made[0][1]["room"])
         await r.service.leave(channel, _user(made[0][1]["token"]))  # the lobby closes
         assert (await _create_from(r, "198.51.100.1", "A4"))[0] == 201
-    finally:
-        await r.close()
 
 
 async def test_joins_are_limited_per_address(tmp_path: Path) -> None:
     limits = RoomLimits(joins_per_minute=2, forwarded_for=True)
-    r = await make_rooms(tmp_path / "a.sqlite3", limits)
-    try:
+    async with serving_rooms(tmp_path / "a.sqlite3", limits) as r:
         clock = [0.0]
         r.parts.rooms.counts.now = lambda: clock[0]
         _, body = await _create_from(r, "198.51.100.1", "Ann")
@@ -186,14 +175,11 @@ async def test_joins_are_limited_per_address(tmp_path: Path) -> None:
         assert (await _join_from(r, body["room"], "Cy", "198.51.100.10"))[0] == 200
         clock[0] += 60
         assert (await _join_from(r, body["room"], "Dee", "198.51.100.9"))[0] == 200
-    finally:
-        await r.close()
 
 
 async def test_leaving_is_limited_per_address(tmp_path: Path) -> None:
     limits = RoomLimits(joins_per_minute=1, forwarded_for=True)
-    r = await make_rooms(tmp_path / "a.sqlite3", limits)
-    try:
+    async with serving_rooms(tmp_path / "a.sqlite3", limits) as r:
         _, body = await _create_from(r, "198.51.100.1", "Ann")
         _, bob = await _join_from(r, body["room"], "Bob", "198.51.100.2")
         page = await r.page(bob["token"])
@@ -205,8 +191,6 @@ async def test_leaving_is_limited_per_address(tmp_path: Path) -> None:
         assert not result["ok"] and "left too many rooms" in result["reason"]
         assert len((await r.service.lobby(page_channel(r, bob))).seats) == 2
         await page.close()
-    finally:
-        await r.close()
 
 
 def page_channel(r: Rooms, joined: dict[str, Any]) -> int:
@@ -214,8 +198,7 @@ def page_channel(r: Rooms, joined: dict[str, Any]) -> int:
 
 
 async def test_junk_frames_do_not_keep_an_idle_room_open(tmp_path: Path) -> None:
-    r = await make_rooms(tmp_path / "d.sqlite3", RoomLimits(idle_seconds=600))
-    try:
+    async with serving_rooms(tmp_path / "d.sqlite3", RoomLimits(idle_seconds=600)) as r:
         clock = [0.0]
         r.parts.rooms.now = lambda: clock[0]
         _, body = await r.create("A")
@@ -229,8 +212,6 @@ async def test_junk_frames_do_not_keep_an_idle_room_open(tmp_path: Path) -> None
             assert not (await page.next("result"))["ok"]
         clock[0] = 601
         assert len(await r.parts.rooms.close_idle()) == 1
-    finally:
-        await r.close()
 
 
 # -- malformed input ------------------------------------------------------------------------
@@ -321,8 +302,7 @@ async def test_a_table_socket_closes_when_its_token_expires(table: WebTable) -> 
 async def test_sockets_past_those_being_refused_are_refused_before_they_open(
     tmp_path: Path,
 ) -> None:
-    r = await make_rooms(tmp_path / "s.sqlite3", RoomLimits(sockets_per_address=1))
-    try:
+    async with serving_rooms(tmp_path / "s.sqlite3", RoomLimits(sockets_per_address=1)) as r:
         _, body = await r.create("A")
         first = await r.page(body["token"])
         await first.next("room")
@@ -340,8 +320,6 @@ async def test_sockets_past_those_being_refused_are_refused_before_they_open(
         assert refused.value.status == 429
         counts.end_refusal("127.0.0.1/32")
         await first.close()
-    finally:
-        await r.close()
 
 
 # -- guest names and the stop vote ------------------------------------------------------------

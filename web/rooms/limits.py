@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from rules_engine.messages import Message
+from web.env import env_flag, env_whole
 from web.protocol import CLOSE_SOCKETS, Closed, PageSocket, TokenBucket
 
 __all__ = ["AddressCounts", "RoomLimits", "address_of", "limit_sockets"]
@@ -70,29 +71,19 @@ class RoomLimits:
         """The limits from the environment (unset: the defaults); :class:`ValueError` names a
         bad value."""
         default = cls()
-
-        def whole(name: str, value: int, low: int = 1, high: int | None = None) -> int:
-            raw = env.get(name, "").strip()
-            if not raw:
-                return value
-            if not raw.isdecimal() or int(raw) < low or (high is not None and int(raw) > high):
-                span = f"≥ {low}" if high is None else f"from {low} to {high}"
-                raise ValueError(f"{name}={raw!r} must be a whole number {span}")
-            return int(raw)
-
-        flag = env.get("WEB_FORWARDED_FOR", "").strip().lower()
-        if flag not in ("", "0", "1", "true", "false", "yes", "no"):
-            raise ValueError(f"WEB_FORWARDED_FOR={flag!r} must be 1 or 0")
         return cls(
-            rooms_per_hour=whole("ROOMS_PER_HOUR", default.rooms_per_hour),
-            open_per_address=whole("ROOMS_OPEN_PER_ADDRESS", default.open_per_address),
-            max_open=whole("ROOMS_MAX_OPEN", default.max_open),
-            joins_per_minute=whole("ROOM_JOINS_PER_MINUTE", default.joins_per_minute),
-            sockets_per_address=whole("WEB_SOCKETS_PER_ADDRESS", default.sockets_per_address),
-            idle_seconds=60.0 * whole("ROOM_IDLE_MINUTES", int(default.idle_seconds // 60)),
-            forwarded_for=flag in ("1", "true", "yes"),
-            ipv4_prefix=whole("WEB_IPV4_PREFIX", default.ipv4_prefix, 8, 32),
-            ipv6_prefix=whole("WEB_IPV6_PREFIX", default.ipv6_prefix, 16, 128),
+            rooms_per_hour=env_whole("ROOMS_PER_HOUR", env, default.rooms_per_hour),
+            open_per_address=env_whole("ROOMS_OPEN_PER_ADDRESS", env, default.open_per_address),
+            max_open=env_whole("ROOMS_MAX_OPEN", env, default.max_open),
+            joins_per_minute=env_whole("ROOM_JOINS_PER_MINUTE", env, default.joins_per_minute),
+            sockets_per_address=env_whole(
+                "WEB_SOCKETS_PER_ADDRESS", env, default.sockets_per_address
+            ),
+            idle_seconds=60.0
+            * env_whole("ROOM_IDLE_MINUTES", env, int(default.idle_seconds // 60)),
+            forwarded_for=env_flag("WEB_FORWARDED_FOR", env),
+            ipv4_prefix=env_whole("WEB_IPV4_PREFIX", env, default.ipv4_prefix, 8, 32),
+            ipv6_prefix=env_whole("WEB_IPV6_PREFIX", env, default.ipv6_prefix, 16, 128),
         )
 
 

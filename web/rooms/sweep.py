@@ -14,6 +14,7 @@ from bot.authority import SystemRule
 from bot.errors import ServiceError
 from bot.rooms import RoomDirectory
 from bot.service import GameService
+from bot.service.tasks import cancel_and_wait
 from rules_engine.messages import Message
 from web.protocol import CLOSE_IDLE, error_frame
 from web.rooms.presenter import RoomPresenter
@@ -64,10 +65,7 @@ class IdleSweep:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
     async def _sweep(self) -> None:
         while True:

@@ -8,6 +8,7 @@ import { fitFelt, renderNoGame, renderTable, tickClock } from "./table.js";
 import { Hand } from "./hand.js";
 import { toast, banner } from "./toast.js";
 import { load, save } from "./storage.js";
+import { ReviewPanel } from "./review.js";
 
 const TOKEN_KEY = "durak.token";
 const HINTS_KEY = "durak.hints";
@@ -184,7 +185,14 @@ function handle(frame) {
       hands.render(state);
       fitFelt(); // the hand's height may have changed the felt's
       break;
+    case "review_progress":
+      review.progress(frame);
+      break;
+    case "review":
+      review.show(frame);
+      break;
     case "result":
+      if (!frame.ok) review.refused(frame.seq);
       if (frame.seq === state.pending) state.pending = null;
       if (!frame.ok) toast(frame.reason || "", frame.stale ? "stale" : "error");
       hands.render(state);
@@ -217,7 +225,14 @@ const handlers = {
   onRematch: () => command("rematch"),
   onEndSeries: () => command("end_series"),
   onNewGame: () => newGame(),
+  onReview: () => {
+    if (!state.table) return;
+    seq += 1;
+    review.ask(state.table.game, seq);
+  },
 };
+
+const review = new ReviewPanel(send);
 
 function renderAll() {
   renderTable(state, handlers);

@@ -46,7 +46,8 @@ export function parseCard(text) {
   return { rank: text.slice(0, -1), suit, key: SUIT_KEY[suit] || "s" };
 }
 
-function el(name, attrs, parent) {
+/** An SVG element ``name`` with ``attrs``, appended to ``parent`` when one is given. */
+export function svgNode(name, attrs, parent) {
   const node = document.createElementNS(NS, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   if (parent) parent.appendChild(node);
@@ -57,7 +58,7 @@ function el(name, attrs, parent) {
 function pip(parent, key, cx, cy, size, flip = false) {
   const s = size / 100;
   const rot = flip ? ` rotate(180 50 50)` : "";
-  el("path", {
+  svgNode("path", {
     d: SUIT_PATHS[key],
     transform: `translate(${cx - size / 2} ${cy - size / 2}) scale(${s})${rot}`,
   }, parent);
@@ -66,8 +67,8 @@ function pip(parent, key, cx, cy, size, flip = false) {
 /** A free-standing suit symbol (the trump indicator, the chooser), as an inline SVG. */
 export function suitIcon(suit, className = "suit-icon") {
   const key = SUIT_KEY[suit] || "s";
-  const svg = el("svg", { viewBox: "0 0 100 100", class: `${className} suit-${key}`, "aria-hidden": "true" });
-  el("path", { d: SUIT_PATHS[key] }, svg);
+  const svg = svgNode("svg", { viewBox: "0 0 100 100", class: `${className} suit-${key}`, "aria-hidden": "true" });
+  svgNode("path", { d: SUIT_PATHS[key] }, svg);
   return svg;
 }
 
@@ -75,7 +76,7 @@ function corner(g, rank, key) {
   const attrs = { x: 5, y: 30, class: "rank" };
   // "10" is squeezed into the width of one big digit, so it never runs into the pips.
   if (rank.length > 1) Object.assign(attrs, { textLength: 25, lengthAdjust: "spacingAndGlyphs" });
-  const text = el("text", attrs, g);
+  const text = svgNode("text", attrs, g);
   text.textContent = rank;
   pip(g, key, 16, 43, 20);
 }
@@ -83,16 +84,16 @@ function corner(g, rank, key) {
 /** The face of ``text`` as an SVG element (decorative: the button around it is named). */
 export function cardFace(text) {
   const { rank, key } = parseCard(text);
-  const svg = el("svg", {
+  const svg = svgNode("svg", {
     viewBox: "0 0 100 140",
     class: `card-face suit-${key}`,
     "aria-hidden": "true",
     focusable: "false",
   });
-  el("rect", { x: 1, y: 1, width: 98, height: 138, rx: 9, class: "card-bg" }, svg);
-  const top = el("g", {}, svg);
+  svgNode("rect", { x: 1, y: 1, width: 98, height: 138, rx: 9, class: "card-bg" }, svg);
+  const top = svgNode("g", {}, svg);
   corner(top, rank, key);
-  const bottom = el("g", { transform: "rotate(180 50 70)" }, svg);
+  const bottom = svgNode("g", { transform: "rotate(180 50 70)" }, svg);
   corner(bottom, rank, key);
   if (PIPS[rank]) {
     const n = Number(rank);
@@ -101,10 +102,10 @@ export function cardFace(text) {
   } else if (rank === "A") {
     pip(svg, key, 50, 70, 44);
   } else {
-    el("rect", { x: 29, y: 12, width: 42, height: 116, rx: 6, class: "court-frame" }, svg);
-    const emblem = el("g", { transform: "translate(33 22) scale(0.34)", class: "emblem" }, svg);
-    el("path", { d: EMBLEMS[rank] || EMBLEMS.K }, emblem);
-    const letter = el("text", { x: 50, y: 88, class: "court-letter" }, svg);
+    svgNode("rect", { x: 29, y: 12, width: 42, height: 116, rx: 6, class: "court-frame" }, svg);
+    const emblem = svgNode("g", { transform: "translate(33 22) scale(0.34)", class: "emblem" }, svg);
+    svgNode("path", { d: EMBLEMS[rank] || EMBLEMS.K }, emblem);
+    const letter = svgNode("text", { x: 50, y: 88, class: "court-letter" }, svg);
     letter.textContent = rank;
     pip(svg, key, 50, 106, 16);
   }

@@ -3,7 +3,7 @@
 // Everything is drawn from the TABLE frame; nothing here decides a rule.
 
 import { t } from "./strings.js";
-import { cardBack, staticCard, suitIcon } from "./cards.js";
+import { cardBack, staticCard, suitIcon, svgNode } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
 const RING = 2 * Math.PI * 21; // the countdown ring's circumference (r = 21 in a 48 box)
@@ -22,38 +22,19 @@ function initials(name) {
 
 /** A small robot face for AI seats (drawn, so it needs no emoji font). */
 function robotIcon() {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("class", "robot");
-  svg.setAttribute("aria-hidden", "true");
-  const path = document.createElementNS(ns, "path");
-  path.setAttribute(
-    "d",
-    "M11 2h2v3h4a3 3 0 0 1 3 3v8a3 3 0 0 1-3 3H7a3 3 0 0 1-3-3V8a3 3 0 0 1 3-3h4zM8.5 9.5a1.8 1.8 0 1 0 0 3.6 1.8 1.8 0 0 0 0-3.6zm7 0a1.8 1.8 0 1 0 0 3.6 1.8 1.8 0 0 0 0-3.6zM9 15v1.5h6V15zM1 10h2v5H1zm20 0h2v5h-2z",
-  );
-  path.setAttribute("fill-rule", "evenodd");
-  svg.append(path);
+  const svg = svgNode("svg", { viewBox: "0 0 24 24", class: "robot", "aria-hidden": "true" });
+  svgNode("path", {
+    d: "M11 2h2v3h4a3 3 0 0 1 3 3v8a3 3 0 0 1-3 3H7a3 3 0 0 1-3-3V8a3 3 0 0 1 3-3h4zM8.5 9.5a1.8 1.8 0 1 0 0 3.6 1.8 1.8 0 0 0 0-3.6zm7 0a1.8 1.8 0 1 0 0 3.6 1.8 1.8 0 0 0 0-3.6zM9 15v1.5h6V15zM1 10h2v5H1zm20 0h2v5h-2z",
+    "fill-rule": "evenodd",
+  }, svg);
   return svg;
 }
 
 function ringSvg() {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", "0 0 48 48");
-  svg.setAttribute("class", "ring");
-  svg.setAttribute("aria-hidden", "true");
-  const track = document.createElementNS(ns, "circle");
-  const bar = document.createElementNS(ns, "circle");
-  for (const c of [track, bar]) {
-    c.setAttribute("cx", "24");
-    c.setAttribute("cy", "24");
-    c.setAttribute("r", "21");
-  }
-  track.setAttribute("class", "ring-track");
-  bar.setAttribute("class", "ring-bar");
-  bar.setAttribute("stroke-dasharray", String(RING));
-  svg.append(track, bar);
+  const svg = svgNode("svg", { viewBox: "0 0 48 48", class: "ring", "aria-hidden": "true" });
+  const circle = { cx: 24, cy: 24, r: 21 };
+  svgNode("circle", { ...circle, class: "ring-track" }, svg);
+  svgNode("circle", { ...circle, class: "ring-bar", "stroke-dasharray": RING }, svg);
   return svg;
 }
 
@@ -283,6 +264,10 @@ function renderGameOver(state, handlers) {
   end.hidden = !canAct;
   rematch.onclick = handlers.onRematch;
   end.onclick = handlers.onEndSeries;
+  // the coach's review of the player's own decisions, for a game played to its end
+  const review = $("review-button");
+  review.hidden = !(state.role === "player" && table.finished && !table.aborted);
+  review.onclick = handlers.onReview;
   showNewGame(state, handlers);
 }
 
@@ -303,6 +288,7 @@ export function renderNoGame(state, handlers) {
   $("standings").replaceChildren();
   $("rematch-button").hidden = true;
   $("end-series-button").hidden = true;
+  $("review-button").hidden = true;
   showNewGame(state, handlers);
 }
 

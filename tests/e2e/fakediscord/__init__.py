@@ -99,6 +99,7 @@ Messages -- StoredMessage: id channel_id content embeds components flags attachm
     fake.get_message(id); fake.last_message(channel, visible_to=user)
     fake.visible_messages(user) -> [MessageVersion]   every version of all user could see
     fake.find_components(message) -> [ComponentInfo(custom_id, label, disabled, style)]
+    fake.user_posts(channel, user, text) -> StoredMessage   a member chats (MESSAGE_CREATE)
     await fake.wait_for_message(channel, predicate=None, timeout=5, after=0)
 
 Gateway and failures
@@ -106,8 +107,13 @@ Gateway and failures
     await fake.gateway_barrier()           a heartbeat request answered after every event
                                            sent so far: the bot has read them all
     await fake.drop_gateway()              close the socket, wait until the client RESUMEs
-    fake.force_429(path_regex, retry_after=0.1, count=1, method=None) -> RateLimitRule(.hits)
+    fake.force_429(path_regex, retry_after=0.1, count=1, method=None, is_global=False)
+                                           -> RateLimitRule(.hits): the next `count` matching
+                                           requests get 429 with retry_after (global or not)
     fake.requests, fake.requests_to(path_regex, method=None), fake.gateway_log,
+    fake.request_counts(since=0) -> RequestCounts(bot, interaction, webhook, rate_limited):
+                                           the log from index `since` by budget (bot token
+                                           vs interaction callbacks and webhooks)
     fake.resume_count, fake.sessions
     Interactions go to the newest connected session, so a restarted bot receives them.
 
@@ -121,13 +127,15 @@ Layout: one module per Discord resource, each a layer of ``FakeDiscord`` (see ``
 ``rest`` (routing, request log, rate limits), ``guilds`` (guilds, channels, members, roles,
 permissions), ``gateway``, ``channels`` (channels' REST and messages), ``commands``,
 ``interactions``, ``webhooks``, ``activities`` (Activity instances, OAuth2 sign-in, channel
-overwrites); ``server`` ties them; ``models`` holds the records tests read.
+overwrites), ``budget`` (requests by budget); ``server`` ties them; ``models`` holds the
+records tests read.
 
 pytest: ``fakediscord.pytest_plugin.fake_discord`` yields a started, installed FakeDiscord;
 at teardown it settles, stops, and calls assert_clean() unless
 ``fake_discord.check_clean_on_teardown = False``.
 """
 
+from .budget import RequestCounts, request_kind
 from .models import (
     CallbackRecord,
     CommandNotRegisteredError,
@@ -158,8 +166,10 @@ __all__ = [
     "NoBotConnectedError",
     "NotVisibleError",
     "RateLimitRule",
+    "RequestCounts",
     "RequestRecord",
     "SimUser",
     "StoredMessage",
     "WaitTimeout",
+    "request_kind",
 ]

@@ -133,6 +133,7 @@ class Channels(Gateway):
         extra_flags: int = 0,
         interaction: InteractionRecord | None = None,
         what: str = "",
+        author: dict[str, Any] | None = None,
     ) -> StoredMessage:
         body = body or {}
         content, embeds, components, attachments = self._requested(body, files, None)
@@ -152,7 +153,7 @@ class Channels(Gateway):
             id=self._ids.next(),
             channel_id=channel_id,
             guild_id=self.guild_id,
-            author=self.bot_user_payload(),
+            author=author or self.bot_user_payload(),
             content=content,
             embeds=embeds,
             components=self._assign_component_ids(components),
@@ -253,6 +254,13 @@ class Channels(Gateway):
             self._broadcast_soon(
                 event, {**msg.payload(), "guild_id": str(self.guild_id)}, INTENT_GUILD_MESSAGES
             )
+
+    def user_posts(self, channel: int, user: SimUser, content: str) -> StoredMessage:
+        """``user`` writes ``content`` in ``channel``: a public message the bot is told of
+        (MESSAGE_CREATE), as when people chat beside a game."""
+        return self._create_message(
+            channel, {"content": content}, [], created_by="channel", author=user.user_payload()
+        )
 
     # ================================================================= REST: channel messages
 

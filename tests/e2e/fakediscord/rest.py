@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from aiohttp import web
 
+from .budget import RequestKind, request_kind
 from .core import FakeCore
 from .models import ApiError
 
@@ -38,6 +39,11 @@ class RequestRecord:
     json: Any
     status: int = 0
     at: float = field(default_factory=time.monotonic)
+
+    @property
+    def kind(self) -> RequestKind:
+        """``bot``, ``interaction`` or ``webhook``: the budget it counts in (see ``budget``)."""
+        return request_kind(self.path)
 
     def __str__(self) -> str:
         return f"{self.method} {self.path} -> {self.status}"

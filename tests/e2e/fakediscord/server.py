@@ -14,6 +14,7 @@ import yarl
 from aiohttp import web
 
 from .activities import Activities
+from .budget import RequestBudget
 from .core import WaitTimeout
 from .gateway import GatewaySession
 from .models import FakeDiscordError, InteractionRecord
@@ -22,7 +23,7 @@ from .rest import RateLimitRule, RequestRecord
 __all__ = ["FakeDiscord", "GatewaySession", "RateLimitRule", "RequestRecord", "WaitTimeout"]
 
 
-class FakeDiscord(Activities):
+class FakeDiscord(Activities, RequestBudget):
     """A fake Discord (one guild, one application) for end-to-end tests; see the package doc.
 
     More guilds: :meth:`add_guild` returns another ``FakeDiscord`` for a second guild of the
