@@ -25,6 +25,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import ipaddress
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -106,7 +107,8 @@ def network_of(client: str, limits: RoomLimits) -> str:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     prefix = limits.ipv4_prefix if ip.version == 4 else limits.ipv6_prefix
-    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
+    # interned: each open connection and socket keeps its key, one string per network
+    return sys.intern(str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False)))
 
 
 def address_of(request: web.BaseRequest, limits: RoomLimits) -> str:
