@@ -153,6 +153,7 @@ class SocketHandler:
             return
         channel, user = conn.channel_id, conn.user_id
         try:
+            await self.service.load(channel)  # a copy dropped here is read again first
             if self.service.seat_of(channel, user) != conn.seat:
                 raise NotSeated()
             if kind == "act":

@@ -70,6 +70,9 @@ _PLACEHOLDER = re.compile(r"\?")
 _CONNECT_TIMEOUT = 10.0
 #: Lifts the server's limits for one session (startup; ``RESET ALL`` restores them).
 _UNLIMITED = "SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0"
+#: The migration that brings channel owners and notifications (before it, with an older list
+#: of migrations given, as in upgrade tests, the storage takes no process number).
+_OWNERS_MIGRATION = 9
 #: The first key of every process's advisory lock ("dura"); the second is its number.
 _PROCESS_LOCK = 0x64757261
 #: Seconds between two pings of the listening connection (a connection lost without a word,
@@ -154,19 +157,21 @@ class PostgresStorage(SqlStore):
         pool: asyncpg.Pool | None = None
         try:
             await self._migrate_once(own)
-            self.process = await self._take_process(own)
-            await own.execute("SELECT pg_advisory_lock($1, $2)", _PROCESS_LOCK, self.process)
+            settings = {
+                "statement_timeout": str(limit_ms),
+                "idle_in_transaction_session_timeout": str(2 * limit_ms),
+            }
+            if self._migrations and self._migrations[-1].number >= _OWNERS_MIGRATION:
+                self.process = await self._take_process(own)
+                await own.execute("SELECT pg_advisory_lock($1, $2)", _PROCESS_LOCK, self.process)
+                settings["durak.process"] = str(self.process)
             try:
                 pool = await asyncpg.create_pool(
                     self.dsn,
                     min_size=self._min,
                     max_size=self._max,
                     timeout=max(_CONNECT_TIMEOUT, self.timeout),
-                    server_settings={
-                        "statement_timeout": str(limit_ms),
-                        "idle_in_transaction_session_timeout": str(2 * limit_ms),
-                        "durak.process": str(self.process),
-                    },
+                    server_settings=settings,
                 )
             except unreachable as exc:
                 raise DatabaseUnavailable(
