@@ -39,8 +39,9 @@ MIN_TIMEOUT, MAX_TIMEOUT, DEFAULT_TIMEOUT = 15, 600, 60
 #: The rules profiles, by name (the first is the default).
 RULE_PROFILES: tuple[str, ...] = tuple(PROFILES)
 
-# Whole-number options are probed over this range (the engine's own check decides).
-_INT_PROBE = range(0, 37)
+# Whole-number options are probed over this range (the engine's own check decides): the
+# first-round limit and the pack's size (24, 36 or 52 cards).
+_INT_PROBE = range(0, 53)
 
 
 def _allowed(name: str, kind: object) -> tuple[object, ...]:

@@ -138,7 +138,7 @@ class Replay:
 
 def describe_action(action: Action, *, opening: bool = False, target: int | None = None) -> Message:
     """``action`` in words: ``opening`` tells a round's first attack from an addition, and
-    ``target`` is the new defender of a transfer."""
+    ``target`` is the new defender of a transfer or a show."""
     player = Seat(action.seat)
     kind = action.kind
     if kind is ActionKind.ATTACK:
@@ -155,6 +155,15 @@ def describe_action(action: Action, *, opening: bool = False, target: int | None
             raise ValueError("a transfer is described with its target, the new defender")
         return Message(
             "{player} transfers the attack with {cards} to {target}",
+            player=player,
+            cards=action.cards,
+            target=Seat(target),
+        )
+    if kind is ActionKind.SHOW:  # RULES.md §10.2: a transfer that keeps the shown trump
+        if target is None:
+            raise ValueError("a show is described with its target, the new defender")
+        return Message(
+            "{player} shows {cards} and passes the attack to {target}",
             player=player,
             cards=action.cards,
             target=Seat(target),

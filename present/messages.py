@@ -38,6 +38,7 @@ _VERBS: dict[ActionKind, str] = {
     ActionKind.TRANSFER: N_("transfer"),
     ActionKind.TAKE: N_("take"),
     ActionKind.PASS: N_("pass"),
+    ActionKind.SHOW: N_("show"),
 }
 
 

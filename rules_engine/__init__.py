@@ -16,6 +16,7 @@ from rules_engine.errors import (
     IllegalActionError,
     InvalidNotationError,
     InvalidPositionError,
+    InvalidRulesError,
 )
 from rules_engine.game import Game, LegalActions
 from rules_engine.observation import observation
@@ -36,6 +37,7 @@ __all__ = [
     "IllegalActionError",
     "InvalidNotationError",
     "InvalidPositionError",
+    "InvalidRulesError",
     "LegalActions",
     "Phase",
     "Played",

@@ -2,8 +2,8 @@
 the state machine uses internally.
 
 An action code packs the kind in the low 3 bits and a payload above it: the card bitmask for
-``attack``/``transfer``, ``attack_index | defence_index << 6`` for ``defend``.  The acting seat
-is not part of the code: it is always the seat to act.
+``attack``/``transfer``/``show``, ``attack_index | defence_index << 6`` for ``defend``.  The
+acting seat is not part of the code: it is always the seat to act.
 """
 
 from __future__ import annotations
@@ -11,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules_engine.cards import ALL_CARDS, CARD_TEXT, Card, card_index, iter_bits, require_text
+from rules_engine.cards import (
+    ALL_CARDS,
+    CARD_TEXT,
+    Card,
+    card_index,
+    iter_bits,
+    iter_cards,
+    require_text,
+)
 from rules_engine.errors import InvalidNotationError
 
 __all__ = [
@@ -19,6 +27,7 @@ __all__ = [
     "DEFEND",
     "PASS",
     "PASS_CODE",
+    "SHOW",
     "TAKE",
     "TAKE_CODE",
     "TRANSFER",
@@ -27,19 +36,20 @@ __all__ = [
     "parse_action",
 ]
 
-ATTACK, DEFEND, TRANSFER, TAKE, PASS = 0, 1, 2, 3, 4
+ATTACK, DEFEND, TRANSFER, TAKE, PASS, SHOW = 0, 1, 2, 3, 4, 5
 TAKE_CODE = TAKE
 PASS_CODE = PASS
 
 
 class ActionKind(StrEnum):
-    """The five kinds of action, valued as their canonical text."""
+    """The kinds of action, valued as their canonical text (``show``: RULES.md §10.2)."""
 
     ATTACK = "attack"
     DEFEND = "defend"
     TRANSFER = "transfer"
     TAKE = "take"
     PASS = "pass"
+    SHOW = "show"
 
     @property
     def code(self) -> int:
@@ -55,6 +65,7 @@ _KIND_CODE = {
     ActionKind.TRANSFER: TRANSFER,
     ActionKind.TAKE: TAKE,
     ActionKind.PASS: PASS,
+    ActionKind.SHOW: SHOW,
 }
 _KIND_BY_CODE = {v: k for k, v in _KIND_CODE.items()}
 
@@ -64,7 +75,8 @@ class Action:
     """One seat's action.
 
     ``cards`` holds the played cards in canonical order for ``attack`` and ``transfer``,
-    ``(attack, defence)`` for ``defend``, and nothing for ``take`` and ``pass``.
+    ``(attack, defence)`` for ``defend``, the one card shown for ``show``, and nothing for
+    ``take`` and ``pass``.
     """
 
     seat: int
@@ -85,6 +97,9 @@ class Action:
                 raise InvalidNotationError(
                     f"defend needs two cards, the attack then the defence, got {n}"
                 )
+        elif kind is ActionKind.SHOW:
+            if n != 1:
+                raise InvalidNotationError(f"show takes exactly one card, the trump shown, got {n}")
         elif n:
             raise InvalidNotationError(f"{kind.value} takes no cards")
 
@@ -99,6 +114,10 @@ class Action:
     @classmethod
     def defend(cls, seat: int, attack: Card, defence: Card) -> Action:
         return cls(seat, ActionKind.DEFEND, (attack, defence))
+
+    @classmethod
+    def show(cls, seat: int, card: Card) -> Action:
+        return cls(seat, ActionKind.SHOW, (card,))
 
     @classmethod
     def take(cls, seat: int) -> Action:
@@ -118,7 +137,7 @@ class Action:
         kind = self.kind
         if kind is ActionKind.DEFEND:
             return DEFEND | (self.cards[0].index | self.cards[1].index << 6) << 3
-        if kind in (ActionKind.ATTACK, ActionKind.TRANSFER):
+        if kind in (ActionKind.ATTACK, ActionKind.TRANSFER, ActionKind.SHOW):
             mask = 0
             for c in self.cards:
                 mask |= 1 << c.index
@@ -131,15 +150,15 @@ class Action:
         payload = code >> 3
         if kind == DEFEND:
             return cls(seat, ActionKind.DEFEND, (ALL_CARDS[payload & 63], ALL_CARDS[payload >> 6]))
-        if kind in (ATTACK, TRANSFER):
-            return cls(seat, _KIND_BY_CODE[kind], tuple(ALL_CARDS[i] for i in iter_bits(payload)))
+        if kind in (ATTACK, TRANSFER, SHOW):
+            return cls(seat, _KIND_BY_CODE[kind], tuple(ALL_CARDS[i] for i in iter_cards(payload)))
         return cls(seat, _KIND_BY_CODE[kind])
 
     @property
     def uses(self) -> tuple[Card, ...]:
         """The cards of the acting seat's hand that this action uses: every card of an attack
-        or a transfer, the beating card of a defence (not the attack it covers), none for
-        take and pass."""
+        or a transfer, the beating card of a defence (not the attack it covers), the trump
+        shown by a show (it stays in the hand), none for take and pass."""
         return self.cards[1:] if self.kind is ActionKind.DEFEND else self.cards
 
     @property
@@ -161,6 +180,8 @@ def code_text(seat: int, code: int) -> str:
         return f"{seat} defend {CARD_TEXT[payload & 63]} {CARD_TEXT[payload >> 6]}"
     if kind == TRANSFER:
         return f"{seat} transfer " + " ".join(CARD_TEXT[i] for i in iter_bits(payload))
+    if kind == SHOW:
+        return f"{seat} show {CARD_TEXT[payload.bit_length() - 1]}"
     return f"{seat} take" if kind == TAKE else f"{seat} pass"
 
 
@@ -185,7 +206,8 @@ def _action(seat: int, kind_text: str, card_texts: list[str], text: str) -> Acti
         kind = ActionKind(kind_text.lower())
     except ValueError:
         raise InvalidNotationError(
-            f"unknown action {kind_text!r} in {text!r}: use attack, defend, transfer, take or pass"
+            f"unknown action {kind_text!r} in {text!r}: "
+            "use attack, defend, transfer, show, take or pass"
         ) from None
     cards = tuple(ALL_CARDS[card_index(c)] for c in card_texts)
     return Action(seat, kind, cards)

@@ -1,8 +1,17 @@
-"""Cards of the 36-card Durak deck (RULES.md §1): frozen values, parsing, canonical text.
+"""Cards of the Durak packs (RULES.md §1, §10.1): frozen values, parsing, canonical text.
 
-Internally every card is an index 0..35 (``rank_index * 4 + suit``, rank-major so that the four
-cards of a rank are four adjacent bits) and a set of cards is an ``int`` bitmask with bit
-``index`` set.  The public :class:`Card` value wraps such an index.
+Internally every card is an index and a set of cards is an ``int`` bitmask with bit ``index``
+set.  The 36 cards of the traditional pack (``6`` to ``A``) are the indices 0..35, rank-major
+(``(rank - 6) * 4 + suit``), so the four cards of a rank are four adjacent bits and a 36-card
+game's masks and action codes are those the engine has always used.  The ranks ``2``–``5`` of
+the 52-card pack sit above them, 36..51 (``(rank - 6) * 4 + suit`` taken modulo 52): in rank
+order a card comes at ``index`` for 0..35 and ``index - 52`` above (:data:`ORDER`), and
+:data:`RANK_OF` is ``rank - 6``, from -4 (a ``2``) to 8 (an ``A``).  Tables indexed by a rank
+(:data:`RANK_MASK`, :data:`RANK_SYMBOLS`) have 13 entries laid out 6..A then 2..5, so Python's
+negative indices read the low ranks' entries: ``RANK_MASK[RANK_OF[c]]`` is right for every
+card.  Bit order is rank order within the 36 cards only: :func:`lowest_card` and
+:func:`iter_cards` give the rank order of any mask.  The public :class:`Card` value wraps an
+index.
 """
 
 from __future__ import annotations
@@ -15,8 +24,13 @@ from rules_engine.errors import InvalidNotationError
 
 __all__ = [
     "ALL_CARDS",
+    "ALL_CARDS_MASK",
     "CARD_TEXT",
     "FULL_DECK_MASK",
+    "ORDER",
+    "PACK_MASK",
+    "PACK_SIZES",
+    "RANKS_ASCENDING",
     "RANK_MASK",
     "RANK_OF",
     "RANK_SETS",
@@ -28,6 +42,8 @@ __all__ = [
     "beaters_table",
     "card_index",
     "cards_from_mask",
+    "iter_cards",
+    "lowest_card",
     "mask_text",
     "parse_card",
     "parse_suit",
@@ -52,8 +68,12 @@ class Suit(IntEnum):
 
 
 class Rank(IntEnum):
-    """Ranks 6..A, valued so that comparison is the game's order."""
+    """Ranks 2..A, valued so that comparison is the game's order (2..5: the 52-card pack)."""
 
+    TWO = 2
+    THREE = 3
+    FOUR = 4
+    FIVE = 5
     SIX = 6
     SEVEN = 7
     EIGHT = 8
@@ -73,7 +93,8 @@ class Rank(IntEnum):
 
 
 SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
-RANK_SYMBOLS = ("6", "7", "8", "9", "10", "J", "Q", "K", "A")
+#: Rank symbols by rank index (``rank - 6``): 6..A at 0..8, then 2..5 at 9..12 (-4..-1).
+RANK_SYMBOLS = ("6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "3", "4", "5")
 _SUIT_BY_TEXT = {
     "♠": 0,
     "♥": 1,
@@ -88,33 +109,53 @@ _SUIT_BY_TEXT = {
     "♢": 2,
     "♧": 3,
 }
-_RANK_BY_TEXT = {sym: i for i, sym in enumerate(RANK_SYMBOLS)} | {"T": 4}
+#: Rank index (``rank - 6``) of each rank text.
+_RANK_BY_TEXT = {sym: (i if i < 9 else i - 13) for i, sym in enumerate(RANK_SYMBOLS)} | {"T": 4}
 
-FULL_DECK_MASK = (1 << 36) - 1
-#: Rank index (0..8) and suit (0..3) of each card index.
-RANK_OF: tuple[int, ...] = tuple(i >> 2 for i in range(36))
-SUIT_OF: tuple[int, ...] = tuple(i & 3 for i in range(36))
-#: Bitmask of the four cards of each rank index, and of the nine cards of each suit.
-RANK_MASK: tuple[int, ...] = tuple(0xF << (4 * r) for r in range(9))
-SUIT_MASK: tuple[int, ...] = tuple(sum(1 << (4 * r + s) for r in range(9)) for s in range(4))
+#: Every card of the three packs: indices 0..51.
+N_CARDS = 52
+#: Rank index (``rank - 6``: -4 for a 2, 0 for a 6, 8 for an A) and suit (0..3) of each index.
+ORDER: tuple[int, ...] = tuple(i if i < 36 else i - N_CARDS for i in range(N_CARDS))
+RANK_OF: tuple[int, ...] = tuple(o >> 2 for o in ORDER)
+SUIT_OF: tuple[int, ...] = tuple(i & 3 for i in range(N_CARDS))
+#: The rank indices from the lowest rank (2) to the highest (A).
+RANKS_ASCENDING: tuple[int, ...] = tuple(range(-4, 9))
+#: Bitmask of the four cards of each rank index (13 entries: 6..A, then 2..5).
+RANK_MASK: tuple[int, ...] = tuple(0xF << (4 * (r % 13)) for r in range(13))
+#: Bitmask of the cards of each suit (all 13 ranks; intersect with a pack for its cards).
+SUIT_MASK: tuple[int, ...] = tuple(sum(1 << i for i in range(s, N_CARDS, 4)) for s in range(4))
 #: Every non-empty set of cards of one rank as a bitmask: 15 per rank, rank by rank.
-RANK_SETS: tuple[int, ...] = tuple(p << (4 * r) for r in range(9) for p in range(1, 16))
-CARD_TEXT: tuple[str, ...] = tuple(RANK_SYMBOLS[i >> 2] + SUIT_SYMBOLS[i & 3] for i in range(36))
+RANK_SETS: tuple[int, ...] = tuple(p << (4 * r) for r in range(13) for p in range(1, 16))
+CARD_TEXT: tuple[str, ...] = tuple(
+    RANK_SYMBOLS[RANK_OF[i]] + SUIT_SYMBOLS[i & 3] for i in range(N_CARDS)
+)
+#: The pack sizes a game may use (RULES.md §10.1) and the cards of each.
+PACK_SIZES: tuple[int, ...] = (24, 36, 52)
+PACK_MASK: dict[int, int] = {
+    24: sum(RANK_MASK[r] for r in range(3, 9)),
+    36: (1 << 36) - 1,
+    52: (1 << N_CARDS) - 1,
+}
+#: The 36-card pack, the default (kept under its historical name).
+FULL_DECK_MASK = PACK_MASK[36]
+#: Every card of every pack.
+ALL_CARDS_MASK = PACK_MASK[52]
+_LOW36 = FULL_DECK_MASK
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True)
 class Card:
     """One card, ordered by rank then suit (the canonical order, not the game's beating order)."""
 
     index: int
 
     def __post_init__(self) -> None:
-        if not 0 <= self.index < 36:
-            raise InvalidNotationError(f"card index {self.index!r} is not in 0..35")
+        if not 0 <= self.index < N_CARDS:
+            raise InvalidNotationError(f"card index {self.index!r} is not in 0..{N_CARDS - 1}")
 
     @property
     def rank(self) -> Rank:
-        return Rank((self.index >> 2) + 6)
+        return Rank(RANK_OF[self.index] + 6)
 
     @property
     def suit(self) -> Suit:
@@ -126,8 +167,8 @@ class Card:
 
     @classmethod
     def of(cls, rank: int, suit: int) -> Card:
-        """The card of ``rank`` (6..14) and ``suit`` (0..3)."""
-        return ALL_CARDS[(int(rank) - 6) * 4 + int(suit)]
+        """The card of ``rank`` (2..14) and ``suit`` (0..3)."""
+        return ALL_CARDS[((int(rank) - 6) * 4 + int(suit)) % N_CARDS]
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -137,6 +178,26 @@ class Card:
         """Whether this card beats ``other`` with ``trump`` as the trump suit (RULES.md §1)."""
         return bool(beaters_table(trump)[other.index] >> self.index & 1)
 
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return ORDER[self.index] < ORDER[other.index]
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return ORDER[self.index] <= ORDER[other.index]
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return ORDER[self.index] > ORDER[other.index]
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return ORDER[self.index] >= ORDER[other.index]
+
     def __str__(self) -> str:
         return CARD_TEXT[self.index]
 
@@ -144,7 +205,8 @@ class Card:
         return f"Card({CARD_TEXT[self.index]!r})"
 
 
-ALL_CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(36))
+#: Every card by index: ``ALL_CARDS[:36]`` is the 36-card pack in canonical order.
+ALL_CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(N_CARDS))
 
 
 def require_text(value: object, what: str, example: str) -> str:
@@ -164,10 +226,10 @@ def card_index(text: str) -> int:
     rank = _RANK_BY_TEXT.get(t[:-1].upper())
     if suit is None or rank is None:
         raise InvalidNotationError(
-            f"unknown card {text!r}: ranks are 6 7 8 9 10 J Q K A (or T), "
+            f"unknown card {text!r}: ranks are 2 3 4 5 6 7 8 9 10 J Q K A (or T), "
             "suits ♠ ♥ ♦ ♣ (or S H D C)"
         )
-    return rank * 4 + suit
+    return (rank * 4 + suit) % N_CARDS
 
 
 def parse_card(text: str) -> Card:
@@ -184,11 +246,29 @@ def parse_suit(text: str) -> Suit:
 
 
 def iter_bits(mask: int) -> Iterator[int]:
-    """Card indices set in ``mask``, lowest first."""
+    """Card indices set in ``mask``, lowest index first (rank order within the 36 cards)."""
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+
+
+def iter_cards(mask: int) -> Iterator[int]:
+    """Card indices set in ``mask`` in canonical order: by rank (2 first), then suit."""
+    high = mask >> 36
+    while high:
+        low = high & -high
+        yield low.bit_length() + 35
+        high ^= low
+    yield from iter_bits(mask & _LOW36)
+
+
+def lowest_card(mask: int) -> int:
+    """The index of the lowest card of a non-empty ``mask`` in canonical order."""
+    high = mask >> 36
+    if high:
+        return (high & -high).bit_length() + 35
+    return (mask & -mask).bit_length() - 1
 
 
 def submasks(mask: int) -> tuple[int, ...]:
@@ -203,25 +283,26 @@ def submasks(mask: int) -> tuple[int, ...]:
 
 def cards_from_mask(mask: int) -> list[Card]:
     """The cards of a bitmask in canonical order."""
-    return [ALL_CARDS[i] for i in iter_bits(mask)]
+    return [ALL_CARDS[i] for i in (iter_bits(mask) if mask <= _LOW36 else iter_cards(mask))]
 
 
 def mask_text(mask: int) -> list[str]:
-    """Canonical texts of the cards in ``mask``."""
-    return [CARD_TEXT[i] for i in iter_bits(mask)]
+    """Canonical texts of the cards in ``mask``, in canonical order."""
+    return [CARD_TEXT[i] for i in (iter_bits(mask) if mask <= _LOW36 else iter_cards(mask))]
+
+
+#: For each card index, the cards of its suit of a higher rank.
+_HIGHER: tuple[int, ...] = tuple(
+    sum(1 << d for d in range(s, N_CARDS, 4) if RANK_OF[d] > RANK_OF[a])
+    for a in range(N_CARDS)
+    for s in (a & 3,)
+)
 
 
 def _build_beaters(trump: int) -> tuple[int, ...]:
-    table = []
-    for a in range(36):
-        beat = 0
-        for d in range(36):
-            same_suit_higher = SUIT_OF[d] == SUIT_OF[a] and RANK_OF[d] > RANK_OF[a]
-            trump_on_plain = SUIT_OF[d] == trump and SUIT_OF[a] != trump
-            if same_suit_higher or trump_on_plain:
-                beat |= 1 << d
-        table.append(beat)
-    return tuple(table)
+    """A card is beaten by a higher card of its suit, or by any trump if it is not one."""
+    trumps = SUIT_MASK[trump]
+    return tuple(_HIGHER[a] | (trumps if SUIT_OF[a] != trump else 0) for a in range(N_CARDS))
 
 
 _BEATERS: tuple[tuple[int, ...], ...] = tuple(_build_beaters(t) for t in range(4))

@@ -1,12 +1,19 @@
-"""The game state machine: RULES.md §5–§7 played exactly, one player to act at a time.
+"""The game state machine: RULES.md §5–§7 and §10 played exactly, one player to act at a time.
 
 :class:`Game` is mutable (like a chess board with ``push``) for speed; every input is checked
 against one rule book (:meth:`Game.explain`), and :meth:`Game.legal_codes` enumerates exactly the
 actions that pass it.  Cards are bit indices, hands bitmasks (see :mod:`rules_engine.cards`).
+
+Seats and players (RULES.md §10.3): ``hands[p]`` is player ``p``'s own hand, ``played_by[s]``
+the player who plays seat ``s`` (``s`` itself, except in a team game once seat ``s``'s player is
+out), and every rule about turns is about seats: ``to_act``, ``leader``, ``attacker``,
+``defender`` and the seat of an :class:`Action` are seats, whose cards come from
+``hands[played_by[seat]]`` (:meth:`Game.seat_hand`).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from typing import overload
 
@@ -14,6 +21,7 @@ from rules_engine.actions import (
     ATTACK,
     DEFEND,
     PASS_CODE,
+    SHOW,
     TAKE,
     TAKE_CODE,
     TRANSFER,
@@ -23,12 +31,16 @@ from rules_engine.actions import (
 )
 from rules_engine.cards import (
     ALL_CARDS,
+    ALL_CARDS_MASK,
     CARD_TEXT,
-    FULL_DECK_MASK,
+    N_CARDS,
+    PACK_MASK,
     RANK_MASK,
     RANK_OF,
     RANK_SETS,
     RANK_SYMBOLS,
+    RANKS_ASCENDING,
+    SUIT_MASK,
     SUIT_OF,
     SUIT_SYMBOLS,
     Card,
@@ -56,17 +68,21 @@ def _subset_table(kind: int) -> dict[int, tuple[tuple[int, ...], ...]]:
     indexed by the room left under the limit (0..4)."""
     table: dict[int, tuple[tuple[int, ...], ...]] = {}
     for rank_set in RANK_SETS:
-        subsets = submasks(rank_set)
-        table[rank_set] = tuple(
-            tuple(kind | m << 3 for m in subsets if m.bit_count() <= room) for room in range(5)
-        )
+        subsets = submasks(rank_set)  # fewest cards first: each room takes a prefix
+        codes = tuple(kind | m << 3 for m in subsets)
+        counts = [m.bit_count() for m in subsets]
+        table[rank_set] = tuple(codes[: bisect_right(counts, room)] for room in range(5))
     return table
 
 
 _ATTACK_SUBSETS = _subset_table(ATTACK)
-# Attackers in priority order per (throw_in, players), keyed by out/attacker/defender bits.
-_ATTACKERS_MEMO: dict[tuple[str, int], dict[int, tuple[int, ...]]] = {
-    (throw_in, n): {} for throw_in in ("neighbours", "all") for n in range(2, 7)
+# Attackers in priority order per (throw_in, players, teams), keyed by skipped/attacker/defender
+# bits.
+_ATTACKERS_MEMO: dict[tuple[str, int, str], dict[int, tuple[int, ...]]] = {
+    (throw_in, n, teams): {}
+    for throw_in in ("neighbours", "all")
+    for n in range(2, 7)
+    for teams in ("none", "2x2", "3x3")
 }
 
 
@@ -101,14 +117,23 @@ def _draw_order_table(n: int) -> tuple[tuple[int, ...], ...]:
 
 
 _DRAW_ORDER: dict[int, tuple[tuple[int, ...], ...]] = {n: _draw_order_table(n) for n in range(2, 7)}
+#: Every seat played by its own player, per number of seats.
+_IDENTITY: dict[int, tuple[int, ...]] = {n: tuple(range(n)) for n in range(2, 7)}
+#: Team games: the seats of the even team and of the odd team, as masks, per number of seats.
+_TEAM_MASK: dict[int, tuple[int, int]] = {
+    n: (sum(1 << s for s in range(0, n, 2)), sum(1 << s for s in range(1, n, 2)))
+    for n in range(2, 7)
+}
 _TRANSFER_SUBSETS = _subset_table(TRANSFER)
 
 
 class _DefendChunkMemo(dict[int, tuple[int, ...]]):
     """Defence codes of attack ``key & 63`` with the beating cards ``key >> 6``, which lie in
-    one 12-bit chunk of the deck (three ranks), so the memo stays small."""
+    one chunk of the pack (three ranks of the 36; see ``_CHUNK``), so the memo stays small."""
 
     def __missing__(self, key: int) -> tuple[int, ...]:
+        if len(self) >= _MEMO_MAX:
+            self.clear()
         a = key & 63
         ds = key >> 6
         codes = []
@@ -121,10 +146,12 @@ class _DefendChunkMemo(dict[int, tuple[int, ...]]):
 
 
 class _AttackChunkMemo(dict[int, tuple[int, ...]]):
-    """Attack codes for the candidate cards of one 12-bit chunk of a hand (three ranks),
-    keyed by ``chunk_cards << 3 | room``: at most 3 * 4096 * 5 entries."""
+    """Attack codes for the candidate cards of one chunk of a hand (three ranks of the 36),
+    keyed by ``chunk_cards << 3 | room``: at most 3 * 4096 * 5 entries for 36 cards."""
 
     def __missing__(self, key: int) -> tuple[int, ...]:
+        if len(self) >= _MEMO_MAX:
+            self.clear()
         cands = key >> 3
         room = key & 7
         codes: list[int] = []
@@ -147,8 +174,8 @@ class _AddMemo(dict[int, tuple[int, ...]]):
         memo = _ATTACK_MEMO
         codes = (
             memo[(cands & _CHUNK) << 3 | room]
-            + memo[(cands & _CHUNK << 12) << 3 | room]
-            + memo[(cands & _CHUNK << 24) << 3 | room]
+            + memo[(cands & _CHUNK1) << 3 | room]
+            + memo[(cands & _CHUNK2) << 3 | room]
             + _PASS_ONLY
         )
         if len(self) >= 100_000:
@@ -159,7 +186,15 @@ class _AddMemo(dict[int, tuple[int, ...]]):
 
 _DEFEND_MEMO = _DefendChunkMemo()
 _ATTACK_MEMO = _AttackChunkMemo()
+#: The chunks the memos split a set of cards into: 6..8, 9..J, then Q..A with the 52-card
+#: pack's 2..5 above them (for 36 cards, three 12-bit chunks).
 _CHUNK = 0xFFF
+_CHUNK1 = _CHUNK << 12
+_CHUNK2 = ALL_CARDS_MASK & ~((1 << 24) - 1)
+#: Entries a chunk memo keeps before it starts afresh: 36-card chunks never get near it; the
+#: wider chunk of the 52-card pack could grow without end.
+_MEMO_MAX = 500_000
+_LOW36 = (1 << 36) - 1
 _TAKE_ONLY = (TAKE_CODE,)
 _PASS_ONLY = (PASS_CODE,)
 _ADD_MEMO = _AddMemo()
@@ -169,7 +204,9 @@ class Game:
     """One game of Durak from a :class:`Deal` under :class:`Rules`.
 
     Read the state through the properties and :meth:`state_dict`; act through :meth:`apply`
-    (checked) or :meth:`apply_code` (unchecked, for search and benchmarks).
+    (checked) or :meth:`apply_code` (unchecked, for search and benchmarks).  The rules'
+    options (:class:`Rules`) and the number of seats are checked when the game is made: an
+    invalid combination raises :class:`~rules_engine.errors.InvalidRulesError`.
     """
 
     __slots__ = (
@@ -183,7 +220,10 @@ class Game:
         "_legal",
         "_next",
         "_passed",
+        "_round_shown",
+        "_skip",
         "_table",
+        "_teams",
         "_uncovered",
         "attacker",
         "defender",
@@ -196,8 +236,10 @@ class Game:
         "leader",
         "limit",
         "loser",
+        "losers",
         "n",
         "out",
+        "played_by",
         "public_held",
         "round",
         "rules",
@@ -218,7 +260,14 @@ class Game:
     def __init__(self, rules: Rules, deal: Deal) -> None:
         self.rules = rules
         self._deal: Deal | None = deal
-        self.n = len(deal.hands)
+        self.n = n = len(deal.hands)
+        if rules.deck != deal.deck:
+            raise InvalidPositionError(
+                f"a deal from the {deal.deck}-card pack cannot be played with the rules' "
+                f"{rules.deck}-card pack"
+            )
+        if rules.deck != 36 or rules.teams != "none":
+            rules.check_players(n)
         self.hands: list[int] = list(deal.hands)
         #: Stock in reverse drawing order: ``pop()`` draws; ``stock[0]`` is the face-up trump card.
         self.stock: list[int] = list(reversed(deal.stock))
@@ -234,8 +283,19 @@ class Game:
             for seat, hand in enumerate(self.hands):
                 if not hand:
                     self.out |= 1 << seat
-        self._next = _NEXT_ACTIVE[self.n]
-        self._attackers_memo = _ATTACKERS_MEMO[rules.throw_in, self.n]
+        self._teams = teams = rules.teams != "none"
+        #: Seats skipped in turn order: the players out in an individual game, none in a team
+        #: game (a seat whose player is out is played by a partner, RULES.md §10.3).
+        self._skip = 0 if teams else self.out
+        #: The player who plays each seat.
+        self.played_by: tuple[int, ...] = _IDENTITY[n]
+        self._round_shown: tuple[int, ...] = ()
+        self.losers: tuple[int, ...] = ()
+        if teams:
+            _check_teams(self.hands, self.out)
+            self._hand_over()
+        self._next = _NEXT_ACTIVE[n]
+        self._attackers_memo = _ATTACKERS_MEMO[rules.throw_in, n, rules.teams]
         self.round = 1
         self.first_round = deal.first_round
         #: Every action so far, as ``code << 3 | seat``.
@@ -266,6 +326,8 @@ class Game:
         first_round: bool = False,
         round: int = 1,
         public_held: int = 0,
+        played_by: Sequence[int] | None = None,
+        round_shown: Sequence[int] = (),
         validate: bool = True,
     ) -> Game:
         """A game at an explicit position, in the middle of a round or at its start.
@@ -280,7 +342,9 @@ class Game:
         ``out``: mask of seats out of the game (default: every seat without cards once the
         stock is empty).  ``first_round``: the round is the game's first (its cap,
         RULES.md §5).  ``round``: the round's number.  ``public_held``: cards everyone knows
-        to be in some hand (shown, picked up).
+        to be in some hand (shown, picked up).  ``played_by``: the player of each seat (a team
+        game; default: every seat its own player, then seats of players who are out handed to
+        partners, RULES.md §10.3).  ``round_shown``: the cards shown this round (§10.2).
 
         Derived, as the rules fix them: the defender (the next active seat after the current
         attacker), the limit (the cap, or the defender's hand when the limit was set: the hand
@@ -309,6 +373,8 @@ class Game:
                 passed,
                 out,
                 round,
+                played_by,
+                round_shown,
             )
         g = cls.__new__(cls)
         g.rules = rules
@@ -327,8 +393,17 @@ class Game:
                     if not hand:
                         out |= 1 << seat
         g.out = out
+        g._teams = teams = rules.teams != "none"
+        g._skip = skip = 0 if teams else out
+        g.played_by = _IDENTITY[n]
+        if played_by is not None:
+            g.played_by = tuple(played_by)
+        elif teams:
+            g._hand_over()
+        g._round_shown = tuple(round_shown)
+        g.losers = ()
         g._next = next_seat = _NEXT_ACTIVE[n]
-        g._attackers_memo = _ATTACKERS_MEMO[rules.throw_in, n]
+        g._attackers_memo = _ATTACKERS_MEMO[rules.throw_in, n, rules.teams]
         g.round = round
         g.first_round = first_round
         g.history = []
@@ -338,7 +413,7 @@ class Game:
         g.draw = False
         g.leader = leader
         g.attacker = attacker = leader if attacker is None else attacker
-        g.defender = defender = next_seat[out << 3 | attacker]
+        g.defender = defender = next_seat[skip << 3 | attacker]
         attacks: list[int] = []
         defences: list[int] = []
         table_mask = uncovered = addable = n_defences = 0
@@ -363,7 +438,7 @@ class Game:
         g.taking = taking
         g._passed = passed
         cap = rules.first_round_limit if first_round else 6
-        size = hands[defender].bit_count() + n_defences
+        size = hands[g.played_by[defender]].bit_count() + n_defences
         g.limit = cap if cap < size else size
         g._set_attackers()
         if validate:
@@ -401,7 +476,7 @@ class Game:
             return self.defender
         if len(self.table_attacks) < self.limit:
             for seat in self._attackers:
-                if not self._passed >> seat & 1 and self.hands[seat] & self._addable:
+                if not self._passed >> seat & 1 and self.seat_hand(seat) & self._addable:
                     return seat
         return None
 
@@ -420,7 +495,10 @@ class Game:
         g._legal = self._legal
         g._next = self._next
         g._passed = self._passed
+        g._round_shown = self._round_shown
+        g._skip = self._skip
         g._table = self._table
+        g._teams = self._teams
         g._uncovered = self._uncovered
         g.attacker = self.attacker
         g._deal = self._deal
@@ -432,8 +510,10 @@ class Game:
         g.leader = self.leader
         g.limit = self.limit
         g.loser = self.loser
+        g.losers = self.losers
         g.n = self.n
         g.out = self.out
+        g.played_by = self.played_by
         g.public_held = self.public_held
         g.round = self.round
         g.rules = self.rules
@@ -469,20 +549,53 @@ class Game:
         return self.stock[0] if self.stock else None
 
     def next_active(self, seat: int) -> int:
-        """The next seat clockwise after ``seat`` that is not out."""
-        return self._next[self.out << 3 | seat]
+        """The next seat clockwise after ``seat`` that is not out (in a team game simply the
+        next seat: no seat is skipped)."""
+        return self._next[self._skip << 3 | seat]
 
     def previous_active(self, seat: int) -> int:
-        n, out = self.n, self.out
+        """The previous seat clockwise before ``seat`` that is not out (see :meth:`next_active`)."""
+        n, out = self.n, self._skip
         s = (seat - 1) % n
         while out >> s & 1:
             s = (s - 1) % n
         return s
 
+    def seat_hand(self, seat: int) -> int:
+        """The cards ``seat`` plays from: the hand of its player, ``played_by[seat]``."""
+        return self.hands[self.played_by[seat]]
+
+    @property
+    def player_to_act(self) -> int | None:
+        """The player who acts now: ``played_by[to_act]`` (``None`` when the game is over)."""
+        to_act = self.to_act
+        return None if to_act is None else self.played_by[to_act]
+
+    @property
+    def round_shown(self) -> tuple[int, ...]:
+        """The cards shown this round by ``show`` (RULES.md §10.2), in order."""
+        return self._round_shown
+
+    def _hand_over(self) -> None:
+        """Team games: every seat whose player is out passes to that player's first partner
+        clockwise (two seats on, then four) who still holds cards (RULES.md §10.3).  A team
+        with no such partner keeps its seats as they are: the game is then over."""
+        out, n = self.out, self.n
+        played_by = list(self.played_by)
+        for seat in range(n):
+            player = played_by[seat]
+            if out >> player & 1:
+                for step in range(2, n, 2):
+                    partner = (player + step) % n
+                    if not out >> partner & 1:
+                        played_by[seat] = partner
+                        break
+        self.played_by = tuple(played_by)
+
     def _start_round(self, leader: int) -> None:
         self.leader = leader
         self.attacker = leader
-        out_key = self.out << 3
+        out_key = self._skip << 3
         self.defender = d = self._next[out_key | leader]
         self.table_attacks = []
         self.table_defences = []
@@ -492,8 +605,9 @@ class Game:
         self._covered_any = False
         self.taking = False
         self._passed = 0
+        self._round_shown = ()
         cap = self.rules.first_round_limit if self.first_round else 6
-        size = self.hands[d].bit_count()
+        size = self.hands[self.played_by[d]].bit_count()
         self.limit = cap if cap < size else size
         key = out_key << 3 | leader << 3 | d
         attackers = self._attackers_memo.get(key)
@@ -506,7 +620,7 @@ class Game:
 
     def _set_attackers(self) -> None:
         """Attackers in priority order (RULES.md §6): who may add, and who adds first."""
-        key = self.out << 6 | self.attacker << 3 | self.defender
+        key = self._skip << 6 | self.attacker << 3 | self.defender
         attackers = self._attackers_memo.get(key)
         if attackers is None:
             attackers = self._attackers_memo[key] = self._compute_attackers()
@@ -514,6 +628,13 @@ class Game:
 
     def _compute_attackers(self) -> tuple[int, ...]:
         d = self.defender
+        if self._teams:
+            # RULES.md §10.3: the defender's opponents, the odd distances from the defender;
+            # the current attacker (the leader, at d - 1) first, then clockwise.
+            n = self.n
+            if self.rules.throw_in == "neighbours":
+                return ((d - 1) % n, (d + 1) % n)
+            return tuple(s for s in ((self.attacker + i) % n for i in range(n)) if (s - d) % 2)
         if self.rules.throw_in == "neighbours":
             prev = self.previous_active(d)
             nxt = self.next_active(d)
@@ -521,7 +642,7 @@ class Game:
         order = []
         s = self.attacker
         while True:
-            if s != d and not self.out >> s & 1:
+            if s != d and not self._skip >> s & 1:
                 order.append(s)
             s = (s + 1) % self.n
             if s == self.attacker:
@@ -538,16 +659,17 @@ class Game:
         n_att = len(self.table_attacks)
         if n_att >= self.limit:
             return False
-        return bool(self.hands[seat] & (self._addable if n_att else FULL_DECK_MASK))
+        return bool(self.seat_hand(seat) & (self._addable if n_att else ALL_CARDS_MASK))
 
     def _close_round(self) -> None:
-        """Clear the table, draw, mark players out, and start the next round (RULES.md §7)."""
+        """Clear the table, draw, mark players out, and start the next round (RULES.md §7,
+        §10.3)."""
         table = self._table
         d = self.defender
         took = self.taking
         hands = self.hands
         if took:
-            hands[d] |= table
+            hands[self.played_by[d]] |= table  # the defending seat's player takes
             self.public_held |= table
         else:
             self.discard |= table
@@ -574,21 +696,50 @@ class Game:
                 if not hands[seat]:
                     out |= 1 << seat
             self.out = out
-            if self.n - out.bit_count() <= 1:
-                self._finish()
-                return
+            if self._teams:
+                if self._team_game_over():
+                    return
+                self._hand_over()
+            else:
+                self._skip = out
+                if self.n - out.bit_count() <= 1:
+                    active = [s for s in range(self.n) if not out >> s & 1]
+                    self._finish(tuple(active))
+                    return
         self.round += 1
         self.first_round = False
-        if took or self.out >> d & 1:
-            self._start_round(self._next[self.out << 3 | d])
+        skip = self._skip
+        if took or skip >> d & 1:
+            self._start_round(self._next[skip << 3 | d])
         else:
             self._start_round(d)
 
-    def _finish(self) -> None:
-        active = [s for s in range(self.n) if not self.out >> s & 1]
+    def _team_game_over(self) -> bool:
+        """RULES.md §10.3: once every player of a team is out, the other team loses together;
+        both teams at once: a draw.  Finishes the game and says whether it ended."""
+        out, n = self.out, self.n
+        evens = _TEAM_MASK[n][0]
+        odds = _TEAM_MASK[n][1]
+        evens_out = out & evens == evens
+        odds_out = out & odds == odds
+        if evens_out and odds_out:
+            self._finish((), team=True)
+        elif evens_out:
+            self._finish(tuple(range(1, n, 2)), team=True)
+        elif odds_out:
+            self._finish(tuple(range(0, n, 2)), team=True)
+        else:
+            return False
+        return True
+
+    def _finish(self, losers: tuple[int, ...], *, team: bool = False) -> None:
+        """End the game with ``losers``: the durak alone in an individual game, the losing
+        team's seats in a team game; none for a draw."""
         self.finished = True
-        self.loser = active[0] if active else None
-        self.draw = not active
+        self.losers = losers
+        self.loser = losers[0] if losers and not team else None
+        self.draw = not losers
+        self._round_shown = ()
         self.to_act = None
         self.table_attacks = []
         self.table_defences = []
@@ -611,6 +762,8 @@ class Game:
             self._legal = ()
             return ()
         hand = self.hands[seat]
+        if not hand:  # a team seat handed over: its own player is out, a partner plays it
+            hand = self.hands[self.played_by[seat]]
         n_att = len(self.table_attacks)
         if seat == self.defender:  # the defender acts only in Phase.DEFEND (see Game.phase)
             beaters = self._beaters
@@ -625,8 +778,8 @@ class Game:
                 if ds:
                     legal += (
                         memo[(ds & _CHUNK) << 6 | a]
-                        + memo[(ds & _CHUNK << 12) << 6 | a]
-                        + memo[(ds & _CHUNK << 24) << 6 | a]
+                        + memo[(ds & _CHUNK1) << 6 | a]
+                        + memo[(ds & _CHUNK2) << 6 | a]
                     )
             if self.rules.transfer and not self._covered_any:
                 cands = hand & RANK_MASK[RANK_OF[self.table_attacks[0]]]
@@ -635,6 +788,11 @@ class Game:
                     room = min(self.cap, self.hands[target].bit_count()) - n_att
                     if room > 0:
                         legal += _TRANSFER_SUBSETS[cands][room if room < 4 else 4]
+                    if room >= 0 and self.rules.show_trump:
+                        # RULES.md §10.2: the trump of the attacked rank, not yet shown
+                        shown = cands & SUIT_MASK[self.trump]
+                        if shown and shown.bit_length() - 1 not in self._round_shown:
+                            legal += (SHOW | shown << 3,)
             legal += _TAKE_ONLY
         else:
             room = self.limit - n_att
@@ -649,8 +807,8 @@ class Game:
             else:
                 legal = (
                     amemo[(hand & _CHUNK) << 3 | room]
-                    + amemo[(hand & _CHUNK << 12) << 3 | room]
-                    + amemo[(hand & _CHUNK << 24) << 3 | room]
+                    + amemo[(hand & _CHUNK1) << 3 | room]
+                    + amemo[(hand & _CHUNK2) << 3 | room]
                 )
         self._legal = legal
         return legal
@@ -676,7 +834,7 @@ class Game:
                 number=seat,
                 last=self.n - 1,
             )
-        if self.out >> seat & 1:
+        if self._skip >> seat & 1:
             return Message("{player} is out of this game", player=Seat(seat))
         turn = self._turn_reason(seat)
         if turn:
@@ -688,6 +846,8 @@ class Game:
                 return self._defend_reason(action)
             if kind is ActionKind.TRANSFER:
                 return self._transfer_reason(action)
+            if kind is ActionKind.SHOW:
+                return self._show_reason(action)
             if kind is ActionKind.TAKE:
                 return None
             if self.rules.transfer and not self._covered_any:
@@ -712,6 +872,14 @@ class Game:
         if seat == to_act:
             return None
         assert to_act is not None  # the game is not over
+        played_by = self.played_by
+        if played_by[to_act] == played_by[seat]:
+            # a team player holding two seats wrote the move for the wrong one (RULES.md §10.3)
+            return Message(
+                "it is {seat}'s turn, played by {player}: the move is made as {seat}",
+                seat=Seat(to_act),
+                player=Seat(played_by[to_act]),
+            )
         phase = self.phase
         if phase is _DEFEND_PHASE:
             return Message(
@@ -730,6 +898,11 @@ class Game:
                 "everything is covered: {attacker} may add cards or pass", attacker=Seat(to_act)
             )
         if seat not in self._attackers:
+            if self._teams and not (seat - self.defender) % 2:
+                return Message(
+                    "{player} is the defender's partner: only the defender's opponents add cards",
+                    player=Seat(seat),
+                )
             return Message(
                 "{player} is not a neighbour of the defender: only the neighbours add cards",
                 player=Seat(seat),
@@ -750,7 +923,13 @@ class Game:
         )
 
     def _missing_card(self, seat: int, cards: Sequence[Card]) -> Message | None:
-        hand = self.hands[seat]
+        hand = self.seat_hand(seat)
+        pack = PACK_MASK[self.rules.deck]
+        for card in cards:
+            if not pack >> card.index & 1:
+                return Message(
+                    "there is no {card} in a {deck}-card pack", card=card, deck=self.rules.deck
+                )
         for card in cards:
             idx = card.index
             if not hand >> idx & 1:
@@ -772,7 +951,9 @@ class Game:
         rank = ranks.pop()
         n_att = len(self.table_attacks)
         if n_att and not self._addable & RANK_MASK[rank]:
-            listed = ", ".join(RANK_SYMBOLS[r] for r in range(9) if self._addable & RANK_MASK[r])
+            listed = ", ".join(
+                RANK_SYMBOLS[r] for r in RANKS_ASCENDING if self._addable & RANK_MASK[r]
+            )
             return Message(
                 "no {rank} on the table: you may add only ranks already there ({ranks})",
                 rank=RANK_SYMBOLS[rank],
@@ -846,7 +1027,7 @@ class Game:
         if total > self.cap:
             return Message("the limit is {limit} attacks this round", limit=self.cap)
         target = self.next_active(action.seat)
-        size = self.hands[target].bit_count()
+        size = self.seat_hand(target).bit_count()
         if total > size:
             if size == 1:
                 return Message(
@@ -856,6 +1037,47 @@ class Game:
                 )
             return Message(
                 "{player} holds {n} cards: a transfer would make {total} attacks",
+                player=Seat(target),
+                n=size,
+                total=total,
+            )
+        return None
+
+    def _show_reason(self, action: Action) -> Message | None:
+        """Why the defender may not show this card now (RULES.md §10.2)."""
+        if not self.rules.show_trump:
+            return Message("showing a trump to transfer is not allowed in these rules")
+        if self._covered_any:
+            return Message("no show after the first defence of a round")
+        missing = self._missing_card(action.seat, action.cards)
+        if missing:
+            return missing
+        card = action.cards[0]
+        rank = RANK_OF[self.table_attacks[0]]
+        if SUIT_OF[card.index] != self.trump:
+            return Message(
+                "{card} is not a trump: only the trump of the attacked rank, {rank}, can be shown",
+                card=card,
+                rank=RANK_SYMBOLS[rank],
+            )
+        if RANK_OF[card.index] != rank:
+            return Message(
+                "only the trump of the attacked rank, {rank}, can be shown", rank=RANK_SYMBOLS[rank]
+            )
+        if card.index in self._round_shown:
+            return Message("{card} has already been shown this round", card=card)
+        total = len(self.table_attacks)
+        target = self.next_active(action.seat)
+        size = self.seat_hand(target).bit_count()
+        if total > size:
+            if size == 1:
+                return Message(
+                    "{player} holds 1 card: a show would pass on {total} attacks",
+                    player=Seat(target),
+                    total=total,
+                )
+            return Message(
+                "{player} holds {n} cards: a show would pass on {total} attacks",
                 player=Seat(target),
                 n=size,
                 total=total,
@@ -913,11 +1135,16 @@ class Game:
             action.uses,
             opening,
             attack and taking,
-            defender if attack else self.defender if kind is ActionKind.TRANSFER else None,
+            defender
+            if attack
+            else self.defender
+            if kind is ActionKind.TRANSFER or kind is ActionKind.SHOW
+            else None,
             round_end,
             tuple(iter_bits(gone)) if gone else (),
             self.finished,
             self.loser,
+            self.losers,
         )
 
     # ------------------------------------------------------------------ applying
@@ -933,7 +1160,7 @@ class Game:
             payload = code >> 3
             a = payload & 63
             d = payload >> 6
-            self.hands[seat] &= ~(1 << d)
+            self.hands[self.played_by[seat]] &= ~(1 << d)
             self.table_defences[self.table_attacks.index(a)] = d
             self._table |= 1 << d
             self._addable |= RANK_MASK[RANK_OF[d]]
@@ -944,7 +1171,7 @@ class Game:
                 return
         elif kind == ATTACK or kind == TRANSFER:  # noqa: SIM109 (no tuple build: hot path)
             mask = code >> 3
-            self.hands[seat] &= ~mask
+            self.hands[self.played_by[seat]] &= ~mask
             self._uncovered |= mask
             self._table |= mask
             attacks = self.table_attacks
@@ -962,7 +1189,7 @@ class Game:
                 self.table_defences.append(-1)
             if kind == TRANSFER:
                 self.attacker = seat
-                self.defender = d = self._next[self.out << 3 | seat]
+                self.defender = d = self._next[self._skip << 3 | seat]
                 cap = self.cap
                 size = self.hands[d].bit_count()
                 self.limit = cap if cap < size else size
@@ -976,6 +1203,9 @@ class Game:
         elif kind == TAKE:
             self.taking = True
             self._passed = 0
+        elif kind == SHOW:
+            self._show(seat, code >> 3)
+            return
         else:
             self._passed |= 1 << seat
         # Everything is covered or a take is declared: the first attacker in priority order
@@ -983,21 +1213,44 @@ class Game:
         if len(self.table_attacks) < self.limit:
             passed = self._passed
             addable = self._addable
-            hands = self.hands
+            # the hand each seat plays from (in a team game a seat may be a partner's)
+            hands = self._seat_hands() if self._teams else self.hands
             for seat in self._attackers:
                 if not passed >> seat & 1 and hands[seat] & addable:
                     self.to_act = seat
                     return
         self._close_round()
 
+    def _seat_hands(self) -> list[int]:
+        """The hand each seat plays from: ``seat_hand`` of every seat."""
+        hands = self.hands
+        return [hands[p] for p in self.played_by]
+
+    def _show(self, seat: int, mask: int) -> None:
+        """RULES.md §10.2: a transfer that adds no card; the shown card stays in the hand and
+        is public from now on."""
+        self._round_shown += (mask.bit_length() - 1,)
+        self.public_held |= mask
+        self.attacker = seat
+        self.defender = d = self._next[self._skip << 3 | seat]
+        cap = self.cap
+        size = self.hands[d].bit_count()
+        self.limit = cap if cap < size else size
+        self._passed = 0
+        self._set_attackers()
+        self.to_act = d
+
     # ------------------------------------------------------------------ views
     def hand(self, seat: int) -> list[str]:
+        """Player ``seat``'s own hand as card texts, in canonical order."""
         return mask_text(self.hands[seat])
 
     def role(self, seat: int) -> str | None:
         """``seat``'s part in the current round: ``out``, ``defender``, ``leader`` (opened the
-        round), ``attacker`` (the current attacker after a transfer), or ``None``."""
-        if self.out >> seat & 1:
+        round), ``attacker`` (the current attacker after a transfer), or ``None``.  In a team
+        game a seat is never ``out``: when its player is out a partner plays it
+        (:attr:`played_by`)."""
+        if self._skip >> seat & 1:
             return "out"
         if self.finished:
             return None
@@ -1010,7 +1263,7 @@ class Game:
         return None
 
     def known_cards(self, seat: int) -> int:
-        """Cards of ``seat``'s hand that everyone has seen (bitmask)."""
+        """Cards of player ``seat``'s own hand that everyone has seen (bitmask)."""
         return self.public_held & self.hands[seat]
 
     def table(self) -> list[tuple[str, str | None]]:
@@ -1087,7 +1340,8 @@ class Game:
 
     @property
     def active_players(self) -> int:
-        """The number of players not out."""
+        """The number of players not out (in a team game, players who still hold cards or
+        have not been checked out yet; every seat still plays)."""
         return self.n - self.out.bit_count()
 
     def history_text(self) -> list[str]:
@@ -1124,6 +1378,9 @@ class Game:
             "finished": fin,
             "loser": self.loser,
             "draw": self.draw,
+            "played_by": list(self.played_by),
+            "shown": [CARD_TEXT[c] for c in self._round_shown],
+            "losers": list(self.losers),
         }
 
     def legal_text(self) -> list[str]:
@@ -1146,19 +1403,28 @@ def _check_position(
     passed: int,
     out: int | None,
     round_number: int,
+    played_by: Sequence[int] | None,
+    round_shown: Sequence[int],
 ) -> None:
     """Raise :class:`InvalidPositionError` (quoting the input) unless the arguments of
-    :meth:`Game.from_position` describe a position the rules allow."""
+    :meth:`Game.from_position` describe a position the rules allow (and
+    :class:`~rules_engine.errors.InvalidRulesError` if the rules do not suit the seats)."""
     n = len(hands)
     if not 2 <= n <= 6:
         raise InvalidPositionError(f"a game has 2 to 6 seats, not {n}")
+    rules.check_players(n)
     if not isinstance(trump, int) or not 0 <= trump < 4:
         raise InvalidPositionError(f"bad trump suit {trump!r}: a suit is 0..3")
     seen: dict[int, str] = {}
+    pack = PACK_MASK[rules.deck]
 
     def place(card: object, where: str) -> None:
-        if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < 36:
+        if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < N_CARDS:
             raise InvalidPositionError(f"bad card index {card!r} ({where})")
+        if not pack >> card & 1:
+            raise InvalidPositionError(
+                f"card {CARD_TEXT[card]} ({where}) is not in the {rules.deck}-card pack"
+            )
         if card in seen:
             raise InvalidPositionError(
                 f"card {CARD_TEXT[card]} appears twice ({seen[card]} and {where})"
@@ -1166,13 +1432,13 @@ def _check_position(
         seen[card] = where
 
     for seat, hand in enumerate(hands):
-        if not isinstance(hand, int) or not 0 <= hand <= FULL_DECK_MASK:
+        if not isinstance(hand, int) or not 0 <= hand <= ALL_CARDS_MASK:
             raise InvalidPositionError(f"bad card mask {hand!r} for seat {seat}")
         for card in iter_bits(hand):
             place(card, f"hands[{seat}]")
     for card in stock:
         place(card, "stock")
-    if not 0 <= discard <= FULL_DECK_MASK:
+    if not 0 <= discard <= ALL_CARDS_MASK:
         raise InvalidPositionError(f"bad discard mask {discard!r}")
     for card in iter_bits(discard):
         place(card, "discard")
@@ -1201,8 +1467,6 @@ def _check_position(
         active = n - out.bit_count()
     else:
         active = n if stock else sum(1 for hand in hands if hand)
-    if active < 2:
-        raise InvalidPositionError("at least two seats must be in the game")
     out_mask = (
         out
         if out is not None
@@ -1210,16 +1474,29 @@ def _check_position(
         if stock
         else sum(1 << s for s, hand in enumerate(hands) if not hand)
     )
+    teams = rules.teams != "none"
+    if teams:
+        _check_teams(hands, out_mask)
+    elif active < 2:
+        raise InvalidPositionError("at least two seats must be in the game")
+    players = _check_played_by(played_by, n, out_mask) if teams else tuple(range(n))
     named: tuple[tuple[str, int | None], ...] = (("leader", leader), ("attacker", attacker))
     for name, who in named:
         if who is None:
             continue
         if not isinstance(who, int) or not 0 <= who < n:
             raise InvalidPositionError(f"{name} {who!r} is not a seat (0..{n - 1})")
-        if out_mask >> who & 1:
+        if out_mask >> who & 1 and not teams:
             raise InvalidPositionError(f"the {name}, seat {who}, is out of the game")
+    for card in round_shown:
+        if not rules.show_trump:
+            raise InvalidPositionError("cards are shown this round, but these rules have no show")
+        if not isinstance(card, int) or not 0 <= card < N_CARDS or SUIT_OF[card] != trump:
+            raise InvalidPositionError(f"bad shown card {card!r}: a shown card is a trump")
+        if not any(hand >> card & 1 for hand in hands) and card not in seen:
+            raise InvalidPositionError(f"the shown card {CARD_TEXT[card]} is nowhere")
     if not table:
-        if not hands[leader]:
+        if not hands[players[leader]]:
             raise InvalidPositionError(f"the leader, seat {leader}, holds no cards")
         if stock and not all(hands):
             empty = next(s for s, hand in enumerate(hands) if not hand)
@@ -1240,6 +1517,44 @@ def _check_position(
         raise InvalidPositionError(f"bad passed mask {passed!r} for {n} seats")
     if not isinstance(round_number, int) or round_number < 1:
         raise InvalidPositionError(f"bad round number {round_number!r}")
+
+
+def _check_teams(hands: Sequence[int], out: int) -> None:
+    """A team game needs a player holding cards in each team (RULES.md §10.3)."""
+    n = len(hands)
+    for team in (0, 1):
+        players = range(team, n, 2)
+        if all(out >> p & 1 or not hands[p] for p in players):
+            seats = ", ".join(str(p) for p in players)
+            raise InvalidPositionError(
+                f"in a team game each team needs a player holding cards: seats {seats} hold none"
+            )
+
+
+def _check_played_by(played_by: Sequence[int] | None, n: int, out: int) -> tuple[int, ...]:
+    """The players of the seats of a team game: ``played_by`` checked, or derived from ``out``
+    as the hand-over rule of RULES.md §10.3 gives them."""
+    if played_by is None:
+        derived = list(range(n))
+        for seat in range(n):
+            if out >> seat & 1:
+                derived[seat] = next(
+                    (seat + step) % n for step in range(2, n, 2) if not out >> (seat + step) % n & 1
+                )
+        return tuple(derived)
+    if len(played_by) != n:
+        raise InvalidPositionError(f"played_by {list(played_by)!r} must name a player per seat")
+    for seat, player in enumerate(played_by):
+        if not isinstance(player, int) or not 0 <= player < n or (player - seat) % 2:
+            raise InvalidPositionError(
+                f"played_by {list(played_by)!r}: seat {seat} must be played by a partner"
+            )
+        if out >> player & 1 or (player != seat and not out >> seat & 1):
+            raise InvalidPositionError(
+                f"played_by {list(played_by)!r}: seat {seat} is played by its own player until "
+                "that player is out, then by a partner who is not"
+            )
+    return tuple(played_by)
 
 
 class LegalActions(Sequence[Action]):

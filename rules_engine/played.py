@@ -22,7 +22,8 @@ __all__ = ["Played", "RoundEnd"]
 @dataclass(frozen=True, slots=True)
 class RoundEnd:
     """How a round ended: beaten off (``taker`` ``None``: the table goes to the discard) or
-    taken by the defender ``taker``, who picks the table up.
+    taken by the defender ``taker``, who picks the table up (in a team game ``taker`` is the
+    defending seat: the table goes to the hand of the player who plays it, RULES.md §10.3).
 
     ``round``: the round's number; ``table``: the ``(attack, defence)`` pairs on the table
     at the end, in the order played, ``defence`` ``None`` for an attack left uncovered."""
@@ -70,13 +71,14 @@ class Played:
     - ``throw_in``: an attack added after the defender declared a take: its cards go to the
       taker with the rest, they are not to be beaten;
     - ``target``: the seat an attack is played against (the taker of a throw-in), or the new
-      defender of a transfer; ``None`` for a defence, a take and a pass;
+      defender of a transfer or a show; ``None`` for a defence, a take and a pass;
     - ``round_end``: the round this action closed, if it closed one (then everyone has drawn
       and the next round has begun, unless the game is over);
     - ``out``: the seats that went out of the game with it (they hold no card and the stock
-      is empty);
+      is empty; in a team game the players, whose seats partners play on);
     - ``game_over``: the action ended the game; ``loser``: then the durak's seat, ``None``
-      for a draw.
+      for a draw and in a team game; ``losers``: then the durak's seat alone, or every seat
+      of the losing team (RULES.md §10.3), empty for a draw.
     """
 
     seat: int
@@ -92,6 +94,7 @@ class Played:
     out: tuple[int, ...] = field(default=(), hash=False)
     game_over: bool = False
     loser: int | None = None
+    losers: tuple[int, ...] = field(default=(), hash=False)
 
     @classmethod
     def of(cls, action: Action) -> Played:
@@ -135,6 +138,8 @@ class Played:
         if self.game_over:
             data["game_over"] = True
             data["loser"] = self.loser
+            if self.losers != _one(self.loser):  # a team game's losing team
+                data["losers"] = list(self.losers)
         return data
 
     @classmethod
@@ -153,6 +158,10 @@ class Played:
         seat = _seat_or_none(data.get("seat"), "seat")
         if seat is None:
             raise InvalidNotationError("a played action names its seat")
+        loser = _seat_or_none(data.get("loser"), "loser")
+        losers = data.get("losers")
+        if losers is not None and not isinstance(losers, list):
+            raise InvalidNotationError(f"losers must be a list of seats, not {losers!r}")
         cards = _cards(data.get("cards"), "cards")
         action = Action(seat, kind, cards)  # checks the cards fit the kind
         return cls(
@@ -166,8 +175,14 @@ class Played:
             round_end=None if round_end is None else RoundEnd.from_dict(round_end),
             out=tuple(_whole(s, "out") for s in out),
             game_over=_flag(data.get("game_over", False), "game_over"),
-            loser=_seat_or_none(data.get("loser"), "loser"),
+            loser=loser,
+            losers=_one(loser) if losers is None else tuple(_whole(s, "losers") for s in losers),
         )
+
+
+def _one(seat: int | None) -> tuple[int, ...]:
+    """The losers of an individual game whose durak is ``seat`` (none: a draw)."""
+    return () if seat is None else (seat,)
 
 
 def _whole(value: object, what: str) -> int:

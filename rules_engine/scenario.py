@@ -41,6 +41,7 @@ def load_scenario(data: object) -> tuple[Game, list[str]]:
         raise ScenarioError("'hands' must be a list of lists of cards")
     if not 2 <= len(hands_raw) <= 6:
         raise ScenarioError(f"a scenario has 2 to 6 seats, not {len(hands_raw)}")
+    rules.check_players(len(hands_raw))
     hands = []
     seen: set[int] = set()
 
@@ -89,6 +90,7 @@ def load_scenario(data: object) -> tuple[Game, list[str]]:
         leader=leader,
         first_round=first_round,
         discard=discard,
+        deck=rules.deck,
     )
     return Game(rules, deal), actions
 

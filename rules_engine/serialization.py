@@ -66,7 +66,7 @@ def from_snapshot(data: dict[str, Any]) -> Game:
         raise InvalidPositionError(f"malformed snapshot: {exc}") from None
     stored = data.get("state")
     try:
-        matches = stored is None or _norm(stored) == _norm(game.state_dict())
+        matches = stored is None or _norm(stored) == _norm(game.state_dict(), like=stored)
     except (TypeError, ValueError):  # a stored state that is not a state at all
         matches = False
     if not matches:
@@ -74,8 +74,18 @@ def from_snapshot(data: dict[str, Any]) -> Game:
     return game
 
 
-def _norm(state: dict[str, Any]) -> dict[str, Any]:
+#: State keys added with RULES.md §10: a snapshot stored before them lacks them.
+_LATER_KEYS = ("played_by", "shown", "losers")
+
+
+def _norm(state: dict[str, Any], like: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``state`` in a comparable form; with ``like`` (a stored state), without the keys added
+    since that state was stored."""
     out = dict(state)
+    if like is not None:
+        for key in _LATER_KEYS:
+            if key not in like:
+                out.pop(key, None)
     for key in ("discard", "out"):
         out[key] = sorted(out.get(key) or [])
     out["hands"] = [sorted(h) for h in out.get("hands") or []]

@@ -1,7 +1,8 @@
 """Pit two AI levels against each other on seeded deals.
 
 ``python -m rules_engine.tournament --a LEVEL --b LEVEL --players P --deals N [--rules NAME]
-[--jobs J] [--seed S] [--budget SECONDS] [--iterations N] [--a-iterations N] [--b-iterations N]``
+[--deck 24|36|52] [--show-trump] [--teams 2x2|3x3] [--jobs J] [--seed S] [--budget SECONDS]
+[--iterations N] [--a-iterations N] [--b-iterations N]``
 
 ``--iterations`` sets the search iterations of every ``ismcts`` seat; ``--a-iterations`` and
 ``--b-iterations`` set them for one side (so ``ismcts`` can meet itself at two strengths).
@@ -11,6 +12,12 @@ Seat layout: one seat plays ``--a``, every other seat plays ``--b``.  Every deal
 ``P`` times, with ``--a`` in each seat in turn (for two players: both seat rotations).  The
 report gives each side's loss rate (the share of decided games in which that side was the
 durak, with a 95% Wilson interval), draws, an Elo difference, and move times.
+
+Team games (``--teams``, RULES.md §10.3): ``--a`` plays every seat of one team and ``--b``
+every seat of the other; each deal is played twice, ``--a`` taking the even seats, then the
+odd ones.  A side's loss rate is then the share of decided games its team lost, and the Elo
+difference is the two-player one, team against team.  Each player has an agent of its side,
+which also acts for the seats handed to it.
 
 Elo: with two players from A's share of decided games won; with more, from A's pairwise score
 against each B seat (1 when that B is the durak, 0 when A is, 1/2 when another B is).
@@ -30,6 +37,7 @@ from typing import Any, TextIO
 from rules_engine.actions import parse_action
 from rules_engine.ai import counts_iterations, make_agent, thinks_by_clock
 from rules_engine.deal import deal_from_seed
+from rules_engine.errors import DurakError
 from rules_engine.game import Game
 from rules_engine.observation import observation
 from rules_engine.rules import PROFILES, Rules
@@ -55,6 +63,7 @@ def _option(text: str) -> tuple[str, Any]:
 @dataclass
 class GameResult:
     seed: int
+    #: The seat of ``--a``; in a team game the parity of its team's seats (0: even, 1: odd).
     a_seat: int
     loser_side: str | None  # "a", "b" or None for a draw
     moves: int
@@ -76,12 +85,14 @@ def play_game(
     options_b: dict[str, Any] | None = None,
     max_moves: int = 2000,
 ) -> GameResult:
-    """One game: ``level_a`` at ``a_seat``, ``level_b`` elsewhere."""
-    game = Game(rules, deal_from_seed(players, seed))
+    """One game: ``level_a`` at ``a_seat``, ``level_b`` elsewhere (team games: ``level_a``
+    in every seat of the parity of ``a_seat``)."""
+    game = Game(rules, deal_from_seed(players, seed, deck=rules.deck))
+    teams = rules.teams != "none"
     agents = []
     sides = []
     for s in range(players):
-        side = "a" if s == a_seat else "b"
+        side = "a" if (s % 2 == a_seat % 2 if teams else s == a_seat) else "b"
         level = level_a if side == "a" else level_b
         opts = (options_a if side == "a" else options_b) or {}
         agents.append(make_agent(level, seed=seed * 7 + s, **opts))
@@ -90,7 +101,7 @@ def play_game(
     cpu: dict[str, list[float]] = {"a": [], "b": []}
     moves = 0
     while not game.finished and moves < max_moves:
-        seat = game.to_act
+        seat = game.player_to_act  # the player who acts (a partner, for a seat handed over)
         assert seat is not None
         obs = observation(game, seat)
         t0 = time.perf_counter()
@@ -108,8 +119,8 @@ def play_game(
         moves += 1
     if not game.finished:
         return GameResult(seed, a_seat, None, moves, times, "move cap", cpu)
-    loser = game.loser
-    return GameResult(seed, a_seat, None if loser is None else sides[loser], moves, times, cpu=cpu)
+    losers = game.losers
+    return GameResult(seed, a_seat, sides[losers[0]] if losers else None, moves, times, cpu=cpu)
 
 
 def _task(args: tuple[Any, ...]) -> GameResult:
@@ -152,7 +163,10 @@ def _pct(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
-def summarize(results: list[GameResult], players: int, level_a: str, level_b: str) -> str:
+def summarize(
+    results: list[GameResult], players: int, level_a: str, level_b: str, *, teams: bool = False
+) -> str:
+    """The report of a tournament; ``teams``: a team game, one team of each side."""
     n_games = len(results)
     draws = sum(1 for r in results if r.loser_side is None)
     a_lost = sum(1 for r in results if r.loser_side == "a")
@@ -160,21 +174,24 @@ def summarize(results: list[GameResult], players: int, level_a: str, level_b: st
     decided = a_lost + b_lost
     errors = [r for r in results if r.error]
     lines = []
+    a_seats = players // 2 if teams else 1
     lines.append(
         f"games={n_games} decided={decided} draws={draws} errors={len(errors)}"
-        f" (a={level_a} in 1 seat, b={level_b} in {players - 1})"
+        f" (a={level_a} in {a_seats} seat{'s' if a_seats > 1 else ''},"
+        f" b={level_b} in {players - a_seats}{', team against team' if teams else ''})"
     )
+    sides = 2 if teams else players
     lo, hi = wilson(a_lost, decided)
     lines.append(
         f"a {level_a:8s} loss rate {a_lost / max(decided, 1):6.1%}  95% CI [{lo:.1%}, {hi:.1%}]"
-        f"  ({a_lost}/{decided}; fair share {1 / players:.1%})"
+        f"  ({a_lost}/{decided}; fair share {1 / sides:.1%})"
     )
     lo, hi = wilson(b_lost, decided)
     lines.append(
         f"b {level_b:8s} loss rate {b_lost / max(decided, 1):6.1%}  95% CI [{lo:.1%}, {hi:.1%}]"
         f"  ({b_lost}/{decided}, any b seat)"
     )
-    if players == 2:
+    if sides == 2:
         score = b_lost / max(decided, 1)
     else:
         # pairwise score of A against each B seat
@@ -206,6 +223,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--rules", default="podkidnoy", choices=sorted(PROFILES))
+    parser.add_argument("--deck", type=int, default=36, choices=(24, 36, 52), help="pack size")
+    parser.add_argument(
+        "--show-trump", action="store_true", help="transfers by showing a trump (needs transfer)"
+    )
+    parser.add_argument("--teams", default="none", choices=("none", "2x2", "3x3"))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1, help="first deal seed")
     parser.add_argument(
@@ -240,7 +262,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--b-opt", type=_option, action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--log", default=None, help="append one JSON line per finished game")
     args = parser.parse_args(argv)
-    rules = PROFILES[args.rules]
+    spec: dict[str, Any] = {"profile": args.rules, "deck": args.deck, "teams": args.teams}
+    if args.show_trump:
+        spec["show_trump"] = True
+    try:
+        rules = Rules.from_spec(spec, players=args.players)
+    except DurakError as exc:
+        parser.error(str(exc))
+    teams = rules.teams != "none"
     opts_a: dict[str, Any] = dict(args.a_opt)
     opts_b: dict[str, Any] = dict(args.b_opt)
     for level, opts in ((args.a, opts_a), (args.b, opts_b)):
@@ -264,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     tasks = [
         (rules, args.players, args.seed + i, rot, args.a, args.b, opts_a, opts_b)
         for i in range(args.deals)
-        for rot in range(args.players)
+        for rot in range(2 if teams else args.players)
     ]
     start = time.perf_counter()
     results: list[GameResult] = []
@@ -286,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"tournament: --a {args.a} --b {args.b} --players {args.players} --deals {args.deals}"
         f" --rules {args.rules} --seed {args.seed}"
+        + (f" --deck {args.deck}" if args.deck != 36 else "")
+        + (" --show-trump" if args.show_trump else "")
+        + (f" --teams {args.teams}" if teams else "")
         + (f" --budget {args.budget}" if args.budget is not None else "")
         + (f" --iterations {args.iterations}" if args.iterations is not None else "")
         + (f" --a-iterations {args.a_iterations}" if args.a_iterations is not None else "")
@@ -295,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         + "".join(f" --b-opt {k}={v}" for k, v in args.b_opt)
         + f"  ({elapsed:.0f} s)"
     )
-    print(summarize(results, args.players, label_a, label_b))
+    print(summarize(results, args.players, label_a, label_b, teams=teams))
     return 0
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,7 @@ from bot.storage.throwaway_pg import (
     ThrowawayPostgres,
     start_throwaway_postgres,
 )
+from tests.storage_helpers import fresh_database
 
 settings.register_profile("dev", max_examples=40)
 settings.register_profile("ci", max_examples=150, print_blob=True)
@@ -54,6 +55,13 @@ def postgres_server() -> Iterator[ThrowawayPostgres]:
         server.stop()
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+async def postgres_url(postgres_server: ThrowawayPostgres) -> AsyncIterator[str]:
+    """A fresh, empty database on the session's PostgreSQL server, dropped after the test."""
+    async with fresh_database(postgres_server) as url:
+        yield url
 
 
 #: The bot's default database (``DATABASE_PATH``'s default, relative to the working directory)

@@ -9,15 +9,22 @@ seam of :class:`bot.storage.sql_store.SqlStore`: this module is the one place ou
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import asyncpg
+
 from bot.storage import GameRecord, LiveRecord, SeriesRecord, SqliteStorage, Storage
 from bot.storage.records import HistoryRecord
 from bot.storage.sql_store import SqlStore
+from bot.storage.throwaway_pg import ThrowawayPostgres
+
+_database_numbers = itertools.count(1)
 
 
 @asynccontextmanager
@@ -30,6 +37,27 @@ async def opened(path: Path) -> AsyncIterator[SqliteStorage]:
         yield storage
     finally:
         await storage.close()
+
+
+@asynccontextmanager
+async def fresh_database(server: ThrowawayPostgres) -> AsyncIterator[str]:
+    """A new, empty database on the throwaway PostgreSQL ``server`` (its URL), dropped at the
+    end even if a test left connections to it."""
+    name = f"durak_test_{os.getpid()}_{next(_database_numbers)}"
+    await _admin(server, f'CREATE DATABASE "{name}"')
+    try:
+        yield server.url(name)
+    finally:
+        await _admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+async def _admin(server: ThrowawayPostgres, statement: str) -> None:
+    """Run one statement on the server's own database (CREATE DATABASE needs no transaction)."""
+    admin = await asyncpg.connect(server.url())
+    try:
+        await admin.execute(statement)
+    finally:
+        await admin.close()
 
 
 # ------------------------------------------------------------------------------ reads

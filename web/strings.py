@@ -59,15 +59,28 @@ TABLE_STRINGS: dict[str, str] = {
     "seconds": N_("{n} s"),
     "choose_action": N_("What should this card do?"),
     "cannot_play": N_("{card} cannot be played now: {reason}"),
+    "cannot_beat": N_("{card} does not beat {attack}"),
+    "transfer_beside": N_(
+        "{card} does not beat {attack}: to transfer it, drop it on the table beside the attacks"
+    ),
+    "not_your_turn": N_("Not your turn"),
     "cancel": N_("Cancel"),
     "game_over": N_("Game over"),
     "series": N_("Series"),
     "rematch": N_("Rematch"),
     "end_series": N_("End series"),
+    "series_over": N_("The series is over."),
+    "new_game": N_("New game"),
+    "no_game": N_("There is no game at this table now."),
+    "new_game_failed": N_("A new game could not be dealt: try again."),
     "connecting": N_("Connecting…"),
     "reconnecting": N_("Connection lost: reconnecting…"),
     "closed": N_("The table was closed."),
     "no_token": N_("This link has no table in it: open the table again from the game's link."),
+    "bad_link": N_("This link is not valid: open the table again from the game's link."),
+    "not_in_discord": N_("This page is not running inside a Discord Activity."),
+    "signin_failed": N_("Discord did not sign you in: close the Activity and start it again."),
+    "signin_refused": N_("The sign-in through Discord was refused (error {status})."),
 }
 
 #: Both rooms' pages: the title and the name field.
@@ -131,6 +144,7 @@ ROOM_STRINGS: dict[str, str] = {
     "closed": N_("This room is closed."),
     "left": N_("You left this room."),
     "new_room": N_("Create a new room"),
+    "bad_invite": N_("This invite link is not valid: ask for the link again."),
     "reconnecting": N_("Connection lost: reconnecting…"),
 }
 

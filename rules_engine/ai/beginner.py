@@ -9,14 +9,15 @@ from typing import Any
 from rules_engine.actions import ATTACK, DEFEND, PASS, TAKE, TRANSFER
 from rules_engine.ai.base import Agent, Observation
 from rules_engine.ai.parsed import ParsedObservation
+from rules_engine.cards import RANK_OF, SUIT_MASK, beaters_table
 
 __all__ = ["BeginnerAgent", "card_cost"]
 
 
 def card_cost(card_index: int, trump: int) -> int:
-    """Rough value of a card: rank, plus 9 for a trump."""
-    rank, suit = card_index >> 2, card_index & 3
-    return rank + (9 if suit == trump else 0)
+    """Rough value of a card: rank (6 = 0, so a 2 of the 52-card pack is -4), plus 13 for a
+    trump (above every plain card)."""
+    return RANK_OF[card_index] + (13 if card_index & 3 == trump else 0)
 
 
 class BeginnerAgent(Agent):
@@ -42,7 +43,7 @@ class BeginnerAgent(Agent):
     def _absurd(view: ParsedObservation, code: int) -> bool:
         kind = code & 7
         if kind == TAKE:  # take although a plain card beats every uncovered attack
-            plain = view.hand & ~(0x111111111 << view.trump)
+            plain = view.hand & ~SUIT_MASK[view.trump]
             beaters = _plain_beaters(view.trump)
             u = view.uncovered
             while u:
@@ -53,7 +54,7 @@ class BeginnerAgent(Agent):
                     return False
             return True
         if kind == ATTACK and view.taking:  # a trump thrown into a take
-            return bool((code >> 3) & (0x111111111 << view.trump))
+            return bool((code >> 3) & SUIT_MASK[view.trump])
         return False
 
     @staticmethod
@@ -75,7 +76,5 @@ class BeginnerAgent(Agent):
 
 
 def _plain_beaters(trump: int) -> list[int]:
-    from rules_engine.cards import beaters_table
-
-    t = 0x111111111 << trump
+    t = SUIT_MASK[trump]
     return [b & ~t for b in beaters_table(trump)]

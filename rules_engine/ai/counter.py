@@ -7,7 +7,12 @@
   hold cards that would overload the defence.
 * Once only one opponent is left and the stock is empty (or holds just the face-up trump card),
   every card's place is known: it solves the position exactly (alpha-beta with a node cap) and
-  plays a winning move if there is one.
+  plays a winning move if there is one.  The solver plays the traditional two-player game: not
+  used when trumps can be shown or in team games (RULES.md §10.2, §10.3), where the heuristics
+  play on.
+
+It counts the game's own pack (24, 36 or 52 cards, RULES.md §10.1), and the trumps shown to
+transfer are known cards of their holders.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from rules_engine.ai.policy import (
 from rules_engine.ai.position import build_game, deterministic_fill
 from rules_engine.ai.solver import SearchAborted, Solver, state_from_game
 from rules_engine.ai.tracker import Tracker
-from rules_engine.cards import FULL_DECK_MASK
+from rules_engine.cards import PACK_MASK
 from rules_engine.game import Game
 
 __all__ = ["CounterAgent", "Counting", "perfect_hands"]
@@ -53,7 +58,7 @@ class Counting:
         for h in has:
             seen |= h
         self.has = has
-        self.unseen = FULL_DECK_MASK & ~seen
+        self.unseen = PACK_MASK[view.rules.deck] & ~seen
         unseen = self.unseen
 
         def still_unseen(masks: list[int]) -> list[int]:
@@ -80,7 +85,10 @@ def perfect_hands(
     view: ParsedObservation, counting: Counting
 ) -> tuple[list[int], list[int]] | None:
     """Every hand and the stock when their places are known: one opponent left, and the stock
-    empty or holding only the face-up trump card."""
+    empty or holding only the face-up trump card.  ``None`` also when the exact solver does not
+    play the game's rules (shown trumps, teams)."""
+    if view.rules.show_trump or view.rules.teams != "none":
+        return None
     active = [s for s in range(view.n) if not view.out >> s & 1]
     if len(active) != 2 or view.stock > 1:
         return None

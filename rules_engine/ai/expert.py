@@ -32,6 +32,12 @@ showed it lacks), ``w_declined`` (of plain cards of a rank a seat could have tra
 but did not), and the casual policy's parameters (:class:`~rules_engine.ai.policy.Params`).
 Any other option name is refused (:class:`ValueError`).  The alternatives measured and found
 useless are not options any more; their measurements are in docs/AI.md.
+
+The table options (RULES.md §10): deals are sampled from the game's own pack; a shown trump is a
+known card of its holder, and a show is a candidate like a transfer; in a team game the score is
+the team's (1 when the other team loses, 0 when its own does, 1/2 for a draw), so the search
+holds back from going out when that would leave a partner to lose.  The exact solver plays the
+traditional two-player game only: not used with shown trumps or teams.
 """
 
 from __future__ import annotations
@@ -41,13 +47,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rules_engine.actions import DEFEND, PASS, TAKE, TRANSFER
+from rules_engine.actions import DEFEND, PASS, SHOW, TAKE, TRANSFER
 from rules_engine.ai.base import Agent, Observation
 from rules_engine.ai.counter import Counting, perfect_hands, solve_exact
 from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.policy import (
     DEFAULT,
-    VALUE,
+    VALUES,
     Params,
     casual_code,
     lowest,
@@ -55,7 +61,7 @@ from rules_engine.ai.policy import (
 )
 from rules_engine.ai.position import build_game, deterministic_fill, fast_clone
 from rules_engine.ai.solver import SearchAborted, Solver, state_from_game
-from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, iter_bits
+from rules_engine.cards import ORDER, RANK_MASK, RANK_OF, SUIT_MASK, iter_bits
 from rules_engine.game import Game
 from rules_engine.phase import Phase
 
@@ -181,9 +187,9 @@ def candidates(g: Game, legal: Sequence[int], preferred: int, limit: int = 10) -
     assert seat is not None
     legal_set = set(legal)
     trump = g.trump
-    val = VALUE[trump]
+    val = VALUES[g.rules.deck][trump]
     tmask = SUIT_MASK[trump]
-    hand = g.hands[seat]
+    hand = g.seat_hand(seat)
     out: list[int] = [preferred]
 
     def add(code: int) -> None:
@@ -193,7 +199,7 @@ def candidates(g: Game, legal: Sequence[int], preferred: int, limit: int = 10) -
     if g.phase is Phase.DEFEND:
         add(TAKE)  # before the card choices: a long list must not crowd it out
         for c in legal:
-            if c & 7 == TRANSFER:
+            if c & 7 == TRANSFER or c & 7 == SHOW:
                 add(c)
         for a in sorted(iter_bits(g.uncovered), key=lambda x: -val[x]):
             bs = hand & g.beaters[a]
@@ -203,7 +209,7 @@ def candidates(g: Game, legal: Sequence[int], preferred: int, limit: int = 10) -
                 add(DEFEND | (a | lowest(plain, trump) << 6) << 3)
             if trumps:
                 add(DEFEND | (a | lowest(trumps, trump) << 6) << 3)
-                high = trumps.bit_length() - 1
+                high = max(iter_bits(trumps), key=ORDER.__getitem__)
                 add(DEFEND | (a | high << 6) << 3)
     else:
         add(PASS)  # (only legal when adding): before the card choices, as take above
@@ -216,7 +222,7 @@ def candidates(g: Game, legal: Sequence[int], preferred: int, limit: int = 10) -
             rem ^= cards
             ranks.append(cards)
         ranks.sort(key=lambda m: val[lowest(m, trump)])
-        for cards in ranks:
+        for cards in ranks:  # (the cards of one rank: the lowest bit is the first suit)
             plain = cards & ~tmask
             if plain:
                 add((plain & -plain) << 3)
@@ -471,9 +477,10 @@ class ExpertAgent(Agent):
         return best
 
     def _evaluate(self, g: Game, me: int, deadline: float) -> float:
-        """1 when ``me`` is not the durak at the end of a playout, 0 when it is (1/2: draw)."""
+        """1 when ``me`` is not the durak at the end of a playout, 0 when it is (1/2: draw);
+        in a team game, when ``me``'s team is not the losing team."""
         params = self.params
-        solve_stock = self.solve_stock
+        solve_stock = self.solve_stock if _solvable(g) else -1
         epsilon = self.playout_epsilon(g.n)
         rand = self.rng.random
         check = 0
@@ -500,9 +507,9 @@ class ExpertAgent(Agent):
                     raise _OutOfTime
                 if check > _PLAYOUT_CAP:  # with transfers, cards can circle for ever
                     return 0.5
-        if g.loser is None:
+        if g.draw or not g.finished:
             return 0.5
-        return 0.0 if g.loser == me else 1.0
+        return 0.0 if me in g.losers else 1.0
 
     def _small(self, g: Game) -> bool:
         """Whether an empty-stock position is small enough to solve in a playout."""
@@ -548,6 +555,11 @@ class ExpertAgent(Agent):
             solver = Solver(g.trump, g.rules.transfer, (), node_cap=self.node_cap, clock=self.clock)
             self._endgame, self._endgame_key = solver, key
         return solver
+
+
+def _solvable(g: Game) -> bool:
+    """Whether the exact two-player solver plays ``g``'s rules: not with shown trumps or teams."""
+    return not g.rules.show_trump and g.rules.teams == "none"
 
 
 class _OutOfTime(Exception):

@@ -21,7 +21,9 @@ A yardstick for the other levels (issue 13), written from the paper, not from th
   node's wins are counted from the seat that made the action leading to it.
 
 The move played is the root action with the most visits.  Options: ``iterations`` (300),
-``c`` (0.7).  Deterministic given the seed; no clock, no I/O.
+``c`` (0.7).  Deterministic given the seed; no clock, no I/O.  With the table options
+(RULES.md §10) the determinizations come from the game's pack, and in a team game every seat
+of the losing team is rewarded 0 (the reward of a seat is its team's).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from rules_engine.ai.base import Agent, Observation
 from rules_engine.ai.parsed import ParsedObservation
 from rules_engine.ai.position import build_game, deterministic_fill, unseen_mask
 from rules_engine.ai.tracker import Tracker
-from rules_engine.cards import SUIT_MASK, iter_bits
+from rules_engine.cards import RANK_OF, iter_bits
 from rules_engine.game import Game
 
 __all__ = ["ISMCTSAgent", "Node", "determinize", "rollout", "rollout_code", "search", "select"]
@@ -41,8 +43,6 @@ __all__ = ["ISMCTSAgent", "Node", "determinize", "rollout", "rollout_code", "sea
 _ATTACK, _DEFEND, _TRANSFER, _TAKE, _PASS = 0, 1, 2, 3, 4
 #: Rollouts longer than this (deterministic play can pass cards round and round) score a draw.
 _ROLLOUT_CAP = 1000
-_FULL = (1 << 36) - 1
-_PLAIN: tuple[int, ...] = tuple(_FULL & ~SUIT_MASK[t] for t in range(4))
 
 
 class Node:
@@ -97,7 +97,7 @@ def rollout_code(g: Game, legal: tuple[int, ...]) -> int:
         for code in legal:
             if code & 7 == _DEFEND:
                 d = code >> 9
-                value = (d >> 2) + (9 if d & 3 == trump else 0)
+                value = RANK_OF[d] + (13 if d & 3 == trump else 0)
                 if value < best_value:
                     best_value = value
                     best = code
@@ -113,7 +113,7 @@ def rollout_code(g: Game, legal: tuple[int, ...]) -> int:
         is_trump = c & 3 == trump
         if is_trump and not opening:
             continue  # never throw in a trump
-        value = (c >> 2) + (9 if is_trump else 0)
+        value = RANK_OF[c] + (13 if is_trump else 0)
         if value < best_value:
             best_value = value
             best = code
@@ -130,10 +130,11 @@ def rollout(g: Game) -> list[float]:
             return [0.5] * g.n
         g.apply_code(rollout_code(g, g.legal_codes()))
         moves += 1
-    if g.loser is None:
+    if g.draw:
         return [0.5] * g.n
     rewards = [1.0] * g.n
-    rewards[g.loser] = 0.0
+    for seat in g.losers:  # the durak, or every seat of the losing team
+        rewards[seat] = 0.0
     return rewards
 
 
@@ -231,10 +232,11 @@ class ISMCTSAgent(Agent):
         if len(view.legal) == 1:
             return view.legal_text[0]
         root = search(view, self.iterations, self.rng, self.c)
+        seat = view.to_act if view.to_act is not None else view.seat
         best = view.legal[0]
         best_visits = -1
         for code in view.legal:
-            child = root.children.get(code << 3 | view.seat)
+            child = root.children.get(code << 3 | seat)
             visits = child.visits if child is not None else 0
             if visits > best_visits:
                 best_visits = visits

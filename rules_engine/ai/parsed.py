@@ -1,7 +1,9 @@
 """An observation (SCENARIOS.md "The agent protocol") parsed into bitmasks and action codes.
 
 Everything here is derived from the observation dict alone, so an AI built on it sees exactly
-what its seat may know (RULES.md §8).
+what its seat may know (RULES.md §8).  ``seat`` is the observing player; in a team game
+(RULES.md §10.3) that player may act for another seat, ``to_act``, whose number the legal
+actions carry, and ``played_by`` says who plays each seat.
 """
 
 from __future__ import annotations
@@ -63,10 +65,13 @@ class ParsedObservation:
         "legal",
         "legal_text",
         "limit",
+        "losers",
         "n",
         "obs",
         "out",
+        "played_by",
         "round",
+        "round_shown",
         "rules",
         "seat",
         "shown",
@@ -74,6 +79,7 @@ class ParsedObservation:
         "table_attacks",
         "table_defences",
         "taking",
+        "to_act",
         "trump",
         "trump_card",
     )
@@ -108,6 +114,14 @@ class ParsedObservation:
         self.finished = bool(obs.get("finished"))
         self.round = int(obs.get("round") or 0)
         self.shown = [card_index(str(c)) for c in obs.get("shown") or []]
+        self.round_shown = [card_index(str(c)) for c in obs.get("round_shown") or []]
+        played_by = obs.get("played_by")
+        self.played_by: list[int] = (
+            [int(s) for s in played_by]
+            if isinstance(played_by, list) and len(played_by) == self.n
+            else list(range(self.n))
+        )
+        self.losers: list[int] = [int(s) for s in obs.get("losers") or []]
         known = obs.get("known")
         self.known_given = isinstance(known, list) and len(known) == self.n
         self.known: list[int] = (
@@ -118,6 +132,11 @@ class ParsedObservation:
         self.history: list[tuple[int, int]] = [parse_code(t) for t in obs.get("history") or []]
         self.legal_text: list[str] = list(obs.get("legal") or [])
         self.legal: list[int] = [parse_code(t)[1] for t in self.legal_text]
+        #: The seat this player acts for now: its own, or (team games) a partner's seat.
+        to_act = obs.get("to_act")
+        if self.legal_text:
+            to_act = parse_code(self.legal_text[0])[0]
+        self.to_act: int | None = None if to_act is None else int(to_act)
 
     @property
     def table_mask(self) -> int:

@@ -26,7 +26,8 @@ __all__ = ["SearchAborted", "Solver", "State", "state_from_game"]
 
 State = tuple[int, int, int, int, int, int, int, int, bool, int, int]
 
-_NIBBLE_LOW = 0x111111111
+#: The lowest card of each rank's four bits, for the 13 ranks of every pack.
+_NIBBLE_LOW = sum(1 << (4 * r) for r in range(13))
 
 
 def _subsets(cards: list[int]) -> tuple[int, ...]:
@@ -38,7 +39,7 @@ def _subsets(cards: list[int]) -> tuple[int, ...]:
 #: For every set of cards of one rank, its non-empty subsets.
 _SUBSETS: dict[int, tuple[int, ...]] = {
     mask: _subsets(list(iter_bits(mask)))
-    for mask in (pattern << (4 * rank) for rank in range(9) for pattern in range(1, 16))
+    for mask in (pattern << (4 * rank) for rank in range(13) for pattern in range(1, 16))
 }
 
 

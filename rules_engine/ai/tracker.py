@@ -13,18 +13,31 @@ an attacker who passes lacks cheap plain cards of the ranks on the table.  Those
 (a player may choose to take, or to keep a card); they are "fresh" until the seat draws again.
 Kept apart, as the counter does not use it: a defender who defends or takes where it could
 have transferred probably lacks plain cards of the attacks' rank ("declined").
+
+The table options (RULES.md §10) are replayed too: the pack's size sets the stock; a ``show``
+passes the attack on like a transfer and makes the shown trump a known card of its holder; in
+a team game no seat is skipped, seats pass to partners as players go out, and a seat's cards
+come from (and a take goes to) the player who plays it.  Sizes, known cards and inferences are
+per player.
 """
 
 from __future__ import annotations
 
-from rules_engine.actions import ATTACK, DEFEND, PASS, TAKE, TRANSFER
+from rules_engine.actions import ATTACK, DEFEND, PASS, SHOW, TAKE, TRANSFER
 from rules_engine.ai.parsed import ParsedObservation
-from rules_engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, beaters_table
+from rules_engine.cards import PACK_MASK, PACK_SIZES, RANK_MASK, RANK_OF, SUIT_MASK, beaters_table
 from rules_engine.phase import Phase
 
 __all__ = ["Tracker"]
 
-_LOW_RANKS = sum(RANK_MASK[r] for r in range(5))  # 6..10
+#: The cheap ranks of each pack: its five lowest (6..10 of the 36 cards).
+_LOW_RANKS: dict[int, int] = {
+    deck: sum(
+        RANK_MASK[r]
+        for r in sorted({RANK_OF[c] for c in range(52) if PACK_MASK[deck] >> c & 1})[:5]
+    )
+    for deck in PACK_SIZES
+}
 
 
 class _Inconsistent(Exception):
@@ -58,10 +71,12 @@ class Tracker:
         "ok",
         "out",
         "picked",
+        "played_by",
         "rules",
         "sizes",
         "stock",
         "taking",
+        "teams",
         "trump",
         "trump_card",
         "view",
@@ -76,7 +91,9 @@ class Tracker:
         self._plain_beaters = [b & ~t_mask for b in beaters_table(view.trump)]
         self.trump_card = view.trump_card if view.trump_card is not None else trump_card
         self.sizes = [6] * n
-        self.stock = 36 - 6 * n
+        self.stock = self.rules.deck - 6 * n
+        self.teams = self.rules.teams != "none"
+        self.played_by = list(range(n))
         self.out = 0
         self.discard = 0
         self.known = [0] * n
@@ -90,7 +107,7 @@ class Tracker:
         self.ok = False
         history = view.history
         first_leader = history[0][0] if history else (view.leader or 0)
-        if view.shown and (n < 6 or len(view.shown) == 2):
+        if view.shown and (self.stock > 0 or len(view.shown) == 2):
             self.known[first_leader] |= 1 << view.shown[0]
         try:
             self._start_round(first_leader)
@@ -101,7 +118,7 @@ class Tracker:
 
     # ------------------------------------------------------------------ seats
     def _next_active(self, seat: int) -> int:
-        n, out = self.n, self.out
+        n, out = self.n, 0 if self.teams else self.out
         s = (seat + 1) % n
         for _ in range(n):
             if not out >> s & 1:
@@ -110,7 +127,7 @@ class Tracker:
         return s
 
     def _prev_active(self, seat: int) -> int:
-        n, out = self.n, self.out
+        n, out = self.n, 0 if self.teams else self.out
         s = (seat - 1) % n
         for _ in range(n):
             if not out >> s & 1:
@@ -120,6 +137,11 @@ class Tracker:
 
     def _compute_attackers(self) -> tuple[int, ...]:
         d = self.defender
+        if self.teams:  # the defender's opponents, the leader first (RULES.md §10.3)
+            n = self.n
+            if self.rules.throw_in == "neighbours":
+                return ((d - 1) % n, (d + 1) % n)
+            return tuple(s for s in ((self.attacker + i) % n for i in range(n)) if (s - d) % 2)
         if self.rules.throw_in == "neighbours":
             prev, nxt = self._prev_active(d), self._next_active(d)
             return (prev,) if prev == nxt else (prev, nxt)
@@ -145,7 +167,7 @@ class Tracker:
         self.taking = False
         self._passed = 0
         cap = self._cap()
-        size = self.sizes[self.defender]
+        size = self.sizes[self.played_by[self.defender]]
         self.limit = cap if cap < size else size
         self._attackers = self._compute_attackers()
 
@@ -153,9 +175,10 @@ class Tracker:
         d = self.defender
         table = self._table
         if self.taking:
-            self.sizes[d] += table.bit_count()
-            self.known[d] |= table
-            self.picked[d] |= table
+            taker = self.played_by[d]
+            self.sizes[taker] += table.bit_count()
+            self.known[taker] |= table
+            self.picked[taker] |= table
         else:
             self.discard |= table
         if self.stock:
@@ -182,13 +205,30 @@ class Tracker:
             for s in range(self.n):
                 if self.sizes[s] == 0:
                     self.out |= 1 << s
-            if self.n - self.out.bit_count() <= 1:
+            if self.teams:
+                self._hand_over()
+            elif self.n - self.out.bit_count() <= 1:
                 raise _Inconsistent  # the game would be over
         self.first_round = False
-        if self.taking or self.out >> d & 1:
+        if self.taking or (not self.teams and self.out >> d & 1):
             self._start_round(self._next_active(d))
         else:
             self._start_round(d)
+
+    def _hand_over(self) -> None:
+        """Team games: the seats of players who are out pass to partners (RULES.md §10.3)."""
+        n, out = self.n, self.out
+        for team in (0, 1):
+            if all(out >> p & 1 for p in range(team, n, 2)):
+                raise _Inconsistent  # the game would be over
+        for seat in range(n):
+            player = self.played_by[seat]
+            if out >> player & 1:
+                self.played_by[seat] = next(
+                    (player + step) % n
+                    for step in range(2, n, 2)
+                    if not out >> (player + step) % n & 1
+                )
 
     def _is_addition(self, seat: int, mask: int) -> bool:
         if not self._n_att or seat not in self._attackers or self._passed >> seat & 1:
@@ -215,7 +255,7 @@ class Tracker:
                 cont = self._is_addition(seat, mask)
                 if cont and self.taking:
                     if i + 1 < len(history):
-                        cont = history[i + 1][1] & 7 not in (DEFEND, TRANSFER, TAKE)
+                        cont = history[i + 1][1] & 7 not in (DEFEND, TRANSFER, SHOW, TAKE)
                     else:  # the last action: a new round shows just these cards
                         v = self.view
                         table = sum(1 << c for c in v.table_attacks)
@@ -239,25 +279,36 @@ class Tracker:
         target = self.sizes[self._next_active(self.defender)]
         return (cap if cap < target else target) > self._n_att
 
+    def _pass_on(self, seat: int) -> None:
+        """A transfer or a show: ``seat`` attacks, the next seat defends every attack."""
+        self.attacker = seat
+        self.defender = d = self._next_active(seat)
+        cap = self._cap()
+        size = self.sizes[self.played_by[d]]
+        self.limit = cap if cap < size else size
+        self._passed = 0
+        self._attackers = self._compute_attackers()
+
     def _apply(self, seat: int, code: int) -> None:
         kind = code & 7
+        player = self.played_by[seat]
         if (kind == DEFEND or kind == TAKE) and self._could_transfer():  # noqa: SIM109
             low = self._uncovered & -self._uncovered
             rank = RANK_MASK[RANK_OF[low.bit_length() - 1]]
-            self.declined[seat] |= rank & ~SUIT_MASK[self.trump]
+            self.declined[player] |= rank & ~SUIT_MASK[self.trump]
         if kind == DEFEND:
             a = (code >> 3) & 63
             b = code >> 9
-            self.sizes[seat] -= 1
-            self.known[seat] &= ~(1 << b)
+            self.sizes[player] -= 1
+            self.known[player] &= ~(1 << b)
             self._table |= 1 << b
             self._uncovered &= ~(1 << a)
             self._addable |= RANK_MASK[RANK_OF[b]]
             self._passed = 0
         elif kind == ATTACK or kind == TRANSFER:  # noqa: SIM109
             mask = code >> 3
-            self.sizes[seat] -= mask.bit_count()
-            self.known[seat] &= ~mask
+            self.sizes[player] -= mask.bit_count()
+            self.known[player] &= ~mask
             self._table |= mask
             self._uncovered |= mask
             self._n_att += mask.bit_count()
@@ -267,13 +318,10 @@ class Tracker:
                 m ^= low
                 self._addable |= RANK_MASK[RANK_OF[low.bit_length() - 1]]
             if kind == TRANSFER:
-                self.attacker = seat
-                self.defender = d = self._next_active(seat)
-                cap = self._cap()
-                size = self.sizes[d]
-                self.limit = cap if cap < size else size
-                self._passed = 0
-                self._attackers = self._compute_attackers()
+                self._pass_on(seat)
+        elif kind == SHOW:
+            self.known[player] |= code >> 3  # the shown trump stays in view (RULES.md §10.2)
+            self._pass_on(seat)
         elif kind == TAKE:
             lacks = 0
             u = self._uncovered
@@ -281,13 +329,14 @@ class Tracker:
                 low = u & -u
                 u ^= low
                 lacks |= self._plain_beaters[low.bit_length() - 1]
-            self.lacks[seat] |= lacks
+            self.lacks[player] |= lacks
             self.taking = True
             self._passed = 0
         else:
             # declined to add: lacks cheap plain cards of the ranks on the table
             if self._n_att < self.limit:
-                self.lacks[seat] |= self._addable & _LOW_RANKS & ~SUIT_MASK[self.trump]
+                low_ranks = _LOW_RANKS[self.rules.deck]
+                self.lacks[player] |= self._addable & low_ranks & ~SUIT_MASK[self.trump]
             self._passed |= 1 << seat
 
     def _matches(self) -> bool:

@@ -5,8 +5,9 @@ steered through extra keys of the observation (agents ignore unknown keys):
 
 * ``test-crash``: the worker process dies (``os._exit``) mid-move.
 * ``test-raise``: the agent raises.
-* ``test-sleep``: sleeps ``obs["test_sleep_s"]`` seconds, then plays the casual move (and
-  creates the file ``obs["test_done_file"]`` if given: the move was finished).
+* ``test-sleep``: sleeps ``obs["test_sleep_s"]`` seconds, then plays the casual move; it
+  creates the file ``obs["test_started_file"]`` (if given) when the move starts, and
+  ``obs["test_done_file"]`` when it is finished.
 * ``test-pid``: answers ``"pid <worker pid> moves <moves this agent made>"`` (not an action:
   lets tests see where an agent lives and whether its state is kept).
 """
@@ -35,6 +36,8 @@ class RaiseAgent(Agent):
 
 class SleepAgent(CasualAgent):
     def choose(self, obs: Observation) -> str:
+        if "test_started_file" in obs:
+            Path(str(obs["test_started_file"])).touch()
         time.sleep(float(obs.get("test_sleep_s", 0.0)))
         if "test_done_file" in obs:
             Path(str(obs["test_done_file"])).touch()

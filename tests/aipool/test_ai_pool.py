@@ -72,6 +72,17 @@ async def reaped(pid: int | None) -> bool:
     return not alive(pid)
 
 
+async def move_started(path: Path) -> None:
+    """Wait until a ``test-sleep`` move given ``test_started_file=path`` runs in a worker:
+    the worker creates the file as the move starts (looked for every 10 ms, at most 10 s:
+    a hang guard, not a measurement)."""
+    for _ in range(1000):
+        if path.exists():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the move never started ({path} was not created)")
+
+
 @pytest.fixture(autouse=True)
 def no_leaked_workers() -> Iterator[None]:
     """Every test leaves no worker process behind (pools are closed even on failure)."""
@@ -180,18 +191,19 @@ async def test_a_failed_move_plays_the_fallback(
 
 
 async def test_worker_killed_from_outside_is_replaced(
-    make_pool: PoolFactory, caplog: pytest.LogCaptureFixture
+    make_pool: PoolFactory, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     """The death is noticed on the worker's pipe: the pool's clock never reaches the hard
     limit here, so the move can only be answered that way."""
     pool = await make_pool(1, clock=ManualClock())
     game = positions(1, seed=6)[0]
-    obs = obs_of(game, test_sleep_s=5.0)
+    started = tmp_path / "started"
+    obs = obs_of(game, test_sleep_s=5.0, test_started_file=str(started))
     with caplog.at_level(logging.WARNING, logger="bot.ai_pool"):
         task = asyncio.ensure_future(
             pool.decide(7, "g", game.to_act or 0, "test-sleep", 2, obs, hard_limit_s=1.0)
         )
-        await asyncio.sleep(0.2)
+        await move_started(started)
         pid = pool.worker_pids()[0]
         assert pid is not None
         os.kill(pid, 9)
@@ -259,6 +271,12 @@ class FlakyPool(BoundedPool):
             raise OSError("no process can be started (test)")
         return super()._spawn()
 
+    async def admin_done(self) -> None:
+        """Wait until the admin thread has done what it was given before (a start runs
+        there, and its failure is handled as it ends): a no-op through its one-thread
+        queue, answered after them."""
+        await asyncio.get_running_loop().run_in_executor(self._admin, lambda: None)
+
 
 async def test_a_slot_that_fails_to_start_is_retried_until_it_serves_and_logs_rarely(
     caplog: pytest.LogCaptureFixture,
@@ -279,7 +297,7 @@ async def test_a_slot_that_fails_to_start_is_retried_until_it_serves_and_logs_ra
                 assert move == casual_move(obs, seed)
             for _ in range(62):  # 62 s of the pool's clock, in steps
                 await clock.advance(1)
-                await asyncio.sleep(0.01)  # a failed start runs in the admin thread
+                await pool.admin_done()  # a start due now has failed
             assert pool.failures_left == 0 and pool.health().down == 1
             await clock.advance(1)  # the ninth start
             for _ in range(500):  # the real start (a hang guard, not a measurement)
@@ -302,15 +320,16 @@ async def test_a_slot_that_fails_to_start_is_retried_until_it_serves_and_logs_ra
 
 # ------------------------------------------------------------------------ fairness
 async def test_a_channel_does_not_wait_behind_another_channels_backlog(
-    make_pool: PoolFactory,
+    make_pool: PoolFactory, tmp_path: Path
 ) -> None:
     pool = await make_pool(1)
     game = positions(1, seed=12)[0]
-    slow = obs_of(game, test_sleep_s=0.25)
+    started = tmp_path / "started"
+    slow = obs_of(game, test_sleep_s=0.25, test_started_file=str(started))
     backlog = [
         asyncio.ensure_future(pool.decide(1, "flood", 0, "test-sleep", i, slow)) for i in range(8)
     ]  # 2 s of work in channel 1
-    await asyncio.sleep(0.05)  # the first of them is in the worker now
+    await move_started(started)  # the first of them is in the worker now
     text = await pool.decide(2, "human", game.to_act or 0, AUTOPILOT_LEVEL, 1, obs_of(game))
     assert text in game.legal_text()
     assert sum(t.done() for t in backlog) <= 2  # about one move, not the backlog of 8
@@ -318,30 +337,37 @@ async def test_a_channel_does_not_wait_behind_another_channels_backlog(
         t.cancel()
 
 
-async def test_cheap_move_goes_before_many_expensive_tables(make_pool: PoolFactory) -> None:
+async def test_cheap_move_goes_before_many_expensive_tables(
+    make_pool: PoolFactory, tmp_path: Path
+) -> None:
     """The issue's fault: many AI-only tables each with a slow move queued (one per channel,
     as the service plays them) must not make a casual seat wait for all of them."""
     pool = await make_pool(1)
     game = positions(1, seed=13)[0]
-    slow = obs_of(game, test_sleep_s=0.2)
+    started = tmp_path / "started"
+    slow = obs_of(game, test_sleep_s=0.2, test_started_file=str(started))
 
     played = 0  # slow moves answered so far
+    answered = asyncio.Event()  # set at each of them
 
     async def table(channel: int) -> None:
         nonlocal played
         for move in range(20):
             await pool.decide(channel, f"ai{channel}", 0, "test-sleep", move, slow)
             played += 1
+            answered.set()
 
     tables = [asyncio.ensure_future(table(c)) for c in range(10, 16)]  # 6 × 0.2 s a round
     try:
-        await asyncio.sleep(0.5)  # every table has played or queued moves by now
+        await move_started(started)  # every table has queued a move, one of them is played
         waited_for = []
-        for _ in range(2):
+        for probe in range(2):
+            if probe:  # the second comes once another slow move was answered
+                answered.clear()
+                await answered.wait()
             before = played
             await pool.decide(2, "human", game.to_act or 0, AUTOPILOT_LEVEL, 1, obs_of(game))
             waited_for.append(played - before)
-            await asyncio.sleep(0.1)
         # the move in flight, not the other 5–6 tables' moves as in a FIFO
         assert max(waited_for) <= 2, waited_for
     finally:
@@ -354,7 +380,7 @@ async def test_cheap_move_goes_before_many_expensive_tables(make_pool: PoolFacto
 async def test_close_stops_every_worker_and_refuses_later_moves(tmp_path: Path) -> None:
     pool = AIPool(2, levels=TEST_LEVELS)
     game = positions(1, seed=14)[0]
-    finished = tmp_path / "finished"
+    started, finished = tmp_path / "started", tmp_path / "finished"
     try:
         await pool.start(wait=True)
         pids = pool.worker_pids()
@@ -366,14 +392,19 @@ async def test_close_stops_every_worker_and_refuses_later_moves(tmp_path: Path) 
                 game.to_act or 0,
                 "test-sleep",
                 1,
-                obs_of(game, test_sleep_s=0.3, test_done_file=str(finished)),
+                obs_of(
+                    game,
+                    test_sleep_s=0.3,
+                    test_started_file=str(started),
+                    test_done_file=str(finished),
+                ),
                 hard_limit_s=60.0,
             )
         )
         queued = asyncio.ensure_future(
             pool.decide(1, "g", game.to_act or 0, "casual", 1, obs_of(game))
         )
-        await asyncio.sleep(0.1)
+        await move_started(started)  # busy in a worker; the channel's next move queued
     finally:
         await pool.close()
     # a busy worker is killed, not left to finish its move (a polite stop would let the 0.3 s
@@ -437,16 +468,19 @@ async def test_busy_cheap_channels_do_not_starve_an_expensive_one(
     game = positions(1, seed=15)[0]
     obs = obs_of(game)
     done = 0
+    flowing = asyncio.Event()  # the flood flows: each answer brings its channel's next move
 
     async def chatty(channel: int) -> None:
         nonlocal done
         for _ in range(5000):
             await pool.decide(channel, f"chatty{channel}", game.to_act or 0, "casual", 1, obs)
             done += 1
+            if done >= 4:
+                flowing.set()
 
     flood = [asyncio.ensure_future(chatty(c)) for c in range(1, 5)]
     try:
-        await asyncio.sleep(0.1)
+        await flowing.wait()
         slow = obs_of(game, test_sleep_s=0.1)
         await asyncio.wait_for(pool.decide(9, "slow", 0, "test-sleep", 1, slow), 5)
         assert done < 4 * 5000  # served while the flood still went on

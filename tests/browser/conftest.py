@@ -10,14 +10,22 @@ skipping.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
 
-from .support import CHROMIUM, LocalTable, chromium_problem, launch_chromium
+from .support import (
+    CHROMIUM,
+    LocalTable,
+    TablePage,
+    chromium_problem,
+    launch_chromium,
+    local_webs,
+    open_page,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -44,22 +52,25 @@ async def browser() -> AsyncIterator[Any]:
 
 
 @pytest_asyncio.fixture
-async def local_table(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+async def local_table(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[LocalTable]]]:
     """Makes a :class:`LocalTable`: the service and the web server on 127.0.0.1 (a free
     port), one player against AI seats; every one made is closed after the test."""
-    made: list[LocalTable] = []
-
-    async def make(**kwargs: Any) -> LocalTable:
-        table = LocalTable(tmp_path / f"web{len(made)}.sqlite3", **kwargs)
-        made.append(table)
-        await table.start()
-        return table
-
-    try:
+    async with local_webs(LocalTable, tmp_path, "web") as make:
         yield make
-    finally:
-        for table in reversed(made):
-            await table.close()
+
+
+@pytest_asyncio.fixture
+async def table_page(
+    browser: Any, local_table: Callable[..., Awaitable[LocalTable]]
+) -> Callable[..., Awaitable[tuple[LocalTable, TablePage]]]:
+    """``await table_page(**options)``: a :class:`LocalTable` made with ``options`` and its
+    player's page, open in the browser at the first table and hand."""
+
+    async def make(**options: Any) -> tuple[LocalTable, TablePage]:
+        table = await local_table(**options)
+        return table, await open_page(browser, table.url())
+
+    return make
 
 
 __all__ = ["CHROMIUM"]

@@ -39,7 +39,12 @@ async def new_page(browser: Any, **context: Any) -> Any:
     ctx = await browser.new_context(**{"viewport": DESKTOP, "reduced_motion": "reduce", **context})
     page = await ctx.new_page()
     page.dialogs = []
-    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+
+    async def dismiss(dialog: Any) -> None:  # noted, then closed: the page goes on
+        page.dialogs.append(dialog.message)
+        await dialog.dismiss()
+
+    page.on("dialog", dismiss)
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     return page
@@ -66,6 +71,20 @@ async def join_room(page: Any, invite: str, name: str) -> None:
     await expect(page.locator("#join")).to_be_visible()
     await page.fill("#name", name)
     await page.click("#join-button")
+
+
+async def game_of_two(browser: Any, base: str) -> tuple[Any, Any]:
+    """Ann opens a room of two seats at ``base``, Bob joins by her invite link, and Ann
+    starts the game: their two pages."""
+    from playwright.async_api import expect
+
+    ann = await new_page(browser)
+    invite = await create_room(ann, base, "Ann", seats=2)
+    bob = await new_page(browser)
+    await join_room(bob, invite, "Bob")
+    await expect(ann.locator("#seats .seat-name")).to_have_count(2)
+    await ann.click("#start")
+    return ann, bob
 
 
 async def table_in(page: Any) -> FrameTable:

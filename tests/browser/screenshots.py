@@ -17,7 +17,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from .support import PHONE, LocalTable, TablePage, launch_chromium, open_page
+from .support import PHONE, LocalTable, TablePage, animations_done, launch_chromium, open_page
 
 SEED = 21
 PLAYERS = 4
@@ -60,7 +60,7 @@ async def take(out: Path, seed: int = SEED) -> list[Path]:
                     await phone.expect(phone.hand).to_have_attribute("data-version", version)
                     for player, size in ((phone, "phone"), (desktop, "desktop")):
                         path = out / f"{name}-{size}.png"
-                        await player.page.wait_for_timeout(300)  # the fan settles
+                        await animations_done(player.page)  # the fan settles
                         await player.page.screenshot(path=str(path))
                         written.append(path)
 

@@ -4,15 +4,17 @@ only through what a player sees and presses (buttons by their accessible names).
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import itertools
 import os
 import re
 import secrets
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.ai_pool import ThreadAI
 from bot.limits import MAX_TIMEOUT
@@ -38,6 +40,17 @@ PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1280, "height": 800}
 #: The most moves a whole game may take before a test gives up (a game takes far fewer).
 MAX_MOVES = 400
+#: Counts the sockets the page opens (``window.sockets``), as the page opens them.
+COUNT_SOCKETS = """
+window.sockets = 0;
+window.WebSocket = class extends window.WebSocket {
+  constructor(...args) {
+    super(...args);
+    window.sockets += 1;
+  }
+};
+"""
+
 #: Any attribute value (Playwright matches attributes against a regular expression).
 _ANY = re.compile(r".+")
 
@@ -70,6 +83,21 @@ async def open_page(
     await page.goto(url)
     await player.ready()
     return player
+
+
+async def page_barrier(page: Any) -> None:
+    """Wait until ``page`` has run every task queued on it before now: a task queued after
+    them answers over the same connection that carries the page's events (a dialog it
+    opened reaches us first, and an open alert holds the answer until it is dismissed)."""
+    async with asyncio.timeout(10):
+        await page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 0))")
+
+
+async def animations_done(page: Any) -> None:
+    """Wait until every CSS animation and transition running on ``page`` has finished
+    (``getAnimations()`` applies pending style changes first, so a change just made counts)."""
+    async with asyncio.timeout(10):
+        await page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished))")
 
 
 def free_port() -> int:
@@ -109,6 +137,30 @@ class LocalWeb:
         await self.server.stop()
         await self.service.close()
         await self.ai.close()
+
+
+_Web = TypeVar("_Web", bound=LocalWeb)
+
+
+@asynccontextmanager
+async def local_webs(
+    kind: Callable[..., _Web], folder: Path, name: str
+) -> AsyncIterator[Callable[..., Awaitable[_Web]]]:
+    """``await make(**options)`` makes a started ``kind(db, **options)``, each on a database
+    of its own in ``folder`` (``name0.sqlite3``, ...); every one made is closed at the end."""
+    made: list[_Web] = []
+
+    async def make(**options: Any) -> _Web:
+        web = kind(folder / f"{name}{len(made)}.sqlite3", **options)
+        made.append(web)
+        await web.start()
+        return web
+
+    try:
+        yield make
+    finally:
+        for web in reversed(made):
+            await web.close()
 
 
 class LocalTable(LocalWeb):

@@ -5,31 +5,38 @@ trades the code at Discord's API (a fake one) for the player's table token, and 
 opens the table as that player.
 
 Playwright serves the two Discord addresses: the parent page, and the Activity's address,
-whose requests (and WebSocket) it relays to the local web server, as Discord's proxy does."""
+whose requests (and WebSocket) it relays to the local web server, as Discord's proxy does.
+A refused sign-in shows the server's reason, or (a proxy's answer without one) the page's
+own words, in the player's language."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from playwright.async_api import expect
 
 from web.activity import DiscordOAuth
+from web.strings import page_strings
+from web.wording import catalog
 
 CLIENT_ID = "424242424242424242"
 ACTIVITY = f"https://{CLIENT_ID}.discordsays.com"
 DISCORD = "https://discord.com/activities/durak"
 
 #: Discord's side of the SDK's protocol: READY after the handshake, a code for AUTHORIZE, the
-#: user for AUTHENTICATE, an empty answer to anything else (the SDK's console capture).
+#: user for AUTHENTICATE, an empty answer to anything else (the SDK's console capture).  The
+#: Activity runs in channel ``CHANNEL`` of server 1.
 PARENT = f"""<!doctype html><html><body style="margin:0">
 <iframe id="app" style="width:1000px;height:760px;border:0"
- src="{ACTIVITY}/table?frame_id=f1&instance_id=i1&platform=desktop&guild_id=1&channel_id=1">
+ src="{ACTIVITY}/table?frame_id=f1&instance_id=i1&platform=desktop&guild_id=1&channel_id=CHANNEL">
 </iframe>
 <script>
 window.commands = [];
@@ -79,25 +86,52 @@ async def discord_api() -> AsyncIterator[str]:
         await server.close()
 
 
-async def test_inside_discord_the_activity_signs_the_player_in_and_shows_their_hand(
-    browser: Any, local_table: Any, discord_api: str
-) -> None:
-    table = await local_table(
-        players=2, seed=7, oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api)
-    )
-    local = table.base
-    context = await browser.new_context(viewport={"width": 1000, "height": 760})
+@dataclass
+class Activity:
+    """The Activity's page inside the fake Discord: the page, its frame, the page's errors
+    and the sign-in answers the proxy relayed (status and JSON body)."""
+
+    page: Any
+    app: Any
+    errors: list[str] = field(default_factory=list)
+    answers: list[tuple[int, Any]] = field(default_factory=list)
+
+
+@contextlib.asynccontextmanager
+async def inside_discord(
+    browser: Any,
+    local: str,
+    *,
+    channel: int = 1,
+    locale: str | None = None,
+    session_status: int | None = None,
+) -> AsyncIterator[Activity]:
+    """The Activity in channel ``channel``, its requests relayed to the bot at ``local`` as
+    Discord's proxy does (``session_status``: the proxy itself answers the sign-in with that
+    status and a page that is not JSON, as a proxy's error page is)."""
+    options: dict[str, Any] = {"viewport": {"width": 1000, "height": 760}}
+    if locale is not None:
+        options["locale"] = locale
+    context = await browser.new_context(**options)
     page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    activity = Activity(page, page.frame_locator("#app"))
+    page.on("pageerror", lambda error: activity.errors.append(str(error)))
+    body = PARENT.replace("CHANNEL", str(channel))
 
     async def parent(route: Any) -> None:
-        await route.fulfill(status=200, content_type="text/html", body=PARENT)
+        await route.fulfill(status=200, content_type="text/html", body=body)
 
     async def proxy(route: Any) -> None:
         # Discord's proxy: the Activity's address serves the bot's pages
         url = route.request.url.replace(ACTIVITY, local, 1)
-        await route.fulfill(response=await route.fetch(url=url))
+        signing_in = url.endswith("/api/activity/session")
+        if signing_in and session_status is not None:
+            await route.fulfill(status=session_status, body="<html>Bad gateway</html>")
+            return
+        response = await route.fetch(url=url)
+        if signing_in:
+            activity.answers.append((response.status, await response.json()))
+        await route.fulfill(response=response)
 
     http = aiohttp.ClientSession()
     relays: list[asyncio.Task[None]] = []
@@ -120,7 +154,24 @@ async def test_inside_discord_the_activity_signs_the_player_in_and_shows_their_h
     await context.route_web_socket(f"{ACTIVITY.replace('https', 'wss')}/ws", socket)
     try:
         await page.goto(DISCORD)
-        app = page.frame_locator("#app")
+        yield activity
+    finally:
+        await context.close()
+        for task in relays:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await http.close()
+
+
+async def test_inside_discord_the_activity_signs_the_player_in_and_shows_their_hand(
+    browser: Any, local_table: Any, discord_api: str
+) -> None:
+    table = await local_table(
+        players=2, seed=7, oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api)
+    )
+    async with inside_discord(browser, table.base) as activity:
+        app, page = activity.app, activity.page
         hand = app.locator("#hand")
         await hand.locator("button").first.wait_for(timeout=10_000)
         view = await table.service.hand(table.channel, table.user)
@@ -133,11 +184,36 @@ async def test_inside_discord_the_activity_signs_the_player_in_and_shows_their_h
         )
         commands = await page.evaluate("() => window.commands")
         assert commands[:2] == ["AUTHORIZE", "AUTHENTICATE"]
-        assert errors == []
-    finally:
-        await context.close()
-        for task in relays:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        await http.close()
+        assert activity.errors == []
+
+
+async def test_a_refused_sign_in_shows_the_servers_reason(
+    browser: Any, local_table: Any, discord_api: str
+) -> None:
+    table = await local_table(
+        players=2, seed=7, oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api)
+    )
+    # the Activity runs in a channel without a game: the server refuses, with its reason
+    async with inside_discord(browser, table.base, channel=2) as activity:
+        banner = activity.app.locator("#banner")
+        await banner.wait_for()
+        [(status, answer)] = activity.answers
+        assert status >= 400 and answer["error"]
+        await expect(banner).to_have_text(answer["error"])
+        await expect(banner).to_have_class("banner banner-error")
+        assert activity.errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "fr"])
+async def test_a_refusal_without_a_reason_is_said_in_the_players_language(
+    browser: Any, local_table: Any, discord_api: str, lang: str
+) -> None:
+    table = await local_table(
+        players=2, seed=7, oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api)
+    )
+    words = page_strings("table", catalog(lang))["signin_refused"].replace("{status}", "502")
+    async with inside_discord(
+        browser, table.base, locale=f"{lang}-{lang.upper()}", session_status=502
+    ) as activity:
+        await expect(activity.app.locator("#banner")).to_have_text(words)
+        assert activity.errors == []

@@ -1,18 +1,23 @@
 """The page's connection: a move sent from a state that has changed meanwhile is refused
-(the reason shown, the page brought up to date), and a dropped socket is reconnected by
-itself (the token kept in the tab), after which the game goes on."""
+(the reason shown, the page brought up to date), a dropped socket is reconnected by itself
+(the token kept in the tab), after which the game goes on, and a link the real server
+refuses ends with the server's reason, without reconnecting."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
+from datetime import datetime
 from typing import Any
+
+from playwright.async_api import expect
 
 from bot.errors import StaleAction
 from present.messages import render_message
 from web.wording import WEB_WORDING
 
-from .support import TablePage, open_page
+from .support import COUNT_SOCKETS, TablePage, open_page
 
 
 async def test_a_move_from_a_changed_table_is_refused_and_the_page_catches_up(
@@ -72,11 +77,8 @@ async def test_a_move_from_a_changed_table_is_refused_and_the_page_catches_up(
     assert player.errors == []
 
 
-async def test_a_dropped_socket_reconnects_and_the_game_goes_on(
-    browser: Any, local_table: Any
-) -> None:
-    table = await local_table(players=2, seed=11)
-    player = await open_page(browser, table.url())
+async def test_a_dropped_socket_reconnects_and_the_game_goes_on(table_page: Any) -> None:
+    table, player = await table_page(players=2, seed=11)
     page = player.page
     pages = table.server.parts.presenter.pages
     assert len(pages(table.channel)) == 1
@@ -95,3 +97,26 @@ async def test_a_dropped_socket_reconnects_and_the_game_goes_on(
     await player.move()
     await player.moved_from(version)
     assert player.errors == []
+
+
+async def test_a_link_the_server_refuses_ends_with_its_reason_and_no_reconnect(
+    browser: Any, local_table: Any
+) -> None:
+    table = await local_table(players=2, seed=7)
+    context = await browser.new_context(reduced_motion="reduce")
+    await context.add_init_script(COUNT_SOCKETS)
+    page = await context.new_page()
+    await page.clock.install(time=datetime(2030, 1, 1))
+    await page.clock.pause_at(datetime(2030, 1, 1, 0, 0, 1))
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(f"{table.base}/table#t=not.a-token")  # the real server refuses it: 4001
+    banner = page.locator("#banner")
+    await expect(page.locator("html")).to_have_attribute("data-socket", "closed")
+    # the server's own sentence: "This link is not valid: open the table again from the game"
+    await expect(banner).to_have_text(re.compile(r"^This link is not valid", re.IGNORECASE))
+    await page.clock.run_for(60_000)  # every reconnect timer would have fired by now
+    assert await page.evaluate("window.sockets") == 1
+    await expect(page.locator("html")).to_have_attribute("data-socket", "closed")
+    assert errors == []
+    await context.close()

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .support import TablePage, open_page
+from .support import TablePage
 
 
-async def test_a_whole_game_against_ai_seats_played_by_clicks(
-    browser: Any, local_table: Any
-) -> None:
-    table = await local_table(players=3, seed=7)
-    player = await open_page(browser, table.url())
+async def test_a_whole_game_against_ai_seats_played_by_clicks(table_page: Any) -> None:
+    table, player = await table_page(players=3, seed=7)
     page = player.page
     # the token left the address bar as soon as it was read
     assert "#t=" not in page.url
@@ -44,9 +41,8 @@ async def test_a_whole_game_against_ai_seats_played_by_clicks(
     assert player.errors == []
 
 
-async def test_a_watcher_sees_the_table_and_no_hand(browser: Any, local_table: Any) -> None:
-    table = await local_table(players=2, seed=7)
-    player = await open_page(browser, table.url())
+async def test_a_watcher_sees_the_table_and_no_hand(browser: Any, table_page: Any) -> None:
+    table, player = await table_page(players=2, seed=7)
     context = await browser.new_context(reduced_motion="reduce")
     page = await context.new_page()
     await page.goto(table.server.links.watcher(table.channel))

@@ -23,11 +23,8 @@ async def _uses(table: Any) -> Counter[str]:
     return Counter(str(c) for action in hand.legal for c in action.uses)
 
 
-async def test_a_dimmed_card_says_why_it_cannot_be_played_with_hints_on(
-    browser: Any, local_table: Any
-) -> None:
-    table = await local_table(players=2, seed=5)
-    player = await open_page(browser, table.url())
+async def test_a_dimmed_card_says_why_it_cannot_be_played_with_hints_on(table_page: Any) -> None:
+    table, player = await table_page(players=2, seed=5)
     page = player.page
 
     async def some_dimmed(p: TablePage) -> bool:
@@ -63,11 +60,8 @@ async def test_a_dimmed_card_says_why_it_cannot_be_played_with_hints_on(
     assert player.errors == []
 
 
-async def test_a_card_with_several_uses_asks_which_and_esc_cancels(
-    browser: Any, local_table: Any
-) -> None:
-    table = await local_table(players=2, rules="perevodnoy", seed=3)
-    player = await open_page(browser, table.url())
+async def test_a_card_with_several_uses_asks_which_and_esc_cancels(table_page: Any) -> None:
+    table, player = await table_page(players=2, rules="perevodnoy", seed=3)
     page = player.page
 
     async def two_uses(p: TablePage) -> bool:
@@ -98,9 +92,8 @@ async def test_a_card_with_several_uses_asks_which_and_esc_cancels(
     assert player.errors == []
 
 
-async def test_the_keyboard_plays_a_card_tab_then_enter(browser: Any, local_table: Any) -> None:
-    table = await local_table(players=2, seed=11)
-    player = await open_page(browser, table.url())
+async def test_the_keyboard_plays_a_card_tab_then_enter(table_page: Any) -> None:
+    table, player = await table_page(players=2, seed=11)
     page = player.page
 
     async def single_use_card(p: TablePage) -> bool:
@@ -183,4 +176,30 @@ async def test_the_page_offers_each_choice_on_the_cards_it_uses(
     assert mine.text == text  # the attack the moved choice stood for was played
     hand = await table.service.hand(table.channel, table.user)
     assert named not in [c.text for c in hand.cards]
+    assert player.errors == []
+
+
+async def test_a_hint_names_its_card_once(browser: Any, local_table: Any) -> None:
+    table = await local_table(players=2, seed=5)
+    player = await open_page(browser, table.url())
+    names = [s.name for s in (await table.service.table(table.channel)).seats]
+
+    async def reasons() -> dict[str, str]:
+        """The hand's cards that cannot be played, with their reason as the page has it."""
+        view = await table.service.hand(table.channel, table.user)
+        return {
+            c.text: render_message(c.reason, names, wording=WEB_WORDING)
+            for c in view.cards
+            if c.reason is not None
+        }
+
+    async def a_reason_names_its_card(p: TablePage) -> bool:
+        return any(card in reason for card, reason in (await reasons()).items())
+
+    await player.play_until(a_reason_names_its_card)
+    card, reason = next((c, r) for c, r in (await reasons()).items() if c in r)
+    await player.tap_dimmed(card)
+    hint = player.page.locator(".toast-hint")
+    await player.expect(hint).to_have_text(reason[0].upper() + reason[1:])
+    assert (await hint.inner_text()).count(card) == 1
     assert player.errors == []

@@ -15,24 +15,22 @@ from playwright.async_api import expect
 from bot.realm import WEB_REALM
 from web.rooms import RoomLimits
 
-from .rooms_support import HOSTILE, RoomServer, create_room, join_room, new_page, table_in
+from .rooms_support import (
+    HOSTILE,
+    RoomServer,
+    create_room,
+    game_of_two,
+    join_room,
+    new_page,
+    table_in,
+)
+from .support import local_webs, page_barrier
 
 
 @pytest_asyncio.fixture
 async def rooms(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
-    made: list[RoomServer] = []
-
-    async def make(**kwargs: Any) -> RoomServer:
-        server = RoomServer(tmp_path / f"rooms{len(made)}.sqlite3", **kwargs)
-        made.append(server)
-        await server.start()
-        return server
-
-    try:
+    async with local_webs(RoomServer, tmp_path, "rooms") as make:
         yield make
-    finally:
-        for server in reversed(made):
-            await server.close()
 
 
 async def test_two_guests_and_an_ai_play_a_whole_game(browser: Any, rooms: Any) -> None:
@@ -75,18 +73,13 @@ async def test_hostile_names_are_refused_or_shown_as_text(browser: Any, rooms: A
     await expect(bob.locator("#seats .seat-name").nth(1)).to_have_text(HOSTILE)
     assert await ann.locator("#seats img").count() == 0
     assert await bob.locator("img").count() == 0
-    await ann.wait_for_timeout(300)
+    await asyncio.gather(page_barrier(ann), page_barrier(bob))
     assert ann.dialogs == [] and bob.dialogs == []
 
 
 async def test_a_reload_mid_game_returns_the_guest_to_the_seat(browser: Any, rooms: Any) -> None:
     server = await rooms()
-    ann = await new_page(browser)
-    invite = await create_room(ann, server.base, "Ann", seats=2)
-    bob = await new_page(browser)
-    await join_room(bob, invite, "Bob")
-    await expect(ann.locator("#seats .seat-name")).to_have_count(2)
-    await ann.click("#start")
+    _ann, bob = await game_of_two(browser, server.base)
     before = await table_in(bob)
     cards = await before.hand.locator("button").count()
     await bob.reload()
@@ -98,12 +91,7 @@ async def test_a_reload_mid_game_returns_the_guest_to_the_seat(browser: Any, roo
 
 async def test_leaving_a_game_asks_first_then_forfeits(browser: Any, rooms: Any) -> None:
     server = await rooms()
-    ann = await new_page(browser)
-    invite = await create_room(ann, server.base, "Ann", seats=2)
-    bob = await new_page(browser)
-    await join_room(bob, invite, "Bob")
-    await expect(ann.locator("#seats .seat-name")).to_have_count(2)
-    await ann.click("#start")
+    _ann, bob = await game_of_two(browser, server.base)
     await table_in(bob)
     await bob.click("#leave-game")
     await expect(bob.locator("#confirm")).to_be_visible()

@@ -8,23 +8,14 @@ import asyncio
 import configparser
 import os
 import signal
-import sys
 import tomllib
 from pathlib import Path, PurePosixPath
 
+from tests.e2e.bot_process import VALID_LOOKING_TOKEN, bot_is_up, bot_process
 from tests.e2e.fakediscord import FakeDiscord
 from tests.e2e.fakediscord.pytest_plugin import fake_discord  # noqa: F401
-from tests.e2e.test_e2e_startup import VALID_LOOKING_TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
-# ``python -m apps`` with discord.py's REST base and gateway pointed at the fake Discord
-# (``sys.argv[1]`` and ``[2]``): the real entry point, with no traffic leaving the machine.
-RUN_BOT_AT = (
-    "import runpy, sys, yarl, discord.http, discord.gateway; "
-    "discord.http.Route.BASE = sys.argv.pop(1); "
-    "discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(sys.argv.pop(1)); "
-    "runpy.run_module('apps', run_name='__main__', alter_sys=True)"
-)
 UNIT = ROOT / "deploy" / "durak-bot.service"
 
 
@@ -116,27 +107,10 @@ async def test_the_units_stop_signal_stops_the_bot_cleanly(
         PYTHONPATH=str(ROOT),
         AI_WORKERS="1",
     )
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-c",
-        RUN_BOT_AT,
-        fake_discord.rest_url,
-        fake_discord.gateway_url,
-        cwd=tmp_path,
-        env=env,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        await fake_discord.wait_until(
-            lambda: any(e.op == 2 for e in fake_discord.gateway_log), 30, "the bot's IDENTIFY"
-        )
-        await asyncio.sleep(0.5)
+    async with bot_process(fake_discord, tmp_path, env, stderr=asyncio.subprocess.PIPE) as proc:
+        await bot_is_up(fake_discord, proc, 30)
         proc.send_signal(getattr(signal, signal_name))
         _, err = await asyncio.wait_for(proc.communicate(), 30)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
     success = {0, *map(int, _unit()["Service"]["SuccessExitStatus"].split())}
     assert proc.returncode in success, err.decode()
     assert "Traceback" not in err.decode()

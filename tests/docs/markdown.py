@@ -4,6 +4,7 @@ make, as GitHub renders them."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = ["Link", "anchors", "links", "slug", "strip_code"]
@@ -29,23 +30,26 @@ class Link:
     line: int
 
 
-def strip_code(text: str) -> list[str]:
-    """The page's lines with fenced code blocks blanked and inline code removed (links and
-    headings inside code are not links or headings)."""
-    out: list[str] = []
+def _prose(text: str) -> Iterator[str | None]:
+    """The page's lines, ``None`` for each line of a fenced code block (its fences too)."""
     fence: str | None = None
     for line in text.splitlines():
         opening = _FENCE.match(line.lstrip())
         if fence is not None:
             if opening and opening.group(1) == fence:
                 fence = None
-            out.append("")
+            yield None
         elif opening:
             fence = opening.group(1)
-            out.append("")
+            yield None
         else:
-            out.append(_INLINE_CODE.sub("", line))
-    return out
+            yield line
+
+
+def strip_code(text: str) -> list[str]:
+    """The page's lines with fenced code blocks blanked and inline code removed (links and
+    headings inside code are not links or headings)."""
+    return ["" if line is None else _INLINE_CODE.sub("", line) for line in _prose(text)]
 
 
 def slug(heading: str) -> str:
@@ -63,15 +67,8 @@ def anchors(text: str) -> set[str]:
     ``<a id=…>``/``<a name=…>``."""
     found: set[str] = set()
     seen: dict[str, int] = {}
-    fence: str | None = None
-    for line in text.splitlines():
-        opening = _FENCE.match(line.lstrip())
-        if fence is not None:
-            if opening and opening.group(1) == fence:
-                fence = None
-            continue
-        if opening:
-            fence = opening.group(1)
+    for line in _prose(text):
+        if line is None:
             continue
         heading = _HEADING.match(line)
         if heading:

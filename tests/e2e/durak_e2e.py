@@ -147,6 +147,12 @@ class Harness:
         self.players[user.id] = Player(user)
         return user
 
+    async def start_with_members(self, *names: str) -> list[SimUser]:
+        """Members named ``names`` (in that order) join, then the bot starts: the members."""
+        users = [self.user(name) for name in names]
+        await self.start()
+        return users
+
     @staticmethod
     def _handlers() -> list[asyncio.Task[Any]]:
         """discord.py's tasks running slash commands and dynamic-item callbacks."""

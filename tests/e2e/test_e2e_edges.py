@@ -17,8 +17,7 @@ async def test_a_refused_press_on_an_old_lobby_message_does_not_adopt_it(
     """Before: the press adopted the message it was pressed on before it was refused, so the
     next lobby was written into that old message, far up the channel."""
     h = harness()
-    alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
+    alice, bob = await h.start_with_members("alice", "bob")
     old = await h.open_lobby(alice, seats=2)
     await h.restart()  # the new process does not know which message is the lobby's
     rec = await h.slash(alice, "stop")  # closes the lobby; the old message keeps its buttons
@@ -46,8 +45,7 @@ async def test_an_accepted_press_on_a_lobby_message_after_a_restart_adopts_it(
     harness: MakeHarness,
 ) -> None:
     h = harness()
-    alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
+    alice, bob = await h.start_with_members("alice", "bob")
     lobby = await h.open_lobby(alice, seats=3)
     await h.restart()
     count = len(h.fake.messages(h.channel))
@@ -61,8 +59,7 @@ async def test_stats_of_a_player_without_games_are_titled_with_their_name(
 ) -> None:
     """Before: ``Durak stats — <their raw user id>``."""
     h = harness()
-    alice, dave = h.user("alice"), h.user("dave the brave")
-    await h.start()
+    alice, dave = await h.start_with_members("alice", "dave the brave")
     for who, options in ((dave, {}), (alice, {"user": dave})):
         rec = await h.slash(who, "stats", **options)
         await h.answered(rec)

@@ -76,8 +76,7 @@ async def test_a_player_leaves_with_a_confirmation_and_the_ai_plays_on(
 async def test_a_stop_vote_passes_when_both_players_press_stop(harness: MakeHarness) -> None:
     h = harness(seeds=[3])
     fake = h.fake
-    alice, bob, carol = h.user("alice"), h.user("bob"), h.user("carol")
-    await h.start()
+    alice, bob, carol = await h.start_with_members("alice", "bob", "carol")
     await h.start_game(alice, join=[bob], seats=2)
 
     # Alice opens the vote with /durak stop: the table shows Stop? 1/2, the game goes on

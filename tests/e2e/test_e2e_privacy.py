@@ -83,8 +83,7 @@ async def test_privacy_then_forget_me_erases_the_player_and_keeps_the_others(
     harness: MakeHarness,
 ) -> None:
     h = harness(seeds=[11])
-    alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
+    alice, bob = await h.start_with_members("alice", "bob")
     names = await _played_and_ended(h, alice, bob)
     alice_name, bob_name = names
     bob_stats = (await _private_answer(h, bob, "stats")).text()
@@ -135,8 +134,7 @@ async def test_forget_me_is_refused_while_seated_in_a_running_game(
     harness: MakeHarness,
 ) -> None:
     h = harness(seeds=[11])
-    alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
+    alice, bob = await h.start_with_members("alice", "bob")
     await h.start_game(alice, join=[bob], seats=2)
     before = await h.db_state()
     refusal = await _private_answer(h, alice, "forget-me")
@@ -148,8 +146,7 @@ async def test_forget_me_is_refused_while_seated_in_a_running_game(
 
 async def test_cancel_changes_nothing(harness: MakeHarness) -> None:
     h = harness(seeds=[11])
-    alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
+    alice, bob = await h.start_with_members("alice", "bob")
     await _played_and_ended(h, alice, bob)
     shown = (await _private_answer(h, alice, "privacy")).text()
     before = await h.db_state()
@@ -163,8 +160,7 @@ async def test_cancel_changes_nothing(harness: MakeHarness) -> None:
 
 async def test_only_the_asker_may_confirm_and_only_in_time(harness: MakeHarness) -> None:
     h = harness(seeds=[11])
-    alice, bob = h.user("alice"), h.user("bob")
-    await h.start()
+    alice, bob = await h.start_with_members("alice", "bob")
     await _played_and_ended(h, alice, bob)
     before = await h.db_state()
     confirm = await _private_answer(h, alice, "forget-me")

@@ -6,16 +6,11 @@ leaderboard of either server answered by either process."""
 from __future__ import annotations
 
 import asyncio
-import itertools
-import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import asyncpg
 import pytest
 
 from bot.shards import shard_of
-from bot.storage.throwaway_pg import ThrowawayPostgres
 from tests import storage_helpers as stored
 
 from .durak_e2e import Harness, MakeHarness, prefer
@@ -23,32 +18,13 @@ from .fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.e2e
 
-_numbers = itertools.count(1)
 POLICY = prefer("defend", "attack", "pass", "take")
 #: Two servers that Discord puts on different shards of two.
 GUILD_0, GUILD_1 = (1000 << 22) | 17, (1001 << 22) | 17
 
 
-@pytest.fixture
-async def pg_url(postgres_server: ThrowawayPostgres) -> AsyncIterator[str]:
-    """A fresh, empty PostgreSQL database on the session's throwaway server."""
-    name = f"durak_e2e_{os.getpid()}_{next(_numbers)}"
-    await _execute(postgres_server.url(), f'CREATE DATABASE "{name}"')
-    yield postgres_server.url(name)
-    await _execute(postgres_server.url(), f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-async def _execute(url: str, sql: str) -> None:
-    """Run one statement on a connection of its own (CREATE DATABASE needs no transaction)."""
-    con = await asyncpg.connect(url)
-    try:
-        await con.execute(sql)
-    finally:
-        await con.close()
-
-
-async def test_a_game_on_postgresql(harness: MakeHarness, pg_url: str) -> None:
-    h = harness(seeds=[7], database_url=pg_url)  # the SQLite file stays unused
+async def test_a_game_on_postgresql(harness: MakeHarness, postgres_url: str) -> None:
+    h = harness(seeds=[7], database_url=postgres_url)  # the SQLite file stays unused
     alice, bob = h.user("alice"), h.user("bob")
     await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
     assert await h.play(POLICY) > 0
@@ -63,14 +39,14 @@ async def test_a_game_on_postgresql(harness: MakeHarness, pg_url: str) -> None:
     assert stats.games == 1
 
 
-async def test_two_processes_hold_different_shards(tmp_path: Path, pg_url: str) -> None:
+async def test_two_processes_hold_different_shards(tmp_path: Path, postgres_url: str) -> None:
     assert (shard_of(GUILD_0, 2), shard_of(GUILD_1, 2)) == (0, 1)
     fake = FakeDiscord(guild_id=GUILD_0, guild_name="Shard Zero")
     await fake.start()
     try:
         other = fake.add_guild(guild_id=GUILD_1, guild_name="Shard One")
         db = tmp_path / "unused.sqlite3"
-        one = dict(database_url=pg_url, shard_count=2)
+        one = dict(database_url=postgres_url, shard_count=2)
         h0 = Harness(fake, db, seeds=[7], shard_ids=(0,), **one)  # type: ignore[arg-type]
         h1 = Harness(other, db, seeds=[11], shard_ids=(1,), **one)  # type: ignore[arg-type]
         alice, bob = h0.user("alice"), h1.user("bob")

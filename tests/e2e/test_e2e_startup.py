@@ -28,6 +28,7 @@ from apps.config import Settings
 from apps.discord_bot import ShardedDurakBot, create_bot
 from cogs.i18n import COMMANDS, catalog
 
+from .bot_process import VALID_LOOKING_TOKEN, bot_is_up, bot_process
 from .durak_e2e import MakeHarness, buttons, is_hand
 from .fakediscord import FakeDiscord
 
@@ -35,18 +36,10 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
 
 
-VALID_LOOKING_TOKEN = "AAAAAAAAAAAAAAAAAAAAAAAA.BBBBBB.CCCCCCCCCCCCCCCCCCCCCCCCCCC"
 # ``python -m apps`` with discord.py's REST base pointed at ``sys.argv[1]``: the real entry point,
 # talking to a loopback address instead of discord.com (no traffic leaves the machine).
 RUN_BOT_AT = (
     "import runpy, sys, discord.http; discord.http.Route.BASE = sys.argv.pop(1); "
-    "runpy.run_module('apps', run_name='__main__', alter_sys=True)"
-)
-#: ``durak-bot`` on a fake Discord's REST API and gateway (argv: their URLs).
-RUN_BOT_ON_FAKE = (
-    "import runpy, sys, yarl, discord.http, discord.gateway; "
-    "discord.http.Route.BASE = sys.argv.pop(1); "
-    "discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(sys.argv.pop(1)); "
     "runpy.run_module('apps', run_name='__main__', alter_sys=True)"
 )
 LOG_RECORD = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (DEBUG|INFO) ")
@@ -411,27 +404,11 @@ async def test_sigterm_stops_the_bot_gracefully_keeping_each_turns_time(tmp_path
     instead of what the crash path gives."""
     async with FakeDiscord(token=VALID_LOOKING_TOKEN) as fake:
         env = _bot_env(tmp_path, VALID_LOOKING_TOKEN, DEV_GUILD_ID=str(fake.guild_id), AI_DELAY="0")
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-c",
-            RUN_BOT_ON_FAKE,
-            fake.rest_url,
-            fake.gateway_url,
-            cwd=tmp_path,
-            env=env,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        try:
-            async with asyncio.timeout(60):
-                # the bot synced its commands and holds a gateway session
-                while fake.command("durak") is None or not any(
-                    s.alive and s.connected for s in fake.sessions
-                ):
-                    if proc.returncode is not None:
-                        _out, err = await proc.communicate()
-                        raise AssertionError(err.decode())
-                    await asyncio.sleep(0.05)
+        async with bot_process(
+            fake, tmp_path, env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+        ) as proc:
+            await bot_is_up(fake, proc, 60)
+            assert fake.command("durak") is not None  # synced before it connected
             alice, bob = fake.add_user("alice"), fake.add_user("bob")
             for user, sub, options, done in (
                 (alice, "new", {"seats": 2}, "SELECT COUNT(*) FROM lobbies"),
@@ -440,16 +417,18 @@ async def test_sigterm_stops_the_bot_gracefully_keeping_each_turns_time(tmp_path
             ):
                 rec = await user.slash(fake.channel_id, "durak", subcommand=sub, options=options)
                 assert (await rec.wait_response()).accepted
-                async with asyncio.timeout(20):
+                async with asyncio.timeout(20):  # the bot stores it (another process's file)
                     while _count(tmp_path / "durak.sqlite3", done) == 0:
                         await asyncio.sleep(0.05)
-            await asyncio.sleep(0.5)
+            # the bot is done starting the game: its table is posted, nothing is in flight
+            await fake.wait_for_message(
+                fake.channel_id,
+                lambda m: m.visible_to is None and any(b.verb == "hand" for b in buttons(m)),
+                timeout=20,
+            )
+            await fake.settle()
             proc.send_signal(signal.SIGTERM)
             _out, err = await asyncio.wait_for(proc.communicate(), 60)
-        finally:
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
     assert proc.returncode == 0, err.decode()
     con = sqlite3.connect(tmp_path / "durak.sqlite3")
     try:

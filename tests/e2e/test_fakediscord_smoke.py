@@ -127,7 +127,7 @@ class DemoBot(commands.Bot):
 
         @group.command(name="late", description="Answers after a delay")
         async def late(interaction: discord.Interaction[Any]) -> None:
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # a real delay: past the deadline the test sets (0.2 s)
             try:
                 await interaction.response.send_message("too late")
             except discord.NotFound as exc:
@@ -169,6 +169,20 @@ async def test_login_ready_guild_and_sync(fake_discord: FakeDiscord, bot: DemoBo
     # a channel added later reaches the running bot
     extra = fake.add_channel("durak-2")
     await fake.wait_until(lambda: bot.get_channel(extra.id) is not None, 2, "CHANNEL_CREATE")
+
+
+async def test_the_gateway_barrier_returns_once_the_bot_read_every_event(
+    fake_discord: FakeDiscord, bot: DemoBot
+) -> None:
+    fake = fake_discord
+    extra = fake.add_channel("durak-3")
+    role = fake.add_role("latecomers")
+    await fake.gateway_barrier()  # no waiting on the bot's state: it has read both events
+    guild = bot.get_guild(fake.guild_id)
+    assert guild is not None and guild.get_role(role) is not None
+    assert bot.get_channel(extra.id) is not None
+    beat = [e for e in fake.gateway_log if e.direction == "recv" and e.op == 1][-1]
+    assert beat.seq == fake.sessions[0].seq  # the heartbeat acknowledged the last dispatch
 
 
 async def test_slash_ephemeral_and_visibility(fake_discord: FakeDiscord, bot: DemoBot) -> None:
@@ -331,7 +345,7 @@ async def test_checks_can_fail(fake_discord: FakeDiscord, bot: DemoBot) -> None:
     view.add_item(discord.ui.Button(label="orphan", custom_id="orphan"))
     sent = await channel.send("no handler", view=view)
     orphan = await alice.press(sent, "orphan")
-    await fake.settle()
+    await fake.settle()  # returns once the 0.2 s deadline passed: any answer now is too late
     assert not orphan.callbacks
     with pytest.raises(AssertionError, match="unanswered interaction"):
         fake.assert_clean()

@@ -28,6 +28,7 @@ def position(
     actions: tuple[str, ...] | list[str] = (),
 ) -> Game:
     """A game from a hand-written position, with ``actions`` applied (each must be legal)."""
+    rules = rules if isinstance(rules, Rules) else PROFILES[rules]
     deal = Deal(
         hands=tuple(mask(h) for h in hands),
         stock=tuple(card_index(c) for c in stock.split()),
@@ -35,8 +36,9 @@ def position(
         leader=leader,
         first_round=first_round,
         discard=mask(discard),
+        deck=rules.deck,
     )
-    game = Game(rules if isinstance(rules, Rules) else PROFILES[rules], deal)
+    game = Game(rules, deal)
     for text in actions:
         game.apply(parse_action(text))
     return game
@@ -56,14 +58,15 @@ def random_game(
 
 
 def cards_text(m: int) -> set[str]:
-    return {CARD_TEXT[i] for i in range(36) if m >> i & 1}
+    return {CARD_TEXT[i] for i in range(52) if m >> i & 1}
 
 
 def public_cards(game: Game) -> int:
     """Cards anyone may have seen, rebuilt from RULES.md §8 without the engine's bookkeeping:
     cards shown at the deal, every card ever played (all actions are public: the table, the
-    discard and every card picked up in a take come from them), and the face-up trump card."""
-    from rules_engine.actions import ATTACK, DEFEND, TRANSFER
+    discard and every card picked up in a take come from them, and a shown trump stays in view),
+    and the face-up trump card."""
+    from rules_engine.actions import ATTACK, DEFEND, SHOW, TRANSFER
 
     seen = 0
     for c in game.deal.shown:
@@ -74,7 +77,7 @@ def public_cards(game: Game) -> int:
     for entry in game.history:
         code = entry >> 3
         kind, payload = code & 7, code >> 3
-        if kind in (ATTACK, TRANSFER):
+        if kind in (ATTACK, TRANSFER, SHOW):
             seen |= payload
         elif kind == DEFEND:
             seen |= 1 << (payload & 63) | 1 << (payload >> 6)

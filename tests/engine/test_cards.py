@@ -7,9 +7,24 @@ import itertools
 import pytest
 
 from rules_engine import ALL_CARDS, Card, InvalidNotationError, Rank, Suit, parse_card, parse_suit
-from rules_engine.cards import CARD_TEXT, card_index, cards_from_mask, mask_text
+from rules_engine.cards import (
+    ALL_CARDS_MASK,
+    CARD_TEXT,
+    FULL_DECK_MASK,
+    PACK_MASK,
+    RANK_MASK,
+    RANK_OF,
+    RANK_SYMBOLS,
+    card_index,
+    cards_from_mask,
+    iter_cards,
+    lowest_card,
+    mask_text,
+)
 
 RANKS = ["6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+LOW_RANKS = ["2", "3", "4", "5"]
+ORDERED = LOW_RANKS + RANKS
 SUITS = ["♠", "♥", "♦", "♣"]
 
 
@@ -38,7 +53,8 @@ def test_parse_accepts_symbols_letters_and_t(text: str, canonical: str) -> None:
 
 
 def test_every_card_round_trips_and_indices_are_rank_major() -> None:
-    assert len(ALL_CARDS) == 36
+    """The 36 cards keep the indices 0..35 (6♠ first); the 52-card pack's 2..5 come after."""
+    assert len(ALL_CARDS) == 52
     for r, rank in enumerate(RANKS):
         for s, suit in enumerate(SUITS):
             card = parse_card(rank + suit)
@@ -47,16 +63,60 @@ def test_every_card_round_trips_and_indices_are_rank_major() -> None:
             assert card.suit == Suit(s)
             assert str(card) == rank + suit == CARD_TEXT[card.index]
             assert Card.of(r + 6, s) == card
-    assert len({str(c) for c in ALL_CARDS}) == 36
+    for r, rank in enumerate(LOW_RANKS):
+        for s, suit in enumerate(SUITS):
+            card = parse_card(rank + suit)
+            assert card.index == 36 + r * 4 + s
+            assert card.rank == Rank(r + 2)
+            assert str(card) == rank + suit == CARD_TEXT[card.index]
+            assert Card.of(r + 2, s) == card
+    assert len({str(c) for c in ALL_CARDS}) == 52
+    assert [str(c) for c in ALL_CARDS[:36]] == [r + s for r in RANKS for s in SUITS]
+
+
+def test_cards_sort_by_rank_then_suit_in_every_pack() -> None:
+    shuffled = sorted(ALL_CARDS, key=lambda c: (c.index * 7919) % 53)
+    assert [str(c) for c in sorted(shuffled)] == [r + s for r in LOW_RANKS + RANKS for s in SUITS]
+    assert parse_card("2♣") < parse_card("6♠") < parse_card("A♣")
+    assert max(parse_card("5♦"), parse_card("6♠")) == parse_card("6♠")
+
+
+def test_packs() -> None:
+    def ranks(pack: int) -> list[str]:
+        return sorted({CARD_TEXT[i][:-1] for i in range(52) if pack >> i & 1}, key=ORDERED.index)
+
+    assert ranks(PACK_MASK[24]) == ["9", "10", "J", "Q", "K", "A"]
+    assert ranks(PACK_MASK[36]) == RANKS
+    assert ranks(PACK_MASK[52]) == ORDERED
+    assert [PACK_MASK[n].bit_count() for n in (24, 36, 52)] == [24, 36, 52]
+    assert PACK_MASK[36] == FULL_DECK_MASK
+    assert PACK_MASK[52] == ALL_CARDS_MASK
 
 
 def test_mask_helpers_are_canonical_order() -> None:
     m = (1 << card_index("A♣")) | (1 << card_index("6♥")) | (1 << card_index("10♠"))
     assert mask_text(m) == ["6♥", "10♠", "A♣"]
     assert [str(c) for c in cards_from_mask(m)] == ["6♥", "10♠", "A♣"]
+    m |= (1 << card_index("2♦")) | (1 << card_index("5♠"))
+    assert mask_text(m) == ["2♦", "5♠", "6♥", "10♠", "A♣"]
+    assert [str(c) for c in cards_from_mask(m)] == mask_text(m)
+    assert [CARD_TEXT[i] for i in iter_cards(m)] == mask_text(m)
+    assert CARD_TEXT[lowest_card(m)] == "2♦"
+    assert CARD_TEXT[lowest_card(m & PACK_MASK[36])] == "6♥"
 
 
-@pytest.mark.parametrize("text", ["1♦", "11♠", "5♣", "10X", "B♥", "♦", "10", "", "J", "0♠", "10♦♦"])
+def test_rank_tables_read_low_ranks_by_negative_index() -> None:
+    for i in range(52):
+        rank = ORDERED.index(CARD_TEXT[i][:-1]) + 2
+        assert RANK_OF[i] == rank - 6
+        assert RANK_SYMBOLS[RANK_OF[i]] == CARD_TEXT[i][:-1]
+        assert RANK_MASK[RANK_OF[i]] >> i & 1
+        assert RANK_MASK[RANK_OF[i]].bit_count() == 4
+
+
+@pytest.mark.parametrize(
+    "text", ["1♦", "11♠", "15♣", "10X", "B♥", "♦", "10", "", "J", "0♠", "10♦♦"]
+)
 def test_bad_card_text_raises_quoting_input(text: str) -> None:
     with pytest.raises(InvalidNotationError) as info:
         parse_card(text)
@@ -80,12 +140,14 @@ def test_parse_suit() -> None:
 
 def test_card_index_out_of_range() -> None:
     with pytest.raises(InvalidNotationError):
-        Card(36)
+        Card(52)
+    with pytest.raises(InvalidNotationError):
+        Card(-1)
 
 
 def _beats_by_rule(b: str, a: str, trump: str) -> bool:
     """RULES.md §1 written out independently of the engine's bit tables."""
-    rank = {r: i for i, r in enumerate(RANKS)}
+    rank = {r: i for i, r in enumerate(ORDERED)}
     rb, sb, ra, sa = b[:-1], b[-1], a[:-1], a[-1]
     return (sb == sa and rank[rb] > rank[ra]) or (sb == trump and sa != trump)
 
@@ -101,6 +163,11 @@ def _beats_by_rule(b: str, a: str, trump: str) -> bool:
         ("7♣", "9♣", "♣", False),  # a trump only by a higher trump
         ("10♣", "9♣", "♣", True),
         ("A♥", "6♣", "♣", False),  # plain never beats a trump
+        ("3♥", "2♥", "♣", True),  # the 52-card pack's low ranks
+        ("6♥", "5♥", "♣", True),
+        ("5♥", "6♥", "♣", False),
+        ("2♣", "A♥", "♣", True),  # the lowest trump beats any plain card
+        ("A♥", "2♣", "♣", False),
     ],
 )
 def test_beats_examples(defence: str, attack: str, trump: str, expected: bool) -> None:

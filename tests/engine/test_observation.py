@@ -18,7 +18,9 @@ OBS_KEYS = {
     "out", "leader", "attacker", "defender", "limit", "taking", "first_round", "shown",
     "history", "legal",
 }  # fmt: skip
-EXTRA_KEYS = {"round", "to_act", "known", "finished", "loser", "draw"}
+EXTRA_KEYS = {
+    "round", "to_act", "known", "finished", "loser", "draw", "played_by", "round_shown", "losers",
+}  # fmt: skip
 
 
 def test_keys_and_values_against_state() -> None:

@@ -16,6 +16,7 @@ from rules_engine import (
     InvalidNotationError,
     Played,
     RoundEnd,
+    Rules,
     deal_from_seed,
     parse_action,
     parse_card,
@@ -40,16 +41,20 @@ def test_the_hand_cards_of_every_kind_of_action() -> None:
     assert Action.defend(1, *cards("8♥ 9♥")).uses == cards("9♥")  # not the attack it covers
     assert Action.take(1).uses == ()
     assert Action.pass_(0).uses == ()
+    assert Action.show(1, *cards("8♣")).uses == cards("8♣")  # shown, and kept in the hand
 
 
 def test_every_legal_action_uses_cards_of_the_hand_and_plays_exactly_those() -> None:
-    """In random games of every profile: each legal action's ``uses`` are cards of the acting
-    hand, and applying it takes exactly those from the hand (unless the round ends, when the
-    hands are refilled or a take picks the table up)."""
+    """In random games of every profile (and with shown trumps): each legal action's ``uses``
+    are cards of the acting hand, and applying it takes exactly those from the hand (unless
+    the round ends, when the hands are refilled or a take picks the table up), except a show,
+    which keeps its trump in the hand."""
     rng = random.Random(3)
     kinds: set[ActionKind] = set()
-    for i in range(60):
-        game = Game(PROFILES[sorted(PROFILES)[i % 3]], deal_from_seed(2 + i % 4, 500 + i))
+    show = Rules.from_spec({"profile": "perevodnoy", "show_trump": True})
+    for i in range(80):
+        rules = show if i % 4 == 3 else PROFILES[sorted(PROFILES)[i % 3]]
+        game = Game(rules, deal_from_seed(2 + i % 4, 500 + i))
         while not game.finished:
             seat = game.to_act
             assert seat is not None
@@ -63,7 +68,8 @@ def test_every_legal_action_uses_cards_of_the_hand_and_plays_exactly_those() -> 
             played = game.apply(action)
             assert played.uses == action.uses
             if played.round_end is None:
-                assert hand & ~game.hands[seat] == sum(c.mask for c in action.uses)
+                taken = 0 if action.kind is ActionKind.SHOW else sum(c.mask for c in action.uses)
+                assert hand & ~game.hands[seat] == taken
                 assert game.hands[seat] & ~hand == 0
     assert kinds == set(ActionKind)
 

@@ -136,7 +136,7 @@ def check_observations(game: Game) -> None:
         obs = observation(game, seat)
         text = json.dumps(obs, ensure_ascii=False)
         hidden = hidden_from(game, seat)
-        for c in range(36):
+        for c in range(52):
             if hidden >> c & 1:
                 assert CARD_TEXT[c] not in text, f"seat {seat} sees {CARD_TEXT[c]}"
         assert (obs["legal"] != []) == (seat == game.to_act)
@@ -195,6 +195,8 @@ def _random_action(rng: random.Random, game: Game) -> Action:
         return Action(seat, kind, tuple(cards))
     if kind is ActionKind.DEFEND:
         return Action.defend(seat, card(), card())
+    if kind is ActionKind.SHOW:
+        return Action.show(seat, card())
     return Action(seat, kind)
 
 
@@ -212,10 +214,14 @@ def _mutated(rng: random.Random, game: Game) -> Action:
             return Action(base.seat, kind, cards)
         if kind in (ActionKind.ATTACK, ActionKind.TRANSFER):
             return Action(base.seat, kind, base.cards or (ALL_CARDS[0],))
+        if kind is ActionKind.SHOW:
+            return Action.show(base.seat, base.cards[-1] if base.cards else ALL_CARDS[0])
         return Action(base.seat, kind)
     extra = ALL_CARDS[rng.randrange(36)]
     if base.kind is ActionKind.DEFEND:
         return Action.defend(base.seat, base.cards[0], extra)
+    if base.kind is ActionKind.SHOW:
+        return Action.show(base.seat, extra)
     return Action(base.seat, base.kind, tuple({*base.cards, extra}))
 
 

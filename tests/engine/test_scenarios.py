@@ -20,10 +20,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
 FILES = sorted(SCENARIOS.glob("*.json"))
 INVALID = sorted((SCENARIOS / "invalid").glob("*.json"))
-SECTIONS = {"1", "2", "3", "5", "6.1", "6.2", "6.3", "6.4", "7.1", "7.2", "7.3", "9"}
+SECTIONS = {
+    "1", "2", "3", "5", "6.1", "6.2", "6.3", "6.4", "7.1", "7.2", "7.3", "9",
+    "10.1", "10.2", "10.3",
+}  # fmt: skip
 STATE_KEYS = {
     "round", "first_round", "trump", "trump_card", "stock", "discard", "hands", "out", "leader",
     "attacker", "defender", "limit", "table", "taking", "to_act", "finished", "loser", "draw",
+    "played_by", "shown", "losers",
 }  # fmt: skip
 SUIT_LETTERS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
@@ -156,8 +160,18 @@ def test_invalid_file_exits_2_with_one_line(path: Path) -> None:
 def test_enough_invalid_files() -> None:
     names = {p.stem for p in INVALID}
     for required in ("unknown-card", "duplicate-card", "bad-json", "wrong-trump", "bad-leader",
-                     "seven-seats", "empty-hand-with-stock"):  # fmt: skip
+                     "seven-seats", "empty-hand-with-stock",
+                     # RULES.md §10: options that do not go together or do not suit the seats
+                     "teams-with-transfer", "show-trump-without-transfer", "deck-24-five-seats",
+                     "teams-3x3-four-seats"):  # fmt: skip
         assert required in names
+
+
+def test_enough_option_scenarios() -> None:
+    """Issue 30: at least 40 scenarios for the options of RULES.md §10, every subsection."""
+    ours = [f for f in FILES if f.name.startswith("s10.")]
+    assert len(ours) >= 40
+    assert {f.name[:5] for f in ours} == {"s10.1", "s10.2", "s10.3"}
 
 
 def test_invalid_file_among_valid_ones_fails_the_run() -> None:

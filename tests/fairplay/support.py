@@ -19,10 +19,10 @@ class Played:
     exit_rounds: tuple[int | None, ...]
 
 
-def play(players: int, seed: int, profile: str = "podkidnoy", greed: float = 0.8) -> Played:
+def play(players: int, seed: int, profile: str | Rules = "podkidnoy", greed: float = 0.8) -> Played:
     """Play a seeded deal: the first legal action, or with probability ``1 - greed`` a random
-    one (seeded, so the game is the same every run)."""
-    rules = PROFILES[profile]
+    one (seeded, so the game is the same every run).  ``profile``: a profile's name or rules."""
+    rules = profile if isinstance(profile, Rules) else PROFILES[profile]
     deal = deal_from_seed(players, seed)
     game = Game(rules, deal)
     rng = random.Random(seed)

@@ -8,7 +8,7 @@ import pytest
 
 from bot.outcome import Outcome
 from bot.replay import Replay, TablePair, build_replay
-from rules_engine import PROFILES, ActionKind, Card, DurakError, Game, deal_from_seed
+from rules_engine import PROFILES, ActionKind, Card, DurakError, Game, Rules, deal_from_seed
 from rules_engine.cards import ALL_CARDS, cards_from_mask
 from rules_engine.messages import Message, Seat
 from tests.fairplay.support import play
@@ -77,8 +77,10 @@ def test_frame_zero_is_the_deal():
 
 def _kinds_seen() -> dict[ActionKind, list[tuple[Replay, int]]]:
     seen: dict[ActionKind, list[tuple[Replay, int]]] = {}
-    for seed in range(6):
-        played = play(3, seed, "perevodnoy")
+    show = Rules.from_spec({"profile": "perevodnoy", "show_trump": True})
+    games = [(s, "perevodnoy", 0.8) for s in range(6)] + [(s, show, 0.2) for s in range(6)]
+    for seed, rules, greed in games:
+        played = play(3, seed, rules, greed)
         replay = build_replay(played.rules, played.deal, played.actions)
         for frame in replay.frames[1:]:
             assert frame.action is not None
@@ -106,13 +108,14 @@ def test_every_action_kind_has_a_message():
                     attack=attack,
                     defence=defence,
                 )
-            if kind is ActionKind.TRANSFER:
+            if kind is ActionKind.TRANSFER or kind is ActionKind.SHOW:
                 assert message["target"] == Seat(replay.frames[index].defender or 0)
     assert keys == {
         "{player} leads {cards}",
         "{player} adds {cards}",
         "{player} beats {attack} with {defence}",
         "{player} transfers the attack with {cards} to {target}",
+        "{player} shows {cards} and passes the attack to {target}",
         "{player} takes",
         "{player} passes",
     }

@@ -233,6 +233,17 @@ def _ack_logs(workdir: Path) -> list[str]:
     return sorted(str(p) for p in (workdir / "acks").glob("ack-*.jsonl"))
 
 
+async def _checked(
+    kind: str, url: str, workdir: Path, channels: int, kills: int, started: float, exited: list[str]
+) -> Figures:
+    """The database at ``url`` checked against every acknowledgement logged under
+    ``workdir``, and the figures of the campaign ``kind`` that began at ``started``."""
+    report = await check_database(url, _ack_logs(workdir))
+    backend = parse_database_url(url).backend
+    elapsed = time.monotonic() - started
+    return Figures(kind, backend, channels, kills, elapsed, report, exited, str(workdir))
+
+
 # ----------------------------------------------------------------------------- campaigns
 async def kill_campaign(
     url: str,
@@ -254,14 +265,11 @@ async def kill_campaign(
         child = await start_child(
             url, workdir, instance, "play", channels, "--ai-seats", str(ai_seats)
         )
-        await asyncio.sleep(rng.uniform(min_delay, max_delay))
+        await asyncio.sleep(rng.uniform(min_delay, max_delay))  # a kill at a random moment
         why = await kill(child)
         if why is not None:
             exited.append(why)
-    report = await check_database(url, _ack_logs(workdir))
-    backend = parse_database_url(url).backend
-    elapsed = time.monotonic() - started
-    return Figures("kill -9", backend, channels, kills, elapsed, report, exited, str(workdir))
+    return await _checked("kill -9", url, workdir, channels, kills, started, exited)
 
 
 async def two_process_campaign(
@@ -289,7 +297,7 @@ async def two_process_campaign(
     exited: list[str] = []
     try:
         while (left := end - time.monotonic()) > 0:
-            await asyncio.sleep(min(left, rng.uniform(restart_min, restart_max)))
+            await asyncio.sleep(min(left, rng.uniform(restart_min, restart_max)))  # random time
             if time.monotonic() >= end:
                 break
             which = rng.randrange(2)
@@ -313,11 +321,7 @@ async def two_process_campaign(
             why = await kill(child)
             if why is not None:
                 exited.append(why)
-    report = await check_database(url, _ack_logs(workdir))
-    elapsed = time.monotonic() - started
-    return Figures(
-        "two processes", "postgresql", channels, kills, elapsed, report, exited, str(workdir)
-    )
+    return await _checked("two processes", url, workdir, channels, kills, started, exited)
 
 
 # ----------------------------------------------------------------------------- command line

@@ -138,7 +138,7 @@ class Player:
                 await self._play_step(channel_id, host, guest)
             except ServiceError as exc:
                 self.refused("play", channel_id, exc)
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)  # pacing of the load, not a wait for anything
 
     async def _play_step(self, channel_id: int, host: int, guest: int) -> None:
         phase = self.svc.state(channel_id)
@@ -170,7 +170,7 @@ class Player:
                 await self._join_step(channel_id)
             except ServiceError as exc:
                 self.refused("step", channel_id, exc)
-            await asyncio.sleep(self.rng.uniform(0, 0.02))
+            await asyncio.sleep(self.rng.uniform(0, 0.02))  # random pacing of the load
 
     async def _join_step(self, channel_id: int) -> None:
         try:

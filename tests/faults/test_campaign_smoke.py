@@ -10,25 +10,18 @@ from __future__ import annotations
 
 import contextlib
 import io
-import itertools
 import json
-import os
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import pytest
 
 from bot.storage import sqlite_url
-from bot.storage.throwaway_pg import ThrowawayPostgres
 
 from .acklog import read_logs
 from .campaign import CampaignError, kill_campaign, main, refuse_used, two_process_campaign
 from .checker import Report, check_database
-
-_numbers = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -42,23 +35,6 @@ def sqlite_campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str
         status = main(args)
     assert status == 0, out.getvalue()
     return workdir, out.getvalue()
-
-
-@pytest.fixture
-async def postgres_url(postgres_server: ThrowawayPostgres) -> AsyncIterator[str]:
-    """A fresh, empty database on the session's throwaway PostgreSQL server."""
-    name = f"durak_faults_{os.getpid()}_{next(_numbers)}"
-    admin = await asyncpg.connect(postgres_server.url())
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    yield postgres_server.url(name)
-    admin = await asyncpg.connect(postgres_server.url())
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
 
 
 def _acks(workdir: Path) -> list[str]:

@@ -128,6 +128,21 @@ async def settle(svc: GameService) -> None:
     await svc.wait_idle()
 
 
+async def whose_turn(svc: GameService, channel: int = CH) -> tuple[int, HandView]:
+    """The user to act in ``channel`` (a human) and their hand."""
+    table = await svc.table(channel)
+    assert table.to_act is not None
+    user = table.seats[table.to_act].user_id
+    assert user is not None, "an AI seat is to act"
+    return user, await svc.hand(channel, user)
+
+
+async def press(svc: GameService, channel: int = CH) -> TableView:
+    """The player to act in ``channel`` plays their first legal action: the table after it."""
+    user, hand = await whose_turn(svc, channel)
+    return await svc.act(channel, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
+
+
 async def play_out(svc: GameService, channel: int = CH, limit: int = 2000) -> TableView:
     """Humans play their first legal action until the game ends (AIs play themselves)."""
     for _ in range(limit):
@@ -137,11 +152,9 @@ async def play_out(svc: GameService, channel: int = CH, limit: int = 2000) -> Ta
             return table
         seat = table.to_act
         assert seat is not None
-        user = table.seats[seat].user_id
-        if user is None or table.seats[seat].forfeited:  # the AI plays it
+        if table.seats[seat].user_id is None or table.seats[seat].forfeited:  # the AI plays it
             continue
-        hand = await svc.hand(channel, user)
-        await svc.act(channel, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
+        await press(svc, channel)
     raise AssertionError("the game did not end")
 
 

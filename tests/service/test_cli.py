@@ -4,11 +4,12 @@ use, and an output closed early (``durak-bot play | head``)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import os
 import subprocess
 import sys
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,24 @@ HOLD_DB = (
     "    await s.close()\n"
     "asyncio.run(hold())\n"
 )
+
+
+@contextlib.contextmanager
+def held(db: Path, cwd: Path) -> Iterator[None]:
+    """While the block runs, another process holds ``db`` open, as a running bot does."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_DB, str(db)],
+        cwd=cwd,
+        env=_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        holder.communicate("", timeout=30)  # its stdin closes: it lets go and ends
 
 
 def _env() -> dict[str, str]:
@@ -110,22 +129,9 @@ def test_the_ai_delay_is_capped_at_one_second(monkeypatch: pytest.MonkeyPatch) -
 
 def test_a_database_in_use_is_one_line_as_the_bot_says(tmp_path: Path) -> None:
     db = tmp_path / "held.sqlite3"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_DB, str(db)],
-        cwd=tmp_path,
-        env=_env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with held(db, tmp_path):
         expected = storage_problem(sqlite_url(str(db)))  # what `durak-bot` prints at start
         done = durak_bot(tmp_path, "play", "--db", str(db), "--ai-delay", "0", stdin="q\n")
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=30)
     assert expected is not None
     assert done.returncode == 2
     assert done.stderr.splitlines() == [expected]
@@ -149,9 +155,8 @@ def test_a_closed_output_ends_the_game_quietly(tmp_path: Path) -> None:
         assert proc.stdin is not None
         proc.stdin.write(b"t\n")  # stdin stays open: only the closed output may end the game
         proc.stdin.flush()
-        deadline = time.monotonic() + 30
-        while proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
+        with contextlib.suppress(subprocess.TimeoutExpired):  # then: the game went on
+            proc.wait(timeout=30)
         code = proc.poll()
         err = proc.stderr.read() if code is not None else b""
     finally:

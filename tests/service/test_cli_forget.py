@@ -4,8 +4,6 @@ erased) for a bad id, a player still in a game, or a database a running bot hold
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from bot.seating import FORMER_PLAYER_ID
@@ -13,7 +11,7 @@ from bot.storage import SqliteStorage
 
 from .conftest import CH, ServiceFactory, db_dump, open_table, play_out
 from .support import ALICE, BOB, CAROL
-from .test_cli import HOLD_DB, _env, durak_bot
+from .test_cli import durak_bot, held
 
 
 async def _played(make_service: ServiceFactory, db: Path) -> int:
@@ -72,19 +70,8 @@ async def test_forget_refuses_and_erases_nothing(
     )
     assert db_dump(db) == before
 
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_DB, str(db)],
-        cwd=tmp_path,
-        env=_env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with held(db, tmp_path):
         done = durak_bot(tmp_path, "forget", str(ALICE))  # a running bot holds the file
         assert done.returncode == 2 and "in use by another durak-bot process" in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
-    finally:
-        holder.communicate("")
     assert db_dump(db) == before

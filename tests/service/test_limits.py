@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from bot.limits import (
@@ -22,10 +24,13 @@ from rules_engine import PROFILES, Rules
 
 
 def test_rule_options_are_the_engines() -> None:
-    assert set(RULE_OPTIONS) == set(Rules().to_dict())
+    assert set(RULE_OPTIONS) == {field.name for field in dataclasses.fields(Rules)}
+    assert set(Rules().to_dict()) <= set(RULE_OPTIONS)
     assert RULE_OPTIONS["throw_in"] == ("neighbours", "all")
     assert RULE_OPTIONS["first_round_limit"] == (5, 6)
     assert RULE_OPTIONS["transfer"] == (True, False)
+    assert RULE_OPTIONS["deck"] == (24, 36, 52)
+    assert RULE_OPTIONS["teams"] == ("none", "2x2", "3x3")
     assert tuple(PROFILES) == RULE_PROFILES and RULE_PROFILES[0] == "podkidnoy"
     for rules in PROFILES.values():  # every profile uses allowed values only
         for name, value in rules.to_dict().items():

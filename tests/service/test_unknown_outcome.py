@@ -20,9 +20,7 @@ from bot.storage import DatabaseBusy, Storage
 from rules_engine import parse_action
 from tests import storage_helpers as stored
 
-from .conftest import ALICE, BOB, CH, GUILD, Recorder, open_table
-
-USERS = {0: ALICE, 1: BOB}
+from .conftest import ALICE, BOB, CH, GUILD, Recorder, open_table, press, whose_turn
 
 
 def lose_answer(storage: Storage, method: str, *, write: bool = True) -> list[int]:
@@ -43,20 +41,12 @@ def lose_answer(storage: Storage, method: str, *, write: bool = True) -> list[in
     return calls
 
 
-async def press(svc: GameService) -> None:
-    table = await svc.table(CH)
-    assert table.to_act is not None
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
-    await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
-
-
 async def press_until_one_move_is_left(svc: GameService) -> None:
     """Play the first legal action of whoever is to act until the next one ends the game."""
     for _ in range(2000):
         table = await svc.table(CH)
         assert table.to_act is not None and not table.finished
-        hand = await svc.hand(CH, USERS[table.to_act])
+        _user, hand = await whose_turn(svc)
         game = svc.game_of(CH)
         assert game is not None
         game.apply(parse_action(f"{table.to_act} {hand.legal[0].text}"))
@@ -66,17 +56,29 @@ async def press_until_one_move_is_left(svc: GameService) -> None:
     raise AssertionError("the game did not end")
 
 
+async def _game_of_two(make_service: Any, **options: Any) -> GameService:
+    """A service (made with ``options``) where Alice and Bob's game runs in :data:`CH`."""
+    svc = await make_service(**options)
+    await open_table(svc, ALICE, BOB)
+    return svc
+
+
+async def _stored_version(svc: GameService, db_path: Any) -> int:
+    """Close ``svc`` (as the process ends) and read the version its live game was stored at."""
+    await svc.close()
+    async with stored.opened(db_path) as storage:
+        (live,) = await stored.live_games(storage)
+        return live.version
+
+
 async def test_a_move_whose_answer_was_lost_is_shown_at_the_next_press(
     make_service: Any, db_path: Any
 ) -> None:
     recorder = Recorder()
-    svc = await make_service(presenters=[recorder])
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service, presenters=[recorder])
     before = await svc.table(CH)
     lose_answer(svc.storage, "save_live")
-    table = await svc.table(CH)
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
+    user, hand = await whose_turn(svc)
     with pytest.raises(StorageBusy):
         await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
     assert (await svc.table(CH)).version == before.version  # not shown as played
@@ -91,33 +93,25 @@ async def test_a_move_whose_answer_was_lost_is_shown_at_the_next_press(
     assert [v.version for v in recorder.of("table")] == [now.version]  # the channel sees it
     await press(svc)  # and the game goes on here
     assert (await svc.table(CH)).version == before.version + 2
-    await svc.close()
-    async with stored.opened(db_path) as storage:
-        (live,) = await stored.live_games(storage)
-        assert live.version == before.version + 2
+    assert await _stored_version(svc, db_path) == before.version + 2
 
 
 async def test_a_move_that_was_not_stored_is_not_played(make_service: Any, db_path: Any) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service)
     before = await svc.table(CH)
     lose_answer(svc.storage, "save_live", write=False)
     with pytest.raises(StorageBusy):
         await press(svc)
     await press(svc)  # played once, from the position the players saw
     assert (await svc.table(CH)).version == before.version + 1
-    await svc.close()
-    async with stored.opened(db_path) as storage:
-        (live,) = await stored.live_games(storage)
-        assert live.version == before.version + 1
+    assert await _stored_version(svc, db_path) == before.version + 1
 
 
 async def test_a_last_move_whose_answer_was_lost_ends_the_game_at_the_next_press(
     make_service: Any, db_path: Any
 ) -> None:
     recorder = Recorder()
-    svc = await make_service(presenters=[recorder])
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service, presenters=[recorder])
     await press_until_one_move_is_left(svc)
     lose_answer(svc.storage, "finish_game")
     with pytest.raises(StorageBusy):
@@ -141,8 +135,7 @@ async def test_a_last_move_whose_answer_was_lost_ends_the_game_at_the_next_press
 async def test_a_forfeit_whose_answer_was_lost_is_shown_at_the_next_write(
     make_service: Any,
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service)
     lose_answer(svc.storage, "record_forfeit")
     with pytest.raises(StorageBusy):
         await svc.forfeit(CH, BOB)
@@ -157,8 +150,7 @@ async def test_a_forfeit_whose_answer_was_lost_is_shown_at_the_next_write(
 async def test_a_stop_whose_answer_was_lost_is_shown_at_the_next_press(
     make_service: Any, recorder: Recorder
 ) -> None:
-    svc = await make_service(presenters=[recorder])
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service, presenters=[recorder])
     lose_answer(svc.storage, "finish_game")
     with pytest.raises(StorageBusy):
         await svc.stop(CH, ALICE, MODERATOR)
@@ -175,8 +167,7 @@ async def test_a_timeout_move_whose_answer_was_lost_keeps_the_turns_running(
 ) -> None:
     """The turn timer's move is given up and retried; the retry finds it was stored after
     all, and the next turn's timer still runs (nothing waits for a press that never comes)."""
-    svc = await make_service(turn_timeout=30)
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service, turn_timeout=30)
     before = await svc.table(CH)
     calls = lose_answer(svc.storage, "save_live")
     await clock.advance(30)  # the timeout move: stored, but its answer lost

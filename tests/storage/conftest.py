@@ -8,9 +8,7 @@ sets it) and is skipped, with the reason, otherwise."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -35,8 +33,7 @@ from bot.storage.migrations import Migration
 from bot.storage.postgres import PostgresStorage, numbered
 from bot.storage.sqlite import SqliteStorage
 from bot.storage.throwaway_pg import ThrowawayPostgres
-
-_database_numbers = itertools.count(1)
+from tests import storage_helpers as stored
 
 
 @dataclass
@@ -73,18 +70,8 @@ class Backend:
 
 
 async def _fresh_postgres_database(server: ThrowawayPostgres) -> AsyncIterator[Backend]:
-    name = f"durak_test_{os.getpid()}_{next(_database_numbers)}"
-    admin = await asyncpg.connect(server.url())
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    yield Backend("postgresql", server.url(name))
-    admin = await asyncpg.connect(server.url())
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
+    async with stored.fresh_database(server) as url:
+        yield Backend("postgresql", url)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

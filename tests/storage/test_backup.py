@@ -133,16 +133,22 @@ def test_postgresql_is_refused_pointing_to_pg_dump(
     assert list(tmp_path.iterdir()) == []
 
 
-async def test_an_existing_file_is_never_overwritten(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+async def _bot_database(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A new, empty database in ``tmp_path``, the one the command line uses (DATABASE_PATH)."""
     db = tmp_path / "durak.sqlite3"
     async with stored.opened(db):
         pass
-    existing = tmp_path / "old-backup"
-    existing.write_text("keep me")
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.setenv("DATABASE_PATH", str(db))
+    return db
+
+
+async def test_an_existing_file_is_never_overwritten(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    await _bot_database(monkeypatch, tmp_path)
+    existing = tmp_path / "old-backup"
+    existing.write_text("keep me")
     line = _refused(capsys, "backup", str(existing))
     assert str(existing) in line and "exists" in line
     assert existing.read_text() == "keep me"
@@ -233,12 +239,8 @@ def test_a_failed_backup_removes_the_directories_it_made(
 async def test_a_directory_that_is_a_file_is_refused(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    db = tmp_path / "durak.sqlite3"
-    async with stored.opened(db):
-        pass
+    await _bot_database(monkeypatch, tmp_path)
     (tmp_path / "notes").write_text("keep me")
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.setenv("DATABASE_PATH", str(db))
     line = _refused(capsys, "backup", str(tmp_path / "notes" / "more" / "copy"))
     assert line.endswith(f"{tmp_path / 'notes'} is not a directory")
     assert (tmp_path / "notes").read_text() == "keep me"

@@ -27,9 +27,9 @@ from bot.storage import FIRST_REVISION, Storage, create_storage
 from bot.storage.postgres import PostgresStorage
 from bot.storage.sqlite import SqliteStorage
 from bot.storage.throwaway_pg import ThrowawayPostgres
-from bot.views import HandView, TableView
+from bot.views import TableView
 from tests import storage_helpers as stored
-from tests.service.conftest import Recorder, open_table
+from tests.service.conftest import Recorder, open_table, press, whose_turn
 from tests.service.support import ALICE, BOB, CAROL, CH, DAVE, GUILD, Services
 
 from .conftest import Backend
@@ -40,7 +40,6 @@ from .frozen_proxy import FrozenProxy
 TIMEOUT = 1.0
 BOUND = 5.0
 CH2 = CH + 1
-PLAYERS = {CH: (ALICE, BOB), CH2: (CAROL, DAVE)}
 
 _T = TypeVar("_T")
 MakeService = Callable[..., Awaitable[GameService]]
@@ -55,20 +54,6 @@ async def within(request: Awaitable[_T], seconds: float = BOUND) -> _T:
         task.cancel()
         pytest.fail(f"no answer within {seconds} s: the request hangs with the database")
     return task.result()
-
-
-async def whose_turn(svc: GameService, channel: int = CH) -> tuple[int, HandView]:
-    """The user to act in ``channel`` and their hand."""
-    table = await svc.table(channel)
-    assert table.to_act is not None
-    user = PLAYERS[channel][table.to_act]
-    return user, await svc.hand(channel, user)
-
-
-async def press(svc: GameService, channel: int = CH) -> TableView:
-    """The player to act plays their first legal action."""
-    user, hand = await whose_turn(svc, channel)
-    return await svc.act(channel, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
 
 
 async def wait_until(check: Callable[[], Awaitable[bool]], what: str) -> None:

@@ -25,7 +25,8 @@ from bot.errors import (
 )
 from bot.service import GameService
 from bot.service.lifecycle import UNLOADABLE
-from tests.service.conftest import Recorder, open_table
+from bot.views import TableView
+from tests.service.conftest import Recorder, open_table, press, whose_turn
 from tests.service.support import ALICE, BOB, CAROL, CH, DAVE, GUILD, Services
 
 from .conftest import Backend
@@ -59,20 +60,28 @@ async def make_service(request: pytest.FixtureRequest) -> AsyncIterator[MakeServ
     await ai.close()
 
 
-async def _press(svc: GameService) -> None:
-    """The player to act plays their first legal action."""
-    table = await svc.table(CH)
-    assert table.to_act is not None
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
-    await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
+async def _game_of_two(make_service: MakeService, moves: int = 0) -> GameService:
+    """A service where Alice and Bob's game runs in :data:`CH`, ``moves`` presses into it."""
+    svc = await make_service()
+    await open_table(svc, ALICE, BOB)
+    for _ in range(moves):
+        await press(svc)
+    return svc
+
+
+async def _two_processes_and_a_lobby(make_service: MakeService) -> tuple[GameService, GameService]:
+    """Two services on one database (two processes); the first opened Alice's lobby."""
+    a = await make_service()
+    b = await make_service()
+    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    return a, b
 
 
 async def _finished_table(svc: GameService) -> None:
     """Alice and Bob play a game of the channel to its end (the series waits for a rematch)."""
     await open_table(svc, ALICE, BOB)
     while not (await svc.table(CH)).finished:
-        await _press(svc)
+        await press(svc)
 
 
 async def _live_row(backend: Backend) -> tuple[int, int, str]:
@@ -85,15 +94,11 @@ async def _live_row(backend: Backend) -> tuple[int, int, str]:
 async def test_a_lost_write_reads_the_game_again_and_applies_the_press_once(
     backend: Backend, make_service: MakeService
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
-    await _press(svc)
+    svc = await _game_of_two(make_service, moves=1)
     # Another process wrote the game since (its revision moved on; same position).
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     version, revision, _ = await _live_row(backend)
-    table = await svc.table(CH)
-    user = USERS[table.to_act]
-    hand = await svc.hand(CH, user)
+    user, hand = await whose_turn(svc)
     # The first write loses its fence; the copy is dropped, read again, and the press is
     # applied on the fresh copy: once, and stored.
     after = await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
@@ -105,9 +110,7 @@ async def test_a_lost_write_reads_the_game_again_and_applies_the_press_once(
 async def test_a_game_that_does_not_read_back_is_refused_and_never_overwritten(
     backend: Backend, make_service: MakeService
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
-    await _press(svc)
+    svc = await _game_of_two(make_service, moves=1)
     # Another process serves the game now and wrote something this release cannot read.
     await backend.sql("UPDATE live_games SET revision = revision + 1, snapshot = 'theirs'")
     before = await _live_row(backend)
@@ -127,8 +130,7 @@ async def test_a_game_that_does_not_read_back_is_refused_and_never_overwritten(
 async def test_a_lost_finish_is_decided_again_on_the_stored_game(
     backend: Backend, make_service: MakeService
 ) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service)
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     # a forced stop (Manage Channel) writes the game's end: its first write loses, the game is
     # read again and stopped once
@@ -139,8 +141,7 @@ async def test_a_lost_finish_is_decided_again_on_the_stored_game(
 
 
 async def test_a_lost_forfeit_is_recorded_once(backend: Backend, make_service: MakeService) -> None:
-    svc = await make_service()
-    await open_table(svc, ALICE, BOB)
+    svc = await _game_of_two(make_service)
     await backend.sql("UPDATE live_games SET revision = revision + 1")
     await svc.forfeit(CH, BOB)  # fenced like every write of the game: retried on a fresh copy
     assert await backend.sql("SELECT seat FROM forfeits") == [(1,)]
@@ -155,14 +156,14 @@ async def test_two_processes_race_on_one_game(
     backend = postgres_backend
     a = await make_service()
     await open_table(a, ALICE, BOB)
-    await _press(a)
+    await press(a)
     b = await make_service()  # a second process restores the same game (rolling restart)
     assert b.live_channels() == [CH]
     applied = refused = 0
     for _ in range(12):  # both press, concurrently
-        results = await asyncio.gather(_press(a), _press(b), return_exceptions=True)
+        results = await asyncio.gather(press(a), press(b), return_exceptions=True)
         for result in results:
-            if result is None:
+            if isinstance(result, TableView):  # applied: the table after the press
                 applied += 1
             elif isinstance(result, StaleAction | ChannelMoved):  # nothing applied
                 refused += 1
@@ -179,7 +180,7 @@ async def test_two_processes_race_on_one_game(
     while await backend.sql("SELECT COUNT(*) FROM live_games") != [(0,)]:
         # a refused press changes nothing; a copy behind reads the game again on it
         with contextlib.suppress(StaleAction, GameFinished, ChannelMoved):
-            await _press(next(servers))
+            await press(next(servers))
     assert await backend.sql("SELECT games FROM series") == [(1,)]
     assert await backend.sql("SELECT COUNT(*) FROM game_players") == [(2,)]
     assert await backend.sql("SELECT COUNT(*) FROM live_games") == [(0,)]
@@ -239,9 +240,7 @@ async def test_lobby_joins_through_two_processes_are_all_kept(
 async def test_concurrent_joins_in_two_processes_are_all_kept(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
-    a = await make_service()
-    b = await make_service()
-    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    a, b = await _two_processes_and_a_lobby(make_service)
     await b.lobby(CH)  # both hold a copy
     names = {BOB: "Bob", CAROL: "Carol", DAVE: "Dave", 5: "Eve", 6: "Finn"}
     joins = zip(itertools.cycle((a, b)), names.items(), strict=False)
@@ -253,9 +252,7 @@ async def test_concurrent_joins_in_two_processes_are_all_kept(
 async def test_a_process_reads_a_channel_before_answering_for_it(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
-    a = await make_service()
-    b = await make_service()
-    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    a, b = await _two_processes_and_a_lobby(make_service)
     with pytest.raises(ChannelBusy):  # not "no game here", and no second lobby over a's
         await b.open_lobby(CH, GUILD, BOB, "Bob")
     await a.join(CH, BOB, "Bob")
@@ -380,9 +377,7 @@ async def test_the_resync_never_reads_again_a_channel_only_this_process_wrote(
 async def test_the_resync_reads_again_a_channel_another_process_wrote(
     postgres_backend: Backend, make_service: MakeService
 ) -> None:
-    a = await make_service()
-    b = await make_service()
-    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    a, b = await _two_processes_and_a_lobby(make_service)
     assert await b.resync() == 1  # b held nothing of the channel: it reads the lobby
     await a.join(CH, BOB, "Bob")
     assert await b.resync() == 1 and await _seats(b) == ["Alice", "Bob"]

@@ -81,6 +81,34 @@ class Page:
                 await self._new.wait()
         return self.close_code
 
+    async def act(
+        self, seq: int, hand: dict[str, Any], action: str, version: int | None = None
+    ) -> None:
+        """Send the ``act`` command ``action`` for ``hand`` (a hand frame's body), at the
+        hand's version unless ``version`` says another."""
+        await self.send(
+            {
+                "t": "act",
+                "seq": seq,
+                "game": hand["game"],
+                "version": hand["version"] if version is None else version,
+                "action": action,
+            }
+        )
+
+    async def barrier(self, timeout: float = 5.0) -> None:
+        """Wait until every frame the server queued for this page so far has arrived: a ping,
+        whose pong the server queues after them (one queue, one socket, in order).  After
+        ``service.wait_idle()`` that is every frame the service's events made for the page."""
+        pongs = len(self.of("pong"))
+        await self.send({"t": "ping"})
+        async with asyncio.timeout(timeout):
+            while len(self.of("pong")) == pongs:
+                if self.close_code is not None:
+                    raise AssertionError(f"closed ({self.close_code}) before the pong")
+                self._new.clear()
+                await self._new.wait()
+
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [f for f in self.frames if f.get("t") == kind]
 
@@ -91,13 +119,48 @@ class Page:
 
 
 @dataclass(eq=False)
-class WebTable:
-    """The service, the web application on a test server, and a client."""
+class WebApp:
+    """A restored game service and the web application on a started test server (made by
+    :func:`serve`); :meth:`close` closes them and the service's AI runner."""
 
     service: GameService
     client: TestClient[Any, Any]
     parts: WebParts
-    signer: Signer
+    ai: ThreadAI
+
+    async def close(self) -> None:
+        await self.client.close()
+        await self.service.close()
+        await self.ai.close()
+
+
+async def serve(
+    db: Path, config: WebConfig, *, seed: int, clock: ManualClock | None = None
+) -> tuple[GameService, TestClient[Any, Any], WebParts, ThreadAI]:
+    """A restored service on the SQLite file ``db`` (AI moves at once, deals from ``seed``
+    on, 60 s turns) and the web application with ``config`` on a started test server."""
+    seeds = itertools.count(seed)
+    ai = ThreadAI()
+    service = GameService(
+        SqliteStorage(db),
+        clock=clock or ManualClock(),
+        ai=ai,
+        ai_delay=0.0,
+        turn_timeout=60,
+        seed_source=lambda: next(seeds),
+    )
+    await service.restore()
+    app = create_app(service, Signer(SECRET), config)
+    client: TestClient[Any, Any] = TestClient(TestServer(app))
+    await client.start_server()
+    return service, client, app[PARTS], ai
+
+
+@dataclass(eq=False)
+class WebTable(WebApp):
+    """The service, the web table on a test server, a client, and the pages it opened."""
+
+    signer: Signer = field(default_factory=lambda: Signer(SECRET))
     pages: list[Page] = field(default_factory=list)
 
     async def connect(self, origin: str | None = ORIGIN) -> Page:
@@ -158,6 +221,7 @@ class WebTable:
         for page in self.pages:
             if not page.ws.closed:
                 await page.close()
+        await super().close()
 
 
 async def make_table(
@@ -168,39 +232,22 @@ async def make_table(
     static_dir: Path | None = None,
     templates_dir: Path | None = None,
     clock: ManualClock | None = None,
-) -> tuple[WebTable, ThreadAI]:
-    seeds = itertools.count(seed)
-    ai = ThreadAI()
-    service = GameService(
-        SqliteStorage(tmp_path / "durak.sqlite3"),
-        clock=clock or ManualClock(),
-        ai=ai,
-        ai_delay=0.0,
-        turn_timeout=60,
-        seed_source=lambda: next(seeds),
-    )
-    await service.restore()
-    signer = Signer(SECRET)
+) -> WebTable:
+    """The web table of a new service in ``tmp_path`` (its :meth:`WebTable.close` ends all)."""
     config = WebConfig(
         public_url=PUBLIC_URL,
         oauth=oauth,
         **({"static_dir": static_dir} if static_dir is not None else {}),
         **({"templates_dir": templates_dir} if templates_dir is not None else {}),
     )
-    app = create_app(service, signer, config)
-    client: TestClient[Any, Any] = TestClient(TestServer(app))
-    await client.start_server()
-    return WebTable(service, client, app[PARTS], signer), ai
+    return WebTable(*await serve(tmp_path / "durak.sqlite3", config, seed=seed, clock=clock))
 
 
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[WebTable]:
     """A service with the web table; closed at the end."""
-    t, ai = await make_table(tmp_path)
+    t = await make_table(tmp_path)
     try:
         yield t
     finally:
         await t.close()
-        await t.client.close()
-        await t.service.close()
-        await ai.close()

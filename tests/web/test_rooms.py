@@ -3,7 +3,6 @@ records (guests are never rated), the abuse limits and a restart mid-game."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -11,30 +10,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
 
-from bot.ai_pool import ThreadAI
-from bot.clock import ManualClock
 from bot.realm import GUEST_IDS, ROOM_IDS, SNOWFLAKE_MIN, WEB_REALM, is_room
 from bot.rooms import guest_name
 from bot.service import ChannelPhase, GameService
 from bot.service.options import need_id
-from bot.storage import SqliteStorage
-from web.app import PARTS, WebConfig, WebParts, create_app
+from web.app import WebConfig
 from web.rooms import RoomLimits
-from web.tokens import Signer
 
-from .conftest import ORIGIN, PUBLIC_URL, SECRET, Page
+from .conftest import ORIGIN, PUBLIC_URL, Page, WebApp, serve
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
 @dataclass(eq=False)
-class Rooms:
-    service: GameService
-    client: TestClient[Any, Any]
-    parts: WebParts
-    ai: ThreadAI
+class Rooms(WebApp):
+    """The service and the rooms' web application on a test server."""
 
     async def create(
         self, name: str = "Ann", headers: dict[str, str] | None = None, **options: Any
@@ -61,29 +52,10 @@ class Rooms:
         await page.send({"t": "hello", "token": token, "lang": "en"})
         return page
 
-    async def close(self) -> None:
-        await self.client.close()
-        await self.service.close()
-        await self.ai.close()
-
 
 async def make_rooms(db: Path, limits: RoomLimits | None = None) -> Rooms:
-    seeds = itertools.count(3)
-    ai = ThreadAI()
-    service = GameService(
-        SqliteStorage(db),
-        clock=ManualClock(),
-        ai=ai,
-        ai_delay=0.0,
-        turn_timeout=60,
-        seed_source=lambda: next(seeds),
-    )
-    await service.restore()
     config = WebConfig(public_url=PUBLIC_URL, room_limits=limits or RoomLimits())
-    app = create_app(service, Signer(SECRET), config)
-    client: TestClient[Any, Any] = TestClient(TestServer(app))
-    await client.start_server()
-    return Rooms(service, client, app[PARTS], ai)
+    return Rooms(*await serve(db, config, seed=3))
 
 
 @pytest.fixture
@@ -93,6 +65,17 @@ async def rooms(tmp_path: Path) -> AsyncIterator[Rooms]:
         yield r
     finally:
         await r.close()
+
+
+async def game_of_two(rooms: Rooms) -> tuple[str, Page, Page, Any]:
+    """Ann opens a room of two seats, Bob joins, both open the room's page and Ann starts:
+    the room, the host's and the guest's pages, and the guest's first room frame of the game."""
+    _, body = await rooms.create("Ann", seats=2)
+    _, joined = await rooms.join(body["room"], "Bob")
+    host = await rooms.page(body["token"])
+    guest = await rooms.page(joined["token"])
+    await host.send({"t": "start", "seq": 1})
+    return body["room"], host, guest, await room_frame(guest, "playing")
 
 
 async def room_frame(page: Page, phase: str | None = None, seats: int | None = None) -> Any:
@@ -248,16 +231,11 @@ async def test_the_lobby_is_live_and_the_host_starts_a_game_with_an_ai_seat(room
 
 
 async def test_leaving_a_running_game_needs_a_confirmation_then_forfeits(rooms: Rooms) -> None:
-    _, body = await rooms.create("Ann", seats=2)
-    _, joined = await rooms.join(body["room"], "Bob")
-    host = await rooms.page(body["token"])
-    guest = await rooms.page(joined["token"])
-    await host.send({"t": "start", "seq": 1})
-    room = await room_frame(guest, "playing")
+    slug, host, guest, room = await game_of_two(rooms)
     await guest.send({"t": "leave", "seq": 2})
     result = await guest.next("result")
     assert not result["ok"] and result["confirm"] == "forfeit" and result["game"] == room["game"]
-    channel = await rooms.parts.rooms.directory.channel_of(body["room"])
+    channel = await rooms.parts.rooms.directory.channel_of(slug)
     assert (
         rooms.service.seat_of(channel, (await rooms.service.table(channel)).seats[1].user_id or 0)
         == 1
@@ -271,19 +249,14 @@ async def test_leaving_a_running_game_needs_a_confirmation_then_forfeits(rooms: 
 
 
 async def test_stopping_takes_every_players_vote(rooms: Rooms) -> None:
-    _, body = await rooms.create("Ann", seats=2)
-    _, joined = await rooms.join(body["room"], "Bob")
-    host = await rooms.page(body["token"])
-    guest = await rooms.page(joined["token"])
-    await host.send({"t": "start", "seq": 1})
-    await room_frame(guest, "playing")
+    slug, host, guest, _room = await game_of_two(rooms)
     await host.send({"t": "stop", "seq": 2})
     assert (await host.next("result"))["ok"]
     room = await room_frame(guest)
     assert room["phase"] == "playing" and room["stop_vote"] == [1, 2]
     await guest.send({"t": "stop", "seq": 3})
     assert (await guest.next("result"))["ok"]
-    channel = await rooms.parts.rooms.directory.channel_of(body["room"])
+    channel = await rooms.parts.rooms.directory.channel_of(slug)
     assert rooms.service.state(channel) is not ChannelPhase.PLAYING
     for p in (host, guest):
         await p.close()

@@ -262,7 +262,7 @@ async def test_deeply_nested_json_is_refused_with_one_log_line(
 
 
 async def test_a_deep_activity_sign_in_body_is_400_not_500(tmp_path: Path) -> None:
-    t, ai = await make_table(tmp_path, oauth=DiscordOAuth("4242", "secret"))
+    t = await make_table(tmp_path, oauth=DiscordOAuth("4242", "secret"))
     try:
         resp = await t.client.post(
             "/api/activity/session",
@@ -271,9 +271,7 @@ async def test_a_deep_activity_sign_in_body_is_400_not_500(tmp_path: Path) -> No
         )
         assert resp.status == 400
     finally:
-        await t.client.close()
-        await t.service.close()
-        await ai.close()
+        await t.close()
 
 
 async def test_a_deep_hello_is_refused_with_a_code_not_1000(rooms: Rooms) -> None:
@@ -407,15 +405,13 @@ async def test_toggling_the_stop_vote_is_rate_limited(rooms: Rooms) -> None:
 
 # -- headers ---------------------------------------------------------------------------------
 async def test_frame_ancestors_name_this_applications_activity_only(tmp_path: Path) -> None:
-    t, ai = await make_table(tmp_path, oauth=DiscordOAuth("4242", "secret"))
+    t = await make_table(tmp_path, oauth=DiscordOAuth("4242", "secret"))
     try:
         policy = (await t.client.get("/table")).headers["Content-Security-Policy"]
         assert "https://4242.discordsays.com" in policy and "*" not in policy
         assert policy == csp("4242")
     finally:
-        await t.client.close()
-        await t.service.close()
-        await ai.close()
+        await t.close()
     assert "discord" not in csp()  # no Activity: framed by nothing but itself
 
 
@@ -434,7 +430,7 @@ async def test_a_nul_byte_in_a_static_path_is_404(table: WebTable) -> None:
 @pytest.fixture
 async def served(tmp_path: Path) -> Any:
     """A web server listening on 127.0.0.1 (any port), with small connection limits."""
-    t, ai = await make_table(tmp_path)
+    t = await make_table(tmp_path)
     config = WebConfig(
         public_url=PUBLIC_URL,
         host="127.0.0.1",
@@ -447,9 +443,7 @@ async def served(tmp_path: Path) -> Any:
         yield server
     finally:
         await server.stop()
-        await t.client.close()
-        await t.service.close()
-        await ai.close()
+        await t.close()
 
 
 async def _raw(server: WebServer, data: bytes = b"", source: str = "127.0.0.1") -> Any:
@@ -501,7 +495,7 @@ async def test_the_access_log_holds_no_query_address_or_browser(
 ) -> None:
     caplog.set_level(logging.INFO, logger="web.access")
     for clients in (False, True):
-        t, ai = await make_table(tmp_path / str(clients))
+        t = await make_table(tmp_path / str(clients))
         limits = ServerLimits(access_log_clients=clients)
         config = WebConfig(public_url=PUBLIC_URL, host="127.0.0.1", port=0, server_limits=limits)
         server = WebServer(t.service, t.signer, config)
@@ -520,9 +514,7 @@ async def test_the_access_log_holds_no_query_address_or_browser(
             lines = [r.getMessage() for r in caplog.records if r.name == "web.access"]
         finally:
             await server.stop()
-            await t.client.close()
-            await t.service.close()
-            await ai.close()
+            await t.close()
         assert len(lines) == 1 and lines[0].startswith("GET /healthz 200"), lines
         assert "SECRET-TOKEN" not in lines[0] and "?" not in lines[0]
         assert ("127.0.0.1" in lines[0]) is clients

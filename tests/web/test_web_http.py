@@ -35,15 +35,13 @@ async def test_healthz(table: WebTable) -> None:
 
 
 async def test_without_the_page_table_is_a_placeholder_without_script(tmp_path: Path) -> None:
-    t, ai = await make_table(tmp_path, templates_dir=tmp_path / "nothing")
+    t = await make_table(tmp_path, templates_dir=tmp_path / "nothing")
     try:
         resp = await t.client.get("/table")
         assert resp.status == 200 and await resp.read() == PLACEHOLDER
         assert b"<script" not in PLACEHOLDER and b"style" not in PLACEHOLDER
     finally:
-        await t.client.close()
-        await t.service.close()
-        await ai.close()
+        await t.close()
 
 
 @pytest.fixture
@@ -57,11 +55,9 @@ async def static_table(tmp_path: Path) -> AsyncIterator[WebTable]:
     templates.mkdir()
     (templates / SHELL).write_text("<!doctype html><title>T</title><body>{{body}}</body>")
     (templates / "table.html").write_text('<p data-s="take"></p>' * 100)
-    t, ai = await make_table(tmp_path, static_dir=root, templates_dir=templates)
+    t = await make_table(tmp_path, static_dir=root, templates_dir=templates)
     yield t
-    await t.client.close()
-    await t.service.close()
-    await ai.close()
+    await t.close()
 
 
 async def test_static_files_are_served_gzipped_with_etags(static_table: WebTable) -> None:
@@ -163,12 +159,9 @@ async def activity(tmp_path: Path) -> AsyncIterator[tuple[WebTable, FakeDiscordA
     server = TestServer(app)
     await server.start_server()
     oauth = DiscordOAuth("4242", "s3cret", api=str(server.make_url("/api/v10")))
-    t, ai = await make_table(tmp_path, oauth=oauth)
+    t = await make_table(tmp_path, oauth=oauth)
     yield t, api
     await t.close()
-    await t.client.close()
-    await t.service.close()
-    await ai.close()
     await server.close()
 
 

@@ -1,8 +1,12 @@
 """``durak-bot play --web``: the game in the browser, without Discord (a smoke test of the
-real command: start, fetch the page and health, open the socket, stop with Ctrl-C)."""
+real command: start, fetch the page and health, open the socket, stop with Ctrl-C), and who
+may ask it for a new game (``/api/new-game``: the local player's page only)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import io
 import json
 import os
 import re
@@ -15,6 +19,8 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+
+from apps.play_web import NEW_GAME_PATH, play_web
 
 ROOT = Path(__file__).parents[2]
 
@@ -125,3 +131,62 @@ async def test_a_taken_port_is_said_in_one_line(tmp_path: Path) -> None:
         )
     assert done.returncode == 2
     assert f"port {port} is taken" in done.stdout + done.stderr
+
+
+async def _post(base: str, body: object, origin: str | None) -> tuple[int, dict[str, object]]:
+    headers = {} if origin is None else {"Origin": origin}
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(base + NEW_GAME_PATH, json=body, headers=headers) as answer,
+    ):
+        return answer.status, await answer.json()
+
+
+async def _hello(base: str, token: str) -> tuple[dict[str, object], dict[str, object]]:
+    """The welcome and the table a page gets with ``token``."""
+    async with (
+        aiohttp.ClientSession() as http,
+        http.ws_connect(base.replace("http", "ws") + "/ws", origin=base) as ws,
+    ):
+        await ws.send_json({"t": "hello", "token": token, "lang": "en"})
+        welcome = await ws.receive_json(timeout=10)
+        table = await ws.receive_json(timeout=10)
+        return welcome, table["table"]
+
+
+async def test_only_the_local_players_page_may_ask_for_a_new_game(tmp_path: Path) -> None:
+    out = io.StringIO()
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    task = asyncio.create_task(
+        play_web(out=out, port=port, db_path=str(tmp_path / "p.sqlite3"), open_browser=False)
+    )
+    try:
+        for _ in range(300):
+            if "Open " in out.getvalue():
+                break
+            await asyncio.sleep(0.05)
+        token = out.getvalue().split("#t=", 1)[1].split()[0]
+        async with aiohttp.ClientSession() as http, http.get(base + NEW_GAME_PATH) as answer:
+            assert (answer.status, await answer.json()) == (200, {"new_game": True})
+        status, refused = await _post(base, {"token": "forged.token"}, base)
+        assert status == 403 and refused["error"]
+        status, refused = await _post(base, {"token": token}, "https://elsewhere.example")
+        assert status == 403 and refused["error"]
+        for body in ([], {"token": 5}, "text"):
+            status, refused = await _post(base, body, base)
+            assert status == 400 and refused["error"], body
+        # French words for a French page
+        status, refused = await _post(base, {"token": "forged.token", "lang": "fr"}, base)
+        assert "lien" in str(refused["error"])
+        # while a game runs, nothing is dealt: the running series' token comes back
+        _, before = await _hello(base, token)
+        status, answer = await _post(base, {"token": token}, base)
+        assert status == 200
+        welcome, after = await _hello(base, str(answer["token"]))
+        assert (welcome["role"], welcome["seat"]) == ("player", 0)
+        assert after["game"] == before["game"]
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

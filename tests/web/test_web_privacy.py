@@ -54,15 +54,7 @@ async def drive(page: Page, rng: random.Random) -> None:
         if hand["your_turn"] and hand["legal"] and not hand["finished"]:
             seq += 1
             action = rng.choice(hand["legal"])
-            await page.send(
-                {
-                    "t": "act",
-                    "seq": seq,
-                    "game": hand["game"],
-                    "version": hand["version"],
-                    "action": action["text"],
-                }
-            )
+            await page.act(seq, hand, action["text"])
 
 
 def version_of(frame: dict[str, Any]) -> int | None:
@@ -76,7 +68,7 @@ async def test_no_frame_shows_a_hidden_card(
 ) -> None:
     monkeypatch.setattr(protocol, "RATE", 10_000.0)  # the pages play as fast as frames come
     monkeypatch.setattr(protocol, "BURST", 10_000)
-    table, ai = await make_table(tmp_path, seed=seed)
+    table = await make_table(tmp_path, seed=seed)
     try:
         await table.game(ALICE, BOB, ais=("casual", "beginner"), rules="perevodnoy", seats=4)
         alice = await table.page(table.player(ALICE))
@@ -91,6 +83,8 @@ async def test_no_frame_shows_a_hidden_card(
         for page in (watcher, outsider):
             while not page.of("table") or not page.of("table")[-1]["table"]["finished"]:
                 await page.next("table")
+        for page in (alice, bob, watcher, outsider):
+            await page.barrier()  # every frame sent to the page is checked below
         record = await stored.game(table.service.storage, final.game_id)
         publics, hands = timeline(record)
         pages = {
@@ -129,6 +123,3 @@ async def test_no_frame_shows_a_hidden_card(
         assert not watcher.of("hand") and not outsider.of("hand")
     finally:
         await table.close()
-        await table.client.close()
-        await table.service.close()
-        await ai.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 
@@ -46,7 +45,7 @@ async def test_a_watcher_gets_no_hand(table: WebTable) -> None:
     await table.service.act(CH, ALICE, (await table.service.hand(CH, ALICE)).legal[0].text, 0)
     await table.service.wait_idle()
     assert (await page.next("table"))["table"]["version"] == 1
-    await asyncio.sleep(0.05)
+    await page.barrier()
     assert not page.of("hand")
     assert all(s["you"] is False for f in page.of("table") for s in f["table"]["seats"])
 
@@ -205,15 +204,7 @@ async def test_an_act_is_played_and_every_page_gets_the_new_table(table: WebTabl
     hand = (await alice.next("hand"))["hand"]
     assert hand["your_turn"]
     action = hand["legal"][0]
-    await alice.send(
-        {
-            "t": "act",
-            "seq": 7,
-            "game": hand["game"],
-            "version": hand["version"],
-            "action": action["text"],
-        }
-    )
+    await alice.act(7, hand, action["text"])
     assert await alice.next("result") == {"t": "result", "seq": 7, "ok": True}
     for page in (alice, bob, watcher):
         frames = [f for f in page.frames if f["t"] == "table"]
@@ -236,15 +227,7 @@ async def test_an_illegal_act_is_refused_with_the_engines_reason_and_changes_not
     # two cards of different ranks cannot lead together
     cards = [c["card"] for c in hand["cards"]]
     pair = next((a, b) for a in cards for b in cards if a != b and a[:-1] != b[:-1])
-    await alice.send(
-        {
-            "t": "act",
-            "seq": 3,
-            "game": hand["game"],
-            "version": 0,
-            "action": f"attack {pair[0]} {pair[1]}",
-        }
-    )
+    await alice.act(3, hand, f"attack {pair[0]} {pair[1]}", version=0)
     result = await alice.next("result")
     assert result["ok"] is False and result["seq"] == 3 and result["stale"] is False
     game = table.service.game_of(CH)
@@ -267,15 +250,7 @@ async def test_a_stale_version_is_refused_as_stale(table: WebTable) -> None:
     alice = await table.page(table.player(ALICE))
     hand = (await alice.next("hand"))["hand"]
     await table.service.act(CH, ALICE, hand["legal"][0]["text"], 0)
-    await alice.send(
-        {
-            "t": "act",
-            "seq": 4,
-            "game": hand["game"],
-            "version": 0,
-            "action": hand["legal"][1]["text"],
-        }
-    )
+    await alice.act(4, hand, hand["legal"][1]["text"], version=0)
     result = await alice.next("result")
     assert result["ok"] is False and result["stale"] is True
     assert "changed" in result["reason"]
@@ -337,15 +312,7 @@ async def test_a_move_made_through_the_service_reaches_the_page(table: WebTable)
     await table.game(ALICE, BOB)
     alice = await table.page(table.player(ALICE))
     hand = (await alice.next("hand"))["hand"]
-    await alice.send(
-        {
-            "t": "act",
-            "seq": 1,
-            "game": hand["game"],
-            "version": 0,
-            "action": hand["legal"][0]["text"],
-        }
-    )
+    await alice.act(1, hand, hand["legal"][0]["text"], version=0)
     assert (await alice.next("result"))["ok"]
     bob_hand = await table.service.hand(CH, BOB)
     assert bob_hand.version == 1 and bob_hand.your_turn
@@ -395,13 +362,13 @@ async def test_a_forfeit_revokes_the_players_page(table: WebTable) -> None:
     await bob.send({"t": "act", "seq": 9, "game": hand["game"], "version": 1, "action": "take"})
     result = await bob.next("result")
     assert result["ok"] is False and "watching" in result["reason"]
-    await asyncio.sleep(0.05)
+    await bob.barrier()
     assert len(bob.of("hand")) == hands_before
     # the same link opens the table as a watcher only
     again = await table.page(token)
     assert (await again.next())["role"] == "watcher"
     await again.next("table")
-    await asyncio.sleep(0.05)
+    await again.barrier()
     assert not again.of("hand")
 
 
@@ -418,6 +385,7 @@ async def test_a_kick_revokes_the_players_page(table: WebTable) -> None:
     before = await table.service.table(CH)
     assert (await table.step()).version > before.version
     await carol.next("table")
+    await carol.barrier()
     assert len(carol.of("hand")) == n
 
 
@@ -471,7 +439,7 @@ async def test_the_finished_table_reaches_a_page_once(table: WebTable) -> None:
     final = await table.play_out()
     while not (await page.next("table"))["table"]["finished"]:
         pass
-    await asyncio.sleep(0.05)
+    await page.barrier()
     finished = [f for f in page.of("table") if f["table"]["finished"]]
     assert len(finished) == 1 and finished[0]["table"]["version"] == final.version
 

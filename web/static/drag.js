@@ -1,7 +1,10 @@
 // Dragging a card with a mouse, a finger or a pen (Pointer Events): the drop decides what the
 // card does. On an uncovered attack card: beat that card. Anywhere else on the table: attack,
 // add or transfer (a defender's card with nothing else to do there beats what it can).
-// Elsewhere: nothing (the card goes back to the hand).
+// Elsewhere: nothing. A card that cannot do what its drop asks goes back to the hand, and the
+// hint says why (the hand's refusal: with hints off the card shakes).
+
+import { t } from "./strings.js";
 
 const THRESHOLD = 8; // pixels a pointer moves before a press becomes a drag
 
@@ -27,7 +30,7 @@ export class Dragger {
 
   down(event, button, card) {
     if (event.button !== 0 || this.drag) return;
-    if (this.hand.choicesFor(card).length === 0) return; // only a playable card is dragged
+    if (!this.hand.info(card)) return;
     this.drag = { button, card, id: event.pointerId, x0: event.clientX, y0: event.clientY, ghost: null, over: null };
     try {
       button.setPointerCapture(event.pointerId);
@@ -94,16 +97,28 @@ export class Dragger {
     this.end();
     this.droppedAt = Date.now();
     if (!target) return;
+    const { card, button } = d;
+    const info = this.hand.info(card);
+    if (!info || this.hand.choicesFor(card).length === 0) {
+      this.hand.refuse(card, button, info?.reason); // it cannot be played now: the reason
+      return;
+    }
     let choices;
     if (target.dataset.drop === "attack") {
       const attack = target.dataset.attack;
-      choices = this.hand.choicesFor(d.card, (a) => a.kind === "defend" && a.cards[0] === attack);
+      choices = this.hand.choicesFor(card, (a) => a.kind === "defend" && a.cards[0] === attack);
+      if (choices.length === 0) {
+        const transfers = this.hand.choicesFor(card, (a) => a.kind === "transfer");
+        const why = transfers.length ? t("transfer_beside", { card, attack }) : t("cannot_beat", { card, attack });
+        this.hand.refuse(card, button, why);
+        return;
+      }
     } else {
-      choices = this.hand.choicesFor(d.card, (a) => a.kind === "attack" || a.kind === "transfer");
+      choices = this.hand.choicesFor(card, (a) => a.kind === "attack" || a.kind === "transfer");
       // A defender who drops near the attacks rather than on one: the card beats what it can.
-      if (choices.length === 0) choices = this.hand.choicesFor(d.card, (a) => a.kind === "defend");
+      if (choices.length === 0) choices = this.hand.choicesFor(card, (a) => a.kind === "defend");
     }
-    this.hand.decide(d.card, choices);
+    this.hand.decide(card, choices);
   }
 
   cancel() {

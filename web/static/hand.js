@@ -1,7 +1,9 @@
 // The player's own hand, fanned below the table: one <button> per card named by the card's
-// text ("9♥"), aria-disabled when it cannot be played now. Tap (or Enter) plays a card that
-// has one legal use and asks when it has several; with hints on a dimmed card tells why it
-// cannot be played. Take / Pass / Transfer are the buttons above the hand.
+// text ("9♥"), aria-disabled when it cannot be played now. On the player's turn a card that
+// cannot be played is dimmed and described by its reason; on another's turn the whole hand
+// waits in full colour, described by the "not your turn" note. Tap (or Enter) plays a card
+// that has one legal use and asks when it has several; with hints on a card that cannot be
+// played tells why. Take / Pass / Transfer are the buttons above the hand.
 
 import { t } from "./strings.js";
 import { cardFace } from "./cards.js";
@@ -9,9 +11,16 @@ import { openChooser, closeChooser } from "./chooser.js";
 import { Dragger } from "./drag.js";
 import { toast } from "./toast.js";
 
+/** The hint about ``card``: the reason alone when it names the card, else the card and the
+ * reason (a card is named once). */
+export function cardHint(card, reason) {
+  if (reason.includes(card)) return reason[0].toUpperCase() + reason.slice(1);
+  return t("cannot_play", { card, reason });
+}
+
 const MIN_STEP = 0.56; // the least visible part of an overlapped card, as a share of its width
 const GAP = 8;
-const EDGE = 6; // room at each side for the fan's tilt and glow
+const EDGE = 12; // room at each side for the fan's tilt and glow
 
 export class Hand {
   constructor(root, { act, state }) {
@@ -23,6 +32,7 @@ export class Hand {
     this.take = document.getElementById("take-button");
     this.pass = document.getElementById("pass-button");
     this.transfer = document.getElementById("transfer-button");
+    this.waitingNote = document.getElementById("hand-waiting");
     this.take.addEventListener("click", () => this.playKind("take"));
     this.pass.addEventListener("click", () => this.playKind("pass"));
     this.transfer.addEventListener("click", () => this.playKind("transfer"));
@@ -50,23 +60,34 @@ export class Hand {
     else if (choices.length > 1) openChooser(this[kind].textContent, choices, (text) => this.act(text));
   }
 
+  /** What the hand says of ``card`` (``null``: not in the hand). */
+  info(card) {
+    return (this.state.hand?.cards || []).find((c) => c.card === card) || null;
+  }
+
   /** A tap, a click or Enter on a card. */
   pressed(card, button) {
     if (this.dragger.justDropped()) return;
-    const info = (this.state.hand?.cards || []).find((c) => c.card === card);
+    const info = this.info(card);
     if (!info) return;
     const choices = this.choicesFor(card);
     if (!info.playable || choices.length === 0) {
-      if (this.state.hints && info.reason) {
-        toast(t("cannot_play", { card, reason: info.reason }), "hint");
-      } else {
-        button.classList.remove("shake");
-        void button.offsetWidth; // restart the animation
-        button.classList.add("shake");
-      }
+      this.refuse(card, button, info.reason);
       return;
     }
     this.decide(card, choices);
+  }
+
+  /** ``card`` cannot be played (there, or now): with hints on the hint says why (``reason``,
+   * a sentence of the server or of the page), else the card shakes. */
+  refuse(card, button, reason) {
+    if (this.state.hints && reason) {
+      toast(cardHint(card, reason), "hint");
+      return;
+    }
+    button.classList.remove("shake");
+    void button.offsetWidth; // restart the animation
+    button.classList.add("shake");
   }
 
   makeButton(card) {
@@ -86,6 +107,11 @@ export class Hand {
     document.body.classList.toggle("hints-on", Boolean(state.hints));
     const hand = state.role === "player" ? state.hand : null;
     document.body.classList.toggle("my-turn", Boolean(hand && hand.your_turn && !hand.finished));
+    // Not this player's turn: the whole hand waits (a note says so), which is not the same as
+    // a card that cannot be played on the player's turn (dimmed, with its reason).
+    const waiting = Boolean(hand && !hand.your_turn && !hand.finished);
+    this.root.classList.toggle("waiting", waiting);
+    this.waitingNote.hidden = !waiting;
     if (!hand) {
       document.body.classList.remove("defending");
       this.root.replaceChildren();
@@ -107,7 +133,10 @@ export class Hand {
       else button.setAttribute("aria-disabled", "true");
       button.classList.toggle("playable", usable);
       button.classList.toggle("trump", Boolean(info.trump));
-      button.title = usable || !state.hints ? "" : info.reason || "";
+      // Described as waiting (the note), or by the reason it cannot be played (hints on).
+      if (waiting) button.setAttribute("aria-describedby", this.waitingNote.id);
+      else button.removeAttribute("aria-describedby");
+      button.title = usable || waiting || !state.hints ? "" : info.reason || "";
     }
     for (const [card, button] of this.buttons) {
       if (!next.has(card)) button.remove();
@@ -143,7 +172,7 @@ export class Hand {
     const perRow = Math.max(1, Math.floor((width - cardW) / minStep) + 1);
     const rows = Math.ceil(n / perRow);
     const inRow = Math.ceil(n / rows);
-    const rowShift = cardH * 0.62;
+    const rowShift = cardH * 0.55; // the row above still shows its cards' corners
     buttons.forEach((button, i) => {
       const row = Math.floor(i / inRow);
       const k = row === rows - 1 ? n - row * inRow : inRow;

@@ -18,10 +18,26 @@ let levels = [];
 const socket = new PageSocket("/ws/room", {
   hello: () => (token ? { t: "hello", token, lang: lang() } : null),
   onFrame,
-  onState: (what) => {
+  onState: (what, detail) => {
     if (what === "reconnecting") notice(t("reconnecting"));
+    else if (what === "closed") closedForGood(detail);
   },
 });
+
+/** The socket is closed for good: say why (the server's reason, else the page's words), and
+ * show what is left to do (a refused token: sit down again; a closed room: a new room). */
+function closedForGood({ code, reason }) {
+  if (code === 4001) {
+    forgetToken();
+    showJoin(); // the guest's token is refused: sit down again
+    showError($("error"), reason);
+  } else if (code === 4004 || code === 4010) {
+    renderOver(reason || t("closed"));
+  } else {
+    const tooBig = code === 1009 || code === 4009; // only a hello with a bad token is that big
+    showError($("error"), reason || (tooBig ? t("bad_invite") : t("closed")));
+  }
+}
 
 function send(frame) {
   seq += 1;
@@ -188,13 +204,7 @@ function onFrame(frame) {
       if (!room || room.phase === "lobby") notice(frame.text);
       break;
     case "error":
-      showError($("error"), frame.reason);
-      if (frame.code === 4001) {
-        forgetToken();
-        showJoin();
-      } else if (frame.code === 4004 || frame.code === 4010) {
-        renderOver(frame.reason);
-      }
+      showError($("error"), frame.reason); // the close that follows says what comes next
       break;
     default:
       break;
@@ -255,7 +265,7 @@ async function main() {
   $("stop").addEventListener("click", () => send({ t: "stop" }));
   $("keep").addEventListener("click", () => send({ t: "keep_playing" }));
   if (!/^[A-Za-z0-9_-]{22}$/.test(slug)) {
-    renderOver(t("closed"));
+    renderOver(t("bad_invite")); // a cut or mangled invite link
     return;
   }
   if (token) socket.start();

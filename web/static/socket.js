@@ -1,26 +1,42 @@
 // A page's WebSocket (the table's /ws, a room's /ws/room; docs/WEB.md): it says hello when it
 // opens, pings every 25 s, and after a close reconnects with a growing delay, unless the close
 // code says reconnecting cannot help. The page gets every frame, and is told when the socket
-// connects, waits to reconnect, or is closed for good (with the server's reason).
+// connects, is open, waits to reconnect, or is closed for good (with the server's reason).
 
-// Close codes after which reconnecting cannot help: a bad token or no hello, a bad origin, no
-// game or a closed room, a frame too big, a room closed for being idle.
-export const FATAL_CODES = new Set([4001, 4003, 4004, 4009, 4010]);
+// Our refusals (4000-4999) cannot heal by reconnecting (a bad or expired token, no game or a
+// closed room, a frame too big, a room closed for being idle, and any refusal this page does
+// not know yet), except these: too many frames (a new socket starts afresh) and too many
+// sockets from this address (others close). A socket refused before it opens (an HTTP 403
+// or 429 to the upgrade) closes with 1006, as a lost network does: the page tries again.
+const RETRY_REFUSALS = new Set([4008, 4029]);
+// WebSocket's own codes that say the page's frames are wrong (a protocol error, unsupported
+// or invalid data, a policy violation, a frame too big): sending them again cannot help.
+const BROKEN = new Set([1002, 1003, 1007, 1008, 1009]);
+
+/** Whether a close with ``code`` ends the socket for good (no reconnect). */
+export function isFinal(code) {
+  if (code >= 4000 && code <= 4999) return !RETRY_REFUSALS.has(code);
+  return BROKEN.has(code);
+}
 const PING_EVERY_MS = 25000;
 
 export class PageSocket {
   /**
    * ``path``: the socket's path (``/ws``, ``/ws/room``); ``hello()``: the hello frame to send
    * (``null``: do not connect); ``onFrame(frame)``; ``onState(state, detail)`` with ``state``
-   * ``"connecting"`` (the first connection), ``"reconnecting"`` (closed, waiting to connect
-   * again) or ``"closed"`` (for good: ``detail`` is ``{code, reason}``, the reason of the
-   * server's last error frame, if any).
+   * ``"connecting"`` (the first connection), ``"open"`` (welcomed), ``"reconnecting"`` (closed,
+   * waiting to connect again) or ``"closed"`` (for good); ``detail`` of the last two is
+   * ``{code, reason}``, the close code and the reason of the server's last error frame (or
+   * null). The state is also the root element's ``data-socket`` (for scripts and tests).
    */
   constructor(path, { hello, onFrame, onState = () => {} }) {
     this.path = path;
     this.hello = hello;
     this.onFrame = onFrame;
-    this.onState = onState;
+    this.onState = (state, detail) => {
+      document.documentElement.dataset.socket = state;
+      onState(state, detail);
+    };
     this.ws = null;
     this.attempt = 0;
     this.lastError = null;
@@ -51,6 +67,7 @@ export class PageSocket {
         this.lastError = null;
         clearInterval(this.pingTimer);
         this.pingTimer = setInterval(() => this.send({ t: "ping" }), PING_EVERY_MS);
+        this.onState("open");
       } else if (frame.t === "error") {
         this.lastError = frame.reason || null;
       }
@@ -60,12 +77,14 @@ export class PageSocket {
       if (this.ws !== ws) return;
       this.ws = null;
       clearInterval(this.pingTimer);
-      if (FATAL_CODES.has(event.code)) {
-        this.onState("closed", { code: event.code, reason: this.lastError });
+      const detail = { code: event.code, reason: this.lastError };
+      this.lastError = null;
+      if (isFinal(event.code)) {
+        this.onState("closed", detail);
         return;
       }
       this.attempt += 1;
-      this.onState("reconnecting");
+      this.onState("reconnecting", detail);
       const delay = Math.min(10000, 400 * 2 ** Math.min(this.attempt - 1, 5));
       this.retryTimer = setTimeout(() => this.start(), delay * (0.8 + Math.random() * 0.4));
     });

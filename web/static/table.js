@@ -110,12 +110,15 @@ function renderSeats(state) {
 function renderDeck(table) {
   const stock = $("stock");
   stock.replaceChildren();
-  stock.setAttribute("aria-label", `${t("stock")}: ${table.stock}. ${t("trump")}: ${table.trump}`);
-  const pile = h("div", "pile");
+  const trumpCard = table.trump_card ? ` (${table.trump_card})` : "";
+  stock.setAttribute("aria-label", `${t("stock")}: ${table.stock}. ${t("trump")}: ${table.trump}${trumpCard}`);
+  // The trump card lies upright under the stock, its corner showing (stock-pile in style.css).
+  const pile = h("div", "pile stock-pile");
+  const backs = table.stock > (table.trump_card ? 1 : 0);
+  pile.classList.toggle("with-trump", Boolean(table.trump_card && backs));
+  pile.classList.toggle("only-trump", Boolean(table.trump_card && !backs));
   if (table.trump_card) pile.append(staticCard(table.trump_card, "trump-card"));
-  if (table.stock > (table.trump_card ? 1 : 0)) {
-    pile.append(cardBack("stock-back"));
-  }
+  if (backs) pile.append(cardBack("stock-back"));
   if (table.stock > 0) pile.append(h("span", "pile-count", String(table.stock)));
   stock.append(pile);
   const trump = h("div", "trump-suit");
@@ -147,7 +150,7 @@ function renderPairs(state) {
     return node;
   };
   box.replaceChildren();
-  box.dataset.count = String(table.pairs.length); // fewer pairs: bigger cards
+  box.dataset.count = String(table.pairs.length);
   table.pairs.forEach((pair, i) => {
     const node = h("div", "pair");
     node.style.setProperty("--tilt", `${((i * 37) % 7) - 3}deg`);
@@ -171,16 +174,84 @@ function renderShown(table) {
   box.hidden = !show;
   box.replaceChildren();
   if (!show) return;
-  // The server's text says who leads and why (and names the cards); without it, a label.
-  if (!table.shown_text) box.append(h("span", "shown-label", t("shown")));
+  // A label and the cards; the server's sentence (which names them) is the panel's name.
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", table.shown_text || t("shown"));
+  box.append(h("span", "shown-label", t("shown")));
   for (const card of table.shown) box.append(staticCard(card, "shown-card"));
-  if (table.shown_text) box.append(h("span", "shown-text", table.shown_text));
 }
 
+// The last moves of the last table drawn (fitRecent shows the newest that fit).
+let recentLines = [];
+
 function renderRecent(table) {
+  recentLines = (table.recent || []).slice(-6);
+  fitRecent();
+}
+
+/** The last moves, newest last, as many as fit in their box (a phone shows the last two). */
+function fitRecent() {
   const box = $("recent");
-  box.replaceChildren();
-  for (const line of (table.recent || []).slice(-6)) box.append(h("li", "", line));
+  box.replaceChildren(...recentLines.map((line) => h("li", "", line)));
+  while (box.children.length > 1 && box.scrollHeight > box.clientHeight + 1) box.firstElementChild.remove();
+}
+
+// A pair's box (style.css, .pair) in pair widths, and the least gap between two pairs.
+const PAIR_W = 1.4;
+const PAIR_H = 1.84;
+const PAIR_GAP = 12;
+
+/** The largest table card (CSS px) on this screen: the size the felt's cards grow to. */
+function tableCardCap() {
+  const width = window.innerWidth;
+  return width >= 700 ? Math.min(88, Math.max(64, width * 0.07)) : Math.min(82, Math.max(46, width * 0.15));
+}
+
+/** Sizes the felt's cards to the felt: the deck's two piles to the deck's height, the pairs to
+ * the battle's box (the rows and size that fit them biggest), the last moves to theirs. */
+export function fitFelt() {
+  const felt = $("felt");
+  const cap = tableCardCap();
+  const deck = $("deck");
+  const piles = [...deck.querySelectorAll(".pile")];
+  if (piles.length === 2) {
+    // what the deck holds besides its two piles: their labels and the gaps
+    const gap = parseFloat(getComputedStyle(deck).rowGap) || 0;
+    const parts = [...deck.children].reduce((sum, part) => sum + part.offsetHeight, 0);
+    const labels = parts + gap * (deck.children.length - 1) - piles[0].offsetHeight - piles[1].offsetHeight;
+    const fit = (deck.clientHeight - labels) / 2.8;
+    felt.style.setProperty("--deck-w", `${Math.max(24, Math.min(cap, fit))}px`);
+  }
+  const pairs = $("pairs");
+  const n = pairs.children.length;
+  if (n > 0) {
+    const battle = $("battle");
+    const width = battle.clientWidth - 8;
+    const height = battle.clientHeight - 8;
+    let best = 0;
+    for (let rows = 1; rows <= n; rows += 1) {
+      const cols = Math.ceil(n / rows);
+      const w = Math.min((width - PAIR_GAP * (cols - 1)) / (cols * PAIR_W), (height - PAIR_GAP * (rows - 1)) / (rows * PAIR_H));
+      best = Math.max(best, w);
+    }
+    const grow = n <= 2 ? 1.3 : n <= 4 ? 1.12 : 1; // fewer pairs: bigger cards
+    const w = Math.max(20, Math.min(best * 0.98, cap * grow)); // a little room for rounding
+    pairs.style.setProperty("--pair-w", `${w}px`);
+    // As many rows as that size needs, the pairs shared evenly between them (3 + 3, not 5 + 1).
+    const fits = Math.max(1, Math.floor((width + PAIR_GAP) / (w * PAIR_W + PAIR_GAP)));
+    const cols = Math.ceil(n / Math.ceil(n / Math.min(n, fits)));
+    pairs.style.maxWidth = `${cols * w * PAIR_W + (cols - 1) * PAIR_GAP + 1}px`;
+  }
+  fitRecent();
+}
+
+let watching = null;
+
+/** Fits the felt again whenever its size changes (a resized window, a row that grew). */
+function watchFelt() {
+  if (watching || typeof ResizeObserver === "undefined") return;
+  watching = new ResizeObserver(() => fitFelt());
+  watching.observe($("felt"));
 }
 
 function renderGameOver(state, handlers) {
@@ -190,7 +261,7 @@ function renderGameOver(state, handlers) {
   over.hidden = !done;
   document.body.classList.toggle("game-done", done);
   if (!done) return;
-  $("over-title").textContent = t("game_over");
+  $("over-title").textContent = state.seriesOver ? t("series_over") : t("game_over");
   $("over-text").textContent = table.over_text || "";
   const standings = $("standings");
   standings.replaceChildren();
@@ -205,13 +276,34 @@ function renderGameOver(state, handlers) {
     }
     standings.append(body);
   }
-  const canAct = state.role === "player" && table.can_rematch;
+  const canAct = state.role === "player" && table.can_rematch && !state.seriesOver;
   const rematch = $("rematch-button");
   const end = $("end-series-button");
   rematch.hidden = !canAct;
   end.hidden = !canAct;
   rematch.onclick = handlers.onRematch;
   end.onclick = handlers.onEndSeries;
+  showNewGame(state, handlers);
+}
+
+/** The New game button: once the series is over, where the server deals one. */
+function showNewGame(state, handlers) {
+  const button = $("new-game-button");
+  button.hidden = !(state.seriesOver && state.newGame);
+  button.onclick = handlers.onNewGame;
+}
+
+/** The end screen without a table: this link's table has no game now (its series ended),
+ * with the New game button where the server deals one. */
+export function renderNoGame(state, handlers) {
+  $("game-over").hidden = false;
+  document.body.classList.add("game-done");
+  $("over-title").textContent = t("no_game");
+  $("over-text").textContent = "";
+  $("standings").replaceChildren();
+  $("rematch-button").hidden = true;
+  $("end-series-button").hidden = true;
+  showNewGame(state, handlers);
 }
 
 /** Draws the whole table from ``state.table``. */
@@ -229,6 +321,8 @@ export function renderTable(state, handlers) {
   renderPairs(state);
   renderShown(table);
   renderRecent(table);
+  fitFelt();
+  watchFelt();
   renderGameOver(state, handlers);
   tickClock(state);
 }

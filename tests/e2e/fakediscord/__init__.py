@@ -96,6 +96,8 @@ Messages -- StoredMessage: id channel_id content embeds components flags attachm
 
 Gateway and failures
     await fake.dispatch(event, payload)    DISPATCH to every live session
+    await fake.gateway_barrier()           a heartbeat request answered after every event
+                                           sent so far: the bot has read them all
     await fake.drop_gateway()              close the socket, wait until the client RESUMEs
     fake.force_429(path_regex, retry_after=0.1, count=1, method=None) -> RateLimitRule(.hits)
     fake.requests, fake.requests_to(path_regex, method=None), fake.gateway_log,
@@ -107,6 +109,11 @@ Checks
     fake.assert_clean()    AssertionError listing unknown routes (fake.unknown_routes),
                            unanswered interactions, late/double acks, invalid bodies
     fake.problems(), fake.reset_checks(), await fake.wait_until(predicate, timeout, what)
+
+Layout: one module per Discord resource, each a layer of ``FakeDiscord`` (see ``core``):
+``rest`` (routing, request log, rate limits), ``guilds`` (guilds, channels, members, roles,
+permissions), ``gateway``, ``channels`` (channels' REST and messages), ``commands``,
+``interactions``, ``webhooks``; ``server`` ties them; ``models`` holds the records tests read.
 
 pytest: ``fakediscord.pytest_plugin.fake_discord`` yields a started, installed FakeDiscord;
 at teardown it settles, stops, and calls assert_clean() unless

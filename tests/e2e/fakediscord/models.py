@@ -553,7 +553,8 @@ class InteractionRecord:
     # -- state
     @property
     def data(self) -> dict[str, Any]:
-        return self.payload.get("data", {})
+        data: dict[str, Any] = self.payload.get("data", {})
+        return data
 
     @property
     def custom_id(self) -> str | None:
