@@ -350,7 +350,9 @@ class PostgresStorage(SqlStore):
         def expire() -> None:
             nonlocal expired
             expired = True
-            con.terminate()
+            # (a connection already on its way back to the pool is the pool's to reset)
+            with contextlib.suppress(asyncpg.InterfaceError):
+                con.terminate()
 
         timer = loop.call_at(deadline, expire)
         try:
