@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +27,6 @@ from apps.balancer import Balancer
 from bot.ai_pool import ThreadAI
 from bot.service import GameService
 from bot.storage import create_storage
-from bot.storage.throwaway_pg import ThrowawayPostgres
 from web.app import WebConfig, WebServer
 from web.http_server import ServerLimits
 from web.rooms import RoomLimits
@@ -121,6 +119,10 @@ class Cluster:
         return sock
 
 
+class Closed(AssertionError):
+    """The page's socket closed while it waited."""
+
+
 @dataclass(eq=False)
 class Sock:
     """A page's socket and every frame it got."""
@@ -157,7 +159,7 @@ class Sock:
         async with asyncio.timeout(timeout):
             while len(self.frames) <= seen:
                 if self.ws.closed:
-                    raise AssertionError(f"closed ({self.ws.close_code})")
+                    raise Closed(f"closed ({self.ws.close_code})")
                 self.new.clear()
                 await self.new.wait()
 
@@ -169,16 +171,12 @@ class Sock:
 
 
 @pytest.fixture
-async def cluster(postgres_server: ThrowawayPostgres) -> AsyncIterator[Cluster]:
-    name = f"durak_rooms_{os.getpid()}_{id(object())}"
-    admin = await asyncpg.connect(postgres_server.url())
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    await admin.close()
+async def cluster(postgres_url: str) -> AsyncIterator[Cluster]:
     ai = ThreadAI()
     http = aiohttp.ClientSession()
     balancer = Balancer(["http://127.0.0.1:9"])  # backends set once the processes listen
     await balancer.start()
-    c = Cluster(postgres_server.url(name), [], balancer, http, ai)
+    c = Cluster(postgres_url, [], balancer, http, ai)
     try:
         yield c
     finally:
@@ -191,9 +189,6 @@ async def cluster(postgres_server: ThrowawayPostgres) -> AsyncIterator[Cluster]:
             await p.service.close()
         await http.close()
         await ai.close()
-        admin = await asyncpg.connect(postgres_server.url())
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 async def _two_processes(c: Cluster) -> tuple[Process, Process]:
@@ -270,14 +265,57 @@ async def test_a_dropped_listener_listens_again_and_reads_what_changed(
     await watcher.until(lambda f: _room(f, "lobby", 3))
 
 
-async def _play(sock: Sock) -> dict[str, Any]:
+async def test_a_killed_process_s_pages_and_ai_turns_go_on_on_the_other(
+    cluster: Cluster,
+) -> None:
+    """The process that started a room's game (its owner: its AI seat's turns) dies in the
+    middle of it; the pages connect again through the balancer, the other process takes the
+    game over, and it is played to its end with nothing lost."""
+    c = cluster
+    a, b = await _two_processes(c)
+    made = await c.post("/api/rooms", {"name": "Ann", "lang": "en", "options": {"seats": 3}}, a)
+    joined = await c.post("/api/rooms/join", {"room": made["room"], "name": "Bob", "lang": "en"})
+    ann = await c.page(a, "/ws/room", made["token"])
+    await ann.until(lambda f: _room(f, "lobby", 2))
+    await ann.send({"t": "add_ai", "seq": 1, "level": "beginner"})
+    await ann.until(lambda f: _room(f, "lobby", 3))
+    await ann.send({"t": "start", "seq": 2})
+    tokens = [(await ann.until(lambda f: _room(f, "playing")))["room"]["table_token"]]
+    bob = await c.page(b, "/ws/room", joined["token"])
+    tokens.append((await bob.until(lambda f: _room(f, "playing")))["room"]["table_token"])
+    (channel,) = a.service.live_channels()
+    assert a.service.owns(channel)
+    seen = asyncio.Event()
+    players = [asyncio.create_task(_play_through(c, token, seen)) for token in tokens]
+    async with asyncio.timeout(60):
+        await seen.wait()
+    # killed: nothing more is written, its database session ends, its pages lose their socket
+    c.processes.remove(a)
+    await a.service.halt()
+    await a.server.stop()
+    async with asyncio.timeout(120):
+        ends = await asyncio.gather(*players)
+    assert b.service.owns(channel)  # taken over: its AI seat played on here
+    assert len({(t["game"], t["version"]) for t in ends}) == 1
+    ((result, actions),) = await _sql(c.url, "SELECT result, actions FROM games")
+    assert result in ("loss", "draw")
+    assert len(json.loads(actions)) == ends[0]["version"]  # every move stored, once
+
+
+async def _play(sock: Sock, acted: set[tuple[int, int]] | None = None) -> dict[str, Any]:
     """Play the page's seat (its first legal action whenever its hand and the table agree
-    that it is to act) until the game is over; the final table."""
-    acted: set[tuple[int, int]] = set()
+    that it is to act, once per position in ``acted``, again if it was refused: a player
+    presses again) until the game is over; the final table.  :class:`Closed` if the socket
+    closes first."""
+    acted = set() if acted is None else acted
+    sent: dict[int, tuple[int, int]] = {}
     seq = 100
     seen = 0
     while True:
         await sock.more(seen)
+        for frame in sock.frames[seen:]:
+            if frame.get("t") == "result" and not frame["ok"] and frame["seq"] in sent:
+                acted.discard(sent.pop(frame["seq"]))
         seen = len(sock.frames)
         table, hand = sock.last("table"), sock.last("hand")
         if table is None:
@@ -293,10 +331,35 @@ async def _play(sock: Sock) -> dict[str, Any]:
         if mine and key not in acted:
             acted.add(key)
             seq += 1
+            sent[seq] = key
             action = h["legal"][0]["text"]
             frame = {"t": "act", "seq": seq, "action": action}
             await sock.send({**frame, "game": t["game"], "version": t["version"]})
             await asyncio.sleep(1 / PACE)  # under the socket's frame rate (web.protocol.RATE)
+
+
+async def _play_through(c: Cluster, token: str, seen: asyncio.Event) -> dict[str, Any]:
+    """Play a table page through the balancer to the game's end, connecting again (through
+    the balancer) whenever the socket closes; ``seen`` is set once a few moves were played."""
+    acted: set[tuple[int, int]] = set()
+    while True:
+        try:
+            sock = await c.page(None, "/ws", token)
+        except aiohttp.ClientError:  # the balancer found no process for a moment
+            continue
+        watch = asyncio.create_task(_note_moves(sock, seen))
+        try:
+            return await _play(sock, acted)
+        except (Closed, aiohttp.ClientError):  # connect again, through the balancer
+            continue
+        finally:
+            watch.cancel()
+
+
+async def _note_moves(sock: Sock, seen: asyncio.Event, moves: int = 6) -> None:
+    with contextlib.suppress(Closed, AssertionError):
+        await sock.until(lambda f: f.get("t") == "table" and f["table"]["version"] >= moves, 60)
+        seen.set()
 
 
 async def _sql(url: str, statement: str, *args: Any) -> list[tuple[Any, ...]]:
