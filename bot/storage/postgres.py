@@ -80,10 +80,12 @@ _PROCESS_LOCK = 0x64757261
 PING_EVERY = 2.0
 #: Seconds between two attempts to open the listening connection again.
 _RECONNECT_EVERY = 0.25
-#: The numbers of the processes alive now (their advisory locks are held).
+#: The numbers of the processes alive now on this database (their advisory locks are held;
+#: advisory locks are per database, so another database on the server does not count).
 _ALIVE = (
     "SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' "
-    f"AND classid = {_PROCESS_LOCK}::oid AND objsubid = 2 AND granted"
+    f"AND classid = {_PROCESS_LOCK}::oid AND objsubid = 2 AND granted "
+    "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 )
 _CLAIM = (
     "UPDATE channel_fences SET owner = $1 WHERE channel_id = $2 AND "

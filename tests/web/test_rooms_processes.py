@@ -352,8 +352,26 @@ async def _play_through(c: Cluster, token: str, seen: asyncio.Event) -> dict[str
             return await _play(sock, acted)
         except (Closed, aiohttp.ClientError):  # connect again, through the balancer
             continue
+        except TimeoutError:
+            raise AssertionError(f"no move for {WAIT} s: {_summary(sock)}") from None
         finally:
             watch.cancel()
+
+
+def _summary(sock: Sock) -> str:
+    """What a page saw (its frames but the welcome, shortly)."""
+    out = []
+    for f in sock.frames:
+        if f["t"] == "table":
+            t = f["table"]
+            out.append(f"table g{t['game']} v{t['version']} to_act={t['to_act']}")
+        elif f["t"] == "hand":
+            h = f["hand"]
+            legal = len(h["legal"])
+            out.append(f"hand g{h['game']} v{h['version']} seat={h['seat']} legal={legal}")
+        elif f["t"] != "welcome":
+            out.append(json.dumps(f)[:200])
+    return "; ".join(out[-12:])
 
 
 async def _note_moves(sock: Sock, seen: asyncio.Event, moves: int = 6) -> None:
