@@ -230,6 +230,7 @@ async def _measure(args: argparse.Namespace, url: str, workdir: Path) -> dict[st
                 "ai_delay": args.ai_delay,
                 "ai_workers": args.ai_workers,
                 "max_pages": args.games * args.pages,
+                "profile": f"{args.profile}.{i}" if args.profile else None,
             },
             workdir / f"web-{i}.stderr",
         )
@@ -345,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--ai-workers", type=int, default=1, help="AI processes per web process")
     parser.add_argument("--database-url", default=None, help="an empty PostgreSQL database")
+    parser.add_argument("--profile", default=None, help="cProfile each web process to PATH.N")
     parser.add_argument("--pages-process", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.pages_process:

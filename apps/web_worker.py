@@ -161,7 +161,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m apps.web_worker", description=__doc__)
     parser.add_argument("config", help="JSON: url, port, origin, secret (hex), ai_delay, …")
     args = parser.parse_args(argv)
-    asyncio.run(_serve(json.loads(args.config)))
+    config = json.loads(args.config)
+    profile = config.get("profile")
+    if profile:  # where to write the process's cProfile statistics (a bench's --profile)
+        import cProfile
+
+        with cProfile.Profile() as prof:
+            asyncio.run(_serve(config))
+        prof.dump_stats(profile)
+        return 0
+    asyncio.run(_serve(config))
     return 0
 
 

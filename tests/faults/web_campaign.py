@@ -66,6 +66,8 @@ class Player:
     last_progress: float = field(default_factory=time.monotonic)
     worst_gap: float = 0.0
     stuck: bool = False
+    #: When the game was first found stuck (``time.monotonic()``).
+    stuck_at: float | None = None
     over: bool = False
     connects: int = 0
     acked: int = 0
@@ -85,6 +87,8 @@ class Player:
     def check_stuck(self, now: float) -> None:
         if not self.over and now - self.last_progress > STUCK_AFTER:
             self.stuck = True
+            if self.stuck_at is None:
+                self.stuck_at = now
 
     async def run(self, http: aiohttp.ClientSession, stop: asyncio.Event) -> None:
         acted: set[tuple[int, int]] = set()
@@ -269,7 +273,13 @@ async def _campaign(args: argparse.Namespace, url: str, workdir: Path) -> Figure
         async def restart(victim: Worker) -> None:
             await asyncio.sleep(args.restart_delay)
             try:
-                await victim.start()
+                while True:
+                    try:
+                        await victim.start()
+                        return
+                    except Exception as exc:  # it could not start (a busy database): again
+                        victim.kill()
+                        print(f"restart on {victim.port} failed: {exc}", file=sys.stderr)
             finally:
                 restarting.discard(victim)
 
@@ -281,7 +291,8 @@ async def _campaign(args: argparse.Namespace, url: str, workdir: Path) -> Figure
             victim = rng.choice(serving)
             victim.kill()
             kills += 1
-            print(f"kill {kills}: the process on {victim.port}", file=sys.stderr, flush=True)
+            at = time.monotonic() - started
+            print(f"kill {kills} at {at:.0f} s: the process on {victim.port}", file=sys.stderr)
             restarting.add(victim)
             tasks.append(asyncio.create_task(restart(victim)))
         while restarting:
@@ -314,8 +325,9 @@ async def _campaign(args: argparse.Namespace, url: str, workdir: Path) -> Figure
         finished_games=report.finished_games,
         problems=report.problems()
         + [
-            f"stuck: channel {p.channel} table (game, version, to act) {p.table_seen} hand "
-            f"(game, version, seat, legal) {p.hand_seen}"
+            f"stuck: channel {p.channel} at {(p.stuck_at or started) - started:.0f} s, table "
+            f"(game, version, to act) {p.table_seen} hand (game, version, seat, legal) "
+            f"{p.hand_seen}"
             for p in players
             if p.stuck
         ],
