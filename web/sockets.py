@@ -111,6 +111,7 @@ class SocketHandler:
         page.expire_at(claims.expires, _EXPIRED)
         conn.send(welcome_json(conn.role, seat, conn.user_id, conn.channel_id, cat))
         self.presenter.add(conn, table)
+        self.service.sync.catch_up(conn.channel_id)  # a change heard while it was read
         await self.refresh(conn, table)
         log.debug("a page of channel %d opened as a %s", conn.channel_id, conn.role)
         return conn

@@ -15,8 +15,12 @@ copy here is older (:func:`is_fresh`):
 - otherwise the stale copy is dropped: it is read again when a command or a page needs it.
 
 Changes for one channel are coalesced: while one is being read, later ones wait, and only the
-newest is looked at.  The notices that went with a change (a timeout, a stop vote, a host
-hand-off) reach the pages of the process that made it; the others show its new state.
+newest is looked at.  The newest change heard of each channel is remembered (the last
+:data:`REMEMBERED` channels), whether or not it was read: a page that opens here reads its
+channel from storage and only then is registered, so a change committed between the two is
+caught up with once it is (:meth:`Sync.catch_up`).  The notices that went with a change (a
+timeout, a stop vote, a host hand-off) reach the pages of the process that made it; the others
+show its new state.
 
 Two safety nets: every ``resync_interval`` seconds (and right after the listening connection
 came back) the stored fences and live revisions are compared with the copies held here
@@ -46,9 +50,12 @@ from bot.storage.changes import ChannelChange
 from bot.view_builders import lobby_view
 from rules_engine.messages import Message
 
-__all__ = ["Sync", "is_fresh"]
+__all__ = ["REMEMBERED", "Sync", "is_fresh"]
 
 log = logging.getLogger(__name__)
+
+#: Channels whose newest heard change is remembered (see the module docstring).
+REMEMBERED = 50_000
 
 _SERIES_OVER = Message("the series is over")
 
@@ -97,6 +104,8 @@ class Sync:
         self.serves = serves
         self._pending: dict[int, ChannelChange | None] = {}
         self._reading: set[int] = set()
+        #: The newest change heard of each channel, by (channel, kind), oldest first.
+        self._latest: dict[tuple[int, str], ChannelChange] = {}
         #: Called with each channel read again because of another process's change (tests,
         #: benchmarks).
         self.on_refreshed: Callable[[int], None] | None = None
@@ -112,10 +121,34 @@ class Sync:
         module docstring), in a task of its own, coalesced per channel."""
         if self.driver.closed or change.writer == self.storage.process:
             return  # this process's own write: its copy holds it already
+        self._remember(change)
         ch = self.channels.get(change.channel_id)
         if ch is not None and is_fresh(ch, change):
             return
         self._queue(change.channel_id, change)
+
+    def _remember(self, change: ChannelChange) -> None:
+        key = (change.channel_id, change.kind)
+        self._latest.pop(key, None)
+        self._latest[key] = change
+        if len(self._latest) > 2 * REMEMBERED:  # a fence and a game change per channel
+            del self._latest[next(iter(self._latest))]
+
+    def catch_up(self, channel_id: int) -> bool:
+        """A page of the channel was just registered here, after its copy was read: if a
+        change heard meanwhile is newer than the copy, read the channel again (in a task)
+        and push it.  Returns whether it will be."""
+        ch = self.channels.get(channel_id)
+        for kind in ("fence", "game"):
+            change = self._latest.get((channel_id, kind))
+            if change is None or (ch is not None and is_fresh(ch, change)):
+                continue
+            g = None if ch is None else ch.game
+            if kind == "game" and g is not None and g.game_id > change.game_id:
+                continue  # a change of an older game of the series
+            self._queue(channel_id, change)
+            return True
+        return False
 
     def _queue(self, channel_id: int, change: ChannelChange | None) -> None:
         self._pending[channel_id] = change

@@ -113,6 +113,7 @@ class RoomSocket:
         page.expire_at(claims.expires, _EXPIRED)
         room = RoomPage(conn)
         self.presenter.add(room)
+        self.service.sync.catch_up(claims.channel_id)  # a change heard while it was read
         conn.send(
             {
                 "t": "welcome",
