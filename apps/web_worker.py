@@ -33,6 +33,7 @@ from typing import Any
 from apps.measure import LoopLag
 from bot.ai_pool import AIPool
 from bot.authority import SystemRule, system
+from bot.errors import ServiceError, StorageBusy
 from bot.presenter import NullPresenter
 from bot.realm import EVERY_REALM
 from bot.seating import LobbyOptions
@@ -67,11 +68,17 @@ class _Stamps(NullPresenter):
 
     async def game_over(self, view: TableView) -> None:
         svc = self.service
-        if svc is not None and svc.owns(view.channel_id) and not svc.closed:
+        for _ in range(10):  # a busy database refuses it: again, a second later
+            if svc is None or not svc.owns(view.channel_id) or svc.closed:
+                return
             try:
                 await svc.rematch(view.channel_id, HUMAN_ID, OPERATOR)
-            except Exception as exc:  # another process dealt it, or the service is closing
+                return
+            except ServiceError as exc:  # another process dealt it, or the database is busy
                 print(f"rematch of {view.channel_id}: {exc}", file=sys.stderr)
+                if not isinstance(exc, StorageBusy):
+                    return
+                await asyncio.sleep(1.0)
 
 
 async def _serve(cfg: dict[str, Any]) -> None:
