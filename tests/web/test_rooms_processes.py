@@ -302,20 +302,26 @@ async def test_a_killed_process_s_pages_and_ai_turns_go_on_on_the_other(
     assert len(json.loads(actions)) == ends[0]["version"]  # every move stored, once
 
 
-async def _play(sock: Sock, acted: set[tuple[int, int]] | None = None) -> dict[str, Any]:
+async def _play(
+    sock: Sock,
+    acted: set[tuple[int, int]] | None = None,
+    sent: dict[int, tuple[int, int]] | None = None,
+) -> dict[str, Any]:
     """Play the page's seat (its first legal action whenever its hand and the table agree
     that it is to act, once per position in ``acted``, again if it was refused: a player
     presses again) until the game is over; the final table.  :class:`Closed` if the socket
-    closes first."""
+    closes first.  ``sent``: the positions of the acts not answered yet, by ``seq``."""
     acted = set() if acted is None else acted
-    sent: dict[int, tuple[int, int]] = {}
+    sent = {} if sent is None else sent
     seq = 100
     seen = 0
     while True:
         await sock.more(seen)
         for frame in sock.frames[seen:]:
-            if frame.get("t") == "result" and not frame["ok"] and frame["seq"] in sent:
-                acted.discard(sent.pop(frame["seq"]))
+            if frame.get("t") == "result" and frame["seq"] in sent:
+                key = sent.pop(frame["seq"])
+                if not frame["ok"]:
+                    acted.discard(key)
         seen = len(sock.frames)
         table, hand = sock.last("table"), sock.last("hand")
         if table is None:
@@ -342,14 +348,18 @@ async def _play_through(c: Cluster, token: str, seen: asyncio.Event) -> dict[str
     """Play a table page through the balancer to the game's end, connecting again (through
     the balancer) whenever the socket closes; ``seen`` is set once a few moves were played."""
     acted: set[tuple[int, int]] = set()
+    sent: dict[int, tuple[int, int]] = {}
     while True:
+        for key in sent.values():  # never answered (the socket closed): pressed again
+            acted.discard(key)
+        sent.clear()
         try:
             sock = await c.page(None, "/ws", token)
         except aiohttp.ClientError:  # the balancer found no process for a moment
             continue
         watch = asyncio.create_task(_note_moves(sock, seen))
         try:
-            return await _play(sock, acted)
+            return await _play(sock, acted, sent)
         except (Closed, aiohttp.ClientError):  # connect again, through the balancer
             continue
         except TimeoutError:
