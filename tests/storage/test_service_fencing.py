@@ -25,6 +25,7 @@ from bot.errors import (
 )
 from bot.service import GameService
 from bot.service.lifecycle import UNLOADABLE
+from bot.storage.changes import ChannelChange
 from bot.views import TableView
 from tests.service.conftest import Recorder, open_table, press, whose_turn
 from tests.service.support import ALICE, BOB, CAROL, CH, DAVE, GUILD, Services
@@ -387,3 +388,28 @@ async def test_the_resync_reads_again_a_channel_another_process_wrote(
     await a.join(CH, BOB, "Bob")
     assert await b.resync() == 1 and await _seats(b) == ["Alice", "Bob"]
     assert await b.resync() == 0  # up to date
+
+
+async def test_a_change_heard_while_a_channel_was_read_is_caught_up_with(
+    postgres_backend: Backend, make_service: MakeService
+) -> None:
+    """A page opening reads its channel, then is registered: a change heard in between (when
+    nothing here showed the channel, so it was not read) is remembered, and the page's
+    registration reads the channel again; a change the copy already holds is not."""
+    a = await make_service()
+    b = await make_service()
+    await a.open_lobby(CH, GUILD, ALICE, "Alice")
+    ((fence,),) = await postgres_backend.sql(
+        "SELECT revision FROM channel_fences WHERE channel_id = $1", CH
+    )
+    newer = ChannelChange(CH, "fence", fence + 1, a.storage.process)
+    b.sync.heard(newer)  # nothing of CH is held or shown in b: not read
+    await b.wait_idle()
+    assert b.state(CH) == "none"
+    await b.load(CH)  # the page's read: the stored lobby, at the older fence
+    assert b.sync.catch_up(CH)  # the change heard before is newer: read again
+    await b.wait_idle()
+    b.sync.heard(ChannelChange(CH, "fence", fence, a.storage.process))
+    await b.load(CH)
+    assert b.state(CH) == "lobby"
+    assert not b.sync.catch_up(CH)  # held, and as new as what was heard: nothing to do
