@@ -166,16 +166,21 @@ async def _page(
     received: list[tuple[int, int, float]],
     opened: asyncio.Event,
 ) -> None:
-    async with http.ws_connect(url, headers={"Origin": origin}, max_msg_size=0, compress=15) as ws:
-        await ws.send_str(json.dumps({"t": "hello", "token": token, "lang": "en"}))
-        async for msg in ws:
-            if msg.type is not aiohttp.WSMsgType.TEXT:
-                break
-            now = time.monotonic()
-            key = table_key(msg.data)
-            if key is not None:
-                received.append((key[0], key[1], now))
-                opened.set()
+    while True:  # a hello refused (a busy database, at the start): open the page again
+        with contextlib.suppress(aiohttp.ClientError, OSError):
+            async with http.ws_connect(
+                url, headers={"Origin": origin}, max_msg_size=0, compress=15
+            ) as ws:
+                await ws.send_str(json.dumps({"t": "hello", "token": token, "lang": "en"}))
+                async for msg in ws:
+                    if msg.type is not aiohttp.WSMsgType.TEXT:
+                        break
+                    now = time.monotonic()
+                    key = table_key(msg.data)
+                    if key is not None:
+                        received.append((key[0], key[1], now))
+                        opened.set()
+        await asyncio.sleep(0.5)
 
 
 async def _pages_main(cfg: dict[str, Any]) -> None:
@@ -194,7 +199,7 @@ async def _pages_main(cfg: dict[str, Any]) -> None:
             )
             if i % 50 == 49:
                 await asyncio.sleep(0.05)  # do not open 800 sockets in one burst
-        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 120)
+        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 300)
         print("open", flush=True)
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
         for task in tasks:
