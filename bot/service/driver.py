@@ -6,6 +6,9 @@ pool, wait ``ai_delay`` seconds of the clock, then play.  An automatic move that
 stored is retried after :data:`RETRY_DELAY` (unless an earlier move given up turns out to have
 been stored after all: then the game has moved on, re-armed, and there is nothing to retry).
 An open stop vote has a timer that closes it.
+
+Only the channel's owner arms its turn timer and plays its AI turns (:mod:`bot.service.owners`:
+on a database several processes share, each channel's are run by one of them).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from bot.clock import Clock
 from bot.errors import ChannelMoved, ServiceError, StaleAction
 from bot.service.channels import Channels, players_of
 from bot.service.commit import Commit
+from bot.service.owners import Owners
 from bot.service.tasks import Tasks
 from bot.state import ChannelState, GameState, human_plays
 from bot.view_builders import table_view
@@ -60,6 +64,8 @@ class Driver:
     autopilot_level: str
     ai_concurrency: InitVar[int]
     on_endless: EndlessStop
+    #: Which channels' timers and AI turns this process runs (``None``: every channel's).
+    owners: Owners | None = None
     #: Set by close: no timer is armed any more.
     closed: bool = field(default=False, init=False)
     _ai_slots: asyncio.Semaphore = field(init=False)
@@ -84,6 +90,8 @@ class Driver:
         g.disarm()
         if self.closed or not ch.playing or ch.series is None:
             return
+        if self.owners is not None and not self.owners.runs(ch.channel_id):
+            return  # another process runs this channel's timers and AI turns
         if g.paused:  # nothing moves while the table cannot be shown
             if g.deadline is not None:
                 g.paused_left = max(0.0, g.deadline - self.clock.now())
@@ -225,8 +233,9 @@ class Driver:
 
     def _moved(self, channel_id: int) -> None:
         """A timer's or AI seat's move lost its fence: another process wrote the channel.
-        Nothing to retry here: this copy is dropped, and the channel is read again when a
-        command or the resync needs it (the other process plays the turn meanwhile)."""
+        Nothing to retry here: this copy is dropped, quietly, and the channel is read again
+        when the other process's change is heard, or a command or the resync needs it (the
+        other process played the turn)."""
         log.info("channel %d was written by another process: its copy here is dropped", channel_id)
         self.channels.drop(channel_id)
 

@@ -161,6 +161,9 @@ class StoredState:
     #: The channel fences (write counters) of those channels, by channel id; a channel with
     #: none stored is at 0 (see :class:`bot.storage.base.Storage`).
     fences: dict[int, int] = field(default_factory=dict)
+    #: The process that runs each channel's timers and AI turns (migration 10), by channel id,
+    #: where one is stored (see :meth:`bot.storage.base.Storage.claim_channel`).
+    owners: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

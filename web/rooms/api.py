@@ -126,7 +126,10 @@ class RoomsApi:
         if not isinstance(options, dict):
             raise _refusal(400, cat, BAD_FRAME)
         address = address_of(request, self.limits)
-        open_rooms = self.directory.open_rooms()
+        try:
+            open_rooms = await self.directory.rooms_open()
+        except ServiceError as exc:
+            raise _refusal(503, cat, exc.message) from None
         if self.counts.holds_too_many(address, open_rooms):
             raise _refusal(429, cat, _TOO_MANY_HELD)
         if len(open_rooms) >= self.limits.max_open:

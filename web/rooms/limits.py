@@ -49,7 +49,8 @@ _FORGET_PAST = 10_000
 @dataclass(frozen=True, slots=True)
 class RoomLimits:
     """``rooms_per_hour``: rooms one address may open in an hour; ``open_per_address``: rooms
-    one address may hold open at once; ``max_open``: rooms open in this process at once;
+    one address may hold open at once (both counted by each process); ``max_open``: rooms
+    open at once (on a shared database, over every process: :meth:`RoomDirectory.rooms_open`);
     ``joins_per_minute``: times one address may sit down in a room or leave one per minute
     (a burst of as many at once); ``sockets_per_address``: WebSockets (room and table pages)
     one address may hold; ``idle_seconds``: a room with no move, no command and no change
