@@ -1,5 +1,6 @@
 """The rules summary of a table or a lobby: the rule set's name and its options, one line each
-(who adds cards, the first round's limit, transfers)."""
+(who adds cards, the first round's limit, transfers, and the table options of RULES.md §10
+when they are not the default: the pack's size, showing a trump, teams)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ def rules_title(rules: Rules, t: Catalog) -> str:
 
 
 def rules_lines(rules: Rules, t: Catalog) -> list[str]:
-    """The options of a rule set, one line each (who adds cards, first round, transfers)."""
-    return [
+    """The options of a rule set, one line each (who adds cards, first round, transfers; the
+    pack when not 36 cards, showing a trump, teams)."""
+    lines = [
         t.gettext("Everyone may add cards to an attack")
         if rules.throw_in == "all"
         else t.gettext("Only the defender's neighbours may add cards"),
@@ -28,6 +30,14 @@ def rules_lines(rules: Rules, t: Catalog) -> list[str]:
         if rules.transfer
         else t.gettext("No transfers"),
     ]
+    if rules.deck != 36:
+        lines.append(t.fill("{deck}-card pack", deck=rules.deck))
+    if rules.show_trump:
+        lines.append(t.gettext("A trump of the attacked rank may be shown to transfer"))
+    if rules.team_game:
+        size = rules.teams[0]
+        lines.append(t.fill("Teams of {size} against {size}", size=size))
+    return lines
 
 
 @functools.lru_cache(maxsize=256)
