@@ -18,7 +18,7 @@ from present.outcome import outcome_text
 from present.rules import rules_title
 from present.standings import standings, standings_title
 from present.status import status
-from present.teams import pack_text, team_label, team_name
+from present.teams import pack_text, team_label
 from terminal.wording import TERMINAL_WORDING
 
 __all__ = [
@@ -63,8 +63,8 @@ def render_table(view: TableView, *, timing: str | None = None) -> str:
     ]
     teams = {s.team for s in view.seats} - {None}
     for team in sorted(t for t in teams if t is not None):
-        members = [s.seat for s in view.seats if s.team == team]
-        lines.append(f"  {team_label(team, EN)}: {team_name(members, seat_name, EN)}")
+        members = " & ".join(seat_name[s.seat] for s in view.seats if s.team == team)
+        lines.append(f"  {team_label(team, EN)}: {members}")
     for s in view.seats:
         marks: list[str] = []
         if s.role is not None:
