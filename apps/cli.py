@@ -86,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
         "--players",
         type=int,
         default=None,
-        help=(f"seats at the table, {MIN_SEATS}–{MAX_SEATS} (default: 2, or what --teams needs)"),
+        help=f"seats at the table, {MIN_SEATS}–{MAX_SEATS} (default: 2); --teams sets 4 or 6",
     )
     play.add_argument(
         "--rules",

@@ -13,9 +13,10 @@ __all__ = ["rules_lines", "rules_summary", "rules_title"]
 
 
 def rules_title(rules: Rules, t: Catalog) -> str:
-    """A rule set's name: its profile (a proper name, not translated), else "custom rules"
-    (the options themselves are listed by :func:`rules_lines`)."""
-    return rules.profile or t.gettext("custom rules")
+    """A rule set's name: its profile (a proper name, not translated), also when only table
+    options (pack, show trump, teams) differ from it, else "custom rules" (the options
+    themselves are listed by :func:`rules_lines`)."""
+    return rules.profile or rules.base_profile or t.gettext("custom rules")
 
 
 def rules_lines(rules: Rules, t: Catalog) -> list[str]:

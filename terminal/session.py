@@ -43,6 +43,7 @@ from terminal.text import (
     render_round_end,
     render_series,
     render_table,
+    rules_text,
 )
 
 __all__ = ["HELP", "LEGEND", "OutputClosed", "play", "turn_time"]
@@ -321,7 +322,8 @@ async def play(
             else f"against {players - 1}"
         )
         printer.say(
-            f"Durak ({view.rules.name}) {against} {level} AI, {turn_timeout} s per turn. {HELP}"
+            f"Durak ({rules_text(view.rules, pack=False)}) {against} {level} AI, "
+            f"{turn_timeout} s per turn. {HELP}"
         )
         reader.start()
         return await _session(service, printer, reader)

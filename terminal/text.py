@@ -19,6 +19,7 @@ from present.rules import rules_title
 from present.standings import standings, standings_title
 from present.status import status
 from present.teams import pack_text, team_label
+from rules_engine.rules import Rules
 from terminal.wording import TERMINAL_WORDING
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "render_round_end",
     "render_series",
     "render_table",
+    "rules_text",
 ]
 
 #: The terminal's language, in its wording of the service's terms.
@@ -47,6 +49,19 @@ def render_series(view: SeriesView) -> str:
     return f"{standings_title(view, EN)} — {rows}"
 
 
+def rules_text(rules: Rules, *, pack: bool = True) -> str:
+    """The rules in a few words: the profile, the pack (``pack``: even a 36-card one), and
+    the table options when on."""
+    words = [rules_title(rules, EN)]
+    if pack or rules.deck != 36:
+        words.append(pack_text(rules.deck, EN))
+    if rules.show_trump:
+        words.append("show trump")
+    if rules.team_game:
+        words.append(f"teams {rules.teams}")
+    return ", ".join(words)
+
+
 def render_table(view: TableView, *, timing: str | None = None) -> str:
     """The table as lines: the deck, each seat, the pairs on the table, the status line (the
     turn followed by ``timing``, the time it has) or how the game ended."""
@@ -54,11 +69,8 @@ def render_table(view: TableView, *, timing: str | None = None) -> str:
     trump = f"trump {view.trump}" + (
         f" ({view.trump_card} under the stock)" if view.trump_card else ""
     )
-    options = [rules_title(view.rules, EN), pack_text(view.deck, EN)]
-    if view.rules.show_trump:
-        options.append("show trump")
     lines = [
-        f"— {', '.join(options)}, round {view.round}: {trump}, stock {view.stock}, "
+        f"— {rules_text(view.rules)}, round {view.round}: {trump}, stock {view.stock}, "
         f"discard {view.discard} —"
     ]
     teams = {s.team for s in view.seats} - {None}
