@@ -216,7 +216,13 @@ async def test_a_player_plays_a_partners_seat_once_out(make_service):
                 text = hand.legal[0].text
                 after = await svc.act(CH, user, text, hand.version, game_id=hand.game_id)
                 assert after.version == hand.version + 1
+                move = after.recent[-1]
+                assert (move.seat, move.by) == (table.to_act, player)
                 await svc.close()
+                # the move's player is stored with it: a restarted service shows it the same
+                again = await make_service(seed=seed)
+                assert (await again.table(CH)).recent[-1] == move
+                await again.close()
                 return
             await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
         await svc.close()
