@@ -453,7 +453,8 @@ def _need_team(team: object) -> int:
     """``team`` if it is 0 or 1 (a bool is refused); the message counts teams from 1."""
     if isinstance(team, int) and not isinstance(team, bool) and team in (0, 1):
         return team
-    raise BadOption(Message("there is no team {team}: choose 1 or 2", team=repr(team)))
+    shown = team + 1 if isinstance(team, int) and not isinstance(team, bool) else repr(team)
+    raise BadOption(Message("there is no team {team}: choose 1 or 2", team=shown))
 
 
 def _need_team_room(lobby: LobbyState, team: int) -> None:

@@ -95,8 +95,9 @@ async def test_players_choose_and_switch_teams(make_service, db_path):
     with pytest.raises(BadOption) as same:
         await svc.switch_team(CH, BOB, 1)
     assert str(same.value.message) == "you are already in team 2"
-    with pytest.raises(BadOption):
-        await svc.switch_team(CH, BOB, 2)  # teams are 0 and 1
+    with pytest.raises(BadOption) as none:
+        await svc.switch_team(CH, BOB, 2)  # teams are 0 and 1 (shown as 1 and 2)
+    assert str(none.value.message) == "there is no team 3: choose 1 or 2"
     with pytest.raises(NotSeated):
         await svc.switch_team(CH, DAVE)
     assert db_dump(db_path) == before and (await svc.lobby(CH)).seats == lobby.seats
