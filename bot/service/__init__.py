@@ -344,6 +344,7 @@ class GameService:
     add_ai = Delegate(Lobbies.add_ai, "_lobbies")
     remove_seat = Delegate(Lobbies.remove_seat, "_lobbies")
     start = Delegate(Lobbies.start, "_lobbies")
+    switch_team = Delegate(Lobbies.switch_team, "_lobbies")
 
     stop = Delegate(FairPlay.stop, "_fairplay")
     system_stop = Delegate(FairPlay.system_stop, "_fairplay")

@@ -206,11 +206,12 @@ class Commit:
             played = game.apply(action)
         except IllegalActionError as exc:
             raise IllegalMove(exc.reason, action=action.text) from None
-        record = ActionRecord(played, auto)
+        player = g.game.played_by[action.seat]  # the player before the move (teams)
+        record = ActionRecord(played, auto, None if player == action.seat else player)
         recent = (*g.recent, record)[-RECENT:]
         now = self.clock.now()
         deadline: float | None = None
-        nxt = game.to_act
+        nxt = game.player_to_act
         if nxt is not None and human_plays(series.seats, nxt, autopilot, g.forfeits):
             deadline = now + ch.turn_timeout
         new_series: SeriesRecord | None = None
@@ -306,7 +307,7 @@ class Commit:
 
         def adopt() -> None:
             g.forfeits[seat] = forfeit
-            if g.game.to_act == seat:
+            if g.game.player_to_act == seat:
                 g.deadline = None
             self.rearm(ch)
 
