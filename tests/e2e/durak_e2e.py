@@ -29,8 +29,8 @@ from tests import storage_helpers as stored
 from .fakediscord import FakeDiscord, InteractionRecord, MessageVersion, SimUser, StoredMessage
 
 EPHEMERAL = 64
-CARD_RE = re.compile(r"(?:10|[6-9JQKA])[♠♥♦♣]")
-GAME_ACTIONS = ("attack", "defend", "transfer", "take", "pass")
+CARD_RE = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
+GAME_ACTIONS = ("attack", "defend", "transfer", "show", "take", "pass")
 
 
 async def poll(
