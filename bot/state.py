@@ -3,6 +3,7 @@ live game's stored ``meta`` (:meth:`GameState.meta` writes it, :class:`LiveMeta`
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Awaitable, Callable, Container, Sequence
@@ -28,6 +29,7 @@ __all__ = [
     "LiveMeta",
     "LobbyState",
     "human_plays",
+    "team_seating",
 ]
 
 
@@ -46,8 +48,10 @@ class LobbyState:
     created_at: float
 
     def new_series(self, profile: str, now: float) -> SeriesRecord:
-        """The series this lobby starts (not stored yet: no id), seats in lobby order."""
-        seats = list(self.seats)
+        """The series this lobby starts (not stored yet: no id), seats in lobby order; in a
+        lobby played in teams (:func:`team_seating`), team 0 on the even seats and team 1 on
+        the odd ones."""
+        seats = team_seating(self.seats) if self.options.team_game else list(self.seats)
         return SeriesRecord(
             None,
             self.channel_id,
@@ -75,6 +79,19 @@ class LobbyState:
             list(self.seats if seats is None else seats),
             self.created_at,
         )
+
+
+def team_seating(seats: Sequence[LobbySeat]) -> list[LobbySeat]:
+    """The seats of a game in teams (RULES.md §10.3: partners never sit side by side): team
+    0's players on the even seats, team 1's on the odd ones, each team in lobby order.  A
+    seat's team is then its parity, so the series' seats carry none."""
+    teams = [[s for s in seats if (s.team or 0) == k] for k in (0, 1)]
+    out: list[LobbySeat] = []
+    for i in range(max(len(teams[0]), len(teams[1]))):
+        for team in teams:
+            if i < len(team):
+                out.append(dataclasses.replace(team[i], team=None))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +141,9 @@ class GameState:
     doubt: Doubt | None = None
 
     def human_waits(self, series: SeriesRecord) -> bool:
-        """Whether the seat to act is a human who plays it now (so a turn deadline runs)."""
-        seat = self.game.to_act
+        """Whether the seat to act is played now by a human (its own player, or in a team
+        game the partner who took it over), so a turn deadline runs."""
+        seat = self.game.player_to_act
         if seat is None or self.aborted:
             return False
         return human_plays(series.seats, seat, self.autopilot, self.forfeits)

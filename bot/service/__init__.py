@@ -321,9 +321,19 @@ class GameService:
         """The channel's open lobby (:meth:`bot.service.lobby.Lobbies.lobby`)."""
         return await self._lobbies.lobby(channel_id)
 
-    async def join(self, channel_id: int, user_id: int, name: str) -> LobbyView:
-        """Take a lobby seat (:meth:`bot.service.lobby.Lobbies.join`)."""
-        return await self._lobbies.join(channel_id, user_id, name)
+    async def join(
+        self, channel_id: int, user_id: int, name: str, team: int | None = None
+    ) -> LobbyView:
+        """Take a lobby seat (:meth:`bot.service.lobby.Lobbies.join`); ``team`` (0 or 1) in
+        a lobby played in teams."""
+        return await self._lobbies.join(channel_id, user_id, name, team)
+
+    async def switch_team(
+        self, channel_id: int, user_id: int, team: int | None = None
+    ) -> LobbyView:
+        """Move to the other team of a lobby played in teams, or to ``team``
+        (:meth:`bot.service.lobby.Lobbies.switch_team`)."""
+        return await self._lobbies.switch_team(channel_id, user_id, team)
 
     async def leave(self, channel_id: int, user_id: int) -> LobbyView:
         """Free one's lobby seat (:meth:`bot.service.lobby.Lobbies.leave`)."""
@@ -335,10 +345,14 @@ class GameService:
         requester_id: int,
         level: str = DEFAULT_AI_LEVEL,
         *,
+        team: int | None = None,
         authority: Authority = PLAYER,
     ) -> LobbyView:
-        """Seat an AI player (:meth:`bot.service.lobby.Lobbies.add_ai`)."""
-        return await self._lobbies.add_ai(channel_id, requester_id, level, authority=authority)
+        """Seat an AI player (:meth:`bot.service.lobby.Lobbies.add_ai`); ``team`` (0 or 1)
+        in a lobby played in teams."""
+        return await self._lobbies.add_ai(
+            channel_id, requester_id, level, team=team, authority=authority
+        )
 
     async def remove_seat(
         self, channel_id: int, requester_id: int, seat: int, *, authority: Authority = PLAYER

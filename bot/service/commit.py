@@ -205,7 +205,7 @@ class Commit:
         recent = (*g.recent, record)[-RECENT:]
         now = self.clock.now()
         deadline: float | None = None
-        nxt = game.to_act
+        nxt = game.player_to_act
         if nxt is not None and human_plays(series.seats, nxt, autopilot, g.forfeits):
             deadline = now + ch.turn_timeout
         new_series: SeriesRecord | None = None
@@ -301,7 +301,7 @@ class Commit:
 
         def adopt() -> None:
             g.forfeits[seat] = forfeit
-            if g.game.to_act == seat:
+            if g.game.player_to_act == seat:
                 g.deadline = None
             self.rearm(ch)
 

@@ -89,7 +89,7 @@ class Driver:
                 g.paused_left = max(0.0, g.deadline - self.clock.now())
                 g.deadline = None
             return
-        seat = g.game.to_act
+        seat = g.game.player_to_act  # the player who acts (a partner's seat in a team game)
         assert seat is not None
         version = g.game.version
         if g.human_waits(ch.series):
@@ -113,7 +113,7 @@ class Driver:
             if g.game.version != version or g.paused or not g.human_waits(ch.series):
                 return
             action = timeout_action(g.game)
-            seat = action.seat
+            seat = g.game.played_by[action.seat]  # the player who ran out of time
             user_id = ch.series.seats[seat].user_id
             timeouts = list(g.timeouts)
             timeouts[seat] += 1
@@ -146,7 +146,8 @@ class Driver:
             tx.after_change(ch, table_view(ch))
 
     async def _ai_turn(self, channel_id: int, game_id: int, version: int, seat: int) -> None:
-        """Decide for an AI seat (or a player on autopilot) in the AI pool, wait the AI
+        """Decide for an AI player ``seat`` (or a player on autopilot) in the AI pool, for the
+        seat it plays now (its own, or a partner's in a team game), wait the AI
         delay, then play if nothing changed meanwhile.  Playing takes one of the
         ``ai_concurrency`` slots (deciding is queued fairly per channel by the pool itself)."""
         ch = self.channels.get(channel_id)
@@ -160,7 +161,7 @@ class Driver:
                 and ch.game is g
                 and ch.playing
                 and g.game.version == version
-                and g.game.to_act == seat
+                and g.game.player_to_act == seat
                 and not g.paused
                 and ch.series is not None
                 and not human_plays(ch.series.seats, seat, g.autopilot, g.forfeits)
@@ -200,7 +201,7 @@ class Driver:
             async with self.channels.edit(channel_id) as tx:
                 if not current():
                     return
-                if action is None or action.seat != seat or not g.game.can_apply(action):
+                if action is None or action.seat != g.game.to_act or not g.game.can_apply(action):
                     if action is not None:
                         log.error("AI %s chose an illegal action %s", level, action)
                     action = timeout_action(g.game)
