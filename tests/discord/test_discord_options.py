@@ -4,13 +4,22 @@ in every language."""
 
 from __future__ import annotations
 
-from cogs.custom_ids import parse_game_id
+import dataclasses
+
+from bot.outcome import Outcome
+from bot.seating import LobbySeat
+from bot.views import LobbyView, TableView
+from cogs.custom_ids import lobby_id, parse_game_id
 from cogs.i18n import SUPPORTED, catalog
 from cogs.render.hand import render_hand
+from cogs.render.lobby import render_lobby
+from cogs.render.table import render_table
+from cogs.render.text import card_md, seat_names
+from rules_engine import Rules
 from rules_engine.actions import ActionKind
 from rules_engine.phase import Phase
 
-from .dsc_factories import can_show, hand_view, option_game
+from .dsc_factories import can_show, hand_view, option_game, table_view
 from .dsc_limits import check_message
 
 CATS = [catalog(lang) for lang in SUPPORTED]
@@ -41,3 +50,107 @@ def test_no_show_is_offered_without_the_option() -> None:
     view = hand_view(game, game.player_to_act)
     msg = render_hand(view, catalog("en"))
     assert not [c for c in msg.components if parse_game_id(c.custom_id).verb == "show"]
+
+
+def _team_table(**over: object) -> TableView:
+    game = option_game({"profile": "podkidnoy", "teams": "2x2"}, 4, lambda g: bool(g.table()))
+    return dataclasses.replace(table_view(game), **over)  # type: ignore[arg-type]
+
+
+def test_a_team_table_marks_each_seat_with_its_team_and_names_the_teams() -> None:
+    view = _team_table()
+    en = catalog("en")
+    msg = render_table(view, en)
+    embed = msg.embeds[0]
+    names = seat_names(view.seats, en)
+    assert (
+        f"🟦 Team {names[0]} & {names[2]} · 🟧 Team {names[1]} & {names[3]}"
+        in (embed["description"])
+    )
+    assert "36-card pack · Stock:" in embed["description"]
+    players = embed["fields"][0]["value"].splitlines()
+    assert [line.split()[1] for line in players] == ["🟦", "🟧", "🟦", "🟧"]
+    for t in CATS:
+        check_message(render_table(view, t))
+
+
+def test_a_partner_playing_a_seat_is_named_on_it() -> None:
+    view = _team_table()
+    seats = list(view.seats)
+    seats[2] = dataclasses.replace(seats[2], played_by=0, cards=0, out=True)
+    msg = render_table(dataclasses.replace(view, seats=tuple(seats)), catalog("en"))
+    names = seat_names(view.seats, catalog("en"))
+    line = msg.embeds[0]["fields"][0]["value"].splitlines()[2]
+    assert f"played by {names[0]}" in line
+
+
+def test_the_table_says_who_showed_which_trump() -> None:
+    game = option_game(SHOW_TRUMP, 3, lambda g: bool(g.round_shown))
+    view = table_view(game)
+    (shown,) = view.round_shown
+    en = catalog("en")
+    desc = render_table(view, en).embeds[0]["description"]
+    name = seat_names(view.seats, en)[shown.seat]
+    assert f"👁️ **{name}** showed {card_md(shown.card)}" in desc
+    assert "36-card pack" in desc
+    for t in CATS:
+        check_message(render_table(view, t))
+
+
+def test_a_24_card_table_says_its_pack() -> None:
+    game = option_game({"profile": "podkidnoy", "deck": 24}, 4, lambda g: True)
+    desc = render_table(table_view(game), catalog("en")).embeds[0]["description"]
+    assert "24-card pack" in desc
+
+
+def test_the_game_over_names_the_losing_team() -> None:
+    view = _team_table(outcome=Outcome.durak(1, 3, team=True))
+    en = catalog("en")
+    names = seat_names(view.seats, en)
+    msg = render_table(view, en)
+    desc = msg.embeds[0]["description"]
+    assert names[1] in desc.splitlines()[0] and names[3] in desc.splitlines()[0]
+    for t in CATS:
+        check_message(render_table(view, t))
+
+
+def _team_lobby(seats: tuple[LobbySeat, ...]) -> LobbyView:
+    return LobbyView(
+        channel_id=5,
+        guild_id=1,
+        host_id=100,
+        host_name="Ann",
+        status="open",
+        rules=Rules.from_spec({"profile": "podkidnoy", "teams": "2x2"}),
+        profile="podkidnoy",
+        turn_timeout=60,
+        max_seats=4,
+        seats=seats,
+        can_start=len(seats) == 4,
+        teams="2x2",
+        team_size=2,
+    )
+
+
+def test_a_team_lobby_shows_each_team_and_switch_team() -> None:
+    view = _team_lobby(
+        (
+            LobbySeat(100, "Ann", team=0),
+            LobbySeat(101, "Bob", team=1),
+            LobbySeat(None, "x", "expert", team=0),
+        )
+    )
+    en = catalog("en")
+    msg = render_lobby(view, en)
+    assert "Host: **Ann**" in msg.embeds[0]["description"]
+    fields = msg.embeds[0]["fields"]
+    assert [f["name"] for f in fields] == ["🟦 Team 1 (2/2)", "🟧 Team 2 (1/2)"]
+    assert "Ann" in fields[0]["value"] and "Bob" in fields[1]["value"]
+    assert "free seat" in fields[1]["value"] and "free seat" not in fields[0]["value"]
+    switch = [c for c in msg.components if c.custom_id == lobby_id(5, "switch")]
+    assert [c.label for c in switch] == ["Switch team"]
+    for t in CATS:
+        check_message(render_lobby(view, t))
+    # without teams: no Switch team
+    plain = dataclasses.replace(view, teams="none", team_size=0, rules=Rules.from_spec("podkidnoy"))
+    assert not [c for c in render_lobby(plain, en).components if c.custom_id.endswith(":switch")]
