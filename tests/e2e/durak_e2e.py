@@ -301,6 +301,8 @@ class Harness:
             if view.outcome is not None:
                 return "over"
             seat = view.seats[view.to_act]
+            if seat.played_by is not None:  # a team game: a partner may play the seat
+                seat = view.seats[seat.played_by]
             if seat.user_id is None or seat.forfeited:  # the AI plays it
                 return None
             player = self.players[seat.user_id]
