@@ -61,7 +61,8 @@ class ReplayFrame:
       suit;
     - ``out``: seats out of the game; ``forfeited``: seats whose player had forfeited by then;
     - ``defender``/``to_act``: the seats defending and to act next (``None`` once finished);
-    - ``outcome``: how the game ended, on the last frame only (``None`` before it).
+    - ``outcome``: how the game ended, on the last frame only (``None`` before it);
+    - ``played_by``: in a team game, who plays each seat (a partner once its player is out).
     """
 
     index: int
@@ -82,6 +83,8 @@ class ReplayFrame:
     defender: int | None
     to_act: int | None
     outcome: Outcome | None
+    #: In a team game, the seat whose player plays each seat (RULES.md §10.3); empty else.
+    played_by: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +194,9 @@ class _State:
     to_act: int | None
     finished: bool
     loser: int | None
+    losers: tuple[int, ...]
+    team: bool
+    played_by: tuple[int, ...]
 
     @classmethod
     def of(cls, game: Game) -> _State:
@@ -212,6 +218,9 @@ class _State:
             to_act=state["to_act"],
             finished=bool(state["finished"]),
             loser=state["loser"],
+            losers=tuple(state["losers"]),
+            team=game.rules.team_game,
+            played_by=tuple(state["played_by"]),
         )
 
 
@@ -313,11 +322,11 @@ def _frame(
         defender=state.defender,
         to_act=state.to_act,
         outcome=_outcome(state, forfeits) if state.finished else None,
+        played_by=state.played_by if state.team else (),
     )
 
 
 def _outcome(state: _State, forfeits: Mapping[int, int]) -> Outcome:
-    """How the replayed game ended: the engine's durak or draw, with every forfeit."""
-    if state.loser is None:
-        return Outcome.draw(forfeits)
-    return Outcome.durak(state.loser, forfeits=forfeits)
+    """How the replayed game ended: the engine's durak, losing team or draw, with every
+    forfeit."""
+    return Outcome.of_game(state.losers, team=state.team, forfeits=forfeits)
