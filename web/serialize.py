@@ -27,7 +27,7 @@ from present.names import ROLE_NAMES, Seated, seat_name, seat_names
 from present.outcome import outcome_text
 from present.rules import rules_summary
 from present.status import status
-from present.teams import shown_text, team_label, team_name
+from present.teams import pack_text, shown_texts, team_label, team_name
 from rules_engine.rules import Rules
 from web.strings import ui_strings
 
@@ -91,19 +91,23 @@ def table_json(
     teams = None
     if view.rules.team_game:
         teams = [
-            {"team": team, "label": team_label(team, t), "name": team_name(team, names, t)}
+            {
+                "team": team,
+                "label": team_label(team, t),
+                "name": team_name((s.seat for s in view.seats if s.team == team), names, t),
+            }
             for team in (0, 1)
         ]
     round_shown = [
         {"seat": shown.seat, "card": str(shown.card), "text": text}
-        for shown, text in zip(view.round_shown, shown_text(view, names, t), strict=True)
+        for shown, text in zip(view.round_shown, shown_texts(view, names, t), strict=True)
     ]
     return {
         "game": view.game_id,
         "version": view.version,
         "profile": view.rules.profile,
         "deck": view.deck,
-        "deck_text": t.fill("{deck}-card pack", deck=view.deck),
+        "deck_text": pack_text(view.deck, t),
         "teams": teams,
         "round_shown": [] if over else round_shown,
         "rules_text": _rules_text(view.rules, t),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cogs.render.text import card_md, suit_md
 from present.catalog import Catalog
+from present.teams import pack_text
 from rules_engine.cards import Card
 
 __all__ = ["deck_lines"]
@@ -36,5 +37,5 @@ def deck_lines(
         round=round,
     )
     if deck is not None:
-        counts = t.fill("{deck}-card pack", deck=deck) + " · " + counts
+        counts = pack_text(deck, t) + " · " + counts
     return [head, counts]

@@ -34,7 +34,7 @@ from present.names import ROLE_NAMES
 from present.outcome import outcome_text
 from present.rules import rules_title
 from present.status import status
-from present.teams import shown_text, team_name
+from present.teams import shown_texts, team_name
 
 __all__ = ["RECENT_SHOWN", "render_table"]
 
@@ -86,13 +86,15 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
     if view.rules.team_game:
         lines.append(
             " · ".join(
-                f"{TEAM_MARKS[team]} {team_name(team, names, t, MARKDOWN)}" for team in (0, 1)
+                f"{TEAM_MARKS[team]} "
+                + team_name((s.seat for s in seats if s.team == team), names, t, MARKDOWN)
+                for team in (0, 1)
             )
         )
     if view.shown and view.round <= 1 and not over:
         lines.append(t.fill("Shown at the deal: {cards}", cards=cards_md(view.shown)))
     if not over:
-        lines += ["👁️ " + text for text in shown_text(view, names, t, MARKDOWN)]
+        lines += ["👁️ " + text for text in shown_texts(view, names, t, MARKDOWN)]
     now = status(view, names, t, MARKDOWN)
     if now is not None:
         lines.append("")

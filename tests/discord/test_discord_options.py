@@ -8,11 +8,14 @@ import dataclasses
 
 from bot.outcome import Outcome
 from bot.seating import LobbySeat
+from bot.server_config import ServerConfig
 from bot.views import LobbyView, TableView
 from cogs.custom_ids import lobby_id, parse_game_id
 from cogs.i18n import SUPPORTED, catalog
 from cogs.render.hand import render_hand
+from cogs.render.info import render_config, render_rules
 from cogs.render.lobby import render_lobby
+from cogs.render.message import Reply
 from cogs.render.table import render_table
 from cogs.render.text import card_md, seat_names
 from rules_engine import Rules
@@ -64,8 +67,8 @@ def test_a_team_table_marks_each_seat_with_its_team_and_names_the_teams() -> Non
     embed = msg.embeds[0]
     names = seat_names(view.seats, en)
     assert (
-        f"🟦 Team {names[0]} & {names[2]} · 🟧 Team {names[1]} & {names[3]}"
-        in (embed["description"])
+        f"🟦 Team **{names[0]}** & **{names[2]}** · 🟧 Team **{names[1]}** & **{names[3]}**"
+        in embed["description"]
     )
     assert "36-card pack · Stock:" in embed["description"]
     players = embed["fields"][0]["value"].splitlines()
@@ -154,3 +157,39 @@ def test_a_team_lobby_shows_each_team_and_switch_team() -> None:
     # without teams: no Switch team
     plain = dataclasses.replace(view, teams="none", team_size=0, rules=Rules.from_spec("podkidnoy"))
     assert not [c for c in render_lobby(plain, en).components if c.custom_id.endswith(":switch")]
+
+
+def _text(reply: Reply) -> str:
+    embed = reply.embeds[0]
+    return "\n".join([embed["description"], *(f["value"] for f in embed.get("fields", []))])
+
+
+def test_config_shows_the_table_options() -> None:
+    config = ServerConfig().with_changes(profile="podkidnoy", deck="24", teams="2x2")
+    for t in CATS:
+        reply = render_config(config, t, saved=True)
+        check_message(reply)
+        text = _text(reply)
+        assert t.fill("{deck}-card pack", deck=24) in text and t.gettext("2 against 2") in text
+    plain = _text(render_config(ServerConfig(), catalog("en")))
+    assert "Pack: **the profile's**" in plain and "Teams: **the profile's**" in plain
+
+
+def test_rules_of_a_table_name_its_options() -> None:
+    options = {"profile": "perevodnoy", "deck": 52, "show_trump": True}
+    text = _text(render_rules(None, Rules.from_spec(options).to_dict(), catalog("en")))
+    assert "52-card pack" in text and "A trump of the attacked rank may be shown" in text
+    teams = Rules.from_spec({"profile": "podkidnoy", "teams": "3x3"}).to_dict()
+    assert "Teams of 3 against 3" in _text(render_rules(None, teams, catalog("en")))
+
+
+def test_new_and_config_offer_the_table_options() -> None:
+    from cogs.durak_commands import DurakCog
+
+    commands = {c.name: c for c in DurakCog.durak.commands}
+    for name in ("new", "config"):
+        params = {p.name: p for p in commands[name].parameters}
+        assert {"deck", "show_trump", "teams"} <= set(params)
+        values = {str(c.value) for c in params["deck"].choices}
+        assert {"24", "36", "52"} <= values
+        assert {"none", "2x2", "3x3"} <= {str(c.value) for c in params["teams"].choices}
