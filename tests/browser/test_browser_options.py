@@ -11,6 +11,7 @@ from typing import Any
 import pytest_asyncio
 from playwright.async_api import expect
 
+from bot.realm import WEB_REALM
 from rules_engine.actions import ActionKind
 
 from .rooms_support import RoomServer, join_room, new_page
@@ -144,3 +145,23 @@ async def test_a_two_against_two_room_shows_its_teams_and_a_guest_switches(
     await expect(frame.locator(".seat.team-0")).to_have_count(2)
     await expect(frame.locator(".seat.team-1")).to_have_count(2)
     assert ann.errors == [] and bob.errors == []
+
+
+async def test_the_room_form_shows_the_engines_sentence_for_a_refused_combination(
+    browser: Any, rooms: Any
+) -> None:
+    server = await rooms()
+    page = await new_page(browser)
+    await page.goto(f"{server.base}/")
+    await expect(page.locator("#teams option")).not_to_have_count(0)
+    await page.fill("#name", "Ann")
+    await page.select_option("#rules", "perevodnoy")
+    await page.select_option("#teams", '"2x2"')
+    await page.click("#create-button")
+    await expect(page.locator("#error")).to_have_text(
+        "Teams '2x2' are played without transfers: turn transfer off"
+    )
+    assert server.service.channels_in(WEB_REALM) == []
+    # the form stays as it was, ready for another choice
+    await expect(page.locator("#create-button")).to_be_enabled()
+    assert page.errors == []

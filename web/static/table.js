@@ -337,13 +337,20 @@ export function renderNoGame(state, handlers) {
   showNewGame(state, handlers);
 }
 
+/** Whether the player of seat ``me`` acts now: for their own seat, or (a team game) for a
+ * partner's seat they took over. */
+function playsToAct(table, me) {
+  const seat = table.seats.find((s) => s.seat === table.to_act);
+  return Boolean(seat && (seat.played_by ?? seat.seat) === me.seat);
+}
+
 /** Draws the whole table from ``state.table``. */
 export function renderTable(state, handlers) {
   const table = state.table;
   if (!table) return;
   document.body.classList.toggle("watcher", state.role !== "player");
   const me = table.seats.find((s) => s.you);
-  const mine = Boolean(me && me.seat === table.to_act && !table.finished);
+  const mine = Boolean(me && playsToAct(table, me) && !table.finished);
   // A tab in the background says when the player is awaited.
   document.title = mine ? `● ${t("your_turn")} · Durak` : "Durak";
   $("status").textContent = table.finished || table.aborted ? table.over_text || "" : table.status_text || "";
@@ -379,7 +386,7 @@ export function tickClock(state) {
   const me = table.seats.find((s) => s.you);
   bar.hidden = false;
   bar.classList.toggle("urgent", urgent);
-  bar.classList.toggle("mine", Boolean(me && me.seat === table.to_act));
+  bar.classList.toggle("mine", Boolean(me && playsToAct(table, me)));
   $("turn-bar-fill").style.transform = `scaleX(${frac})`;
   const secs = Math.ceil(left);
   clock.hidden = false;
