@@ -7,15 +7,17 @@ from __future__ import annotations
 import dataclasses
 
 from bot.outcome import Outcome
+from bot.replay import build_replay
 from bot.seating import LobbySeat
 from bot.server_config import ServerConfig
-from bot.views import LobbyView, TableView
+from bot.views import LobbyView, Player, ReplayView, TableView
 from cogs.custom_ids import lobby_id, parse_game_id
 from cogs.i18n import SUPPORTED, catalog
 from cogs.render.hand import render_hand
 from cogs.render.info import render_config, render_rules
 from cogs.render.lobby import render_lobby
 from cogs.render.message import Reply
+from cogs.render.records import render_replay
 from cogs.render.table import render_table
 from cogs.render.text import card_md, seat_names
 from rules_engine import Rules
@@ -193,3 +195,43 @@ def test_new_and_config_offer_the_table_options() -> None:
         values = {str(c.value) for c in params["deck"].choices}
         assert {"24", "36", "52"} <= values
         assert {"none", "2x2", "3x3"} <= {str(c.value) for c in params["teams"].choices}
+
+
+def _team_replay(deck: int = 24) -> ReplayView:
+    rules = Rules.from_spec({"profile": "podkidnoy", "teams": "2x2", "deck": deck})
+    game = option_game(rules.to_dict(), 4, lambda g: g.finished, seed=7)
+    return ReplayView(
+        game_id=9,
+        guild_id=1,
+        rules=rules,
+        profile="podkidnoy",
+        players=tuple(Player(name) for name in ("Ann", "Bob", "Cy", "Dee")),
+        ended_at=1_700_000_000.0,
+        replay=build_replay(rules, game.deal, game.history_text()),
+    )
+
+
+def test_a_team_replay_marks_the_teams_the_pack_and_handed_over_seats() -> None:
+    view = _team_replay()
+    en = catalog("en")
+    first = render_replay(view, 0, en).embeds[0]
+    assert "24-card pack · Stock:" in first["description"]
+    heads = [f["name"].split(" · ")[0].removeprefix("▶ ") for f in first["fields"]]
+    assert heads == ["🟦 Ann", "🟧 Bob", "🟦 Cy", "🟧 Dee"]
+    handed = [
+        (frame.index, seat, by)
+        for frame in view.replay.frames
+        if frame.outcome is None
+        for seat, by in enumerate(frame.played_by)
+        if by != seat
+    ]
+    assert handed  # this deal ends with a partner playing a seat: the replay says so
+    index, seat, by = handed[0]
+    field = render_replay(view, index, en).embeds[0]["fields"][seat]["name"]
+    assert f"played by {view.players[by].name}" in field
+    for t in CATS:
+        for index in (0, view.replay.total - 1):
+            check_message(render_replay(view, index, t))
+    # a 36-card replay says nothing of its pack, as before the option existed
+    plain = render_replay(_team_replay(36), 0, en).embeds[0]["description"]
+    assert "card pack" not in plain
