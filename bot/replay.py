@@ -62,7 +62,8 @@ class ReplayFrame:
     - ``out``: seats out of the game; ``forfeited``: seats whose player had forfeited by then;
     - ``defender``/``to_act``: the seats defending and to act next (``None`` once finished);
     - ``outcome``: how the game ended, on the last frame only (``None`` before it);
-    - ``played_by``: in a team game, who plays each seat (a partner once its player is out).
+    - ``played_by``: in a team game, who plays each seat (a partner once its player is out);
+    - ``shown``: the trumps shown this round (RULES.md §10.2).
     """
 
     index: int
@@ -85,6 +86,9 @@ class ReplayFrame:
     outcome: Outcome | None
     #: In a team game, the seat whose player plays each seat (RULES.md §10.3); empty else.
     played_by: tuple[int, ...] = ()
+    #: The trumps shown this round to transfer (RULES.md §10.2), in order (the frame's
+    #: ``message`` of a show names who showed it).
+    shown: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +201,7 @@ class _State:
     losers: tuple[int, ...]
     team: bool
     played_by: tuple[int, ...]
+    shown: tuple[Card, ...]
 
     @classmethod
     def of(cls, game: Game) -> _State:
@@ -221,6 +226,7 @@ class _State:
             losers=tuple(state["losers"]),
             team=game.rules.team_game,
             played_by=tuple(state["played_by"]),
+            shown=tuple(parse_card(c) for c in state["shown"]),
         )
 
 
@@ -323,6 +329,7 @@ def _frame(
         to_act=state.to_act,
         outcome=_outcome(state, forfeits) if state.finished else None,
         played_by=state.played_by if state.team else (),
+        shown=state.shown,
     )
 
 

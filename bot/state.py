@@ -188,7 +188,7 @@ class GameState:
                 "remaining": remaining,
                 "timeouts": self.timeouts if timeouts is None else timeouts,
                 "autopilot": self.autopilot if autopilot is None else autopilot,
-                "recent": [{**r.played.to_dict(), "auto": r.auto} for r in recent],
+                "recent": [_recent_json(r) for r in recent],
                 "count_ai_games": self.count_ai_games,
             },
             ensure_ascii=False,
@@ -293,14 +293,25 @@ def _per_seat(meta: dict[str, Any], key: str, kind: type[_T], default: _T, n: in
     return items
 
 
+def _recent_json(record: ActionRecord) -> dict[str, Any]:
+    """An entry of ``recent``: ``Played.to_dict`` with ``auto`` (and ``by`` when a partner
+    made the move for a seat they took over)."""
+    data: dict[str, Any] = {**record.played.to_dict(), "auto": record.auto}
+    if record.by is not None:
+        data["by"] = record.by
+    return data
+
+
 def _action_record(item: object, players: int) -> ActionRecord:
     """An entry of ``recent``: the engine's record of the action (``Played.to_dict``) with
     its ``auto``; an entry written before the records held what followed the action is
     ``[seat, kind, [cards], auto]`` and reads back as the action alone."""
     try:
+        by: object = None
         if isinstance(item, dict):
             auto = item.get("auto")
-            played = Played.from_dict({k: v for k, v in item.items() if k != "auto"})
+            by = item.get("by")
+            played = Played.from_dict({k: v for k, v in item.items() if k not in ("auto", "by")})
         else:
             seat, kind, cards, auto = _list(item, "a recent action")
             if type(seat) is not int:
@@ -312,7 +323,9 @@ def _action_record(item: object, players: int) -> ActionRecord:
             raise BadMeta(f"seat {played.seat!r}")
         if auto is not None and auto not in get_args(get_args(AutoKind)[0]):
             raise BadMeta(f"auto {auto!r}")
-        return ActionRecord(played, auto)
+        if by is not None and (type(by) is not int or not 0 <= by < players):
+            raise BadMeta(f"by {by!r}")
+        return ActionRecord(played, auto, by if isinstance(by, int) else None)
     except (BadMeta, ValueError, TypeError, KeyError, DurakError) as exc:
         raise BadMeta(f"recent action {item!r} does not read back: {exc}") from None
 

@@ -162,6 +162,9 @@ class ActionRecord:
 
     played: Played
     auto: AutoKind = None
+    #: In a team game, the player who made the move for a partner's seat they took over
+    #: (``None``: the seat's own player).
+    by: int | None = None
 
     @property
     def seat(self) -> int:

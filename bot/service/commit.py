@@ -201,7 +201,8 @@ class Commit:
             played = game.apply(action)
         except IllegalActionError as exc:
             raise IllegalMove(exc.reason, action=action.text) from None
-        record = ActionRecord(played, auto)
+        player = g.game.played_by[action.seat]  # the player before the move (teams)
+        record = ActionRecord(played, auto, None if player == action.seat else player)
         recent = (*g.recent, record)[-RECENT:]
         now = self.clock.now()
         deadline: float | None = None

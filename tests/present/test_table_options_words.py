@@ -134,3 +134,14 @@ def test_a_losing_team_is_named_in_the_outcome_and_the_standings() -> None:
         "Cid": None,
         "Dee": "in the team that lost the last game",
     }
+
+
+def test_a_move_made_for_a_partners_seat_names_both() -> None:
+    from bot.views import ActionRecord
+    from present.moves import move_text
+    from rules_engine.played import Played
+
+    attack = Played.of(Action(0, ActionKind.ATTACK, (parse_card("Q♥"),)))
+    assert move_text(ActionRecord(attack), NAMES, EN) == "Ann attacks with Q♥"
+    assert move_text(ActionRecord(attack, by=2), NAMES, EN) == "Cid for Ann attacks with Q♥"
+    assert move_text(ActionRecord(attack, by=2), NAMES, FR).startswith("Cid pour Ann ")

@@ -216,8 +216,48 @@ async def test_a_player_plays_a_partners_seat_once_out(make_service):
                 text = hand.legal[0].text
                 after = await svc.act(CH, user, text, hand.version, game_id=hand.game_id)
                 assert after.version == hand.version + 1
+                move = after.recent[-1]
+                assert (move.seat, move.by) == (table.to_act, player)
                 await svc.close()
+                # the move's player is stored with it: a restarted service shows it the same
+                again = await make_service(seed=seed)
+                assert (await again.table(CH)).recent[-1] == move
+                await again.close()
                 return
             await svc.act(CH, user, hand.legal[0].text, hand.version, game_id=hand.game_id)
         await svc.close()
     pytest.fail("no seed handed a seat over to a partner")
+
+
+async def test_the_servers_table_options_fill_a_lobby(make_service):
+    svc = await make_service()
+    await svc.set_server_config(
+        GUILD, ALICE, manage_guild=True, profile="perevodnoy", deck="24", show_trump="on"
+    )
+    lobby = await svc.open_lobby(CH, GUILD, ALICE, "Alice")
+    assert (lobby.rules.deck, lobby.rules.show_trump) == (24, True) and lobby.max_seats == 4
+    await svc.stop(CH, ALICE)
+    # a lobby of another profile gets that profile's own options
+    lobby = await svc.open_lobby(CH, GUILD, ALICE, "Alice", {"rules": "podkidnoy"})
+    assert (lobby.rules.deck, lobby.rules.show_trump, lobby.max_seats) == (36, False, 6)
+
+
+async def test_team_games_are_counted_apart_in_the_stats(make_service):
+    svc = await make_service(seed=3)
+    await svc.open_lobby(CH, GUILD, ALICE, "Alice", {"teams": "2x2"})
+    await svc.join(CH, CAROL, "Carol", team=0)
+    await svc.join(CH, BOB, "Bob", team=1)
+    await svc.join(CH, DAVE, "Dave", team=1)
+    await svc.start(CH, ALICE)
+    finished = await play_out(svc)
+    stats = await svc.stats(GUILD, ALICE)
+    assert [p.profile for p in stats.by_profile] == ["teams"]
+    assert stats.games == 1
+    only = await svc.stats(GUILD, ALICE, "teams")
+    assert only.games == 1 and (await svc.stats(GUILD, ALICE, "podkidnoy")).games == 0
+    outcome = finished.outcome
+    assert outcome is not None
+    lost = ALICE in {finished.seats[s].user_id for s in outcome.losers}
+    assert stats.losses == (1 if lost else 0)
+    board = await svc.leaderboard(GUILD, "teams", min_games=1)
+    assert {row.user_id for row in board.rows} == {ALICE, BOB, CAROL, DAVE}
