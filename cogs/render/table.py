@@ -67,11 +67,11 @@ def _seat_line(s: SeatView, names: list[str], t: Catalog, over: bool) -> str:
 
 def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Reply:
     """The public table: trump, pack size, stock, the teams (each seat marked with its
-    team's colour), the trumps shown this round, pairs, seats and roles, whose turn with a
-    countdown,
-    the last actions and Show my hand; when finished: the durak (or draw), the series
-    standings, Rematch and End series.  ``watch``: the channel's web table address, a
-    "Watch" link button (while the game runs)."""
+    team's colour), the trumps shown this round, pairs, seats and roles (and who plays a
+    seat handed over to a partner), whose turn with a countdown, the last actions and Show my
+    hand; when finished: the durak, the losing team (or draw), the series standings, Rematch
+    and End series.  ``watch``: the channel's web table address, a "Watch" link button
+    (while the game runs)."""
     seats = view.seats
     names = seat_names(seats, t)
     outcome = view.outcome
