@@ -142,6 +142,7 @@ ROOM_STRINGS: dict[str, str] = {
     "leave": N_("Leave"),
     "waiting_host": N_("Waiting for the host to start."),
     "need_players": N_("At least two seats are needed to start."),
+    "need_teams": N_("Both teams must be full to start."),
     "stop": N_("Vote to stop"),
     "keep_playing": N_("Keep playing"),
     "forfeit_confirm": N_(

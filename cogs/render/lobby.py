@@ -71,8 +71,16 @@ def render_lobby(view: LobbyView, t: Catalog) -> Reply:
         fields = [embed_field(title, clip_lines(seats, FIELD_VALUE_MAX))]
     footer = None
     if view.status == "open":
-        footer = t.gettext(
-            "Press Join to take a seat. The host adds AI players and presses Start (2–6 seats)."
+        footer = (
+            t.gettext(
+                "Press Join to take a seat, Switch team to change sides. The host adds AI "
+                "players and presses Start when both teams are full."
+            )
+            if view.team_size
+            else t.gettext(
+                "Press Join to take a seat. The host adds AI players and presses Start "
+                "(2–6 seats)."
+            )
         )
     embed = make_embed(
         t.fill("Durak lobby — {rules}", rules=rules_title(view.rules, t)),

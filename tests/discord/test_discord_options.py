@@ -148,6 +148,7 @@ def test_a_team_lobby_shows_each_team_and_switch_team() -> None:
     en = catalog("en")
     msg = render_lobby(view, en)
     assert "Host: **Ann**" in msg.embeds[0]["description"]
+    assert "Start when both teams are full" in msg.embeds[0]["footer"]["text"]
     fields = msg.embeds[0]["fields"]
     assert [f["name"] for f in fields] == ["🟦 Team 1 (2/2)", "🟧 Team 2 (1/2)"]
     assert "Ann" in fields[0]["value"] and "Bob" in fields[1]["value"]

@@ -155,7 +155,7 @@ function renderLobby() {
   $("start").disabled = !room.can_start;
   let hint = "";
   if (!room.host) hint = t("waiting_host");
-  else if (!room.can_start) hint = t("need_players");
+  else if (!room.can_start) hint = room.teams ? t("need_teams") : t("need_players");
   $("lobby-hint").textContent = hint;
   if (room.seat === null) {
     // removed from the lobby by the host: sit down again with a name
