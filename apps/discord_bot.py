@@ -15,7 +15,8 @@ returns a configured, not yet started ``commands.Bot`` (``commands.AutoShardedBo
    with ``PUBLIC_URL`` set, starts the web table (:mod:`web.app`) on ``WEB_HOST:WEB_PORT`` in
    this same process and event loop, and gives the cog its links (hands: "Open the table",
    tables: "Watch"; ``/durak play``: the Activity when ``DISCORD_CLIENT_ID`` and
-   ``DISCORD_CLIENT_SECRET`` are set, else the link);
+   ``DISCORD_CLIENT_SECRET`` are set, else the link; the Activity's sign-in asks the bot's
+   :class:`~cogs.activity_gate.DiscordActivityGate` who may open which channel's table);
 5. publishes the slash commands: with ``settings.dev_guild_id`` set (development), copies them
    to that server (instant) and leaves the global ones alone; otherwise publishes them globally
    **once when they changed** since the last global publication (a hash of the command set is
@@ -188,10 +189,19 @@ class _DurakMixin:
 
         settings = self.settings
         assert settings.public_url is not None
-        oauth = None
+        from cogs.activity_gate import DiscordActivityGate
+
+        oauth, gate = None, None
         if settings.activity_enabled:
             assert settings.discord_client_id and settings.discord_client_secret
-            oauth = DiscordOAuth(settings.discord_client_id, settings.discord_client_secret)
+            # the Activity's sign-in asks the same Discord API as the bot (a fake one in tests)
+            oauth = DiscordOAuth(
+                settings.discord_client_id,
+                settings.discord_client_secret,
+                api=discord.http.Route.BASE,
+            )
+            assert isinstance(self, discord.Client)
+            gate = DiscordActivityGate(self)
         config = WebConfig(
             public_url=settings.public_url,
             host=settings.web_host,
@@ -201,7 +211,7 @@ class _DurakMixin:
             server_limits=ServerLimits.from_env(settings.values),
         )
         server = WebServer(
-            self.service, Signer(await load_secret(storage, settings.web_secret)), config
+            self.service, Signer(await load_secret(storage, settings.web_secret)), config, gate
         )
         try:
             await server.start()

@@ -49,6 +49,7 @@ from typing import Any
 from bot.errors import AlreadySeated, BadOption, LobbyFull, NoLobby, ServiceError
 from bot.realm import GUEST_IDS, ROOM_IDS, SNOWFLAKE_MIN, WEB_REALM, is_room
 from bot.service import GameService
+from bot.service.lobby import team_to_join
 from bot.service.options import lobby_options, rules_of
 from bot.storage import Storage
 from rules_engine.messages import Message
@@ -221,10 +222,11 @@ class RoomDirectory:
             channel = self._channels[slug] = int(stored)
         return channel
 
-    async def join(self, slug: object, raw_name: object) -> Room:
-        """Seat a new guest called ``raw_name`` in the room's lobby.  Refused: no such room,
+    async def join(self, slug: object, raw_name: object, team: int | None = None) -> Room:
+        """Seat a new guest called ``raw_name`` in the room's lobby (in a room played in
+        teams: in ``team``, 0 or 1, or the team with fewer players).  Refused: no such room,
         its game has started (:class:`NoLobby`), a bad name, a name taken in the room (any
-        case), the lobby full; a refused join takes no id."""
+        case), the lobby (or that team) full; a refused join takes no id."""
         channel = await self.channel_of(slug)
         assert isinstance(slug, str)
         name = guest_name(raw_name)
@@ -243,8 +245,9 @@ class RoomDirectory:
                 )
             if len(lobby.seats) >= lobby.max_seats:
                 raise LobbyFull()
+            team_to_join(lobby.seats, lobby.team_size, team)  # refused before an id is taken
             user = await self._take_guest()
-            await self.service.join(channel, user, name)
+            await self.service.join(channel, user, name, team)
         return Room(slug, channel, user, name)
 
     def open_rooms(self) -> list[int]:

@@ -57,9 +57,10 @@ class PlayCommands(CogCore):
 
     @subcommand("play")
     async def play(self, interaction: discord.Interaction[Any]) -> None:
-        """The channel's table as a Discord Activity (when the application has one), else
-        its web link, privately; without a web table, says so."""
-        if self.activity:
+        """The channel's table as a Discord Activity (when the application has one and the
+        channel has a game to show), else its web link, privately; without a web table, or
+        without a game (a lobby alone or nothing), says so privately."""
+        if self.activity and await self._has_table(interaction):
             try:
                 await interaction.response.launch_activity()
                 return
@@ -81,6 +82,16 @@ class PlayCommands(CogCore):
         else:
             url = links.watcher(channel_id, t.locale)
         await self.answer(interaction, render_table_link(url, t, player=seat is not None))
+
+    async def _has_table(self, interaction: discord.Interaction[Any]) -> bool:
+        """Whether the interaction's channel has a game's table to show: an Activity
+        launched without one could only fail."""
+        assert interaction.channel_id is not None
+        try:
+            await self.service.table(interaction.channel_id)
+        except ServiceError:
+            return False
+        return True
 
     # -- hands -------------------------------------------------------------
     async def open_hand(

@@ -33,6 +33,7 @@ from aiohttp import web
 
 from bot.service import GameService
 from web.activity import ActivitySessions, DiscordOAuth
+from web.activity_gate import ActivityGate
 from web.http_server import ConnectionGuard, GuardedSite, ServerLimits, open_files_allowed
 from web.links import TableLinks
 from web.pages import TEMPLATES_DIR, Pages
@@ -171,16 +172,19 @@ async def _healthz(request: web.Request) -> web.Response:
     return web.Response(text="ok")
 
 
-def create_app(service: GameService, signer: Signer, config: WebConfig) -> web.Application:
+def create_app(
+    service: GameService, signer: Signer, config: WebConfig, gate: ActivityGate | None = None
+) -> web.Application:
     """The web table's application (see the module docstring).  Its presenter is registered
-    with ``service`` now and removed when the application shuts down."""
+    with ``service`` now and removed when the application shuts down.  ``gate``: who may open
+    a table through the Activity (with ``config.oauth``; without either, no Activity)."""
     presenter = WebPresenter(service.clock.now)
     static = StaticFiles(config.static_dir)
     pages = Pages(config.templates_dir)
     parts = WebParts(
         presenter=presenter,
         sockets=SocketHandler(service, presenter, signer, config.origins),
-        activity=ActivitySessions(service, signer, config.oauth, config.origins),
+        activity=ActivitySessions(service, signer, config.oauth, config.origins, gate),
         static=static,
         pages=pages,
         links=TableLinks(config.public_url, signer),
@@ -220,9 +224,15 @@ def create_app(service: GameService, signer: Signer, config: WebConfig) -> web.A
 class WebServer:
     """The application listening on ``config.host:config.port`` (port 0: any free one)."""
 
-    def __init__(self, service: GameService, signer: Signer, config: WebConfig) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        signer: Signer,
+        config: WebConfig,
+        gate: ActivityGate | None = None,
+    ) -> None:
         self.config = config
-        self.app = create_app(service, signer, config)
+        self.app = create_app(service, signer, config, gate)
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
         #: The connections' counts (once started).

@@ -8,7 +8,9 @@ again where the protocol says (docs/WEB.md): the table's ``welcome`` (:func:`ui_
 ``/api/rooms/setup`` (:func:`home_strings`) and the room socket's ``welcome``
 (:func:`room_strings`).  Each page's keys are exactly those its HTML and scripts look up
 (``tests/web/test_page_strings.py`` reads them); the msgids are English, extracted by Babel
-(``N_``) and translated in ``present/locales`` like every other word.
+(``N_``) and translated in ``present/locales`` like every other word.  The Activity's sign-in
+refusals (:data:`ACTIVITY_REFUSALS`) are here too: the server sends them in the player's
+language, and the page shows them as they come.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from rules_engine.ai import OFFERED_LEVELS
 from rules_engine.messages import N_
 
 __all__ = [
+    "ACTIVITY_REFUSALS",
     "HOME_STRINGS",
     "PAGE_STRINGS",
     "ROOM_STRINGS",
@@ -157,6 +160,28 @@ ROOM_STRINGS: dict[str, str] = {
     "new_room": N_("Create a new room"),
     "bad_invite": N_("This invite link is not valid: ask for the link again."),
     "reconnecting": N_("Connection lost: reconnecting…"),
+}
+
+#: The Activity's sign-in refusals (``POST /api/activity/session``, :mod:`web.activity`):
+#: reason → English msgid.  The server answers them in the player's language as the refusal's
+#: ``error``, which the page shows as it comes.
+ACTIVITY_REFUSALS: dict[str, str] = {
+    "not_enabled": N_("The Discord Activity is not enabled on this bot."),
+    "bad_request": N_("The sign-in was not valid: close the Activity and start it again."),
+    "origin": N_("This page may not sign in from where it was loaded."),
+    "code_refused": N_(
+        "Discord did not accept the sign-in: close the Activity and start it again."
+    ),
+    "discord_down": N_("Discord could not be reached: try again."),
+    "no_game": N_("There is no game in this channel: start one, then open the Activity again."),
+    "not_in_instance": N_(
+        "You are not in this Activity: start it again from the channel of the game."
+    ),
+    "elsewhere": N_(
+        "This Activity runs in another channel: start it again from the channel of the game."
+    ),
+    "not_member": N_("Only members of this server can open its tables."),
+    "cannot_view": N_("You cannot see this channel, so you cannot open its table."),
 }
 
 #: Every page's words.

@@ -12,7 +12,7 @@ first (:func:`bot.service.moved.retry_moved`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,7 +199,7 @@ class Lobbies:
             if any(s.user_id == user_id for s in lobby.seats):
                 raise AlreadySeated()
             _need_room(lobby)
-            joined = team_to_join(lobby, team)
+            joined = team_to_join(lobby.seats, _team_size(lobby), team)
             seats = [*lobby.seats, LobbySeat(user_id, clean_name(name, user_id), team=joined)]
             assert tx.ch is not None
             await self._save_seats(tx.ch, lobby, seats)
@@ -263,7 +263,7 @@ class Lobbies:
                     level=level,
                 )
             _need_room(lobby)
-            joined = team_to_join(lobby, team)
+            joined = team_to_join(lobby.seats, _team_size(lobby), team)
             base = f"{level.title()} AI"
             taken = {s.name for s in lobby.seats}
             name = base
@@ -299,7 +299,7 @@ class Lobbies:
             target = 1 - current if team is None else _need_team(team)
             if target == current:
                 raise BadOption(Message("you are already in team {team}", team=target + 1))
-            _need_team_room(lobby, target)
+            _need_team_room(lobby.seats, _team_size(lobby), target)
             seats = list(lobby.seats)
             seats[index] = dataclasses.replace(seat, team=target)
             assert tx.ch is not None
@@ -453,29 +453,36 @@ def _need_team(team: object) -> int:
     """``team`` if it is 0 or 1 (a bool is refused); the message counts teams from 1."""
     if isinstance(team, int) and not isinstance(team, bool) and team in (0, 1):
         return team
-    raise BadOption(Message("there is no team {team}: choose 1 or 2", team=repr(team)))
+    shown = team + 1 if isinstance(team, int) and not isinstance(team, bool) else repr(team)
+    raise BadOption(Message("there is no team {team}: choose 1 or 2", team=shown))
 
 
-def _need_team_room(lobby: LobbyState, team: int) -> None:
+def _team_size(lobby: LobbyState) -> int:
+    """The players each team of ``lobby`` has room for (0 without teams)."""
+    return lobby.options.seats // 2 if lobby.options.team_game else 0
+
+
+def _need_team_room(seats: Sequence[LobbySeat], team_size: int, team: int) -> None:
     """Refuse (:class:`LobbyFull`) a place in ``team`` when it has none free."""
-    size = lobby.options.seats // 2
-    if sum(1 for s in lobby.seats if s.team == team) >= size:
-        raise LobbyFull(Message("team {team} is full ({count} players)", team=team + 1, count=size))
+    if sum(1 for s in seats if s.team == team) >= team_size:
+        raise LobbyFull(
+            Message("team {team} is full ({count} players)", team=team + 1, count=team_size)
+        )
 
 
-def team_to_join(lobby: LobbyState, team: int | None) -> int | None:
-    """The team a new seat of ``lobby`` joins: ``None`` without teams; ``team`` when it has a
-    free place (else :class:`LobbyFull`); not given, the team with fewer players (team 0 on
-    a tie)."""
-    if not lobby.options.team_game:
+def team_to_join(seats: Sequence[LobbySeat], team_size: int, team: int | None) -> int | None:
+    """The team a new seat joins in a lobby of ``seats`` whose teams have ``team_size``
+    places each (0: no teams, then ``None``): ``team`` when it has a free place (else
+    :class:`LobbyFull`); not given, the team with fewer players (team 0 on a tie)."""
+    if not team_size:
         if team is not None:
             raise BadOption(Message("this lobby is not played in teams"))
         return None
     if team is None:
-        counts = [sum(1 for s in lobby.seats if s.team == k) for k in (0, 1)]
+        counts = [sum(1 for s in seats if s.team == k) for k in (0, 1)]
         team = 0 if counts[0] <= counts[1] else 1
     team = _need_team(team)
-    _need_team_room(lobby, team)
+    _need_team_room(seats, team_size, team)
     return team
 
 

@@ -23,6 +23,7 @@ from bot.service import GameService
 from bot.storage import SqliteStorage
 from rules_engine.actions import ActionKind
 from web.activity import DiscordOAuth
+from web.activity_gate import ActivityGate
 from web.app import WebConfig, WebServer
 from web.tokens import Signer
 
@@ -110,9 +111,11 @@ def free_port() -> int:
 class LocalWeb:
     """The real :class:`GameService` (AI moves without delay, deals from ``seed`` on) and
     :class:`WebServer` on a free port of 127.0.0.1; ``web_options`` go to its
-    :class:`WebConfig`."""
+    :class:`WebConfig`, ``gate`` is the Activity's (with ``oauth``)."""
 
-    def __init__(self, db: Path, seed: int, **web_options: Any) -> None:
+    def __init__(
+        self, db: Path, seed: int, gate: ActivityGate | None = None, **web_options: Any
+    ) -> None:
         self.db = db
         self.ai = ThreadAI()
         seeds = itertools.count(seed)
@@ -128,7 +131,7 @@ class LocalWeb:
         config = WebConfig(
             public_url=self.base, host="127.0.0.1", port=port, access_log=False, **web_options
         )
-        self.server = WebServer(self.service, Signer(secrets.token_bytes(32)), config)
+        self.server = WebServer(self.service, Signer(secrets.token_bytes(32)), config, gate)
 
     async def start(self) -> None:
         await self.service.restore()
@@ -183,11 +186,12 @@ class LocalTable(LocalWeb):
         user: int = 1,
         name: str = "Alice",
         oauth: DiscordOAuth | None = None,
+        gate: ActivityGate | None = None,
         deck: int | None = None,
         show_trump: bool | None = None,
         teams: str | None = None,
     ) -> None:
-        super().__init__(db, seed, oauth=oauth)
+        super().__init__(db, seed, gate, oauth=oauth)
         self.players, self.rules, self.level = players, rules, level
         self.deck, self.show_trump, self.teams = deck, show_trump, teams
         self.seed, self.user, self.name = seed, user, name

@@ -6,6 +6,8 @@ opens the table as that player.
 
 Playwright serves the two Discord addresses: the parent page, and the Activity's address,
 whose requests (and WebSocket) it relays to the local web server, as Discord's proxy does.
+The server asks its Activity gate (here one that answers as the test says; the Discord side
+is tested against the fake Discord in tests/e2e) whether the player may open that channel.
 A refused sign-in shows the server's reason, or (a proxy's answer without one) the page's
 own words, in the player's language."""
 
@@ -24,7 +26,8 @@ from aiohttp.test_utils import TestServer
 from playwright.async_api import expect
 
 from web.activity import DiscordOAuth
-from web.strings import page_strings
+from web.activity_gate import GateAnswer
+from web.strings import ACTIVITY_REFUSALS, page_strings
 from web.wording import catalog
 
 CLIENT_ID = "424242424242424242"
@@ -84,6 +87,20 @@ async def discord_api() -> AsyncIterator[str]:
         yield str(server.make_url("/api/v10"))
     finally:
         await server.close()
+
+
+@dataclass
+class Gate:
+    """The Activity gate: ``answer`` to every question, each one kept in ``asked``."""
+
+    answer: GateAnswer = "admitted"
+    asked: list[tuple[str, int, int, int]] = field(default_factory=list)
+
+    async def admit(
+        self, instance_id: str, user_id: int, channel_id: int, guild_id: int
+    ) -> GateAnswer:
+        self.asked.append((instance_id, user_id, channel_id, guild_id))
+        return self.answer
 
 
 @dataclass
@@ -168,7 +185,7 @@ async def test_inside_discord_the_activity_signs_the_player_in_and_shows_their_h
     browser: Any, local_table: Any, discord_api: str
 ) -> None:
     table = await local_table(
-        players=2, seed=7, oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api)
+        players=2, seed=7, oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api), gate=Gate()
     )
     async with inside_discord(browser, table.base) as activity:
         app, page = activity.app, activity.page
@@ -185,13 +202,36 @@ async def test_inside_discord_the_activity_signs_the_player_in_and_shows_their_h
         commands = await page.evaluate("() => window.commands")
         assert commands[:2] == ["AUTHORIZE", "AUTHENTICATE"]
         assert activity.errors == []
+        # the server asked about the instance and channel the SDK read from Discord's address
+        gate = table.server.parts.activity.gate
+        assert isinstance(gate, Gate) and gate.asked == [("i1", 1, table.channel, table.guild)]
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "fr"])
+async def test_a_player_the_gate_refuses_reads_why_in_their_language(
+    browser: Any, local_table: Any, discord_api: str, lang: str
+) -> None:
+    table = await local_table(
+        players=2,
+        seed=7,
+        oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api),
+        gate=Gate("cannot_view"),
+    )
+    words = catalog(lang).gettext(ACTIVITY_REFUSALS["cannot_view"])
+    async with inside_discord(browser, table.base, locale=f"{lang}-{lang.upper()}") as activity:
+        banner = activity.app.locator("#banner")
+        await expect(banner).to_have_text(words)
+        await expect(banner).to_have_class("banner banner-error")
+        [(status, answer)] = activity.answers
+        assert (status, answer["reason"]) == (403, "cannot_view")
+        assert activity.errors == []
 
 
 async def test_a_refused_sign_in_shows_the_servers_reason(
     browser: Any, local_table: Any, discord_api: str
 ) -> None:
     table = await local_table(
-        players=2, seed=7, oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api)
+        players=2, seed=7, oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api), gate=Gate()
     )
     # the Activity runs in a channel without a game: the server refuses, with its reason
     async with inside_discord(browser, table.base, channel=2) as activity:
@@ -209,7 +249,7 @@ async def test_a_refusal_without_a_reason_is_said_in_the_players_language(
     browser: Any, local_table: Any, discord_api: str, lang: str
 ) -> None:
     table = await local_table(
-        players=2, seed=7, oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api)
+        players=2, seed=7, oauth=DiscordOAuth(CLIENT_ID, "s3cret", api=discord_api), gate=Gate()
     )
     words = page_strings("table", catalog(lang))["signin_refused"].replace("{status}", "502")
     async with inside_discord(

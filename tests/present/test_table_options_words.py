@@ -105,7 +105,7 @@ def test_a_lobby_lists_its_teams() -> None:
 def test_a_losing_team_is_named_in_the_outcome_and_the_standings() -> None:
     lost = Outcome.durak(1, 3, team=True)
     assert outcome_text(lost, NAMES, EN) == "Team Bob & Dee lost!"
-    assert outcome_text(lost, NAMES, FR) == "L'équipe Bob & Dee a perdu !"
+    assert outcome_text(lost, NAMES, FR) == "L’équipe Bob & Dee a perdu !"
     assert outcome_summary(lost, NAMES, ES) == "¡El equipo Bob & Dee perdió!"
     assert outcome_text(Outcome.durak(1, 3), NAMES, EN) == "Bob, Dee are the durak!"
     assert Outcome.of_result("loss", 1, teams=4) == lost

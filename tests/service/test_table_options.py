@@ -95,8 +95,9 @@ async def test_players_choose_and_switch_teams(make_service, db_path):
     with pytest.raises(BadOption) as same:
         await svc.switch_team(CH, BOB, 1)
     assert str(same.value.message) == "you are already in team 2"
-    with pytest.raises(BadOption):
-        await svc.switch_team(CH, BOB, 2)  # teams are 0 and 1
+    with pytest.raises(BadOption) as none:
+        await svc.switch_team(CH, BOB, 2)  # teams are 0 and 1 (shown as 1 and 2)
+    assert str(none.value.message) == "there is no team 3: choose 1 or 2"
     with pytest.raises(NotSeated):
         await svc.switch_team(CH, DAVE)
     assert db_dump(db_path) == before and (await svc.lobby(CH)).seats == lobby.seats
@@ -261,3 +262,23 @@ async def test_team_games_are_counted_apart_in_the_stats(make_service):
     assert stats.losses == (1 if lost else 0)
     board = await svc.leaderboard(GUILD, "teams", min_games=1)
     assert {row.user_id for row in board.rows} == {ALICE, BOB, CAROL, DAVE}
+
+
+async def test_a_room_played_in_teams_seats_guests_by_team(make_service):
+    from bot.realm import WEB_REALM
+    from bot.rooms import RoomDirectory
+
+    svc = await make_service()
+    rooms = RoomDirectory(svc)
+    room = await rooms.create("Ann", {"rules": "podkidnoy", "teams": "2x2"})
+    lobby = await svc.lobby(room.channel_id)
+    assert lobby.guild_id == WEB_REALM and lobby.teams == "2x2" and lobby.max_seats == 4
+    await rooms.join(room.slug, "Bob")  # the team with fewer players: team 2 (1)
+    await rooms.join(room.slug, "Cid", team=1)
+    with pytest.raises(LobbyFull):
+        await rooms.join(room.slug, "Dee", team=1)
+    lobby = await svc.lobby(room.channel_id)
+    assert [(s.name, s.team) for s in lobby.seats] == [("Ann", 0), ("Bob", 1), ("Cid", 1)]
+    joined = await rooms.join(room.slug, "Dee")
+    lobby = await svc.lobby(room.channel_id)
+    assert lobby.seats[-1] == LobbySeat(joined.user_id, "Dee", team=0) and lobby.can_start

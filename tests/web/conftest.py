@@ -21,6 +21,7 @@ from bot.service import GameService
 from bot.storage import SqliteStorage
 from bot.views import TableView
 from web.activity import DiscordOAuth
+from web.activity_gate import ActivityGate, GateAnswer
 from web.app import PARTS, WebConfig, WebParts, create_app
 from web.tokens import Signer
 
@@ -119,6 +120,22 @@ class Page:
 
 
 @dataclass(eq=False)
+class ScriptedGate:
+    """An Activity gate that answers what the test set (``answers`` by (instance, user);
+    else ``"admitted"``) and records what it was asked (the Discord side of the gate is
+    tested against the fake Discord in tests/e2e)."""
+
+    answers: dict[tuple[str, int], GateAnswer] = field(default_factory=dict)
+    asked: list[tuple[str, int, int, int]] = field(default_factory=list)
+
+    async def admit(
+        self, instance_id: str, user_id: int, channel_id: int, guild_id: int
+    ) -> GateAnswer:
+        self.asked.append((instance_id, user_id, channel_id, guild_id))
+        return self.answers.get((instance_id, user_id), "admitted")
+
+
+@dataclass(eq=False)
 class WebApp:
     """A restored game service and the web application on a started test server (made by
     :func:`serve`); :meth:`close` closes them and the service's AI runner."""
@@ -135,10 +152,16 @@ class WebApp:
 
 
 async def serve(
-    db: Path, config: WebConfig, *, seed: int, clock: ManualClock | None = None
+    db: Path,
+    config: WebConfig,
+    *,
+    seed: int,
+    clock: ManualClock | None = None,
+    gate: ActivityGate | None = None,
 ) -> tuple[GameService, TestClient[Any, Any], WebParts, ThreadAI]:
     """A restored service on the SQLite file ``db`` (AI moves at once, deals from ``seed``
-    on, 60 s turns) and the web application with ``config`` on a started test server."""
+    on, 60 s turns) and the web application with ``config`` (and the Activity's ``gate``)
+    on a started test server."""
     seeds = itertools.count(seed)
     ai = ThreadAI()
     service = GameService(
@@ -150,7 +173,7 @@ async def serve(
         seed_source=lambda: next(seeds),
     )
     await service.restore()
-    app = create_app(service, Signer(SECRET), config)
+    app = create_app(service, Signer(SECRET), config, gate)
     client: TestClient[Any, Any] = TestClient(TestServer(app))
     await client.start_server()
     return service, client, app[PARTS], ai
@@ -232,15 +255,21 @@ async def make_table(
     static_dir: Path | None = None,
     templates_dir: Path | None = None,
     clock: ManualClock | None = None,
+    gate: ActivityGate | None = None,
 ) -> WebTable:
-    """The web table of a new service in ``tmp_path`` (its :meth:`WebTable.close` ends all)."""
+    """The web table of a new service in ``tmp_path`` (its :meth:`WebTable.close` ends all);
+    with ``oauth``, the Activity's gate is ``gate`` (a :class:`ScriptedGate` unless given)."""
+    if oauth is not None and gate is None:
+        gate = ScriptedGate()
     config = WebConfig(
         public_url=PUBLIC_URL,
         oauth=oauth,
         **({"static_dir": static_dir} if static_dir is not None else {}),
         **({"templates_dir": templates_dir} if templates_dir is not None else {}),
     )
-    return WebTable(*await serve(tmp_path / "durak.sqlite3", config, seed=seed, clock=clock))
+    return WebTable(
+        *await serve(tmp_path / "durak.sqlite3", config, seed=seed, clock=clock, gate=gate)
+    )
 
 
 @pytest.fixture

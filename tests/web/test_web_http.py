@@ -13,11 +13,14 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from web.activity import DiscordOAuth
+from web.activity_gate import GateAnswer
 from web.app import WebConfig, csp, origin_of
 from web.pages import PLACEHOLDER, SHELL
 from web.static_files import StaticFiles
+from web.strings import ACTIVITY_REFUSALS
+from web.wording import catalog
 
-from .conftest import ALICE, BOB, CAROL, CH, GUILD, WebTable, make_table
+from .conftest import ALICE, BOB, CAROL, CH, GUILD, ScriptedGate, WebTable, make_table
 
 
 async def test_every_response_carries_the_security_headers(table: WebTable) -> None:
@@ -165,11 +168,27 @@ async def activity(tmp_path: Path) -> AsyncIterator[tuple[WebTable, FakeDiscordA
     await server.close()
 
 
-async def _session(t: WebTable, code: str, channel: int = CH, guild: int = GUILD) -> Any:
+INSTANCE = "i-1234-gc-10-100"
+
+
+async def _session(
+    t: WebTable, code: str, channel: int = CH, guild: int = GUILD, instance: str = INSTANCE
+) -> Any:
     return await t.client.post(
         "/api/activity/session",
-        json={"code": code, "channel_id": str(channel), "guild_id": str(guild)},
+        json={
+            "code": code,
+            "instance_id": instance,
+            "channel_id": str(channel),
+            "guild_id": str(guild),
+        },
     )
+
+
+def _gate(t: WebTable) -> ScriptedGate:
+    gate = t.parts.activity.gate
+    assert isinstance(gate, ScriptedGate)
+    return gate
 
 
 async def test_the_activity_gives_a_seated_player_a_player_token(
@@ -190,6 +209,8 @@ async def test_the_activity_gives_a_seated_player_a_player_token(
         "fr",
     )
     assert api.calls == ["token", "me"]
+    # the gate was asked about the user Discord named, in the page's instance and channel
+    assert _gate(t).asked == [(INSTANCE, ALICE, CH, GUILD)]
     # and that token opens the table from the Activity's origin
     page = await t.page(body["token"], origin="https://4242.discordsays.com")
     welcome = await page.next()
@@ -206,15 +227,21 @@ async def test_the_activity_gives_anyone_else_a_watcher_token(
     assert t.signer.verify(body["token"]).kind == "watcher"
 
 
+_IDS = {"instance_id": INSTANCE, "channel_id": str(CH), "guild_id": str(GUILD)}
+
+
 @pytest.mark.parametrize(
     ("body", "status"),
     [
-        ({"code": "code-alice", "channel_id": str(CH)}, 400),
-        ({"code": "", "channel_id": str(CH), "guild_id": str(GUILD)}, 400),
-        ({"code": "code-alice", "channel_id": "12a", "guild_id": str(GUILD)}, 400),
-        ({"code": "nope", "channel_id": str(CH), "guild_id": str(GUILD)}, 401),
-        ({"code": "code-alice", "channel_id": "999", "guild_id": str(GUILD)}, 404),
-        ({"code": "code-alice", "channel_id": str(CH), "guild_id": "999"}, 404),
+        ({"code": "code-alice", "instance_id": INSTANCE, "channel_id": str(CH)}, 400),
+        ({**_IDS, "code": ""}, 400),
+        ({**_IDS, "code": "code-alice", "channel_id": "12a"}, 400),
+        ({**_IDS, "code": "code-alice", "instance_id": None}, 400),
+        ({**_IDS, "code": "code-alice", "instance_id": "a/../b"}, 400),
+        ({**_IDS, "code": "code-alice", "instance_id": "i" * 129}, 400),
+        ({**_IDS, "code": "nope"}, 401),
+        ({**_IDS, "code": "code-alice", "channel_id": "999"}, 404),
+        ({**_IDS, "code": "code-alice", "guild_id": "999"}, 404),
     ],
 )
 async def test_the_activity_refuses_bad_requests(
@@ -224,7 +251,60 @@ async def test_the_activity_refuses_bad_requests(
     await t.game(ALICE, BOB)
     resp = await t.client.post("/api/activity/session", json=body)
     assert resp.status == status
-    assert "token" not in await resp.json()
+    answer = await resp.json()
+    assert "token" not in answer and answer["error"] and answer["reason"]
+
+
+@pytest.mark.parametrize("refusal", ["not_in_instance", "elsewhere", "not_member", "cannot_view"])
+async def test_the_activity_refuses_whom_the_gate_refuses_in_their_language(
+    activity: tuple[WebTable, FakeDiscordApi], refusal: GateAnswer
+) -> None:
+    t, _ = activity
+    await t.game(ALICE, BOB)
+    _gate(t).answers[(INSTANCE, ALICE)] = refusal
+    resp = await _session(t, "code-alice")
+    assert resp.status == 403
+    answer = await resp.json()
+    # Alice's Discord locale is French: the page shows the reason in French
+    assert answer == {
+        "error": catalog("fr").gettext(ACTIVITY_REFUSALS[refusal]),
+        "reason": refusal,
+    }
+    assert answer["error"] != ACTIVITY_REFUSALS[refusal]
+
+
+async def test_a_refusal_before_discord_names_the_user_is_in_the_pages_language(
+    activity: tuple[WebTable, FakeDiscordApi],
+) -> None:
+    t, _ = activity
+    resp = await t.client.post(
+        "/api/activity/session", json={**_IDS, "code": "nope", "lang": "es-MX"}
+    )
+    assert resp.status == 401
+    spanish = catalog("es").gettext(ACTIVITY_REFUSALS["code_refused"])
+    assert (await resp.json())["error"] == spanish != ACTIVITY_REFUSALS["code_refused"]
+    assert _gate(t).asked == []
+
+
+async def test_the_activity_says_when_the_gate_cannot_ask_discord(
+    activity: tuple[WebTable, FakeDiscordApi],
+) -> None:
+    t, _ = activity
+    await t.game(ALICE, BOB)
+    _gate(t).answers[(INSTANCE, ALICE)] = "unavailable"
+    resp = await _session(t, "code-alice")
+    assert (resp.status, (await resp.json())["reason"]) == (502, "discord_down")
+
+
+async def test_without_a_gate_there_is_no_activity(tmp_path: Path) -> None:
+    """Credentials alone do not open the Activity: nobody would check who signs in."""
+    t = await make_table(tmp_path, oauth=DiscordOAuth("4242", "s3cret"))
+    t.parts.activity.gate = None
+    try:
+        resp = await _session(t, "code-alice")
+        assert (resp.status, (await resp.json())["reason"]) == (503, "not_enabled")
+    finally:
+        await t.close()
 
 
 async def test_the_activity_refuses_a_page_of_another_origin(
@@ -234,13 +314,13 @@ async def test_the_activity_refuses_a_page_of_another_origin(
     await t.game(ALICE, BOB)
     resp = await t.client.post(
         "/api/activity/session",
-        json={"code": "code-alice", "channel_id": str(CH), "guild_id": str(GUILD)},
+        json={**_IDS, "code": "code-alice"},
         headers={"Origin": "https://evil.example"},
     )
     assert resp.status == 403 and api.calls == []
     ok = await t.client.post(
         "/api/activity/session",
-        json={"code": "code-alice", "channel_id": str(CH), "guild_id": str(GUILD)},
+        json={**_IDS, "code": "code-alice"},
         headers={"Origin": "https://4242.discordsays.com"},
     )
     assert ok.status == 200

@@ -1,8 +1,9 @@
 // Inside Discord (an Activity): loaded only when Discord's frame_id and instance_id are in
 // the address. The vendored Embedded App SDK (vendor/, MIT) asks Discord to authorize the
-// player; our server trades the code for a table token (POST /api/activity/session). Every
-// failure is an Error whose message the page shows: the server's reason (in the player's
-// language), else the page's own words.
+// player; our server trades the code for a table token (POST /api/activity/session), after
+// asking Discord whether the player is in this Activity instance and may see its channel.
+// Every failure is an Error whose message the page shows: the server's reason (in the
+// player's language), else the page's own words.
 
 import { DiscordSDK } from "./vendor/discord-embedded-app-sdk.js";
 import { t } from "./strings.js";
@@ -50,6 +51,7 @@ export async function activityToken() {
     credentials: "same-origin",
     body: JSON.stringify({
       code,
+      instance_id: sdk.instanceId,
       channel_id: sdk.channelId,
       guild_id: sdk.guildId,
       lang: navigator.language || "en",

@@ -54,6 +54,13 @@ Entities
     fake.enable_activities()            Activities on: a global Entry Point command (type 4)
                                         that a global bulk overwrite must keep (else 400
                                         50240), and LAUNCH_ACTIVITY (12) callbacks allowed
+    fake.start_activity(channel, [users]) -> instance id   an Activity instance running there
+                                        (GET /applications/{app}/activity-instances/{id})
+    fake.oauth_code(user_or_id) -> code  a user's OAuth2 code (POST /oauth2/token with client
+                                        id = application id, secret "s3cret"; the access
+                                        token answers GET /users/@me as that user)
+    fake.set_overwrite(channel, user_or_role_id, allow=, deny=)   a channel permission
+                                        overwrite (CHANNEL_UPDATE to the bots)
 
 Simulated users (SimUser); each action returns an InteractionRecord right after dispatch
     await user.slash(channel, "durak", subcommand="new" | "group sub", options={...})
@@ -113,7 +120,8 @@ Checks
 Layout: one module per Discord resource, each a layer of ``FakeDiscord`` (see ``core``):
 ``rest`` (routing, request log, rate limits), ``guilds`` (guilds, channels, members, roles,
 permissions), ``gateway``, ``channels`` (channels' REST and messages), ``commands``,
-``interactions``, ``webhooks``; ``server`` ties them; ``models`` holds the records tests read.
+``interactions``, ``webhooks``, ``activities`` (Activity instances, OAuth2 sign-in, channel
+overwrites); ``server`` ties them; ``models`` holds the records tests read.
 
 pytest: ``fakediscord.pytest_plugin.fake_discord`` yields a started, installed FakeDiscord;
 at teardown it settles, stops, and calls assert_clean() unless

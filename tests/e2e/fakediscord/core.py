@@ -151,6 +151,10 @@ class FakeCore:
         self._command_ids: dict[tuple[str | None, str, int], int] = {}
         #: Activities on (:meth:`enable_activities`): LAUNCH_ACTIVITY callbacks are accepted.
         self.activities_enabled = False
+        # activities: running instances by id, and the OAuth2 codes and tokens of users
+        self.activity_instances: dict[str, dict[str, Any]] = {}
+        self._oauth_codes: dict[str, int] = {}
+        self._oauth_tokens: dict[str, int] = {}
         # interactions and webhooks
         self.interactions: list[InteractionRecord] = []
         self._interactions: dict[int, InteractionRecord] = {}

@@ -219,6 +219,11 @@ class Guilds(RestApi):
 
     @route("GET", "/users/@me")
     async def h_users_me(self, req: Req) -> tuple[int, Any]:
+        if req.authorization.startswith("Bearer "):  # a user's OAuth2 access token
+            user_id = self._oauth_tokens.get(req.authorization.removeprefix("Bearer "))
+            if user_id is None:
+                raise ApiError(401, 0, "401: Unauthorized")
+            return 200, self.oauth_user_payload(user_id)
         return 200, {
             **self.bot_user_payload(),
             "verified": True,

@@ -315,6 +315,9 @@ class FakeChannel:
     #: missing from ``app_permissions`` of interactions here, and the REST API refuses the
     #: bot's posts (no Send Messages or View Channel: 403) and edits (no View Channel: 403).
     bot_deny: int = 0
+    #: The channel's permission overwrites, as Discord describes them (``id``, ``type``: 0 a
+    #: role, 1 a member, ``allow``, ``deny``), set by ``FakeDiscord.set_overwrite``.
+    overwrites: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def mention(self) -> str:
@@ -327,7 +330,7 @@ class FakeChannel:
             "guild_id": str(guild_id),
             "name": self.name,
             "position": self.position,
-            "permission_overwrites": [],
+            "permission_overwrites": [dict(o) for o in self.overwrites],
             "parent_id": None,
             "topic": self.topic,
             "nsfw": False,

@@ -73,6 +73,8 @@ class Req:
     files: Files
     params: dict[str, str]
     record: RequestRecord
+    #: The request's ``Authorization`` header ("" without one).
+    authorization: str = ""
 
 
 def route(methods: str, template: str) -> Callable[[Handler], Handler]:
@@ -102,6 +104,8 @@ class RestApi(FakeCore):
     test may replace ``fake.h_…``), checks the bot's token, logs every request."""
 
     API_PREFIX = "/api/v10"
+    #: The paths a user's OAuth2 access token (``Bearer …``) may ask.
+    BEARER_PATHS: ClassVar[frozenset[str]] = frozenset({"/users/@me"})
     #: (method, path regex, handler name) of every declared route, per class.
     _route_tables: ClassVar[dict[type, Sequence[tuple[str, re.Pattern[str], str]]]] = {}
 
@@ -185,12 +189,14 @@ class RestApi(FakeCore):
             rec.status = 404
             return json_response(404, {"message": "404: Not Found", "code": 0})
 
-        is_token_route = path.startswith(("/interactions/", "/webhooks/"))
-        if not is_token_route and request.headers.get("Authorization") != f"Bot {self.token}":
+        authorization = request.headers.get("Authorization", "")
+        is_token_route = path.startswith(("/interactions/", "/webhooks/", "/oauth2/token"))
+        is_bearer = authorization.startswith("Bearer ") and path in self.BEARER_PATHS
+        if not (is_token_route or is_bearer) and authorization != f"Bot {self.token}":
             rec.status = 401
             return json_response(401, {"message": "401: Unauthorized", "code": 0})
 
-        req = Req(method, path, request.query, body, files, params, rec)
+        req = Req(method, path, request.query, body, files, params, rec, authorization)
         try:
             status, data = await getattr(self._target(params), handler_name)(req)
         except ApiError as exc:

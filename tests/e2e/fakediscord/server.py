@@ -13,16 +13,16 @@ import discord
 import yarl
 from aiohttp import web
 
+from .activities import Activities
 from .core import WaitTimeout
 from .gateway import GatewaySession
 from .models import FakeDiscordError, InteractionRecord
 from .rest import RateLimitRule, RequestRecord
-from .webhooks import Webhooks
 
 __all__ = ["FakeDiscord", "GatewaySession", "RateLimitRule", "RequestRecord", "WaitTimeout"]
 
 
-class FakeDiscord(Webhooks):
+class FakeDiscord(Activities):
     """A fake Discord (one guild, one application) for end-to-end tests; see the package doc.
 
     More guilds: :meth:`add_guild` returns another ``FakeDiscord`` for a second guild of the
