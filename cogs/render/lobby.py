@@ -78,8 +78,7 @@ def render_lobby(view: LobbyView, t: Catalog) -> Reply:
             )
             if view.team_size
             else t.gettext(
-                "Press Join to take a seat. The host adds AI players and presses Start "
-                "(2–6 seats)."
+                "Press Join to take a seat. The host adds AI players and presses Start (2–6 seats)."
             )
         )
     embed = make_embed(
