@@ -39,6 +39,7 @@ from cogs.render.text import (
     TEAM_MARKS,
     bold,
     card_md,
+    cards_md,
     esc,
     seat_names,
 )
@@ -320,6 +321,8 @@ def render_replay(view: ReplayView, index: int, t: Catalog) -> Reply:
     lines += deck_lines(
         str(frame.trump), frame.trump_card, frame.stock, frame.discard, frame.round, t, deck
     )
+    if frame.shown and frame.outcome is None:  # trumps shown this round (RULES.md §10.2)
+        lines.append("👁️ " + t.fill("Shown to transfer: {cards}", cards=cards_md(frame.shown)))
     pairs = frame.closed_table or frame.table
     if pairs:
         lines.append(t.gettext("**On the table:**"))

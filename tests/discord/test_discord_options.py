@@ -236,3 +236,22 @@ def test_a_team_replay_marks_the_teams_the_pack_and_handed_over_seats() -> None:
     # a 36-card replay says nothing of its pack, as before the option existed
     plain = render_replay(_team_replay(36), 0, en).embeds[0]["description"]
     assert "card pack" not in plain
+
+
+def test_a_show_trump_replay_says_what_was_shown_that_round() -> None:
+    rules = Rules.from_spec(SHOW_TRUMP)
+    game = option_game(SHOW_TRUMP, 3, lambda g: g.finished and "show" in " ".join(g.history_text()))
+    view = ReplayView(
+        game_id=9,
+        guild_id=1,
+        rules=rules,
+        profile="perevodnoy",
+        players=tuple(Player(name) for name in ("Ann", "Bob", "Cy")),
+        ended_at=1_700_000_000.0,
+        replay=build_replay(rules, game.deal, game.history_text()),
+    )
+    frame = next(f for f in view.replay.frames if f.shown)
+    desc = render_replay(view, frame.index, catalog("en")).embeds[0]["description"]
+    assert f"👁️ Shown to transfer: {card_md(frame.shown[0])}" in desc
+    for t in CATS:
+        check_message(render_replay(view, frame.index, t))
