@@ -90,7 +90,8 @@ class RoomsApi:
                 "options": {
                     name: list(values)
                     for name, values in RULE_OPTIONS.items()
-                    if name in ("transfer", "throw_in", "first_round_limit")
+                    if name
+                    in ("transfer", "throw_in", "first_round_limit", "deck", "show_trump", "teams")
                 },
                 "seats": {"min": MIN_SEATS, "max": MAX_SEATS, "default": MAX_SEATS},
                 "turn_timeout": {
@@ -120,7 +121,9 @@ class RoomsApi:
 
     async def create(self, request: web.Request) -> web.Response:
         """``POST /api/rooms`` ``{"name", "lang", "options": {rules, transfer, throw_in,
-        first_round_limit, turn_timeout, seats}}`` → 201 ``{"room", "invite", "token"}``."""
+        first_round_limit, turn_timeout, seats, deck, show_trump, teams}}`` → 201 ``{"room",
+        "invite", "token"}`` (options that do not go together: 400 with the engine's
+        sentence)."""
         body, cat = await self._body(request)
         options = body.get("options", {})
         if not isinstance(options, dict):

@@ -140,6 +140,10 @@ class RoomSocket:
                 await service.remove_seat(channel, user, frame.whole("seat"))
             elif kind == "start":
                 await service.start(channel, user)
+            elif kind == "switch_team":
+                # to the other team, or to ``team`` (0 or 1) when the page names one
+                team = None if frame.get("team") is None else frame.whole("team")
+                await service.switch_team(channel, user, team)
             elif kind == "leave":
                 if not self._may_leave(socket):
                     conn.send(refused(seq, conn.cat, _TOO_MANY_LEAVES))
