@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from bot.errors import ConfigError
 from bot.limits import MAX_SEATS, MIN_SEATS, RULE_PROFILES
+from bot.server_config import DECKS
 from rules_engine.ai import DEFAULT_AI_LEVEL, OFFERED_LEVELS
+from rules_engine.errors import InvalidRulesError
+from rules_engine.rules import TEAM_SEATS, Rules
 
 if TYPE_CHECKING:
     from apps.config import Settings
@@ -94,8 +97,8 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--players",
         type=int,
-        default=2,
-        help=f"seats at the table, {MIN_SEATS}–{MAX_SEATS} (default: %(default)s)",
+        default=None,
+        help=f"seats at the table, {MIN_SEATS}–{MAX_SEATS} (default: 2); --teams sets 4 or 6",
     )
     play.add_argument(
         "--rules",
@@ -111,6 +114,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--seed", type=int, default=None, help="seed of the first deal (default: random)"
+    )
+    play.add_argument(
+        "--deck",
+        type=int,
+        default=None,
+        choices=DECKS,
+        help="pack size: %(choices)s cards (default: 36)",
+    )
+    play.add_argument(
+        "--show-trump",
+        action="store_true",
+        help="transfer by showing the trump of the attacked rank (needs transfers: perevodnoy)",
+    )
+    play.add_argument(
+        "--teams",
+        default=None,
+        choices=tuple(TEAM_SEATS),
+        help="play in two teams, 2 against 2 or 3 against 3 (you and your team's AI seats)",
     )
     play.add_argument(
         "--ai-delay",
@@ -244,14 +265,23 @@ def _play(args: argparse.Namespace, settings: Settings, stdin: TextIO, out: Text
     """``durak-bot play``: one line on stderr for a bad option or a database in use; quiet
     exit (:data:`EXIT_OUTPUT_CLOSED`) when the output is closed."""
     settings.configure_logging(quiet=True)
+    if args.players is None:
+        args.players = TEAM_SEATS.get(args.teams, 2)
     if not MIN_SEATS <= args.players <= MAX_SEATS:
         print(f"--players must be {MIN_SEATS}–{MAX_SEATS}", file=sys.stderr)
+        return 2
+    problem = _table_options_problem(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
         return 2
     from bot.storage import DatabaseUnavailable
     from terminal.session import OutputClosed, play
 
     delay = args.ai_delay if args.ai_delay is not None else min(settings.ai_delay, MAX_AI_DELAY)
     if args.web:
+        if args.deck is not None or args.show_trump or args.teams is not None:
+            print("--deck, --show-trump and --teams are not offered with --web", file=sys.stderr)
+            return 2
         return _play_web(args, out, delay)
     if args.port is not None or args.no_browser:
         print("--port and --no-browser go with --web", file=sys.stderr)
@@ -268,6 +298,9 @@ def _play(args: argparse.Namespace, settings: Settings, stdin: TextIO, out: Text
                 ai_delay=delay,
                 seed=args.seed,
                 **({} if args.review_deals is None else {"review_deals": args.review_deals}),
+                deck=args.deck,
+                show_trump=args.show_trump or None,
+                teams=args.teams,
             )
         )
     except DatabaseUnavailable as exc:  # --db names a file another process holds
@@ -283,6 +316,23 @@ def _play(args: argparse.Namespace, settings: Settings, stdin: TextIO, out: Text
         except (OSError, ValueError):
             _silence(out)
         return EXIT_INTERRUPTED
+
+
+def _table_options_problem(args: argparse.Namespace) -> str | None:
+    """The engine's one sentence when ``play``'s rule options do not go together or do not
+    suit ``--players`` (RULES.md §10), else ``None``."""
+    spec: dict[str, object] = {"profile": args.rules}
+    if args.deck is not None:
+        spec["deck"] = args.deck
+    if args.show_trump:
+        spec["show_trump"] = True
+    if args.teams is not None:
+        spec["teams"] = args.teams
+    try:
+        Rules.from_spec(spec, players=args.players)
+    except InvalidRulesError as exc:
+        return str(exc)
+    return None
 
 
 def _play_web(args: argparse.Namespace, out: TextIO, delay: float) -> int:

@@ -23,6 +23,7 @@ from dotenv import dotenv_values
 from apps.logs import LOG_FORMATS, configure_logging
 from bot.errors import ConfigError
 from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
+from bot.realm import WEB_REALM
 from bot.shards import guild_filter, parse_shard_ids
 from bot.storage.base import DEFAULT_DATABASE_TIMEOUT
 from bot.storage.url import parse_database_url, redact_url, sqlite_url
@@ -293,6 +294,21 @@ class Settings:
         if self.shard_count is None or self.shard_ids is None:
             return None
         return guild_filter(self.shard_count, self.shard_ids)
+
+    def served_guilds(self, *, discord: bool = True) -> Callable[[int], bool]:
+        """The servers this process serves, whose games it restores and may run the timers
+        and AI turns of: the rooms' realm when it serves the web (``PUBLIC_URL`` set, or
+        ``durak-bot web``: ``discord=False``), and the Discord servers on its shards (all
+        when ``SHARD_IDS`` is not set) when it connects to Discord."""
+        shards = self.guild_filter() if discord else None
+        rooms = self.public_url is not None or not discord
+
+        def include(guild_id: int) -> bool:
+            if guild_id == WEB_REALM:
+                return rooms
+            return discord and (shards is None or shards(guild_id))
+
+        return include
 
     @property
     def activity_enabled(self) -> bool:

@@ -141,7 +141,7 @@ class _DurakMixin:
             ai_delay=settings.ai_delay,
             seed_source=self._seed_source,
             ai=ai,
-            include_guild=settings.guild_filter(),
+            include_guild=settings.served_guilds(),
         )
         from cogs.i18n import DurakTranslator
 

@@ -53,6 +53,7 @@ async def serve_rooms(
         turn_timeout=settings.turn_timeout,
         ai_delay=settings.ai_delay,
         ai=AIPool(settings.ai_workers),
+        include_guild=settings.served_guilds(discord=False),
     )
     server: WebServer | None = None
     try:

@@ -44,6 +44,8 @@ class Outcome:
     ending: Ending
     losers: tuple[int, ...] = ()
     forfeits: tuple[int, ...] = ()
+    #: The losers are a team that lost together (RULES.md §10.3), not one durak.
+    team: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ending", Ending(self.ending))
@@ -53,9 +55,19 @@ class Outcome:
             raise ValueError(f"a {self.ending} ending with losers {self.losers!r}")
 
     @classmethod
-    def durak(cls, *losers: int, forfeits: Iterable[int] = ()) -> Outcome:
-        """Played to its end: ``losers`` lost (one seat, or several losing together)."""
-        return cls(Ending.DURAK, losers, tuple(forfeits))
+    def durak(cls, *losers: int, forfeits: Iterable[int] = (), team: bool = False) -> Outcome:
+        """Played to its end: ``losers`` lost (one seat, or several losing together; ``team``:
+        the seats of a team game's losing team)."""
+        return cls(Ending.DURAK, losers, tuple(forfeits), team)
+
+    @classmethod
+    def of_game(cls, losers: Iterable[int], *, team: bool, forfeits: Iterable[int] = ()) -> Outcome:
+        """The outcome of a game played to its end: the engine's ``losers`` (``game.losers``:
+        the durak, a losing team, or none for a draw); ``team``: a team game."""
+        seats = tuple(losers)
+        if not seats:
+            return cls.draw(forfeits)
+        return cls.durak(*seats, forfeits=forfeits, team=team)
 
     @classmethod
     def draw(cls, forfeits: Iterable[int] = ()) -> Outcome:
@@ -68,10 +80,21 @@ class Outcome:
         return cls(Ending.STOPPED, (), tuple(forfeits))
 
     @classmethod
-    def of_result(cls, result: str, loser: int | None, forfeits: Iterable[int] = ()) -> Outcome:
+    def of_result(
+        cls,
+        result: str,
+        loser: int | None,
+        forfeits: Iterable[int] = (),
+        *,
+        teams: int = 0,
+    ) -> Outcome:
         """The outcome of a stored game: its ``result`` (``loss`` with its ``loser`` seat,
-        ``draw``, anything else: stopped) and its forfeits."""
+        ``draw``, anything else: stopped) and its forfeits.  ``teams``: the number of seats of
+        a team game (0 otherwise), whose stored ``loser`` is the lowest seat of the losing
+        team: every seat of its parity lost."""
         if result == "loss" and loser is not None:
+            if teams:
+                return cls.durak(*range(loser % 2, teams, 2), forfeits=forfeits, team=True)
             return cls.durak(loser, forfeits=forfeits)
         if result == "draw":
             return cls.draw(forfeits)

@@ -30,8 +30,13 @@ Decisions the README leaves open (tested in ``tests/fairplay/test_ratings.py``):
   still placed once, last.  The other players' places are computed among themselves, ignoring
   when the AI took the forfeited seat out.
 - **Key shape**: :class:`RatingKey` ``(guild_id, profile, user_id)``; ``profile`` is
-  :func:`rating_profile` of the game's rules: the profile name, or ``"custom"`` for rules that
-  match no profile (the same pooling as the stats in ``bot.service.records``).  :func:`rate_game` is
+  :func:`rating_profile` of the game's rules: the profile name, ``"custom"`` for rules that
+  match no profile, or ``"teams"`` (:data:`TEAM_PROFILE`) for every game played in teams
+  (the same pooling as the stats in ``bot.service.records``).
+- **Team games** (RULES.md §10.3) are rated as teams: the winning team shares place 1, the
+  losing team place 2 (a draw: every seat place 1), forfeiters below; openskill rates each
+  place's players as one team (:func:`rate_game` with ``teams=True``), so partners rise and
+  fall together.  :func:`rate_game` is
   generic and accepts any hashable keys.
 - **Which games count**: see :func:`should_rate`.
 """
@@ -51,6 +56,7 @@ from rules_engine.rules import Rules
 
 __all__ = [
     "MODEL",
+    "TEAM_PROFILE",
     "RatedGame",
     "Rating",
     "RatingKey",
@@ -61,6 +67,7 @@ __all__ = [
     "rating_profile",
     "recompute",
     "should_rate",
+    "team_places",
 ]
 
 #: The rating model: openskill's defaults (mu 25, sigma 25/3, beta 25/6, tau 25/300).
@@ -103,8 +110,15 @@ class RatingKey:
     user_id: int
 
 
+#: The profile every game played in teams is counted and rated under, whatever its options.
+TEAM_PROFILE = "teams"
+
+
 def rating_profile(rules: Rules) -> str:
-    """The profile a game's ratings belong to: its profile name, or ``"custom"``."""
+    """The profile a game's ratings belong to: :data:`TEAM_PROFILE` for a team game, else its
+    profile name, or ``"custom"``."""
+    if rules.team_game:
+        return TEAM_PROFILE
     return rules.profile or "custom"
 
 
@@ -181,11 +195,31 @@ def finishing_places(
             exits[seat] = step
     if not game.finished:
         raise ValueError("the action log does not finish the game: nothing to rank")
+    if rules.team_game:
+        return team_places(len(deal.hands), game.losers, forfeits)
     return places_from_exits(exits, forfeits)
 
 
-def rate_game(ratings_before: Mapping[K, Rating], places: Mapping[K, int]) -> dict[K, Rating]:
+def team_places(
+    players: int, losers: Collection[int], forfeits: Collection[int] = ()
+) -> tuple[int, ...]:
+    """Places per seat of a finished team game: the winning team 1, the losing team
+    (``losers``) 2, every seat 1 after a draw (no losers); forfeiters share the place below."""
+    places = [2 if s in losers else 1 for s in range(players)]
+    stayed = [places[s] for s in range(players) if s not in forfeits]
+    bottom = max(stayed, default=0) + 1
+    for s in forfeits:
+        places[s] = bottom
+    return tuple(places)
+
+
+def rate_game(
+    ratings_before: Mapping[K, Rating], places: Mapping[K, int], *, teams: bool = False
+) -> dict[K, Rating]:
     """New ratings of the players of one game from their places (lower is better, equal ties).
+
+    ``teams``: a team game: the players sharing a place are rated as one openskill team (else
+    each player is a team of their own, and equal places are ties).
 
     ``places`` holds the rated players only (humans; the caller drops AI seats); a player absent
     from ``ratings_before`` starts at :meth:`Rating.default`.  Returns a rating for every key of
@@ -199,9 +233,28 @@ def rate_game(ratings_before: Mapping[K, Rating], places: Mapping[K, int]) -> di
     before = [ratings_before.get(p, default) for p in players]
     if len(players) < 2:
         return dict(zip(players, before, strict=True))
-    teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
-    rated = MODEL.rate(teams, ranks=[float(places[p]) for p in players])
+    if teams:
+        return _rate_teams(players, before, places)
+    solo = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
+    rated = MODEL.rate(solo, ranks=[float(places[p]) for p in players])
     return {p: Rating(team[0].mu, team[0].sigma) for p, team in zip(players, rated, strict=True)}
+
+
+def _rate_teams(
+    players: Sequence[K], before: Sequence[Rating], places: Mapping[K, int]
+) -> dict[K, Rating]:
+    """:func:`rate_game` of a team game: ``players`` (in canonical order) grouped by place."""
+    order = sorted({places[p] for p in players})
+    if len(order) < 2:  # every rated player on one side: nothing to compare
+        return dict(zip(players, before, strict=True))
+    groups: list[list[int]] = [[i for i, p in enumerate(players) if places[p] == k] for k in order]
+    teams = [[MODEL.rating(mu=before[i].mu, sigma=before[i].sigma) for i in g] for g in groups]
+    rated = MODEL.rate(teams, ranks=[float(k) for k in order])
+    out: dict[K, Rating] = {}
+    for group, team in zip(groups, rated, strict=True):
+        for i, r in zip(group, team, strict=True):
+            out[players[i]] = Rating(r.mu, r.sigma)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +287,7 @@ def apply_game(ratings: Mapping[RatingKey, Rating], game: RatedGame) -> dict[Rat
     """The new ratings of ``game``'s players, from ``ratings`` before it (the rating history row
     the service stores for this game)."""
     places = {game.key(user): place for user, place in game.places}
-    return rate_game(ratings, places)
+    return rate_game(ratings, places, teams=game.profile == TEAM_PROFILE)
 
 
 def recompute(games: Iterable[RatedGame]) -> dict[RatingKey, Rating]:

@@ -61,7 +61,9 @@ class ReplayFrame:
       suit;
     - ``out``: seats out of the game; ``forfeited``: seats whose player had forfeited by then;
     - ``defender``/``to_act``: the seats defending and to act next (``None`` once finished);
-    - ``outcome``: how the game ended, on the last frame only (``None`` before it).
+    - ``outcome``: how the game ended, on the last frame only (``None`` before it);
+    - ``played_by``: in a team game, who plays each seat (a partner once its player is out);
+    - ``shown``: the trumps shown this round (RULES.md §10.2).
     """
 
     index: int
@@ -82,6 +84,11 @@ class ReplayFrame:
     defender: int | None
     to_act: int | None
     outcome: Outcome | None
+    #: In a team game, the seat whose player plays each seat (RULES.md §10.3); empty else.
+    played_by: tuple[int, ...] = ()
+    #: The trumps shown this round to transfer (RULES.md §10.2), in order (the frame's
+    #: ``message`` of a show names who showed it).
+    shown: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +193,10 @@ class _State:
     to_act: int | None
     finished: bool
     loser: int | None
+    losers: tuple[int, ...]
+    team: bool
+    played_by: tuple[int, ...]
+    shown: tuple[Card, ...]
 
     @classmethod
     def of(cls, game: Game) -> _State:
@@ -207,6 +218,10 @@ class _State:
             to_act=state["to_act"],
             finished=bool(state["finished"]),
             loser=state["loser"],
+            losers=tuple(state["losers"]),
+            team=game.rules.team_game,
+            played_by=tuple(state["played_by"]),
+            shown=tuple(parse_card(c) for c in state["shown"]),
         )
 
 
@@ -308,11 +323,12 @@ def _frame(
         defender=state.defender,
         to_act=state.to_act,
         outcome=_outcome(state, forfeits) if state.finished else None,
+        played_by=state.played_by if state.team else (),
+        shown=state.shown,
     )
 
 
 def _outcome(state: _State, forfeits: Mapping[int, int]) -> Outcome:
-    """How the replayed game ended: the engine's durak or draw, with every forfeit."""
-    if state.loser is None:
-        return Outcome.draw(forfeits)
-    return Outcome.durak(state.loser, forfeits=forfeits)
+    """How the replayed game ended: the engine's durak, losing team or draw, with every
+    forfeit."""
+    return Outcome.of_game(state.losers, team=state.team, forfeits=forfeits)

@@ -29,9 +29,11 @@ and, the realm being a server of its own, never appear in a Discord server's sta
 leaderboard or history.  Nothing is stored about a guest but the name they chose, in that
 room's lobby, series and game records.
 
-One process serves the realm (the bot's process holding gateway shard 0, where
-:data:`WEB_REALM` falls, or ``durak-bot web``); the ids already come from the database, so
-that more processes can share it.
+Any process serves any room (every ``durak-bot web``, and every bot process with
+``PUBLIC_URL``, on one database): the ids come from the database, a room is read from it
+wherever a request lands (:meth:`GameService.load`), the rooms open are counted there
+(:meth:`RoomDirectory.rooms_open`), and a change one process makes reaches the pages of the
+others through the database's notifications (:mod:`bot.service.sync`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ from typing import Any
 
 from bot.errors import AlreadySeated, BadOption, LobbyFull, NoLobby, ServiceError
 from bot.realm import GUEST_IDS, ROOM_IDS, SNOWFLAKE_MIN, WEB_REALM, is_room
-from bot.service import GameService
+from bot.service import ChannelPhase, GameService
+from bot.service.commit import storage_errors
+from bot.service.lobby import team_to_join
 from bot.service.options import lobby_options, rules_of
 from bot.storage import Storage
 from rules_engine.messages import Message
@@ -167,12 +171,12 @@ class RoomDirectory:
         raise BadOption(_NO_IDS)
 
     async def _rooms_in_use(self) -> set[int]:
-        return set(self.open_rooms())
+        return set(await self.rooms_open())
 
     async def _guests_in_use(self) -> set[int]:
-        """The guests seated in an open room here (a lobby's seats, a game's players)."""
+        """The guests seated in an open room (a lobby's seats, a game's players)."""
         seated: set[int] = set()
-        for channel in self.open_rooms():
+        for channel in await self.rooms_open():
             with contextlib.suppress(ServiceError):
                 lobby = await self.service.lobby(channel)
                 seated.update(s.user_id for s in lobby.seats if s.user_id is not None)
@@ -221,15 +225,16 @@ class RoomDirectory:
             channel = self._channels[slug] = int(stored)
         return channel
 
-    async def join(self, slug: object, raw_name: object) -> Room:
-        """Seat a new guest called ``raw_name`` in the room's lobby.  Refused: no such room,
+    async def join(self, slug: object, raw_name: object, team: int | None = None) -> Room:
+        """Seat a new guest called ``raw_name`` in the room's lobby (in a room played in
+        teams: in ``team``, 0 or 1, or the team with fewer players).  Refused: no such room,
         its game has started (:class:`NoLobby`), a bad name, a name taken in the room (any
-        case), the lobby full; a refused join takes no id."""
+        case), the lobby (or that team) full; a refused join takes no id."""
         channel = await self.channel_of(slug)
         assert isinstance(slug, str)
         name = guest_name(raw_name)
         async with self._lock:
-            if channel not in self.service.channels_in(WEB_REALM):
+            if await self.service.load(channel) is ChannelPhase.NONE:
                 raise NoRoom()
             try:
                 lobby = await self.service.lobby(channel)
@@ -243,10 +248,20 @@ class RoomDirectory:
                 )
             if len(lobby.seats) >= lobby.max_seats:
                 raise LobbyFull()
+            team_to_join(lobby.seats, lobby.team_size, team)  # refused before an id is taken
             user = await self._take_guest()
-            await self.service.join(channel, user, name)
+            await self.service.join(channel, user, name, team)
         return Room(slug, channel, user, name)
 
     def open_rooms(self) -> list[int]:
-        """The channels of the rooms that hold a lobby or a series now."""
+        """The channels of the rooms that hold a lobby or a series now, of those this
+        process holds (every open room when it is the only process)."""
         return self.service.channels_in(WEB_REALM)
+
+    async def rooms_open(self) -> list[int]:
+        """The channels of every room that holds a lobby or a series now, whichever process
+        opened it (read from a shared database)."""
+        if not self.storage.shared:
+            return self.open_rooms()
+        with storage_errors():
+            return await self.storage.open_channels(WEB_REALM)

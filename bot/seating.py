@@ -23,6 +23,8 @@ class LobbyOptions:
 
     ``seats`` is the table size (2–6): the lobby is full at that many seats.
     ``turn_timeout`` (15–600 s) ``None`` means the service default (``TURN_TIMEOUT``).
+    The table options (RULES.md §10): ``deck`` (24, 36 or 52), ``show_trump`` (transfer by
+    showing a trump) and ``teams`` (``none``, ``2x2`` or ``3x3``); ``None`` keeps the default.
     """
 
     rules: str = "podkidnoy"
@@ -31,15 +33,26 @@ class LobbyOptions:
     first_round_limit: int | None = None
     turn_timeout: int | None = None
     seats: int = 6
+    deck: int | None = None
+    show_trump: bool | None = None
+    teams: str | None = None
+
+    @property
+    def team_game(self) -> bool:
+        """Whether the lobby is played in two teams."""
+        return self.teams not in (None, "none")
 
 
 @dataclass(frozen=True, slots=True)
 class LobbySeat:
-    """A seat in a lobby: a human (``user_id``) or an AI (``ai_level``, ``user_id`` None)."""
+    """A seat in a lobby: a human (``user_id``) or an AI (``ai_level``, ``user_id`` None).
+    ``team`` is 0 or 1 in a lobby played in teams (``None`` otherwise, and in a series, where
+    a seat's team is its parity)."""
 
     user_id: int | None
     name: str
     ai_level: str | None = None
+    team: int | None = None
 
     @property
     def is_ai(self) -> bool:

@@ -16,8 +16,9 @@ Decisions:
   adapter can pass every slash option as it comes); the text ``"default"`` resets a setting
   (a house option back to the profile's own value, the turn timeout to 60 s, the channels to
   all).
-- House options (``transfer``, ``throw_in``, ``first_round_limit``) belong to the server's
-  default profile: :meth:`~ServerConfig.lobby_options` applies them when a lobby uses that
+- House options (``transfer``, ``throw_in``, ``first_round_limit``, and the table options
+  ``deck``, ``show_trump``, ``teams`` of RULES.md §10) belong to the server's default
+  profile: :meth:`~ServerConfig.lobby_options` applies them when a lobby uses that
   profile, and a lobby opened with another named profile gets that profile's own options
   (a player who asks for ``perevodnoy`` gets transfers).
 - ``channels`` empty means every channel; :meth:`~ServerConfig.channel_allowed` takes the id of
@@ -31,14 +32,16 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from bot.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT, RULE_OPTIONS
-from rules_engine.errors import InvalidNotationError
+from rules_engine.errors import InvalidNotationError, InvalidRulesError
 from rules_engine.messages import Message
-from rules_engine.rules import PROFILES, Rules, ThrowIn
+from rules_engine.rules import PROFILES, TEAM_SEATS, Rules, Teams, ThrowIn
 
 __all__ = [
     "CONFIG_VERSION",
+    "DECKS",
     "FIRST_ROUND_LIMITS",
     "SETTINGS",
+    "TEAMS_VALUES",
     "THROW_IN_VALUES",
     "ConfigProblem",
     "ServerConfig",
@@ -51,6 +54,9 @@ _QUOTE_MAX = 40
 _ON = ("on", "true", "yes", "1")
 _OFF = ("off", "false", "no", "0")
 _DEFAULT = "default"
+#: The pack sizes and team layouts the engine offers (RULES.md §10).
+DECKS: tuple[int, ...] = (24, 36, 52)
+TEAMS_VALUES: tuple[str, ...] = ("none", *TEAM_SEATS)
 
 
 def _engine_accepts(**option: Any) -> bool:
@@ -151,6 +157,24 @@ def _first_round_limit(raw: object) -> int | None:
     raise _problem_choice("first_round_limit", (*FIRST_ROUND_LIMITS, _DEFAULT), raw)
 
 
+def _deck(raw: object) -> int | None:
+    if isinstance(raw, str) and raw.strip().lower() == _DEFAULT:
+        return None
+    value = _whole(raw)
+    if value is not None and value in DECKS:
+        return value
+    raise _problem_choice("deck", (*DECKS, _DEFAULT), raw)
+
+
+def _teams(raw: object) -> Teams | None:
+    value = raw.strip().lower() if isinstance(raw, str) else raw
+    if value == _DEFAULT:
+        return None
+    if isinstance(value, str) and value in TEAMS_VALUES:
+        return cast(Teams, value)
+    raise _problem_choice("teams", (*TEAMS_VALUES, _DEFAULT), raw)
+
+
 def _turn_timeout(raw: object) -> int:
     if isinstance(raw, str) and raw.strip().lower() == _DEFAULT:
         return DEFAULT_TIMEOUT
@@ -209,11 +233,14 @@ _PARSERS: dict[str, Callable[[object], object]] = {
     "transfer": lambda raw: _switch("transfer", raw, resettable=True),
     "throw_in": _throw_in,
     "first_round_limit": _first_round_limit,
+    "deck": _deck,
+    "show_trump": lambda raw: _switch("show_trump", raw, resettable=True),
+    "teams": _teams,
     "turn_timeout": _turn_timeout,
     "channels": _channels,
     "count_ai_games": _count_ai_games,
 }
-_HOUSE_OPTIONS = ("transfer", "throw_in", "first_round_limit")
+_HOUSE_OPTIONS = ("transfer", "throw_in", "first_round_limit", "deck", "show_trump", "teams")
 #: Every setting's name, in the order ``/durak config`` shows them.
 SETTINGS: tuple[str, ...] = tuple(_PARSERS)
 
@@ -230,6 +257,9 @@ class ServerConfig:
     transfer: bool | None = None
     throw_in: ThrowIn | None = None
     first_round_limit: int | None = None
+    deck: int | None = None
+    show_trump: bool | None = None
+    teams: Teams | None = None
     turn_timeout: int = DEFAULT_TIMEOUT
     channels: frozenset[int] = frozenset()
     count_ai_games: bool = False
@@ -257,6 +287,9 @@ class ServerConfig:
                 spec[name] = value
         try:
             return Rules.from_spec(spec)
+        except InvalidRulesError as exc:  # options that do not go together: the engine says
+            setting = next((n for n in ("teams", "show_trump") if spec.get(n)), "transfer")
+            raise ConfigProblem(setting, exc.reason) from None
         except InvalidNotationError:  # pragma: no cover - every field was checked alone
             raise _problem_choice("profile", PROFILES, self.profile) from None
 
@@ -301,6 +334,9 @@ class ServerConfig:
             "transfer": self.transfer,
             "throw_in": self.throw_in,
             "first_round_limit": self.first_round_limit,
+            "deck": self.deck,
+            "show_trump": self.show_trump,
+            "teams": self.teams,
             "turn_timeout": self.turn_timeout,
         }
 
@@ -328,6 +364,9 @@ class ServerConfig:
             "transfer": self.transfer,
             "throw_in": self.throw_in,
             "first_round_limit": self.first_round_limit,
+            "deck": self.deck,
+            "show_trump": self.show_trump,
+            "teams": self.teams,
             "turn_timeout": self.turn_timeout,
             "channels": sorted(self.channels),
             "count_ai_games": self.count_ai_games,

@@ -3,6 +3,7 @@ live game's stored ``meta`` (:meth:`GameState.meta` writes it, :class:`LiveMeta`
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Awaitable, Callable, Container, Sequence
@@ -28,6 +29,7 @@ __all__ = [
     "LiveMeta",
     "LobbyState",
     "human_plays",
+    "team_seating",
 ]
 
 
@@ -46,8 +48,10 @@ class LobbyState:
     created_at: float
 
     def new_series(self, profile: str, now: float) -> SeriesRecord:
-        """The series this lobby starts (not stored yet: no id), seats in lobby order."""
-        seats = list(self.seats)
+        """The series this lobby starts (not stored yet: no id), seats in lobby order; in a
+        lobby played in teams (:func:`team_seating`), team 0 on the even seats and team 1 on
+        the odd ones."""
+        seats = team_seating(self.seats) if self.options.team_game else list(self.seats)
         return SeriesRecord(
             None,
             self.channel_id,
@@ -75,6 +79,19 @@ class LobbyState:
             list(self.seats if seats is None else seats),
             self.created_at,
         )
+
+
+def team_seating(seats: Sequence[LobbySeat]) -> list[LobbySeat]:
+    """The seats of a game in teams (RULES.md §10.3: partners never sit side by side): team
+    0's players on the even seats, team 1's on the odd ones, each team in lobby order.  A
+    seat's team is then its parity, so the series' seats carry none."""
+    teams = [[s for s in seats if (s.team or 0) == k] for k in (0, 1)]
+    out: list[LobbySeat] = []
+    for i in range(max(len(teams[0]), len(teams[1]))):
+        for team in teams:
+            if i < len(team):
+                out.append(dataclasses.replace(team[i], team=None))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +141,9 @@ class GameState:
     doubt: Doubt | None = None
 
     def human_waits(self, series: SeriesRecord) -> bool:
-        """Whether the seat to act is a human who plays it now (so a turn deadline runs)."""
-        seat = self.game.to_act
+        """Whether the seat to act is played now by a human (its own player, or in a team
+        game the partner who took it over), so a turn deadline runs."""
+        seat = self.game.player_to_act
         if seat is None or self.aborted:
             return False
         return human_plays(series.seats, seat, self.autopilot, self.forfeits)
@@ -170,7 +188,7 @@ class GameState:
                 "remaining": remaining,
                 "timeouts": self.timeouts if timeouts is None else timeouts,
                 "autopilot": self.autopilot if autopilot is None else autopilot,
-                "recent": [{**r.played.to_dict(), "auto": r.auto} for r in recent],
+                "recent": [_recent_json(r) for r in recent],
                 "count_ai_games": self.count_ai_games,
             },
             ensure_ascii=False,
@@ -275,14 +293,25 @@ def _per_seat(meta: dict[str, Any], key: str, kind: type[_T], default: _T, n: in
     return items
 
 
+def _recent_json(record: ActionRecord) -> dict[str, Any]:
+    """An entry of ``recent``: ``Played.to_dict`` with ``auto`` (and ``by`` when a partner
+    made the move for a seat they took over)."""
+    data: dict[str, Any] = {**record.played.to_dict(), "auto": record.auto}
+    if record.by is not None:
+        data["by"] = record.by
+    return data
+
+
 def _action_record(item: object, players: int) -> ActionRecord:
     """An entry of ``recent``: the engine's record of the action (``Played.to_dict``) with
     its ``auto``; an entry written before the records held what followed the action is
     ``[seat, kind, [cards], auto]`` and reads back as the action alone."""
     try:
+        by: object = None
         if isinstance(item, dict):
             auto = item.get("auto")
-            played = Played.from_dict({k: v for k, v in item.items() if k != "auto"})
+            by = item.get("by")
+            played = Played.from_dict({k: v for k, v in item.items() if k not in ("auto", "by")})
         else:
             seat, kind, cards, auto = _list(item, "a recent action")
             if type(seat) is not int:
@@ -294,7 +323,9 @@ def _action_record(item: object, players: int) -> ActionRecord:
             raise BadMeta(f"seat {played.seat!r}")
         if auto is not None and auto not in get_args(get_args(AutoKind)[0]):
             raise BadMeta(f"auto {auto!r}")
-        return ActionRecord(played, auto)
+        if by is not None and (type(by) is not int or not 0 <= by < players):
+            raise BadMeta(f"by {by!r}")
+        return ActionRecord(played, auto, by if isinstance(by, int) else None)
     except (BadMeta, ValueError, TypeError, KeyError, DurakError) as exc:
         raise BadMeta(f"recent action {item!r} does not read back: {exc}") from None
 

@@ -21,17 +21,19 @@ from bot.views import (
     SeatView,
     SeriesEntry,
     SeriesView,
+    ShownTrump,
     TablePair,
     TableView,
     WaitingFor,
 )
-from rules_engine import Rules
+from rules_engine import Game, Rules
+from rules_engine.actions import ActionKind
 from rules_engine.cards import ALL_CARDS, SUIT_SYMBOLS, Card, iter_bits
 from rules_engine.hints import card_hints
 from rules_engine.messages import Message
 from rules_engine.phase import Phase
 
-__all__ = ["hand_view", "lobby_view", "series_view", "table_view"]
+__all__ = ["hand_view", "last_losers", "lobby_view", "round_shown", "series_view", "table_view"]
 
 
 #: What the table waits for in each phase (a finished game waits for nothing).
@@ -61,17 +63,22 @@ def lobby_view(lobby: LobbyState, status: LobbyStatus) -> LobbyView:
         turn_timeout=lobby.turn_timeout,
         max_seats=lobby.options.seats,
         seats=tuple(lobby.seats),
-        can_start=status == "open" and MIN_SEATS <= len(lobby.seats) <= lobby.options.seats,
+        can_start=status == "open"
+        and MIN_SEATS <= len(lobby.seats) <= lobby.options.seats
+        and lobby.rules.players_error(len(lobby.seats)) is None,
+        teams=lobby.rules.teams,
+        team_size=lobby.options.seats // 2 if lobby.rules.team_game else 0,
     )
 
 
 def series_view(s: SeriesRecord) -> SeriesView:
     """The loss counts of a series."""
     assert s.id is not None
+    rules = Rules.from_spec(s.rules)
     return SeriesView(
         channel_id=s.channel_id,
         series_id=s.id,
-        rules=Rules.from_spec(s.rules),
+        rules=rules,
         games=s.games,
         draws=s.draws,
         active=s.active,
@@ -80,7 +87,19 @@ def series_view(s: SeriesRecord) -> SeriesView:
             for i, seat in enumerate(s.seats)
         ),
         last_loser=s.last_loser if s.games else None,
+        last_losers=last_losers(rules, len(s.seats), s.last_loser) if s.games else (),
+        teams=rules.teams,
     )
+
+
+def last_losers(rules: Rules, players: int, loser: int | None) -> tuple[int, ...]:
+    """The seats that lost a series' last game, from its stored ``loser``: that seat, or in
+    a team game every seat of its parity (the stored loser is the losing team's first seat)."""
+    if loser is None:
+        return ()
+    if rules.team_game:
+        return tuple(range(loser % 2, players, 2))
+    return (loser,)
 
 
 def table_view(ch: ChannelState) -> TableView:
@@ -91,6 +110,7 @@ def table_view(ch: ChannelState) -> TableView:
     game = g.game
     fin = game.finished or g.aborted
     out = game.out
+    team_game = game.rules.team_game
     seats = []
     for i, s in enumerate(series.seats):
         is_out = bool(out >> i & 1)
@@ -108,6 +128,8 @@ def table_view(ch: ChannelState) -> TableView:
                 autopilot=g.autopilot[i],
                 losses=series.losses[i],
                 forfeited=i in g.forfeits,
+                team=i % 2 if team_game else None,
+                played_by=game.played_by[i],
             )
         )
     to_act = None if fin else game.to_act
@@ -144,16 +166,31 @@ def table_view(ch: ChannelState) -> TableView:
         waiting_for=waiting,
         stop_vote=None if fin or g.vote is None else g.vote.tally,
         stop_vote_deadline=None if fin or g.vote is None else g.vote.deadline,
+        deck=game.rules.deck,
+        round_shown=() if fin else round_shown(game),
+    )
+
+
+def round_shown(game: Game) -> tuple[ShownTrump, ...]:
+    """The trumps shown this round (RULES.md §10.2), each with the player who showed it: the
+    player of the seat whose ``show`` named it (the last show of that card, this round's)."""
+    if not game.round_shown:
+        return ()
+    shower: dict[int, int] = {}
+    for action in game.log():
+        if action.kind is ActionKind.SHOW:
+            shower[action.cards[0].index] = action.seat
+    return tuple(
+        ShownTrump(game.played_by[shower.get(c, 0)], ALL_CARDS[c]) for c in game.round_shown
     )
 
 
 def _outcome(g: GameState) -> Outcome:
-    """How ``g`` ended: stopped, else the engine's durak or draw; with its forfeits."""
+    """How ``g`` ended: stopped, else the engine's durak, losing team or draw; with its
+    forfeits."""
     if g.aborted:
         return Outcome.stopped(g.forfeits)
-    if g.game.loser is None:
-        return Outcome.draw(g.forfeits)
-    return Outcome.durak(g.game.loser, forfeits=g.forfeits)
+    return Outcome.of_game(g.game.losers, team=g.game.rules.team_game, forfeits=g.forfeits)
 
 
 def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:
@@ -169,7 +206,7 @@ def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:
         over = Message("the game is over")
         hints = {ALL_CARDS[c]: over for c in iter_bits(game.hands[seat])}
     cards = sorted(hints, key=lambda c: (c.suit == trump, c.suit, c.rank))
-    your_turn = playing and game.to_act == seat
+    your_turn = playing and game.player_to_act == seat
     legal: tuple[ActionChoice, ...] = ()
     if your_turn:
         legal = tuple(map(ActionChoice.of, game.legal_actions()))
@@ -193,4 +230,5 @@ def hand_view(ch: ChannelState, g: GameState, seat: int) -> HandView:
         autopilot=g.autopilot[seat],
         finished=not playing,
         series_id=ch.series.id,
+        acting_seat=game.to_act if your_turn else None,
     )

@@ -46,6 +46,7 @@ __all__ = [
     "SeatView",
     "SeriesEntry",
     "SeriesView",
+    "ShownTrump",
     "StatsView",
     "TablePair",
     "TableView",
@@ -79,13 +80,15 @@ class Player:
 
 def action_message(kind: ActionKind, cards: tuple[Card, ...]) -> Message:
     """An action in words, without the player: ``take``, ``attack {cards}``,
-    ``cover {attack} with {card}``, ``transfer {cards}``, ``pass``."""
+    ``cover {attack} with {card}``, ``transfer {cards}``, ``show {cards}``, ``pass``."""
     if kind is ActionKind.DEFEND and len(cards) == 2:
         return Message("cover {attack} with {card}", attack=cards[0], card=cards[1])
     if kind is ActionKind.ATTACK:
         return Message("attack {cards}", cards=cards)
     if kind is ActionKind.TRANSFER:
         return Message("transfer {cards}", cards=cards)
+    if kind is ActionKind.SHOW:
+        return Message("show {cards}", cards=cards)
     if kind is ActionKind.TAKE:
         return Message("take")
     if kind is ActionKind.PASS:
@@ -118,7 +121,11 @@ class LobbyView:
     turn_timeout: int
     max_seats: int
     seats: tuple[LobbySeat, ...]
-    can_start: bool  # 2..max_seats seats taken
+    can_start: bool  # 2..max_seats seats taken (in teams: both teams full)
+    #: ``none``, ``2x2`` or ``3x3`` (RULES.md §10.3); each seat's ``team`` is 0 or 1 then.
+    teams: str = "none"
+    #: The players each team has room for (0 without teams).
+    team_size: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +143,11 @@ class SeatView:
     autopilot: bool
     losses: int  # in the current series
     forfeited: bool = False  # the player left or was kicked: the AI plays this seat
+    #: The seat's team in a team game (its parity: 0 or 1), ``None`` without teams.
+    team: int | None = None
+    #: The seat whose player plays this seat: itself, or (team games) the partner who took
+    #: it over when its own player went out.
+    played_by: int | None = None
 
     @property
     def former(self) -> bool:
@@ -151,6 +163,9 @@ class ActionRecord:
 
     played: Played
     auto: AutoKind = None
+    #: In a team game, the player who made the move for a partner's seat they took over
+    #: (``None``: the seat's own player).
+    by: int | None = None
 
     @property
     def seat(self) -> int:
@@ -187,6 +202,8 @@ class ActionRecord:
             return Message("{name} attacks with {cards}", name=player, cards=cards)
         if self.kind is ActionKind.TRANSFER:
             return Message("{name} transfers with {cards}", name=player, cards=cards)
+        if self.kind is ActionKind.SHOW:
+            return Message("{name} showed {cards}", name=player, cards=cards)
         if self.kind is ActionKind.TAKE:
             return Message("{name} takes the cards", name=player)
         return Message("{player} passes", player=player)
@@ -218,6 +235,19 @@ class SeriesView:
     active: bool
     standings: tuple[SeriesEntry, ...]  # in seat order
     last_loser: int | None = None  # seat of the last game's durak, None after a draw / none yet
+    #: Every seat that lost the last game (a team game's losing team), empty if none.
+    last_losers: tuple[int, ...] = ()
+    #: ``none``, ``2x2`` or ``3x3``: a seat's team is its parity in a team series.
+    teams: str = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class ShownTrump:
+    """A trump shown to transfer (RULES.md §10.2): by the player of ``seat``, still in their
+    hand, public until the round closes."""
+
+    seat: int
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +290,10 @@ class TableView:
     #: An open stop vote: ``(agreeing, voters)`` for "Stop? n/m", and when it lapses.
     stop_vote: tuple[int, int] | None = None
     stop_vote_deadline: float | None = None
+    #: The pack's size: 24, 36 or 52 cards (``rules.deck``).
+    deck: int = 36
+    #: The trumps shown this round to transfer (RULES.md §10.2), in order, with who showed.
+    round_shown: tuple[ShownTrump, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -333,6 +367,9 @@ class HandView:
     finished: bool
     #: The series the game belongs to (a player's web link is valid for its rematches).
     series_id: int = 0
+    #: The seat this player acts as on their turn: their own, or in a team game the
+    #: partner's seat they took over (``legal`` is written for it); ``None`` off turn.
+    acting_seat: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

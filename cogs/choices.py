@@ -17,6 +17,7 @@ from present.names import LEVEL_TEXTS, LevelTexts
 from rules_engine.ai import OFFERED_LEVELS
 
 __all__ = [
+    "DECKS",
     "DEFAULT_LEVEL",
     "FIRST_ROUND_LIMIT",
     "LEVEL_TEXTS",
@@ -27,11 +28,13 @@ __all__ = [
     "OFFERED_LEVELS",
     "RULE_PROFILES",
     "SWITCH",
+    "TEAMS",
     "THROW_IN",
     "LevelTexts",
     "SeatCount",
     "SeatNumber",
     "TurnTimeout",
+    "deck_choices",
     "level_choices",
     "named_choices",
 ]
@@ -44,6 +47,9 @@ DEFAULT_LEVEL = "casual"
 THROW_IN = rule_choices("throw_in")
 SWITCH = (*rule_choices("transfer"), "default")
 FIRST_ROUND_LIMIT = (*rule_choices("first_round_limit"), "default")
+#: The pack sizes (``"24"``, ``"36"``, ``"52"``) and the teams (``none``, ``2x2``, ``3x3``).
+DECKS = rule_choices("deck")
+TEAMS = rule_choices("teams")
 
 #: ``/durak new seats``: a table's size.
 SeatCount = app_commands.Range[int, MIN_SEATS, MAX_SEATS]
@@ -64,3 +70,8 @@ def level_choices() -> list[Choice[str]]:
     return [
         Choice(name=locale_str(LEVEL_TEXTS[level].choice), value=level) for level in OFFERED_LEVELS
     ]
+
+
+def deck_choices() -> list[Choice[int]]:
+    """The ``deck`` choices of ``/durak new``: the pack sizes, as whole numbers."""
+    return [Choice(name=locale_str(CHOICES[d]), value=int(d)) for d in DECKS]

@@ -3,7 +3,8 @@
 Game components: ``durak:<game_id>:<version>:<action>`` where ``action`` is
 
 - a canonical action text without the seat, as :meth:`GameService.act` accepts it:
-  ``attack 8♥ 8♠``, ``defend 8♥ 9♥``, ``transfer 9♦``, ``take``, ``pass``;
+  ``attack 8♥ 8♠``, ``defend 8♥ 9♥``, ``transfer 9♦``, ``show 9♦``, ``take``, ``pass`` (cards of
+  every pack: ranks ``2``–``A``);
 - ``pick <card>``: a playable card with several possible actions (re-render the hand with that
   card selected);
 - ``why <card>``: a card that cannot be played now (answer privately with its reason);
@@ -15,8 +16,8 @@ Game components: ``durak:<game_id>:<version>:<action>`` where ``action`` is
   (answers with a private confirmation); ``forfeit``: that confirmation's "Leave and
   forfeit" button.  These four act on the game ``game_id`` whatever its version.
 
-Lobby components: ``durak:lobby:<channel_id>:<join|leave|addai|start|stop>`` (``addai`` is a
-string select whose option values are AI levels).
+Lobby components: ``durak:lobby:<channel_id>:<join|leave|addai|start|stop|switch>`` (``addai``
+is a string select whose option values are AI levels; ``switch``: Switch team, in a team lobby).
 
 Replay buttons: ``durak:replay:<game_id>:<frame>:<nav>``: show frame ``frame`` (0 = the deal)
 of the finished game ``game_id``.  ``nav`` names the button (``open``: the Replay button of
@@ -87,17 +88,18 @@ MAX_CUSTOM_ID = 100
 PREFIX = "durak"
 
 #: One card in canonical text: rank then suit, e.g. ``10♦``.
-CARD_PATTERN = r"(?:10|[6-9JQKA])[♠♥♦♣]"
+CARD_PATTERN = r"(?:10|[2-9JQKA])[♠♥♦♣]"
 _CARDS = rf"{CARD_PATTERN}(?: {CARD_PATTERN})*"
 #: Every action a game component may carry (see the module docstring).
 ACTION_PATTERN = (
-    rf"(?:attack {_CARDS}|defend {CARD_PATTERN} {CARD_PATTERN}|transfer {_CARDS}|take|pass"
+    rf"(?:attack {_CARDS}|defend {CARD_PATTERN} {CARD_PATTERN}|transfer {_CARDS}"
+    rf"|show {CARD_PATTERN}|take|pass"
     rf"|pick {CARD_PATTERN}|why {CARD_PATTERN}|page (?:0|[1-9][0-9]{{0,3}})"
     r"|hand|rematch|endseries|stop|keep|leave|forfeit)"
 )
 #: The game actions a hand's buttons send to the service (the cards follow the verb).
-GAME_ACTIONS = ("attack", "defend", "transfer", "take", "pass")
-LOBBY_ACTIONS = ("join", "leave", "addai", "start", "stop")
+GAME_ACTIONS = ("attack", "defend", "transfer", "show", "take", "pass")
+LOBBY_ACTIONS = ("join", "leave", "addai", "start", "stop", "switch")
 
 #: ``discord.ui.DynamicItem`` template of game components (groups game_id, version, action).
 GAME_TEMPLATE = (

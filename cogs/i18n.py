@@ -109,6 +109,11 @@ OPTIONS: dict[str, str] = {
         "cmd", "Who may add cards: the defender's neighbours or everyone"
     ),
     NC_("cmd-name", "first_round_limit"): NC_("cmd", "Most attacks in the first round: 5 or 6"),
+    NC_("cmd-name", "deck"): NC_("cmd", "Pack size: 24, 36 or 52 cards (default: 36)"),
+    NC_("cmd-name", "show_trump"): NC_(
+        "cmd", "May the defender transfer by showing a trump? (needs transfer)"
+    ),
+    NC_("cmd-name", "teams"): NC_("cmd", "Play in teams: 2 against 2 or 3 against 3 (no transfer)"),
     NC_("cmd-name", "turn_timeout"): NC_(
         "cmd", "Seconds per turn, 15 to 600 (default: the server's)"
     ),
@@ -134,6 +139,9 @@ CONFIG_OPTIONS: dict[str, str] = {
     "transfer": NC_("cmd", "Default for transfers (default: the profile's)"),
     "throw_in": NC_("cmd", "Default for who may add cards (default: the profile's)"),
     "first_round_limit": NC_("cmd", "Default most attacks in the first round"),
+    "deck": NC_("cmd", "Default pack size of new lobbies"),
+    "show_trump": NC_("cmd", "Default for transferring by showing a trump"),
+    "teams": NC_("cmd", "Default teams of new lobbies"),
     "turn_timeout": NC_("cmd", "Default seconds per turn, 15 to 600"),
 }
 #: Choice names (values stay English) → English display name (AI levels: in
@@ -147,6 +155,12 @@ CHOICES: dict[str, str] = {
     "on": NC_("cmd", "on"),
     "off": NC_("cmd", "off"),
     "default": NC_("cmd", "default (reset)"),
+    "24": NC_("cmd", "24 cards (9 to ace)"),
+    "36": NC_("cmd", "36 cards (6 to ace)"),
+    "52": NC_("cmd", "52 cards (2 to ace)"),
+    "none": NC_("cmd", "no teams"),
+    "2x2": NC_("cmd", "2 against 2"),
+    "3x3": NC_("cmd", "3 against 3"),
 }
 
 

@@ -9,7 +9,15 @@ import discord
 from discord import app_commands
 
 from bot.errors import NotManager, ServiceError
-from cogs.choices import FIRST_ROUND_LIMIT, RULE_PROFILES, SWITCH, THROW_IN, named_choices
+from cogs.choices import (
+    DECKS,
+    FIRST_ROUND_LIMIT,
+    RULE_PROFILES,
+    SWITCH,
+    TEAMS,
+    THROW_IN,
+    named_choices,
+)
 from cogs.cog_core import CogCore, options, subcommand
 from cogs.i18n import CONFIG_OPTIONS, OPTIONS
 from cogs.render.info import render_config, render_help, render_rules
@@ -33,6 +41,9 @@ class InfoCommands(CogCore):
         "throw_in",
         "first_round_limit",
         "turn_timeout",
+        "deck",
+        "show_trump",
+        "teams",
         "add_channel",
         "remove_channel",
         "count_ai_games",
@@ -43,6 +54,9 @@ class InfoCommands(CogCore):
         transfer=named_choices(SWITCH),
         throw_in=named_choices((*THROW_IN, "default")),
         first_round_limit=named_choices(FIRST_ROUND_LIMIT),
+        deck=named_choices((*DECKS, "default")),
+        show_trump=named_choices(SWITCH),
+        teams=named_choices((*TEAMS, "default")),
     )
     async def config(
         self,
@@ -52,6 +66,9 @@ class InfoCommands(CogCore):
         throw_in: str | None = None,
         first_round_limit: str | None = None,
         turn_timeout: int | None = None,
+        deck: str | None = None,
+        show_trump: str | None = None,
+        teams: str | None = None,
         add_channel: discord.TextChannel | None = None,
         remove_channel: discord.TextChannel | None = None,
         count_ai_games: bool | None = None,
@@ -70,6 +87,9 @@ class InfoCommands(CogCore):
             "throw_in": throw_in,
             "first_round_limit": first_round_limit,
             "turn_timeout": turn_timeout,
+            "deck": deck,
+            "show_trump": show_trump,
+            "teams": teams,
             "count_ai_games": count_ai_games,
             "add_channel": None if add_channel is None else add_channel.id,
             "remove_channel": None if remove_channel is None else remove_channel.id,

@@ -13,9 +13,11 @@ from bot.errors import ConfirmForfeit, StaleAction
 from cogs.choices import (
     DEFAULT_LEVEL,
     RULE_PROFILES,
+    TEAMS,
     THROW_IN,
     SeatCount,
     TurnTimeout,
+    deck_choices,
     level_choices,
     named_choices,
 )
@@ -30,11 +32,23 @@ class LobbyCommands(CogCore):
     """Opening a lobby, taking and freeing seats, adding AI players, starting and closing."""
 
     @subcommand("new")
-    @options("rules", "transfer", "throw_in", "first_round_limit", "turn_timeout", "seats")
+    @options(
+        "rules",
+        "transfer",
+        "throw_in",
+        "first_round_limit",
+        "turn_timeout",
+        "seats",
+        "deck",
+        "show_trump",
+        "teams",
+    )
     @app_commands.choices(  # type: ignore[misc]  # str and int choices
         rules=named_choices(RULE_PROFILES),
         throw_in=named_choices(THROW_IN),
         first_round_limit=[Choice(name="5", value=5), Choice(name="6", value=6)],
+        deck=deck_choices(),
+        teams=named_choices(TEAMS),
     )
     async def new(
         self,
@@ -44,8 +58,14 @@ class LobbyCommands(CogCore):
         throw_in: str | None = None,
         first_round_limit: int | None = None,
         turn_timeout: TurnTimeout | None = None,
-        seats: SeatCount = 6,
+        seats: SeatCount | None = None,
+        deck: int | None = None,
+        show_trump: bool | None = None,
+        teams: str | None = None,
     ) -> None:
+        """Open a lobby with the options given (the others: the server's); an invalid
+        combination (teams with transfer, a show without transfer, too many seats for a
+        24-card pack) is refused privately with the engine's sentence."""
         await self.defer_private(interaction)
         assert interaction.channel_id is not None and interaction.guild_id is not None
         missing = self.missing_permissions(interaction)
@@ -59,7 +79,11 @@ class LobbyCommands(CogCore):
             "throw_in": throw_in,
             "first_round_limit": first_round_limit,
             "turn_timeout": turn_timeout,
+            # not given: 6, or the teams' seats (4 for 2x2) in a team game (the service's)
             "seats": seats,
+            "deck": deck,
+            "show_trump": show_trump,
+            "teams": teams,
         }
         channel = interaction.channel
         parent = channel.parent_id if isinstance(channel, discord.Thread) else None
@@ -138,8 +162,9 @@ class LobbyCommands(CogCore):
     async def lobby_action(
         self, interaction: discord.Interaction[Any], action: str, level: str | None = None
     ) -> None:
-        """Do a lobby ``action`` (``join``, ``leave``, ``addai``, ``start``, ``stop``) for the
-        caller; ``addai`` without ``level`` takes the Add AI select's value."""
+        """Do a lobby ``action`` (``join``, ``leave``, ``addai``, ``start``, ``stop``,
+        ``switch``: to the other team) for the caller; ``addai`` without ``level`` takes the
+        Add AI select's value."""
         svc = self.service
         channel_id = interaction.channel_id
         assert channel_id is not None
@@ -158,3 +183,5 @@ class LobbyCommands(CogCore):
             await svc.start(channel_id, user_id, self.authority(interaction))
         elif action == "stop":
             await svc.stop(channel_id, user_id, self.authority(interaction))
+        elif action == "switch":
+            await svc.switch_team(channel_id, user_id)

@@ -6,8 +6,9 @@ language, the rendering of every :class:`~rules_engine.messages.Message`
 views: seat names and AI level names (:mod:`present.names`), the status line
 (:mod:`present.status`), how a game ended (:mod:`present.outcome`), action labels
 (:mod:`present.actions`), the last moves (:mod:`present.moves`), the rules summary
-(:mod:`present.rules`), the deal's opening explanation (:mod:`present.opening`) and a series'
-standings (:mod:`present.standings`).
+(:mod:`present.rules`), the deal's opening explanation (:mod:`present.opening`), a series'
+standings (:mod:`present.standings`) and the table options' words: teams, shown trumps, the
+pack (:mod:`present.teams`).
 
 The adapters (Discord, the web, the terminal) only format what this layer says: they give a
 :class:`~present.style.Style` for a phrase's parameters (Discord: escaped, bold names and red

@@ -1,5 +1,5 @@
 """Action labels: what a button (or a list of choices) says for a legal action, in the
-reader's language: ``Attack 8♥ 8♠``, ``Cover 9♠ with 10♠``, ``Transfer 9♦``, ``Take``,
+reader's language: ``Attack 8♥ 8♠``, ``Cover 9♠ with 10♠``, ``Transfer 9♦``, ``Show 9♦``, ``Take``,
 ``Pass``.  Discord cuts them to a button's length; the web sends them with each choice."""
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ def action_label(action: ActionChoice, t: Catalog, style: Style = PLAIN) -> str:
         )
     if action.kind is ActionKind.TRANSFER:
         return t.fill("Transfer {cards}", cards=style.cards(action.cards))
+    if action.kind is ActionKind.SHOW:
+        return t.fill("Show {cards}", cards=style.cards(action.cards))
     if action.kind is ActionKind.TAKE:
         return t.gettext("Take")
     if action.kind is ActionKind.PASS:

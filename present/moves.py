@@ -22,10 +22,16 @@ AUTO_NOTES: dict[AutoKind, str] = {
 
 
 def move_text(record: ActionRecord, names: Sequence[str], t: Catalog, style: Style = PLAIN) -> str:
-    """``record`` as a line of the last moves: "Alice covers 8♥ with 9♥", followed by why the
-    service played it, if it did; ``names`` name the seats, each written by ``style.name``,
+    """``record`` as a line of the last moves: "Alice covers 8♥ with 9♥" ("Carol for Alice
+    covers …" when a partner played the seat), followed by why the service played it, if it
+    did; ``names`` name the seats, each written by ``style.name``,
     cards by ``style.card``."""
     named = [style.name(name) for name in names]
+    if record.by is not None and 0 <= record.by < len(names) and 0 <= record.seat < len(names):
+        # a partner made the move for a seat they took over (teams): "Carol for Ann"
+        named[record.seat] = t.fill(
+            "{player} for {seat}", player=named[record.by], seat=named[record.seat]
+        )
     text = t.render(record.message, named, card_text=style.card)
     note = AUTO_NOTES.get(record.auto)
     return text if note is None else f"{text} {t.gettext(note)}"

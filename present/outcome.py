@@ -1,9 +1,9 @@
 """How a game ended, in words: the one sentence every surface shows for an
 :class:`~bot.outcome.Outcome`, and its short form in a list of games.
 
-- :func:`outcome_text`: "Alice is the durak!", "A draw: nobody is the durak.", "The game was
-  stopped: no loss is recorded." (or "… no result is recorded, except forfeits." when a
-  player forfeited);
+- :func:`outcome_text`: "Alice is the durak!", "Team Ann & Bob lost!", "A draw: nobody is
+  the durak.", "The game was stopped: no loss is recorded." (or "… no result is recorded,
+  except forfeits." when a player forfeited);
 - :func:`outcome_summary`: the same for a line of the history: the durak's sentence, "a
   draw", "stopped: no result".
 
@@ -24,8 +24,11 @@ __all__ = ["outcome_summary", "outcome_text"]
 
 
 def _losers(outcome: Outcome, names: Sequence[str], t: Catalog, style: Style) -> str:
-    """The sentence naming the losers of a ``durak`` ending."""
+    """The sentence naming the losers of a ``durak`` ending (a team: "Team Ann & Bob
+    lost!")."""
     losers = [style.name(seat_name(names, seat, t)) for seat in outcome.losers]
+    if outcome.team:
+        return t.fill("Team {names} lost!", names=" & ".join(losers))
     if len(losers) == 1:
         return t.fill("{name} is the durak!", name=losers[0])
     return t.fill("{names} are the durak!", names=", ".join(losers))

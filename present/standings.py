@@ -22,7 +22,7 @@ class Standing:
     ai: bool  #: an AI seat
     losses: int
     losses_text: str  #: "{count} losses"
-    note: str | None  #: "durak of the last game", or ``None``
+    note: str | None  #: "durak of the last game" (or of the losing team), or ``None``
 
 
 def standings_title(series: SeriesView, t: Catalog) -> str:
@@ -41,6 +41,11 @@ def standings(series: SeriesView, t: Catalog, style: Style = PLAIN) -> list[Stan
         zip((e.seat for e in in_seat_order), seat_names(in_seat_order, t, style), strict=True)
     )
     last = t.gettext("durak of the last game")
+    if series.teams != "none":
+        last = t.gettext("in the team that lost the last game")
+    losers = set(series.last_losers) or (
+        {series.last_loser} if series.last_loser is not None else set()
+    )
     return [
         Standing(
             seat=e.seat,
@@ -48,7 +53,7 @@ def standings(series: SeriesView, t: Catalog, style: Style = PLAIN) -> list[Stan
             ai=e.ai_level is not None,
             losses=e.losses,
             losses_text=t.nfill("{count} loss", "{count} losses", e.losses),
-            note=last if series.last_loser is not None and e.seat == series.last_loser else None,
+            note=last if e.seat in losers else None,
         )
         for e in sorted(series.standings, key=lambda e: (e.losses, e.seat))
     ]

@@ -1,5 +1,6 @@
-"""The status line of a running table: whose turn it is and what they must do, a declared
-take, and an open stop vote, in the reader's language.
+"""The status line of a running table: whose turn it is and what they must do (and who plays
+the seat, when a partner took it over), a declared take, the trumps shown this round, and an
+open stop vote, in the reader's language.
 
 Each part is a phrase on its own (:class:`Status`): the web joins them on one line, Discord
 puts each on a line of its own with its emoji and the turn's countdown, the terminal prints
@@ -15,6 +16,7 @@ from bot.views import Role, TableView, WaitingFor
 from present.catalog import Catalog
 from present.names import seat_name
 from present.style import PLAIN, Style
+from present.teams import shown_texts
 from rules_engine.messages import N_
 
 __all__ = ["Status", "status"]
@@ -38,11 +40,14 @@ class Status:
     turn: str | None = None
     #: An open stop vote: "Stop? {yes}/{total}".
     stop_vote: str | None = None
+    #: The trumps shown this round (RULES.md §10.2): "Ann showed 9♦, Bob showed 9♠".
+    shown: str | None = None
 
     @property
     def parts(self) -> tuple[str, ...]:
-        """The parts that apply, in order (taking, turn, stop vote)."""
-        return tuple(p for p in (self.taking, self.turn, self.stop_vote) if p is not None)
+        """The parts that apply, in order (taking, shown trumps, turn, stop vote)."""
+        parts = (self.taking, self.shown, self.turn, self.stop_vote)
+        return tuple(p for p in parts if p is not None)
 
 
 def status(
@@ -62,9 +67,15 @@ def status(
     turn = None
     if view.to_act is not None:
         name = style.name(seat_name(names, view.to_act, t))
+        player = view.seats[view.to_act].played_by
+        if player is not None and player != view.to_act:  # a partner plays the seat (teams)
+            name = t.fill(
+                "{player} for {seat}", player=style.name(seat_name(names, player, t)), seat=name
+            )
         turn = t.fill(_TURN.get(view.waiting_for, _TURN[None]), name=name)
     vote = None
     if view.stop_vote is not None:
         yes, total = view.stop_vote
         vote = t.fill("Stop? {yes}/{total}", yes=yes, total=total)
-    return Status(taking, turn, vote)
+    shown = ", ".join(shown_texts(view, names, t, style)) or None
+    return Status(taking, turn, vote, shown)

@@ -45,6 +45,7 @@ from terminal.text import (
     render_round_end,
     render_series,
     render_table,
+    rules_text,
 )
 
 __all__ = ["HELP", "LEGEND", "OutputClosed", "play", "turn_time"]
@@ -269,10 +270,16 @@ async def play(
     turn_timeout: int = MAX_TIMEOUT,
     seed: int | None = None,
     review_deals: int = DEFAULT_DEALS,
+    deck: int | None = None,
+    show_trump: bool | None = None,
+    teams: str | None = None,
 ) -> int:
     """Play until the user quits (or stdin ends).  Returns a process exit code.  At each game's
     end the user may ask for the coach's review of their decisions (``review_deals``: its
     budget in sampled deals per choice).
+
+    ``deck``, ``show_trump`` and ``teams`` are the table options (RULES.md §10); in a team
+    game the user plays with the AI seats of their team against the others.
 
     Cancelling (Ctrl-C under ``asyncio.run``) stops the game before the cancellation goes on;
     so does a closed ``stdout``, which raises :class:`OutputClosed`."""
@@ -303,7 +310,14 @@ async def play(
                 GUILD,
                 USER,
                 "Player",
-                LobbyOptions(rules=rules, seats=players, turn_timeout=turn_timeout),
+                LobbyOptions(
+                    rules=rules,
+                    seats=players,
+                    turn_timeout=turn_timeout,
+                    deck=deck,
+                    show_trump=show_trump,
+                    teams=teams,
+                ),
             )
             for _ in range(players - 1):
                 await service.add_ai(CHANNEL, USER, level)
@@ -311,8 +325,13 @@ async def play(
             printer.say(f"error: {EN.render(exc.message, printer.names)}")
             return 2
         view = await service.start(CHANNEL, USER)
+        against = (
+            f"with {players // 2 - 1} {level} AI against {players // 2}"
+            if view.rules.team_game
+            else f"against {players - 1}"
+        )
         printer.say(
-            f"Durak ({view.rules.name}) against {players - 1} {level} AI, "
+            f"Durak ({rules_text(view.rules, pack=False)}) {against} {level} AI, "
             f"{turn_timeout} s per turn. {HELP}"
         )
         reader.start()
@@ -506,11 +525,18 @@ async def _apply(service: GameService, printer: _Printer, text: str, screen: _Sc
 
 
 async def _wait_for_turn(service: GameService, printer: _Printer) -> TableView:
-    """Wait until it is the user's turn or the game is over."""
+    """Wait until it is the user's turn (of their seat, or in a team game of a partner's seat
+    they took over) or the game is over."""
     while True:
         printer.changed.clear()
         view = await service.table(CHANNEL)
-        if view.finished or (view.to_act is not None and view.seats[view.to_act].user_id == USER):
+        if view.finished or (view.to_act is not None and _user_plays(view, view.to_act)):
             await service.wait_idle()  # let the printer catch up with the last moves
             return view
         await printer.changed.wait()
+
+
+def _user_plays(view: TableView, seat: int) -> bool:
+    """Whether the user plays ``seat`` now: theirs, or a partner's they took over."""
+    player = view.seats[seat].played_by
+    return view.seats[seat if player is None else player].user_id == USER

@@ -18,6 +18,8 @@ from present.outcome import outcome_text
 from present.rules import rules_title
 from present.standings import standings, standings_title
 from present.status import status
+from present.teams import pack_text, team_label
+from rules_engine.rules import Rules
 from terminal.wording import TERMINAL_WORDING
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "render_round_end",
     "render_series",
     "render_table",
+    "rules_text",
 ]
 
 #: The terminal's language, in its wording of the service's terms.
@@ -46,6 +49,19 @@ def render_series(view: SeriesView) -> str:
     return f"{standings_title(view, EN)} — {rows}"
 
 
+def rules_text(rules: Rules, *, pack: bool = True) -> str:
+    """The rules in a few words: the profile, the pack (``pack``: even a 36-card one), and
+    the table options when on."""
+    words = [rules_title(rules, EN)]
+    if pack or rules.deck != 36:
+        words.append(pack_text(rules.deck, EN))
+    if rules.show_trump:
+        words.append("show trump")
+    if rules.team_game:
+        words.append(f"teams {rules.teams}")
+    return ", ".join(words)
+
+
 def render_table(view: TableView, *, timing: str | None = None) -> str:
     """The table as lines: the deck, each seat, the pairs on the table, the status line (the
     turn followed by ``timing``, the time it has) or how the game ended."""
@@ -54,9 +70,13 @@ def render_table(view: TableView, *, timing: str | None = None) -> str:
         f" ({view.trump_card} under the stock)" if view.trump_card else ""
     )
     lines = [
-        f"— {rules_title(view.rules, EN)}, round {view.round}: {trump}, stock {view.stock}, "
+        f"— {rules_text(view.rules)}, round {view.round}: {trump}, stock {view.stock}, "
         f"discard {view.discard} —"
     ]
+    teams = {s.team for s in view.seats} - {None}
+    for team in sorted(t for t in teams if t is not None):
+        members = " & ".join(seat_name[s.seat] for s in view.seats if s.team == team)
+        lines.append(f"  {team_label(team, EN)}: {members}")
     for s in view.seats:
         marks: list[str] = []
         if s.role is not None:
@@ -65,6 +85,10 @@ def render_table(view: TableView, *, timing: str | None = None) -> str:
             marks.append("autopilot")
         if s.to_act:
             marks.append("to act")
+        if s.team is not None:
+            marks.append(team_label(s.team, EN))
+            if s.played_by is not None and s.played_by != s.seat:
+                marks.append(f"out, played by {seat_name[s.played_by]}")
         mark = f" ({', '.join(marks)})" if marks else ""
         lines.append(f"  {s.seat}: {seat_name[s.seat]}: {s.cards} card(s){mark}")
     if view.pairs:
@@ -76,6 +100,8 @@ def render_table(view: TableView, *, timing: str | None = None) -> str:
     if now is not None:
         if now.taking is not None:
             lines.append(f"  {now.taking}")
+        if now.shown is not None:
+            lines.append(f"  {now.shown}")
         if now.turn is not None:
             lines.append(f"  {now.turn}" + ("" if timing is None else f", {timing}"))
         if now.stop_vote is not None:
@@ -90,6 +116,8 @@ def render_table(view: TableView, *, timing: str | None = None) -> str:
 def render_hand(view: HandView) -> str:
     cards = " ".join(c.text if c.playable else f"({c.text})" for c in view.cards)
     lines = [f"Your hand (trump {view.trump}): {cards or '—'}"]
+    if view.acting_seat is not None and view.acting_seat != view.seat:
+        lines.append(f"  you play seat {view.acting_seat} for your partner, from your hand")
     for i, a in enumerate(view.legal, 1):
         lines.append(f"  {i:2}. {a.text}")
     return "\n".join(lines)

@@ -35,6 +35,7 @@ from aiohttp import web
 from bot.errors import ServiceError
 from bot.service import GameService
 from web.activity_gate import REFUSALS, ActivityGate
+from web.protocol import parse_json
 from web.strings import ACTIVITY_REFUSALS
 from web.tokens import Signer
 from web.wording import catalog
@@ -122,7 +123,8 @@ class ActivitySessions:
         if origin is not None and origin not in self.origins:
             raise _Refused(403, "origin")
         try:
-            body = await request.json()
+            # not JSON, or nested too deep to read: refused, one log line at most
+            body = parse_json(await request.read(), "a sign-in body")
         except ValueError:
             raise _Refused(400, "bad_request") from None
         if not isinstance(body, dict):

@@ -38,9 +38,8 @@ from web.http_server import ConnectionGuard, GuardedSite, ServerLimits, open_fil
 from web.links import TableLinks
 from web.pages import TEMPLATES_DIR, Pages
 from web.presenter import WebPresenter
-from web.protocol import MALFORMED
 from web.rooms import RoomHub, RoomLimits
-from web.rooms.limits import Handler, network_of
+from web.rooms.limits import network_of
 from web.sockets import SocketHandler
 from web.static_files import STATIC_DIR, StaticFiles
 from web.tokens import Signer
@@ -158,16 +157,6 @@ class WebParts:
 PARTS = web.AppKey("durak_web", WebParts)
 
 
-@web.middleware
-async def _unreadable_bodies(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """A body nested too deep for the JSON reader is a bad request, not a server error."""
-    try:
-        return await handler(request)
-    except RecursionError:
-        MALFORMED.note("a request body nested too deep")
-        raise web.HTTPBadRequest(text="the request body could not be read") from None
-
-
 async def _healthz(request: web.Request) -> web.Response:
     return web.Response(text="ok")
 
@@ -193,7 +182,7 @@ def create_app(
         config=config,
         rooms=RoomHub(service, signer, config.origins, config.public_url, config.room_limits),
     )
-    app = web.Application(client_max_size=MAX_BODY, middlewares=[_unreadable_bodies])
+    app = web.Application(client_max_size=MAX_BODY)
     app[PARTS] = parts
     headers = config.headers
 

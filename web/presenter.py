@@ -42,6 +42,9 @@ class WebPresenter:
     it is given every realm's events, and sends them to a channel's open pages only."""
 
     realms = EVERY_REALM
+    #: Any process serves a table's pages, of any channel
+    #: (:meth:`bot.service.channels.Channels.presenters_of`).
+    any_process = True
 
     def __init__(self, now: Callable[[], float] = time.time) -> None:
         self._now = now
@@ -65,6 +68,11 @@ class WebPresenter:
         if not pages:
             del self._pages[conn.channel_id]
             self._tables.pop(conn.channel_id, None)
+
+    def watches(self, channel_id: int) -> bool:
+        """Whether a page of the channel is open here (so another process's change of it is
+        read and pushed here: :mod:`bot.service.sync`)."""
+        return channel_id in self._pages
 
     def pages(self, channel_id: int | None = None) -> list[Connection]:
         """The open pages (of one channel)."""

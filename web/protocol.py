@@ -369,22 +369,13 @@ class PageSocket:
         reader's catalogue follows its ``lang``."""
         deadline = time.monotonic() + HELLO_TIMEOUT
         try:
-            frame = await self._next(deadline)
+            frame = await self.next_frame(deadline, answer_pings=False)
         except TimeoutError:
             await self.refuse(NO_HELLO, CLOSE_AUTH)
         self.cat = reader_catalog(frame.get("lang"), self.cat)
         if frame.kind != "hello":
             await self.refuse(NO_HELLO, CLOSE_AUTH)
         return frame
-
-    async def next_frame(self) -> Frame:
-        """The page's next frame after the hello (:exc:`Closed` once the page is gone);
-        ``ping`` is answered here."""
-        while True:
-            frame = await self._next()
-            if frame.kind != "ping":
-                return frame
-            self.send({"t": "pong"})
 
     async def close(self) -> None:
         """Close the socket if it is still open (the end of every handler)."""
@@ -399,9 +390,14 @@ class PageSocket:
         assert self.conn is not None, "a frame before the page said hello"
         self.conn.send(frame)
 
-    async def _next(self, deadline: float | None = None) -> Frame:
-        """The page's next text frame, after the size and rate limits; protocol pings are
-        counted and answered, pongs counted (:exc:`TimeoutError` past ``deadline``)."""
+    async def next_frame(
+        self, deadline: float | None = None, *, answer_pings: bool = True
+    ) -> Frame:
+        """The page's next text frame, after the size and rate limits (:exc:`Closed` once the
+        page is gone, :exc:`TimeoutError` past ``deadline``).  Protocol pings are counted and
+        answered, pongs counted; with ``answer_pings`` (after the hello) a ``ping`` frame is
+        answered here too.  One loop, not a method awaiting another: a page waits in it for
+        as long as it is open, and each coroutine waiting costs every page its memory."""
         while True:
             timeout = None if deadline is None else deadline - time.monotonic()
             if timeout is not None and timeout <= 0:
@@ -414,7 +410,10 @@ class PageSocket:
                     with contextlib.suppress(ConnectionError, RuntimeError):
                         await self.ws.pong(msg.data)
                 continue
-            return await self._read(msg)
+            frame = await self._read(msg)
+            if not answer_pings or frame.kind != "ping":
+                return frame
+            self.send({"t": "pong"})
 
     async def _read(self, msg: Any) -> Frame:
         """A received message as a frame, after the size and rate limits."""

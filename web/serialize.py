@@ -27,6 +27,7 @@ from present.names import ROLE_NAMES, Seated, seat_name, seat_names
 from present.outcome import outcome_text
 from present.rules import rules_summary
 from present.status import status
+from present.teams import pack_text, shown_texts, team_label, team_name
 from rules_engine.rules import Rules
 from web.strings import ui_strings
 
@@ -64,6 +65,8 @@ def _seat(s: SeatView, name: str, t: Catalog, viewer: int | None, over: bool) ->
         "forfeited": s.forfeited,
         "losses": s.losses,
         "you": viewer == s.seat,
+        "team": s.team,
+        "played_by": s.played_by,
     }
 
 
@@ -82,18 +85,36 @@ def table_json(
     over = outcome is not None
     now_status = status(view, names, t)
     series = view.series
-    shown_text = None
+    deal_text = None
     if view.shown and view.round <= 1 and not over:
-        shown_text = t.fill("Shown at the deal: {cards}", cards=" ".join(map(str, view.shown)))
+        deal_text = t.fill("Shown at the deal: {cards}", cards=" ".join(map(str, view.shown)))
+    teams = None
+    if view.rules.team_game:
+        teams = [
+            {
+                "team": team,
+                "label": team_label(team, t),
+                "name": team_name((s.seat for s in view.seats if s.team == team), names, t),
+            }
+            for team in (0, 1)
+        ]
+    round_shown = [
+        {"seat": shown.seat, "card": str(shown.card), "text": text}
+        for shown, text in zip(view.round_shown, shown_texts(view, names, t), strict=True)
+    ]
     return {
         "game": view.game_id,
         "version": view.version,
         "profile": view.rules.profile,
+        "deck": view.deck,
+        "deck_text": pack_text(view.deck, t),
+        "teams": teams,
+        "round_shown": [] if over else round_shown,
         "rules_text": _rules_text(view.rules, t),
         "trump": view.trump,
         "trump_card": None if view.trump_card is None else str(view.trump_card),
         "shown": [str(c) for c in view.shown],
-        "shown_text": shown_text,
+        "shown_text": deal_text,
         "stock": view.stock,
         "discard": view.discard,
         "round": view.round,
@@ -114,6 +135,7 @@ def table_json(
         "aborted": outcome is not None and outcome.ending is Ending.STOPPED,
         "draw": outcome is not None and outcome.ending is Ending.DRAW,
         "loser": outcome.losers[0] if outcome is not None and outcome.losers else None,
+        "losers": [] if outcome is None else list(outcome.losers),
         "over_text": None if outcome is None else outcome_text(outcome, names, t),
         "series": None
         if series is None

@@ -121,6 +121,7 @@ class SocketHandler:
         page.expire_at(claims.expires, _EXPIRED)
         conn.send(welcome_json(conn.role, seat, conn.user_id, conn.channel_id, cat))
         self.presenter.add(conn, table)
+        self.service.sync.catch_up(conn.channel_id)  # a change heard while it was read
         await self.refresh(conn, table)
         log.debug("a page of channel %d opened as a %s", conn.channel_id, conn.role)
         return conn
@@ -166,6 +167,7 @@ class SocketHandler:
             return
         channel, user = conn.channel_id, conn.user_id
         try:
+            await self.service.load(channel)  # a copy dropped here is read again first
             if self.service.seat_of(channel, user) != conn.seat:
                 raise NotSeated()
             if kind == "act":

@@ -25,20 +25,23 @@ The rooms, from the bottom up:
   :mod:`~bot.service.records` (stats, leaderboard, history, replay),
   :mod:`~bot.service.settings` (server settings), :mod:`~bot.service.privacy` (what is
   stored about a player, and forgetting them);
-- :mod:`~bot.service.lifecycle`: restore at startup, close at the end.
+- :mod:`~bot.service.lifecycle`: restore at startup, close at the end;
+- :mod:`~bot.service.owners` and :mod:`~bot.service.sync`: several processes on one database
+  (who runs a channel's timers and AI turns; the others' changes heard, read again and shown;
+  the takeover of a dead process's channels).
 
 AI-only tables (every seat an AI) cost the AI pool the most and no one plays them, so a server
 runs at most ``max_ai_only_tables`` of them at once
 (:data:`bot.ai_pool.MAX_AI_ONLY_TABLES_PER_SERVER`), counted when a lobby starts or a series
-rematches; the next one is refused with :class:`AIOnlyLimit`.  Every game of a server lives in
-the process holding its shard, so this process's count is the server's.
+rematches; the next one is refused with :class:`AIOnlyLimit`, counted by the process that
+starts the game.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 from bot.ai_pool import MAX_AI_ONLY_TABLES_PER_SERVER, AIPool, ThreadAI
 from bot.clock import Clock, SystemClock
@@ -53,11 +56,13 @@ from bot.service.fairplay import FairPlay, StopOutcome
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobbies
 from bot.service.options import need_id
+from bot.service.owners import Owners
 from bot.service.play import ChannelPhase, Play, Unshowable, UnshowableOutcome
 from bot.service.privacy import Privacy
 from bot.service.records import Records
 from bot.service.reviews import MAX_RUNNING_REVIEWS, Reviews
 from bot.service.settings import SettingsStore
+from bot.service.sync import Sync
 from bot.service.tasks import Tasks
 from bot.storage import Storage
 from rules_engine import Game
@@ -102,11 +107,16 @@ class GameService:
     :param max_ai_only_tables: AI-only games one server may run at once (see the module
         docstring).
     :param include_guild: the servers this process serves (those on its gateway shards,
-        :func:`bot.shards.guild_filter`); :meth:`restore` loads only their lobbies, series and
-        games (default: every server).  Stats and leaderboards answer for any server.
-    :param resync_interval: on shared storage (PostgreSQL), how often this process reads
-        again the channels another process wrote (0: never; a channel is read anyway when a
-        write of it loses its fence, or when this process holds nothing of it).
+        :func:`bot.shards.guild_filter`, and the rooms' realm where it serves the web);
+        :meth:`restore` loads only their lobbies, series and games, and only their channels'
+        timers and AI turns may run here (default: every server).  A channel of another
+        server is still read when a web page here needs it.  Stats and leaderboards answer
+        for any server.
+    :param resync_interval: on shared storage (PostgreSQL), how often this process compares
+        the stored channels with its copies, the safety net of the changes it hears
+        (:mod:`bot.service.sync`; 0: never).
+    :param takeover_interval: on shared storage, how often this process looks for live games
+        whose owner is gone, to run their timers and AI turns here (0: never).
     :param review_deals: the budget of the coach's reviews, in sampled deals per choice
         (docs/AI.md, "The review").
     :param max_reviews: reviews computed at once (see :mod:`bot.service.reviews`).
@@ -129,6 +139,7 @@ class GameService:
         max_ai_only_tables: int = MAX_AI_ONLY_TABLES_PER_SERVER,
         include_guild: Callable[[int], bool] | None = None,
         resync_interval: float = 10.0,
+        takeover_interval: float = 2.0,
         review_deals: int = DEFAULT_DEALS,
         max_reviews: int = MAX_RUNNING_REVIEWS,
     ) -> None:
@@ -141,6 +152,7 @@ class GameService:
         self.turn_timeout = turn_timeout
         self.restore_grace = restore_grace
         self.resync_interval = resync_interval
+        self.takeover_interval = takeover_interval
         self.max_ai_only_tables = max_ai_only_tables
         seeds = seed_source or (lambda: secrets.randbits(62))
         self._own_ai = ai is None
@@ -148,6 +160,8 @@ class GameService:
         self._tasks = Tasks()
         self._restored = False
         channels = self._channels = Channels(self._tasks)
+        channels.serves = include_guild
+        owners = self._owners = Owners(storage, include_guild)
         for presenter in presenters:
             channels.subscribe(presenter)
         settings = self._settings = SettingsStore(
@@ -161,6 +175,7 @@ class GameService:
             rearm=lambda ch: driver.rearm(ch),
             count_ai_games=settings.count_ai_games_now,
             latency_sink=latency_sink,
+            owners=owners,
         )
         driver = self._driver = Driver(
             self.clock,
@@ -172,6 +187,7 @@ class GameService:
             autopilot_level=autopilot_level or AUTOPILOT_LEVEL,
             ai_concurrency=ai_concurrency,
             on_endless=lambda c, g, cap: fairplay.stop_endless_game(c, g, cap),
+            owners=owners,
         )
         lobbies = Lobbies(
             channels,
@@ -197,6 +213,10 @@ class GameService:
             turn_timeout=turn_timeout,
             restore_grace=restore_grace,
             include_guild=include_guild,
+            owners=owners,
+        )
+        self._sync = Sync(
+            storage, channels, self._lifecycle, driver, owners, self._tasks, include_guild
         )
         self._lobbies, self._fairplay, self._play = lobbies, fairplay, play
         self._records, self._privacy = records, privacy
@@ -240,28 +260,54 @@ class GameService:
             raise RuntimeError("restore() runs once, at startup")
         self._restored = True
         restored = await self._lifecycle.restore()
-        if self.storage.shared and self.resync_interval > 0:
-            self._tasks.spawn(self._resync_forever())
+        if self.storage.shared:
+            # listen first, then read what changed between the restore's read and now
+            await self._sync.start()
+            try:
+                await self._sync.resync()
+            except ServiceError as exc:
+                log.warning("resync with the database failed: %s", exc)
+            if self.resync_interval > 0:
+                self._tasks.spawn(self._every(self.resync_interval, self._sync.resync, "resync"))
+            if self.takeover_interval > 0:
+                self._tasks.spawn(
+                    self._every(self.takeover_interval, self._sync.takeover, "takeover")
+                )
         return restored
 
     async def resync(self) -> int:
-        """Read again the channels another process wrote since this one read them (what the
-        service does by itself every ``resync_interval`` seconds on shared storage); returns
-        how many were read again."""
-        return await self._lifecycle.resync()
+        """Compare the stored channels with this process's copies and read again those that
+        another process moved on (what the service does by itself every ``resync_interval``
+        seconds on shared storage: :meth:`bot.service.sync.Sync.resync`); returns how many
+        were read again or dropped."""
+        return await self._sync.resync()
 
-    async def _resync_forever(self) -> None:
-        """On shared storage, every ``resync_interval`` seconds: read again the channels that
-        another process wrote (:meth:`bot.service.lifecycle.Lifecycle.resync`), so that a
-        lobby or game it started is served here too once it stops."""
+    async def takeover(self) -> int:
+        """Take over the live games whose owner is gone (what the service does by itself
+        every ``takeover_interval`` seconds on shared storage:
+        :meth:`bot.service.sync.Sync.takeover`); returns how many."""
+        return await self._sync.takeover()
+
+    @property
+    def sync(self) -> Sync:
+        """The part that hears the other processes (:mod:`bot.service.sync`)."""
+        return self._sync
+
+    def owns(self, channel_id: int) -> bool:
+        """Whether this process runs the channel's timers and AI turns
+        (:mod:`bot.service.owners`)."""
+        return self._owners.runs(channel_id)
+
+    async def _every(self, seconds: float, job: Callable[[], Awaitable[int]], what: str) -> None:
+        """On shared storage: run ``job`` every ``seconds`` until the service closes."""
         while not self._driver.closed:
-            await self._tasks.nap(self.clock, self.resync_interval)
+            await self._tasks.nap(self.clock, seconds)
             if self._driver.closed:
                 return
             try:
-                await self._lifecycle.resync()
+                await job()
             except ServiceError as exc:  # the database is away: try again next time
-                log.warning("resync with the database failed: %s", exc)
+                log.warning("%s with the database failed: %s", what, exc)
 
     async def close(self) -> None:
         """Stop timers and AI tasks, store each waiting turn's remaining time (so a restart
@@ -298,6 +344,7 @@ class GameService:
     add_ai = Delegate(Lobbies.add_ai, "_lobbies")
     remove_seat = Delegate(Lobbies.remove_seat, "_lobbies")
     start = Delegate(Lobbies.start, "_lobbies")
+    switch_team = Delegate(Lobbies.switch_team, "_lobbies")
 
     stop = Delegate(FairPlay.stop, "_fairplay")
     system_stop = Delegate(FairPlay.system_stop, "_fairplay")
@@ -348,6 +395,12 @@ class GameService:
         tests and tools that check positions; changing it changes nothing here."""
         ch = self._channels.get(channel_id)
         return None if ch is None or ch.game is None else ch.game.game.clone()
+
+    async def load(self, channel_id: int) -> ChannelPhase:
+        """What the channel holds now, read from storage first if this process holds nothing
+        of it (another process may have opened it)."""
+        await self._channels.ensure(channel_id)
+        return self._play.state(channel_id)
 
     def channels_in(self, guild_id: int) -> list[int]:
         """The channels of ``guild_id`` that hold a lobby or a series now."""

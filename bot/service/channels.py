@@ -11,8 +11,11 @@ The transaction holds the channel's ``asyncio.Lock``; what it queues for the pre
 published only after the lock is released, and only if the block ended without an error (a
 refused request announces nothing), each event to the presenters of its channel's realm only
 (:func:`bot.realm.realm_of`: a room's events never reach Discord's presenter, nor the
-reverse).  A channel with nothing left in it (no lobby, no series,
-no game, hence no timer) is dropped with its lock, so the registry holds only live channels.
+reverse).  A channel of a server this process does not serve (its copy is held only for a web
+page: :attr:`Channels.serves`) is told only to the presenters of pages, which any process
+serves (``any_process``): another process's Discord presenter shows it.  A channel with
+nothing left in it (no lobby, no series, no game, hence no timer) is dropped with its lock, so
+the registry holds only live channels.
 """
 
 from __future__ import annotations
@@ -115,11 +118,12 @@ class Outbox:
 
     def __init__(self, channels: Channels) -> None:
         self._channels = channels
-        #: ``(channel id, event)`` in the order they were queued.
-        self.events: list[tuple[int, Event]] = []
+        #: ``(channel id, event, whether the channel is foreign)`` in the order they were
+        #: queued (:meth:`Channels.foreign`).
+        self.events: list[tuple[int, Event, bool]] = []
 
     def _queue(self, channel_id: int, event: Event) -> None:
-        self.events.append((channel_id, event))
+        self.events.append((channel_id, event, self._channels.foreign(channel_id)))
 
     def lobby_changed(self, view: LobbyView) -> None:
         self._queue(view.channel_id, lambda p: p.lobby_changed(view))
@@ -255,6 +259,9 @@ class Channels:
         self._locks = KeyedLocks()
         #: Set by the service: reads a channel missing from the registry (see :meth:`edit`).
         self.loader: Loader | None = None
+        #: The servers this process serves (``None``: all); a channel of another server is
+        #: *foreign* here (see the module docstring).
+        self.serves: Callable[[int], bool] | None = None
 
     # -- presenters, by realm ----------------------------------------------------------
     def subscribe(self, presenter: Presenter) -> None:
@@ -273,9 +280,33 @@ class Channels:
         for realm, presenters in self._presenters.items():
             self._presenters[realm] = [p for p in presenters if p is not presenter]
 
-    def presenters_of(self, channel_id: int) -> list[Presenter]:
-        """The presenters told of ``channel_id``'s events: those of its realm."""
-        return self._presenters[realm_of(channel_id)]
+    def presenters_of(self, channel_id: int, foreign: bool = False) -> list[Presenter]:
+        """The presenters told of ``channel_id``'s events: those of its realm (of a foreign
+        channel, only those that serve pages for any process)."""
+        presenters = self._presenters[realm_of(channel_id)]
+        if foreign:
+            return [p for p in presenters if getattr(p, "any_process", False)]
+        return presenters
+
+    def foreign(self, channel_id: int) -> bool:
+        """Whether the channel, held here, belongs to a server this process does not serve."""
+        ch = self._states.get(channel_id)
+        return ch is not None and self.serves is not None and not self.serves(ch.guild_id)
+
+    def watched(self, channel_id: int) -> bool:
+        """Whether a presenter here shows the channel now, so that a change another process
+        made must be read and shown here: one that says so (``watches(channel_id)``: a page
+        is open on it), or, for a channel held here, one that shows every channel of its
+        realm (a presenter without ``watches``, such as Discord's)."""
+        held = channel_id in self._states
+        for p in self.presenters_of(channel_id, self.foreign(channel_id)):
+            watches = getattr(p, "watches", None)
+            if watches is None:
+                if held:
+                    return True
+            elif watches(channel_id):
+                return True
+        return False
 
     def get(self, channel_id: int) -> ChannelState | None:
         return self._states.get(channel_id)
@@ -357,8 +388,8 @@ class Channels:
     def publish(self, outbox: Outbox) -> None:
         """Run each queued event for every presenter of its channel's realm, each in a task
         of its own."""
-        for channel_id, event in outbox.events:
-            for p in list(self.presenters_of(channel_id)):
+        for channel_id, event, foreign in outbox.events:
+            for p in list(self.presenters_of(channel_id, foreign)):
                 self.tasks.spawn(_present(p, event))
         outbox.events = []
 

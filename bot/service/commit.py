@@ -48,6 +48,7 @@ from bot.errors import (
 )
 from bot.presenter import Notice
 from bot.service.channels import Channels, Outbox
+from bot.service.owners import Owners
 from bot.service.settle import GameEnd, settle
 from bot.state import ChannelState, Doubt, GameState, human_plays
 from bot.storage import DatabaseBusy, FinishedGame, NewGame, SeriesRecord, Storage
@@ -103,6 +104,8 @@ class Commit:
     rearm: Callable[[ChannelState], None]
     count_ai_games: Callable[[int], bool]
     latency_sink: Callable[[float], None] | None = None
+    #: Which channels' timers this process runs; a game started here is claimed.
+    owners: Owners | None = None
 
     @contextlib.contextmanager
     def storage_errors(self, g: GameState | None = None) -> Iterator[None]:
@@ -124,8 +127,8 @@ class Commit:
             if ch.game is g:
                 ch.game = ch.series = ch.lobby = None
                 self.channels.forget(ch.channel_id)
-                log.warning(
-                    "game %d of channel %d is served by another process now: dropped here",
+                log.info(
+                    "game %d of channel %d was written by another process: dropped here",
                     g.game_id,
                     ch.channel_id,
                 )
@@ -180,6 +183,8 @@ class Commit:
         ch.rules = rules
         ch.turn_timeout = turn_timeout
         ch.game = g
+        if self.owners is not None and not self.owners.every:
+            await self.owners.claim(ch.channel_id, series.guild_id)
         self.rearm(ch)
 
     async def apply(
@@ -201,11 +206,12 @@ class Commit:
             played = game.apply(action)
         except IllegalActionError as exc:
             raise IllegalMove(exc.reason, action=action.text) from None
-        record = ActionRecord(played, auto)
+        player = g.game.played_by[action.seat]  # the player before the move (teams)
+        record = ActionRecord(played, auto, None if player == action.seat else player)
         recent = (*g.recent, record)[-RECENT:]
         now = self.clock.now()
         deadline: float | None = None
-        nxt = game.to_act
+        nxt = game.player_to_act
         if nxt is not None and human_plays(series.seats, nxt, autopilot, g.forfeits):
             deadline = now + ch.turn_timeout
         new_series: SeriesRecord | None = None
@@ -301,7 +307,7 @@ class Commit:
 
         def adopt() -> None:
             g.forfeits[seat] = forfeit
-            if g.game.to_act == seat:
+            if g.game.player_to_act == seat:
                 g.deadline = None
             self.rearm(ch)
 

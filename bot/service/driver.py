@@ -6,6 +6,9 @@ pool, wait ``ai_delay`` seconds of the clock, then play.  An automatic move that
 stored is retried after :data:`RETRY_DELAY` (unless an earlier move given up turns out to have
 been stored after all: then the game has moved on, re-armed, and there is nothing to retry).
 An open stop vote has a timer that closes it.
+
+Only the channel's owner arms its turn timer and plays its AI turns (:mod:`bot.service.owners`:
+on a database several processes share, each channel's are run by one of them).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from bot.clock import Clock
 from bot.errors import ChannelMoved, ServiceError, StaleAction
 from bot.service.channels import Channels, players_of
 from bot.service.commit import Commit
+from bot.service.owners import Owners
 from bot.service.tasks import Tasks
 from bot.state import ChannelState, GameState, human_plays
 from bot.view_builders import table_view
@@ -60,6 +64,8 @@ class Driver:
     autopilot_level: str
     ai_concurrency: InitVar[int]
     on_endless: EndlessStop
+    #: Which channels' timers and AI turns this process runs (``None``: every channel's).
+    owners: Owners | None = None
     #: Set by close: no timer is armed any more.
     closed: bool = field(default=False, init=False)
     _ai_slots: asyncio.Semaphore = field(init=False)
@@ -84,12 +90,14 @@ class Driver:
         g.disarm()
         if self.closed or not ch.playing or ch.series is None:
             return
+        if self.owners is not None and not self.owners.runs(ch.channel_id):
+            return  # another process runs this channel's timers and AI turns
         if g.paused:  # nothing moves while the table cannot be shown
             if g.deadline is not None:
                 g.paused_left = max(0.0, g.deadline - self.clock.now())
                 g.deadline = None
             return
-        seat = g.game.to_act
+        seat = g.game.player_to_act  # the player who acts (a partner's seat in a team game)
         assert seat is not None
         version = g.game.version
         if g.human_waits(ch.series):
@@ -113,7 +121,7 @@ class Driver:
             if g.game.version != version or g.paused or not g.human_waits(ch.series):
                 return
             action = timeout_action(g.game)
-            seat = action.seat
+            seat = g.game.played_by[action.seat]  # the player who ran out of time
             user_id = ch.series.seats[seat].user_id
             timeouts = list(g.timeouts)
             timeouts[seat] += 1
@@ -136,7 +144,8 @@ class Driver:
             tx.after_change(ch, table_view(ch))
 
     async def _ai_turn(self, channel_id: int, game_id: int, version: int, seat: int) -> None:
-        """Decide for an AI seat (or a player on autopilot) in the AI pool, wait the AI
+        """Decide for an AI player ``seat`` (or a player on autopilot) in the AI pool, for the
+        seat it plays now (its own, or a partner's in a team game), wait the AI
         delay, then play if nothing changed meanwhile.  Playing takes one of the
         ``ai_concurrency`` slots (deciding is queued fairly per channel by the pool itself)."""
         ch = self.channels.get(channel_id)
@@ -150,7 +159,7 @@ class Driver:
                 and ch.game is g
                 and ch.playing
                 and g.game.version == version
-                and g.game.to_act == seat
+                and g.game.player_to_act == seat
                 and not g.paused
                 and ch.series is not None
                 and not human_plays(ch.series.seats, seat, g.autopilot, g.forfeits)
@@ -190,7 +199,7 @@ class Driver:
             async with self.channels.edit(channel_id) as tx:
                 if not current():
                     return
-                if action is None or action.seat != seat or not g.game.can_apply(action):
+                if action is None or action.seat != g.game.to_act or not g.game.can_apply(action):
                     if action is not None:
                         log.error("AI %s chose an illegal action %s", level, action)
                     action = timeout_action(g.game)
@@ -225,8 +234,9 @@ class Driver:
 
     def _moved(self, channel_id: int) -> None:
         """A timer's or AI seat's move lost its fence: another process wrote the channel.
-        Nothing to retry here: this copy is dropped, and the channel is read again when a
-        command or the resync needs it (the other process plays the turn meanwhile)."""
+        Nothing to retry here: this copy is dropped, quietly, and the channel is read again
+        when the other process's change is heard, or a command or the resync needs it (the
+        other process played the turn)."""
         log.info("channel %d was written by another process: its copy here is dropped", channel_id)
         self.channels.drop(channel_id)
 

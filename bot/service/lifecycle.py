@@ -15,12 +15,13 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.errors import ChannelElsewhere, ChannelMoved, GameMoved, NoGame
+from bot.errors import ChannelMoved, GameMoved, NoGame
 from bot.presenter import Notice
 from bot.service.channels import Channels, Outbox
 from bot.service.commit import Commit
 from bot.service.driver import Driver
 from bot.service.options import rules_of
+from bot.service.owners import Owners
 from bot.service.settings import SettingsStore
 from bot.service.settle import GameEnd, settle
 from bot.state import BadMeta, ChannelState, GameState, LiveMeta, LobbyState
@@ -58,12 +59,17 @@ class Lifecycle:
     turn_timeout: int
     restore_grace: float
     include_guild: Callable[[int], bool] | None
+    owners: Owners
 
     async def restore(self) -> int:
         """Open the storage, reload open lobbies, active series and every live game (replayed
         from its snapshot) of the servers this process serves, re-arm turn timers with the
         time that was left, and resume AI seats.  Presenters get ``table_changed`` and a
         ``restored`` notice per live game.  Returns the number of live games resumed.
+
+        On a shared database a live game is resumed here only if this process claims it
+        (:mod:`bot.service.owners`: it had no owner, or its owner is gone); one that another
+        live process runs is only held, as a copy for the pages here.
 
         Opening and reading every live game wait for the database as long as it takes
         (:meth:`Storage.unhurried`: on a large database they may take longer than a player's
@@ -91,7 +97,8 @@ class Lifecycle:
             last = ch.series
             if ch.game is None and last is not None and last.last_game_id is not None:
                 ch.game = await self.commit.load_finished(last)
-        for ch in restored:
+        restored = [ch for ch in restored if self.owners.runs(ch.channel_id)]
+        for ch in restored:  # (a game another process runs is held as a copy: it goes on)
             self.driver.schedule(ch)
             outbox.show_table(ch)
             restarted = Message("the bot restarted: the game continues")
@@ -110,80 +117,54 @@ class Lifecycle:
         """Read a channel this process holds nothing of (it may have been written by another
         process since this one started): its lobby, or its active series and live game (whose
         timers are armed here from then on).  Returns the channel's stored fence.  Runs under
-        the channel's lock (:attr:`Channels.loader`).
+        the channel's lock (:attr:`Channels.loader`).  Its timers and AI turns are run here
+        if this process owns the channel (:meth:`Owners.settle`): a channel of a server this
+        process does not serve is held only to serve its web pages.
 
-        Refuses with :class:`ChannelElsewhere` for a channel of a server this process does not
-        serve, and with :class:`NoGame` if its live game does not read back (the row is left
-        as it is: only a restart sets such a row aside)."""
+        Refuses with :class:`NoGame` if its live game does not read back (the row is left as
+        it is: only a restart sets such a row aside)."""
         with self.commit.storage_errors():
             state = await self.commit.storage.load_channel(channel_id)
         fence = state.fences.get(channel_id, 0)
         guilds = {r.guild_id for r in state.lobbies} | {s.guild_id for s in state.series}
         if not guilds:
             return fence
-        if self.include_guild is not None and not all(map(self.include_guild, guilds)):
-            raise ChannelElsewhere(channel_id=channel_id)
         with self.commit.storage_errors():
             for guild_id in sorted(guilds):
                 await self.settings.load(guild_id)
-        self._load_tables(state)
-        ch = self.channels.get(channel_id)
-        assert ch is not None
+        # Everything is read before the copy is put in the registry, in one step: a reader
+        # that takes no lock (a hand, the table) never sees a channel half read.
+        series = next((r for r in state.series if r.channel_id == channel_id), None)
+        game: GameState | None = None
         now = self.commit.clock.now()
         try:
             for live in state.live:
-                if ch.series is None or ch.series.id != live.series_id:
+                if series is None or series.id != live.series_id:
                     continue
-                g, meta = self._game_state(live, ch.series.guild_id, now)
+                g, meta = self._game_state(live, series.guild_id, now)
                 with self.commit.storage_errors():
                     forfeits = await self.commit.storage.forfeits_of_game(g.game_id)
                 g.forfeits = {f.seat: f for f in forfeits}
-                if g.human_waits(ch.series):
-                    g.deadline = restored_deadline(meta, now, ch.turn_timeout, self.restore_grace)
-                ch.game = g
-            last = ch.series
-            if ch.game is None and last is not None and last.last_game_id is not None:
-                ch.game = await self.commit.load_finished(last)
+                if g.human_waits(series):
+                    timeout = series.options.turn_timeout or self.turn_timeout
+                    g.deadline = restored_deadline(meta, now, timeout, self.restore_grace)
+                game = g
+            if game is None and series is not None and series.last_game_id is not None:
+                game = await self.commit.load_finished(series)
         except Exception as exc:
-            self.channels.drop(channel_id)
             if isinstance(exc, NoGame | ChannelMoved):
                 raise
             log.error("channel %d does not load (%s): left as stored", channel_id, exc)
             raise NoGame(UNLOADABLE) from exc
+        self._load_tables(state)
+        ch = self.channels.get(channel_id)
+        assert ch is not None
+        ch.game = game
         if ch.playing:
+            await self.owners.settle(channel_id, ch.guild_id, state.owners.get(channel_id))
             self.driver.schedule(ch)
-        log.info("channel %d read from storage (fence %d)", channel_id, fence)
+        log.debug("channel %d read from storage (fence %d)", channel_id, fence)
         return fence
-
-    async def resync(self) -> int:
-        """On shared storage: read again every channel whose stored fence moved past this
-        process's copy (another process opened, changed or started something there, or a
-        channel this process holds nothing of has a lobby or series of a server it serves).
-        Returns the number of channels read again."""
-        with self.commit.storage_errors():
-            stored = await self.commit.storage.channel_fences()
-        stale: list[int] = []
-        for channel_id, (fence, guild_id) in stored.items():
-            ch = self.channels.get(channel_id)
-            if ch is not None:
-                if ch.fence < fence:
-                    stale.append(channel_id)
-            elif guild_id is not None and (
-                self.include_guild is None or self.include_guild(guild_id)
-            ):
-                stale.append(channel_id)
-        for channel_id in stale:
-            async with self.channels.edit(channel_id) as tx:
-                # Under the lock: this process's own write may have landed since the fences
-                # were read (then its copy is as new as the stored fence, or newer).
-                ch = tx.ch
-                if ch is not None and not tx.loaded and ch.fence >= stored[channel_id][0]:
-                    continue
-                if not tx.loaded:
-                    self.channels.drop(channel_id)
-                    if self.channels.loader is not None:
-                        await self.channels.loader(channel_id)
-        return len(stale)
 
     def _load_tables(self, state: StoredState) -> None:
         """Put the stored lobbies and active series in their channels, at their fences."""
@@ -236,6 +217,8 @@ class Lifecycle:
         g.forfeits = {f.seat: f for f in await self.commit.storage.forfeits_of_game(g.game_id)}
         if g.human_waits(ch.series):
             g.deadline = restored_deadline(meta, now, ch.turn_timeout, self.restore_grace)
+        if not await self.owners.claim(ch.channel_id, ch.guild_id):
+            return ch  # another live process runs it: a copy for the pages here
         try:  # claim the game (a process that served it before is fenced out) and store
             # the re-armed deadline, so that a crash-looping bot still times the turn out
             g.revision = await self.commit.storage.save_live(
@@ -304,6 +287,10 @@ class Lifecycle:
                 g = ch.game
                 if g is None:
                     continue
+                if not self.owners.runs(ch.channel_id):  # its owner stores its time left
+                    g.disarm()
+                    g.close_vote()
+                    continue
                 g.disarm()
                 if g.vote_timer is not None:  # an open stop vote does not outlive the process
                     g.vote_timer.cancel()
@@ -319,6 +306,10 @@ class Lifecycle:
                             now,
                             revision=g.revision,
                         )
+        if not self.owners.every:  # the others take this process's channels over at once
+            self.owners.forget()
+            with contextlib.suppress(Exception):
+                await self.commit.storage.release_channels()
 
 
 def restored_deadline(meta: LiveMeta, now: float, turn_timeout: int, grace: float) -> float:

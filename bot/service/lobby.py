@@ -11,7 +11,8 @@ first (:func:`bot.service.moved.retry_moved`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,7 @@ from rules_engine import deal_from_seed
 from rules_engine.ai import DEFAULT_AI_LEVEL, LEVELS
 from rules_engine.messages import Message
 
-__all__ = ["Lobbies", "next_host", "refuse_ai_only_table"]
+__all__ = ["Lobbies", "next_host", "refuse_ai_only_table", "team_to_join"]
 
 Host = tuple[int, str]
 
@@ -145,7 +146,8 @@ class Lobbies:
             if ch.lobby is not None or ch.playing:
                 raise ChannelBusy()
             now = self.clock.now()
-            seats = [LobbySeat(host_id, name)] if seat_host else []
+            team = 0 if opts.team_game else None
+            seats = [LobbySeat(host_id, name, team=team)] if seat_host else []
             timeout = opts.turn_timeout or self.turn_timeout
             lobby = LobbyState(
                 channel_id, guild_id, host_id, name, opts, rules, timeout, seats, now
@@ -181,9 +183,12 @@ class Lobbies:
 
     @retry_moved
     @checked_ids
-    async def join(self, channel_id: int, user_id: int, name: str) -> LobbyView:
+    async def join(
+        self, channel_id: int, user_id: int, name: str, team: int | None = None
+    ) -> LobbyView:
         """Take a seat.  :class:`LobbyFull`, :class:`AlreadySeated`, :class:`AlreadyStarted`,
-        :class:`NoLobby`."""
+        :class:`NoLobby`.  In a lobby played in teams the player joins ``team`` (0 or 1), or
+        the team with fewer players (:func:`team_to_join`)."""
         async with self.channels.edit(channel_id) as tx:
             ch = tx.ch
             if ch is not None and ch.playing and ch.game is not None:
@@ -194,7 +199,8 @@ class Lobbies:
             if any(s.user_id == user_id for s in lobby.seats):
                 raise AlreadySeated()
             _need_room(lobby)
-            seats = [*lobby.seats, LobbySeat(user_id, clean_name(name, user_id))]
+            joined = team_to_join(lobby.seats, _team_size(lobby), team)
+            seats = [*lobby.seats, LobbySeat(user_id, clean_name(name, user_id), team=joined)]
             assert tx.ch is not None
             await self._save_seats(tx.ch, lobby, seats)
             view = lobby_view(lobby, "open")
@@ -237,10 +243,12 @@ class Lobbies:
         requester_id: int,
         level: str = DEFAULT_AI_LEVEL,
         *,
+        team: int | None = None,
         authority: Authority = PLAYER,
     ) -> LobbyView:
         """Seat an AI player of ``level`` (host only).  :class:`UnknownLevel` if the engine
-        has no such level."""
+        has no such level.  In a lobby played in teams the AI fills a free place of ``team``,
+        or of the team with fewer players."""
         async with self.channels.edit(channel_id) as tx:
             lobby = tx.need_lobby()
             need_host(tx.realm, lobby.host_id, requester_id, authority)
@@ -255,6 +263,7 @@ class Lobbies:
                     level=level,
                 )
             _need_room(lobby)
+            joined = team_to_join(lobby.seats, _team_size(lobby), team)
             base = f"{level.title()} AI"
             taken = {s.name for s in lobby.seats}
             name = base
@@ -263,7 +272,38 @@ class Lobbies:
                 name = f"{base} {k}"
                 k += 1
             assert tx.ch is not None
-            await self._save_seats(tx.ch, lobby, [*lobby.seats, LobbySeat(None, name, level)])
+            await self._save_seats(
+                tx.ch, lobby, [*lobby.seats, LobbySeat(None, name, level, joined)]
+            )
+            view = lobby_view(lobby, "open")
+            tx.lobby_changed(view)
+        return view
+
+    @retry_moved
+    @checked_ids
+    async def switch_team(
+        self, channel_id: int, user_id: int, team: int | None = None
+    ) -> LobbyView:
+        """Move the caller to the other team of a lobby played in teams (or to ``team``, 0 or
+        1).  :class:`NoLobby`, :class:`NotSeated`, :class:`BadOption` (no teams here, no such
+        team, already in it), :class:`LobbyFull` (that team has no free place)."""
+        async with self.channels.edit(channel_id) as tx:
+            lobby = tx.need_lobby()
+            index = next((i for i, s in enumerate(lobby.seats) if s.user_id == user_id), None)
+            if index is None:
+                raise NotSeated(Message("you are not seated in this lobby"))
+            if not lobby.options.team_game:
+                raise BadOption(Message("this lobby is not played in teams"))
+            seat = lobby.seats[index]
+            current = seat.team if seat.team is not None else 0
+            target = 1 - current if team is None else _need_team(team)
+            if target == current:
+                raise BadOption(Message("you are already in team {team}", team=target + 1))
+            _need_team_room(lobby.seats, _team_size(lobby), target)
+            seats = list(lobby.seats)
+            seats[index] = dataclasses.replace(seat, team=target)
+            assert tx.ch is not None
+            await self._save_seats(tx.ch, lobby, seats)
             view = lobby_view(lobby, "open")
             tx.lobby_changed(view)
         return view
@@ -337,11 +377,14 @@ class Lobbies:
                         value=n,
                     )
                 )
+            problem = lobby.rules.players_error(n)
+            if problem is not None:
+                raise NotEnoughPlayers(problem.reason)
             ch = tx.channel(lobby.guild_id)
             self.need_ai_only_room(ch, lobby.guild_id, lobby.seats)
             series = lobby.new_series(profile_of(lobby.rules), self.clock.now())
             seed = self.seed_source()
-            deal = deal_from_seed(n, seed)
+            deal = deal_from_seed(n, seed, deck=lobby.rules.deck)
             await self.commit.begin_game(ch, series, lobby.rules, lobby.turn_timeout, deal, seed)
             ch.lobby = None
             tx.lobby_changed(lobby_view(lobby, "started"))
@@ -404,6 +447,43 @@ class Lobbies:
 def _need_room(lobby: LobbyState) -> None:
     if len(lobby.seats) >= lobby.options.seats:
         raise LobbyFull(Message("the lobby is full ({seats} seats)", seats=lobby.options.seats))
+
+
+def _need_team(team: object) -> int:
+    """``team`` if it is 0 or 1 (a bool is refused); the message counts teams from 1."""
+    if isinstance(team, int) and not isinstance(team, bool) and team in (0, 1):
+        return team
+    shown = team + 1 if isinstance(team, int) and not isinstance(team, bool) else repr(team)
+    raise BadOption(Message("there is no team {team}: choose 1 or 2", team=shown))
+
+
+def _team_size(lobby: LobbyState) -> int:
+    """The players each team of ``lobby`` has room for (0 without teams)."""
+    return lobby.options.seats // 2 if lobby.options.team_game else 0
+
+
+def _need_team_room(seats: Sequence[LobbySeat], team_size: int, team: int) -> None:
+    """Refuse (:class:`LobbyFull`) a place in ``team`` when it has none free."""
+    if sum(1 for s in seats if s.team == team) >= team_size:
+        raise LobbyFull(
+            Message("team {team} is full ({count} players)", team=team + 1, count=team_size)
+        )
+
+
+def team_to_join(seats: Sequence[LobbySeat], team_size: int, team: int | None) -> int | None:
+    """The team a new seat joins in a lobby of ``seats`` whose teams have ``team_size``
+    places each (0: no teams, then ``None``): ``team`` when it has a free place (else
+    :class:`LobbyFull`); not given, the team with fewer players (team 0 on a tie)."""
+    if not team_size:
+        if team is not None:
+            raise BadOption(Message("this lobby is not played in teams"))
+        return None
+    if team is None:
+        counts = [sum(1 for s in seats if s.team == k) for k in (0, 1)]
+        team = 0 if counts[0] <= counts[1] else 1
+    team = _need_team(team)
+    _need_team_room(seats, team_size, team)
+    return team
 
 
 def _announce_host(tx: Transaction, view: LobbyView, host_before: int) -> None:

@@ -23,10 +23,13 @@ from typing import Any, ParamSpec, TypeVar
 
 from bot.errors import BadAction, BadId, BadOption
 from bot.limits import MAX_SEATS, MAX_TIMEOUT, MIN_SEATS, MIN_TIMEOUT, seats_ok, timeout_ok
+from bot.ratings import TEAM_PROFILE, rating_profile
 from bot.seating import LobbyOptions
 from bot.server_config import ConfigProblem, ServerConfig
 from rules_engine import PROFILES, Action, ActionKind, DurakError, Rules, parse_action
+from rules_engine.errors import InvalidRulesError
 from rules_engine.messages import Message, Seat
+from rules_engine.rules import TEAM_SEATS
 
 __all__ = [
     "ID_PARAMETERS",
@@ -154,7 +157,10 @@ def lobby_options(options: LobbyOptions | Mapping[str, Any] | None) -> LobbyOpti
             raise BadOption(
                 Message("unknown option(s): {value}", value=", ".join(sorted(map(str, unknown))))
             )
-        opts = LobbyOptions(**{k: v for k, v in options.items() if v is not None})
+        given = {k: v for k, v in options.items() if v is not None}
+        if "seats" not in given:
+            given["seats"] = _default_seats(given)
+        opts = LobbyOptions(**given)
     else:
         raise BadOption(Message("options must be LobbyOptions or a mapping"))
     if not isinstance(opts.rules, str) or opts.rules.strip().lower() not in PROFILES:
@@ -185,12 +191,46 @@ def lobby_options(options: LobbyOptions | Mapping[str, Any] | None) -> LobbyOpti
                 value=repr(n),
             )
         )
+    _check_table_options(opts)
     return dataclasses.replace(opts, rules=opts.rules.strip().lower())
 
 
+def _default_seats(given: Mapping[str, Any]) -> int:
+    """The table size of options that name none: what the teams need, at most 4 with a
+    24-card pack (the most it deals six cards to), else 6."""
+    teams = given.get("teams")
+    if isinstance(teams, str) and teams in TEAM_SEATS:
+        return TEAM_SEATS[teams]
+    if given.get("deck") == 24:
+        return 4
+    return MAX_SEATS
+
+
+def _check_table_options(opts: LobbyOptions) -> None:
+    """The values of the table options alone (RULES.md §10); how they combine with the other
+    options and the seats is the engine's to say (:func:`rules_of`)."""
+    deck = opts.deck
+    if deck is not None and (isinstance(deck, bool) or deck not in (24, 36, 52)):
+        raise BadOption(Message("deck must be 24, 36 or 52, not {value}", value=repr(deck)))
+    if opts.show_trump is not None and not isinstance(opts.show_trump, bool):
+        raise BadOption(
+            Message("show_trump must be true or false, not {value}", value=repr(opts.show_trump))
+        )
+    if opts.teams is not None and opts.teams not in ("none", *TEAM_SEATS):
+        raise BadOption(
+            Message("teams must be none, 2x2 or 3x3, not {value}", value=repr(opts.teams))
+        )
+
+
 def rules_of(opts: LobbyOptions) -> Rules:
-    """The engine rules of checked lobby options (rule overrides checked here)."""
+    """The engine rules of checked lobby options (rule overrides checked here).  Options that
+    do not go together, or do not suit the lobby's seats, are refused with the engine's
+    sentence (:class:`~rules_engine.errors.InvalidRulesError`)."""
     spec: dict[str, Any] = {"profile": opts.rules}
+    for key in ("deck", "show_trump", "teams"):
+        value = getattr(opts, key)
+        if value is not None:
+            spec[key] = value
     if opts.transfer is not None:
         spec["transfer"] = opts.transfer
     if opts.throw_in is not None:
@@ -212,15 +252,19 @@ def rules_of(opts: LobbyOptions) -> Rules:
             Message("transfer must be true or false, not {value}", value=repr(opts.transfer))
         )
     try:
-        return Rules.from_spec(spec)
+        return Rules.from_spec(spec, players=opts.seats)
+    except InvalidRulesError as exc:
+        log.info("rule options refused: %s", exc)
+        raise BadOption(exc.reason) from exc
     except DurakError as exc:
         log.info("rule options refused: %s", exc)
         raise BadOption() from exc
 
 
 def profile_of(rules: Rules) -> str:
-    """The profile name stats and ratings file ``rules`` under (``custom`` if none)."""
-    return rules.profile or "custom"
+    """The profile name stats and ratings file ``rules`` under (``custom`` if none, ``teams``
+    for every game played in teams: :func:`bot.ratings.rating_profile`)."""
+    return rating_profile(rules)
 
 
 def profile_filter(profile: str | None) -> str | None:
@@ -228,12 +272,12 @@ def profile_filter(profile: str | None) -> str | None:
     if profile is None:
         return None
     p = str(profile).strip().lower()
-    if p not in PROFILES and p != "custom":
+    if p not in PROFILES and p not in ("custom", TEAM_PROFILE):
         raise BadOption(
             Message(
                 "unknown profile {value}: choose {choices} or custom",
                 value=repr(profile),
-                choices=", ".join(PROFILES),
+                choices=", ".join([*PROFILES, TEAM_PROFILE]),
             )
         )
     return p

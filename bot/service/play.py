@@ -37,7 +37,7 @@ from bot.service.moved import retry_moved
 from bot.service.options import parse_player_action
 from bot.state import ChannelState, GameState
 from bot.terms import HERE, Command
-from bot.view_builders import hand_view, series_view, table_view
+from bot.view_builders import hand_view, last_losers, series_view, table_view
 from bot.views import HandView, SeriesView, TableView
 from rules_engine import Action, deal_from_seed, next_dealer_and_leader
 from rules_engine.messages import Message, Seat
@@ -136,13 +136,16 @@ class Play:
             seat = require_seat(ch, user_id)
             if seat in g.forfeits:
                 raise Forfeited.of(g.forfeits[seat].reason, tx.realm)
-            act = parse_player_action(action, seat)
+            game = g.game
+            # the seat the player acts as: their own, or a partner's they took over (teams)
+            acting = game.to_act if game.player_to_act == seat else seat
+            assert acting is not None
+            act = parse_player_action(action, acting)
             if (game_id is not None and game_id != g.game_id) or (
                 version is not None and version != g.game.version
             ):
                 raise StaleAction(expected=g.game.version, got=version, game_id=g.game_id)
-            game = g.game
-            if game.to_act != seat:
+            if game.player_to_act != seat:
                 reason = game.explain(act)
                 raise NotYourTurn(
                     Message("it is not your turn") if reason is None else reason, to_act=game.to_act
@@ -191,7 +194,7 @@ class Play:
                 timeouts = list(g.timeouts)
                 timeouts[seat] = 0
                 deadline = g.deadline
-                if g.game.to_act == seat:
+                if g.game.player_to_act == seat:
                     deadline = self.clock.now() + ch.turn_timeout
                 try:
                     await self.commit.save_meta(
@@ -263,9 +266,11 @@ class Play:
     ) -> TableView:
         """Deal the next game of the series with the same seats: the loser deals and the
         loser's left neighbour leads; after a draw the same dealer deals again and the dealer's
-        left neighbour leads (RULES.md §4).  Open to the host and every seated human.  A
-        player who forfeited the previous game starts this one on autopilot (the ``casual``
-        AI plays for them until they come back), so the others never wait on them."""
+        left neighbour leads (RULES.md §4); after a team game the first member of the losing
+        team clockwise from the last dealer deals (§10.3).  Open to the host and every seated
+        human.  A player who forfeited the previous game starts this one on autopilot (the
+        ``casual`` AI plays for them until they come back), so the others never wait on
+        them."""
         async with self.channels.edit(channel_id) as tx:
             ch, series = tx.need_series()
             if ch.playing:
@@ -275,9 +280,12 @@ class Play:
                 raise NoGame(Message("there is no finished game to follow"))
             self.lobbies.need_ai_only_room(ch, series.guild_id, series.seats)
             n = len(series.seats)
-            dealer, _leader = next_dealer_and_leader(n, series.last_dealer, series.last_loser)
+            losers = last_losers(ch.rules, n, series.last_loser)
+            dealer, _leader = next_dealer_and_leader(
+                n, series.last_dealer, series.last_loser, losers=losers
+            )
             seed = self.seed_source()
-            deal = deal_from_seed(n, seed, dealer=dealer, first_of_series=False)
+            deal = deal_from_seed(n, seed, dealer=dealer, first_of_series=False, deck=ch.rules.deck)
             away = sorted(ch.game.forfeits) if ch.game is not None else []
             await self.commit.begin_game(
                 ch, series, ch.rules, ch.turn_timeout, deal, seed, autopilot=away

@@ -164,7 +164,11 @@ class Records:
                     rules=rules,
                     profile=rec.profile,
                     players=players_of(rec.seats),
-                    outcome=Outcome.of_result(rec.result, rec.loser_seat),
+                    outcome=Outcome.of_result(
+                        rec.result,
+                        rec.loser_seat,
+                        teams=len(rec.seats) if rules.team_game else 0,
+                    ),
                 )
             )
         return HistoryPage(guild_id, user_id, page, pages, per_page, total, tuple(entries))

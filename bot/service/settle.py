@@ -71,12 +71,15 @@ def settle(
     kicked = any(f.reason == "kick" for f in forfeits.values())
     new = dataclasses.replace(series, losses=list(series.losses), seats=list(series.seats))
     loser: int | None = None
+    losers: tuple[int, ...] = ()
     draw = False
     levels: tuple[str, ...] = ()
     places: tuple[tuple[int, int], ...] = ()
     if finished:
         assert game is not None and game.finished
-        loser, draw = game.loser, game.draw
+        # a team game's losing team is stored by its first seat (its parity names the rest)
+        losers = game.losers
+        loser, draw = (losers[0] if losers else None), not losers
         levels = tuple(sorted({s.ai_level for s in series.seats if s.ai_level is not None}))
         places = rated_places(series, game, seats, count_ai_games, kicked=kicked)
         new.games += 1
@@ -84,10 +87,10 @@ def settle(
         new.last_loser = loser
         if loser is None:
             new.draws += 1
-        else:
-            new.losses[loser] += 1
-    for seat in seats:  # a forfeit is a loss; a forfeiting durak loses once
-        if seat != loser:
+        for seat in losers:  # the durak, or every member of the losing team
+            new.losses[seat] += 1
+    for seat in seats:  # a forfeit is a loss; a forfeiting loser loses once
+        if seat not in losers:
             new.losses[seat] += 1
     record = FinishedGame(
         game_id,
@@ -98,7 +101,7 @@ def settle(
         loser,
         actions,
         now,
-        _results(series, seats, loser, draw=draw),
+        _results(series, seats, losers, draw=draw),
         forfeits=seats,
         ai_levels=levels,
         rated_places=places,
@@ -107,14 +110,15 @@ def settle(
 
 
 def _results(
-    series: SeriesRecord, forfeits: Collection[int], loser: int | None, *, draw: bool
+    series: SeriesRecord, forfeits: Collection[int], losers: Collection[int], *, draw: bool
 ) -> list[PlayerResult]:
-    """The per-player rows of a game that ended (``loser``/``draw``) or was stopped (no
-    loser, no draw): every human of a finished game, and every forfeiter, whose forfeit is a
-    loss whatever happened after (a forfeiting durak loses once)."""
-    stopped = loser is None and not draw
+    """The per-player rows of a game that ended (``losers``: the durak or a losing team, or
+    ``draw``) or was stopped (no loser, no draw): every human of a finished game, and every
+    forfeiter, whose forfeit is a loss whatever happened after (a forfeiting durak loses
+    once)."""
+    stopped = not losers and not draw
     return [
-        PlayerResult(i, s.user_id, s.name, loser == i or i in forfeits, draw and i not in forfeits)
+        PlayerResult(i, s.user_id, s.name, i in losers or i in forfeits, draw and i not in forfeits)
         for i, s in enumerate(series.seats)
         if s.user_id is not None and (not stopped or i in forfeits)
     ]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 
 from bot.errors import ChannelMoved, GameMoved
 from bot.player_records import AiLevelStats, LeaderboardRow, PrivacyView, ProfileStats
 from bot.ratings import RatedGame, Rating, RatingKey
 from bot.seating import LobbySeat
+from bot.storage.changes import OnChange, OnReconnect
 from bot.storage.records import (
     FinishedGame,
     GameRecord,
@@ -88,6 +89,10 @@ class Storage(ABC):
     #: Seconds one request may wait for the database before it is given up
     #: (:class:`DatabaseBusy`); a player's command waits as long for its channel's lock.
     timeout: float = DEFAULT_DATABASE_TIMEOUT
+    #: This process's number among those sharing the database (taken from the database when
+    #: it opens, alive while its listening connection holds it: :meth:`claim_channel`); 0 on
+    #: a database that is not shared.
+    process: int = 0
 
     def unhurried(self) -> AbstractAsyncContextManager[None]:
         """A block whose requests wait for the database as long as it takes (startup: opening,
@@ -321,6 +326,41 @@ class Storage(ABC):
         Refuses with :class:`bot.errors.PlayerInPlay`, changing nothing, while the user is in
         a stored lobby, or a series or game that has not ended (whichever process serves it);
         this is read in the same transaction.  Returns what was stored before."""
+
+    @abstractmethod
+    async def live_revisions(self) -> dict[int, tuple[int, int]]:
+        """Every live game's ``{channel_id: (game_id, revision)}`` (the resync compares them
+        with the copies it holds)."""
+
+    @abstractmethod
+    async def open_channels(self, guild_id: int) -> list[int]:
+        """The channels of ``guild_id`` that hold an open lobby or an active series, whichever
+        process wrote them."""
+
+    # Channel owners and notifications: what several processes on one database need.  A
+    # database that is not shared has one process, which owns every channel and hears nothing.
+    async def listen(self, on_change: OnChange, on_reconnect: OnReconnect) -> None:
+        """From now on until :meth:`close`, tell ``on_change`` of every change of a channel
+        committed by any process (:class:`~bot.storage.changes.ChannelChange`); when the
+        listening connection was lost and is back, ``await on_reconnect()`` (what changed
+        meanwhile was not heard).  Not shared: nothing to hear."""
+        return None
+
+    async def claim_channel(self, channel_id: int) -> bool:
+        """Make this process the owner of the channel's timers and AI turns unless a live
+        process owns it (a process is alive while its listening connection is); whether this
+        process owns it now.  Not shared: always."""
+        return True
+
+    async def orphaned_channels(self) -> list[tuple[int, int]]:
+        """``(channel_id, guild_id)`` of each live game whose channel has no live owner (none
+        stored, or a process that died or stopped), or is owned by this process."""
+        return []
+
+    async def release_channels(self, channel_ids: Iterable[int] | None = None) -> None:
+        """Give up this process's ownership (of ``channel_ids``, default all), so that
+        another process takes the channels over at once (a graceful stop)."""
+        return None
 
     # The bot's own values: a small key-value table (``bot_meta``, migration 6).
     @abstractmethod

@@ -53,6 +53,35 @@ _WHY_CHANNEL_FENCES = (
     "a channel loses its next write instead of overwriting another process's"
 )
 
+#: Why migration 10 exists, on both backends.
+_WHY_OWNERS = (
+    "channel owners: the process that runs each channel's turn timers and AI turns "
+    "(channel_fences.owner); on PostgreSQL, every change of a channel's fence or of its live "
+    "game's revision is announced on commit (NOTIFY durak_channels) to the other processes"
+)
+
+#: The PostgreSQL functions behind the notifications of migration 10: ``<channel> <kind>
+#: <revision> <writer> <game>`` on the channel ``durak_channels``.  ``f``: the channel's fence
+#: moved (its lobby, series, a game's start or end; game 0), ``g``: its live game's row moved
+#: (a move, a forfeit, a timer's state).  The writer is the process number its connections
+#: carry as ``durak.process`` (empty for a tool).  ``pg_notify`` runs in the writing
+#: transaction: the notification is sent on commit only, never for a write rolled back.
+_NOTIFY_FENCE = """CREATE OR REPLACE FUNCTION durak_fence_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('durak_channels', NEW.channel_id::text || ' f ' || NEW.revision::text
+        || ' ' || COALESCE(current_setting('durak.process', true), '') || ' 0');
+    RETURN NULL;
+END $$"""
+_NOTIFY_LIVE = """CREATE OR REPLACE FUNCTION durak_live_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('durak_channels', NEW.channel_id::text || ' g ' || NEW.revision::text
+        || ' ' || COALESCE(current_setting('durak.process', true), '') || ' '
+        || NEW.game_id::text);
+    RETURN NULL;
+END $$"""
+
 #: Why migration 8 exists, on both backends.
 _WHY_NUMBERS = (
     "numbers: counters that any process advances in one statement (the rooms' channel and "
@@ -319,6 +348,24 @@ _TEMPLATE: tuple[_Template, ...] = (
                 PRIMARY KEY (game_id, user_id)
             )""",
             "CREATE INDEX game_reviews_user ON game_reviews (user_id)",
+        ),
+    ),
+    _Template(
+        10,
+        _WHY_OWNERS,
+        (
+            "ALTER TABLE channel_fences ADD COLUMN owner {big}",
+            {"postgresql": _NOTIFY_FENCE},
+            {"postgresql": _NOTIFY_LIVE},
+            {
+                "postgresql": "CREATE TRIGGER channel_fences_changed AFTER INSERT OR UPDATE "
+                "OF revision ON channel_fences FOR EACH ROW "
+                "EXECUTE FUNCTION durak_fence_changed()"
+            },
+            {
+                "postgresql": "CREATE TRIGGER live_games_changed AFTER INSERT OR UPDATE "
+                "OF revision ON live_games FOR EACH ROW EXECUTE FUNCTION durak_live_changed()"
+            },
         ),
     ),
 )

@@ -71,7 +71,10 @@ def forgotten_seats(seats: Sequence[LobbySeat], user_id: int) -> str:
     the seat stays (so the game still replays, and the other seats keep their numbers), its
     id and name are gone."""
     return seats_json(
-        [LobbySeat(FORMER_PLAYER_ID, FORMER_NAME) if s.user_id == user_id else s for s in seats]
+        [
+            LobbySeat(FORMER_PLAYER_ID, FORMER_NAME, team=s.team) if s.user_id == user_id else s
+            for s in seats
+        ]
     )
 
 

@@ -20,25 +20,42 @@ what it does for a connection that went away: ``statement_timeout`` (the request
 and ``idle_in_transaction_session_timeout`` (twice that), sent as startup parameters so that
 they survive the pool's ``RESET ALL``; startup (:meth:`SqlStore.unhurried`: opening,
 migrating, restoring) lifts both.
+
+**Several processes.**  Each storage, when it opens, takes a process number from the database
+(the counter ``process``) and holds a session advisory lock on it on a connection of its own,
+beside the pool: a process is alive exactly while that connection is (a ``kill -9`` closes it,
+and the server lets the lock go at once).  The pool's connections carry the number as
+``durak.process``, which migration 10's triggers put in the notification of every committed
+change of a channel (``NOTIFY durak_channels``); the same connection ``LISTEN``s to them
+(:meth:`PostgresStorage.listen`), is pinged every :data:`PING_EVERY` seconds, and when it is
+lost it is opened again, locked and listening again, and the service told to read again what
+changed meanwhile.  A channel's timers and AI turns are run by its owner
+(``channel_fences.owner``): a process claims a channel whose owner is none, itself, or a
+process whose lock is gone (:meth:`PostgresStorage.claim_channel`), in one ``UPDATE`` that
+two processes cannot both win.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
 import asyncpg
 
 from bot.storage.base import DEFAULT_DATABASE_TIMEOUT, DatabaseBusy, DatabaseUnavailable
+from bot.storage.changes import NOTIFY_CHANNEL, ChannelChange, OnChange, OnReconnect
 from bot.storage.migrations import POSTGRES_MIGRATIONS, Migration
 from bot.storage.sql_store import Row, SqlConnection, SqlStore
 from bot.storage.url import redact_url
 
-__all__ = ["PostgresStorage", "numbered"]
+__all__ = ["PING_EVERY", "PostgresStorage", "numbered"]
+
+log = logging.getLogger(__name__)
 
 #: Key of the advisory lock that serialises migrations across processes ("durak" in ASCII).
 _MIGRATION_LOCK = 0x647572616B
@@ -53,6 +70,38 @@ _PLACEHOLDER = re.compile(r"\?")
 _CONNECT_TIMEOUT = 10.0
 #: Lifts the server's limits for one session (startup; ``RESET ALL`` restores them).
 _UNLIMITED = "SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0"
+#: The migration that brings channel owners and notifications (before it, with an older list
+#: of migrations given, as in upgrade tests, the storage takes no process number).
+_OWNERS_MIGRATION = 10
+#: The first key of every process's advisory lock ("dura"); the second is its number.
+_PROCESS_LOCK = 0x64757261
+#: Seconds between two pings of the listening connection (a connection lost without a word,
+#: a half-open socket, is found out by the ping failing).
+PING_EVERY = 2.0
+#: Seconds between two attempts to open the listening connection again.
+_RECONNECT_EVERY = 0.25
+#: The numbers of the processes alive now on this database (their advisory locks are held;
+#: advisory locks are per database, so another database on the server does not count).
+_ALIVE = (
+    "SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' "
+    f"AND classid = {_PROCESS_LOCK}::oid AND objsubid = 2 AND granted "
+    "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+)
+_CLAIM = (
+    "UPDATE channel_fences SET owner = $1 WHERE channel_id = $2 AND "
+    f"(owner IS NULL OR owner = $1 OR owner NOT IN ({_ALIVE})) RETURNING owner"
+)
+_ORPHANED = (
+    "SELECT l.channel_id, g.guild_id FROM live_games l JOIN games g ON g.id = l.game_id "
+    "JOIN channel_fences f ON f.channel_id = l.channel_id "
+    f"WHERE f.owner IS NULL OR f.owner = $1 OR f.owner NOT IN ({_ALIVE})"
+)
+_RELEASE_ALL = "UPDATE channel_fences SET owner = NULL WHERE owner = $1"
+_RELEASE = "UPDATE channel_fences SET owner = NULL WHERE owner = $1 AND channel_id = ANY($2)"
+_TAKE_PROCESS = (
+    "INSERT INTO numbers (name, taken) VALUES ('process', 0) ON CONFLICT (name) DO NOTHING",
+    "UPDATE numbers SET taken = taken % 2147483646 + 1 WHERE name = 'process' RETURNING taken",
+)
 
 
 @lru_cache(maxsize=256)
@@ -88,35 +137,59 @@ class PostgresStorage(SqlStore):
         self._min = min_connections
         self._max = max_connections
         self._pool: asyncpg.Pool | None = None
+        #: The process's own connection: its advisory lock, ``LISTEN`` (see the module).
+        self._own: Any = None
+        self._listening: tuple[OnChange, OnReconnect] | None = None
+        self._watch: asyncio.Task[None] | None = None
+        self._lost = asyncio.Event()
+        self._own_pid: int | None = None
 
     # -------------------------------------------------------------- lifecycle
     async def open(self) -> None:
         if self._pool is not None:
             return
         limit_ms = max(1, round(self.timeout * 1000))
+        unreachable = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
         try:
-            pool = await asyncpg.create_pool(
-                self.dsn,
-                min_size=self._min,
-                max_size=self._max,
-                timeout=max(_CONNECT_TIMEOUT, self.timeout),
-                server_settings={
-                    "statement_timeout": str(limit_ms),
-                    "idle_in_transaction_session_timeout": str(2 * limit_ms),
-                },
-            )
-        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            own = await asyncpg.connect(self.dsn, timeout=max(_CONNECT_TIMEOUT, self.timeout))
+        except unreachable as exc:
             raise DatabaseUnavailable(
                 f"database {self.target} cannot be reached: {exc or type(exc).__name__}"
             ) from exc
-        self._pool = pool
+        pool: asyncpg.Pool | None = None
         try:
+            await self._migrate_once(own)
+            settings = {
+                "statement_timeout": str(limit_ms),
+                "idle_in_transaction_session_timeout": str(2 * limit_ms),
+            }
+            if self._migrations and self._migrations[-1].number >= _OWNERS_MIGRATION:
+                self.process = await self._take_process(own)
+                await own.execute("SELECT pg_advisory_lock($1, $2)", _PROCESS_LOCK, self.process)
+                settings["durak.process"] = str(self.process)
+            try:
+                pool = await asyncpg.create_pool(
+                    self.dsn,
+                    min_size=self._min,
+                    max_size=self._max,
+                    timeout=max(_CONNECT_TIMEOUT, self.timeout),
+                    server_settings=settings,
+                )
+            except unreachable as exc:
+                raise DatabaseUnavailable(
+                    f"database {self.target} cannot be reached: {exc or type(exc).__name__}"
+                ) from exc
+            self._pool = pool
+            self._own = own
             async with self.unhurried():
-                await self._migrate_once()
                 await self.probe_write()
         except BaseException as exc:
             self._pool = None
-            await pool.close()
+            self._own = None
+            if pool is not None:
+                await pool.close()
+            with contextlib.suppress(Exception):
+                await own.close()
             if isinstance(exc, asyncpg.ReadOnlySQLTransactionError):
                 raise DatabaseUnavailable(
                     f"database {self.target} is read-only ({exc}): the bot must be able to write it"
@@ -126,6 +199,18 @@ class PostgresStorage(SqlStore):
             raise
 
     async def close(self) -> None:
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
+        self._listening = None
+        own, self._own = self._own, None
+        if own is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(own.close(), self.timeout)
+            if not own.is_closed():
+                own.terminate()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await pool.close()
@@ -135,17 +220,116 @@ class PostgresStorage(SqlStore):
         """The open pool (``RuntimeError`` before :meth:`open`)."""
         return self.opened(self._pool)
 
-    async def _migrate_once(self) -> None:
+    async def _migrate_once(self, con: Any) -> None:
         # A session-level advisory lock: processes starting together migrate one at a time;
-        # each migration is its own transaction on this session, as on SQLite.
-        async with self.pool.acquire() as con:
-            await con.execute(_UNLIMITED)  # a migration (and the wait for one) takes its time
-            await con.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+        # each migration is its own transaction on this session, as on SQLite.  The session
+        # is the process's own (no time limit: a migration, and the wait for one, take time).
+        await con.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+        try:
+            await con.execute(_SCHEMA_VERSION_TABLE)
+            await self.migrate(lambda: _transaction(con))
+        finally:
+            await con.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
+
+    @staticmethod
+    async def _take_process(con: Any) -> int:
+        """This process's number (1 to 2^31 - 2, going round): see the module docstring."""
+        async with con.transaction():
+            await con.execute(_TAKE_PROCESS[0])
+            return int(await con.fetchval(_TAKE_PROCESS[1]))
+
+    # -------------------------------------------------------------- several processes
+    async def listen(self, on_change: OnChange, on_reconnect: OnReconnect) -> None:
+        own = self.opened(self._own)
+        self._listening = (on_change, on_reconnect)
+        await self._hear(own)
+        self._watch = asyncio.create_task(self._keep_listening())
+
+    def _notified(self, con: Any, pid: int, channel: str, payload: str) -> None:
+        change = ChannelChange.parse(payload)
+        if change is not None and self._listening is not None:
+            self._listening[0](change)
+
+    async def _hear(self, own: Any) -> None:
+        self._own_pid = own.get_server_pid()
+        self._lost.clear()
+        own.add_termination_listener(lambda con: self._lost.set())
+        await own.add_listener(NOTIFY_CHANNEL, self._notified)
+
+    async def _keep_listening(self) -> None:
+        """Ping the process's own connection; when it is lost, open it again (see the module
+        docstring)."""
+        while self._listening is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._lost.wait(), PING_EVERY)
+            own = self._own
             try:
-                await con.execute(_SCHEMA_VERSION_TABLE)
-                await self.migrate(lambda: _transaction(con))
-            finally:
-                await con.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
+                if own is None or own.is_closed() or self._lost.is_set():
+                    raise ConnectionError("the listening connection was closed")
+                await asyncio.wait_for(own.fetchval("SELECT 1"), self.timeout)
+                continue
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("listening to the database stopped (%s): listening again", exc)
+            if own is not None:
+                own.terminate()
+            await self._listen_again()
+
+    async def _listen_again(self) -> None:
+        """Open the process's connection again until it holds the process's lock and
+        listens, then tell the service to read again what changed meanwhile."""
+        old_pid = self._own_pid
+        while self._listening is not None:
+            own = None
+            try:
+                own = await asyncpg.connect(self.dsn, timeout=max(_CONNECT_TIMEOUT, self.timeout))
+                if old_pid is not None:  # a half-open session of ours may hold the lock still
+                    await own.execute("SELECT pg_terminate_backend($1)", old_pid)
+                locked = await own.fetchval(
+                    "SELECT pg_try_advisory_lock($1, $2)", _PROCESS_LOCK, self.process
+                )
+                if not locked:
+                    raise ConnectionError("the process's lock is still held")
+                await self._hear(own)
+            except asyncio.CancelledError:
+                if own is not None:
+                    own.terminate()
+                raise
+            except Exception as exc:
+                if own is not None:
+                    own.terminate()
+                log.warning("the database cannot be listened to yet: %s", exc)
+                await asyncio.sleep(_RECONNECT_EVERY)
+                continue
+            self._own = own
+            log.info("listening to the database again (process %d)", self.process)
+            if self._listening is not None:
+                try:
+                    await self._listening[1]()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("reading again after listening again failed")
+            return
+
+    async def claim_channel(self, channel_id: int) -> bool:
+        async with self._request() as con:
+            return await con.fetchval(_CLAIM, self.process, channel_id) is not None
+
+    async def orphaned_channels(self) -> list[tuple[int, int]]:
+        async with self._request() as con:
+            rows = await con.fetch(_ORPHANED, self.process)
+        return [(int(c), int(g)) for c, g in rows]
+
+    async def release_channels(self, channel_ids: Iterable[int] | None = None) -> None:
+        if self._pool is None:
+            return
+        async with self._request() as con:
+            if channel_ids is None:
+                await con.execute(_RELEASE_ALL, self.process)
+            else:
+                await con.execute(_RELEASE, self.process, list(channel_ids))
 
     # -------------------------------------------------------------- one request
     @contextlib.asynccontextmanager
@@ -168,7 +352,9 @@ class PostgresStorage(SqlStore):
         def expire() -> None:
             nonlocal expired
             expired = True
-            con.terminate()
+            # (a connection already on its way back to the pool is the pool's to reset)
+            with contextlib.suppress(asyncpg.InterfaceError):
+                con.terminate()
 
         timer = loop.call_at(deadline, expire)
         try:

@@ -161,6 +161,9 @@ class StoredState:
     #: The channel fences (write counters) of those channels, by channel id; a channel with
     #: none stored is at 0 (see :class:`bot.storage.base.Storage`).
     fences: dict[int, int] = field(default_factory=dict)
+    #: The process that runs each channel's timers and AI turns (migration 10), by channel id,
+    #: where one is stored (see :meth:`bot.storage.base.Storage.claim_channel`).
+    owners: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -194,29 +197,42 @@ class HistoryRecord:
 # ---------------------------------------------------------------------------------- JSON
 def seats_json(seats: Sequence[LobbySeat]) -> str:
     """Seats as stored in ``games.seats``."""
-    return json.dumps(
-        [{"user_id": s.user_id, "name": s.name, "ai_level": s.ai_level} for s in seats],
-        ensure_ascii=False,
-    )
+    return json.dumps([_seat_json(s) for s in seats], ensure_ascii=False)
+
+
+def _seat_json(s: LobbySeat) -> dict[str, Any]:
+    """One seat's JSON; ``team`` only in a lobby played in teams (so other rows are as they
+    always were)."""
+    data: dict[str, Any] = {"user_id": s.user_id, "name": s.name, "ai_level": s.ai_level}
+    if s.team is not None:
+        data["team"] = s.team
+    return data
 
 
 def seats_from(data: list[dict[str, Any]]) -> list[LobbySeat]:
     """The inverse of :func:`seats_json` (after ``json.loads``)."""
-    return [LobbySeat(d.get("user_id"), str(d["name"]), d.get("ai_level")) for d in data]
+    return [
+        LobbySeat(d.get("user_id"), str(d["name"]), d.get("ai_level"), d.get("team")) for d in data
+    ]
 
 
 def options_json(o: LobbyOptions) -> str:
-    """Lobby options as stored in ``series.options``."""
-    return json.dumps(
-        {
-            "rules": o.rules,
-            "transfer": o.transfer,
-            "throw_in": o.throw_in,
-            "first_round_limit": o.first_round_limit,
-            "turn_timeout": o.turn_timeout,
-            "seats": o.seats,
-        }
-    )
+    """Lobby options as stored in ``series.options``.  The table options (``deck``,
+    ``show_trump``, ``teams``) are written only when given, so the options of other lobbies
+    are stored as they always were (and rows stored before them read back unchanged)."""
+    data: dict[str, Any] = {
+        "rules": o.rules,
+        "transfer": o.transfer,
+        "throw_in": o.throw_in,
+        "first_round_limit": o.first_round_limit,
+        "turn_timeout": o.turn_timeout,
+        "seats": o.seats,
+    }
+    for key in ("deck", "show_trump", "teams"):
+        value = getattr(o, key)
+        if value is not None:
+            data[key] = value
+    return json.dumps(data)
 
 
 def options_from_json(text: str) -> LobbyOptions:

@@ -472,7 +472,8 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
             )
             fences = await con.fetch(sql.LOAD_FENCES)
         held = {r.channel_id for r in state.lobbies} | {s.channel_id for s in state.series}
-        state.fences = {int(c): int(r) for c, r in fences if c in held}
+        state.fences = {int(c): int(r) for c, r, _ in fences if c in held}
+        state.owners = {int(c): int(o) for c, _, o in fences if c in held and o is not None}
         return state
 
     async def load_channel(self, channel_id: int) -> StoredState:
@@ -484,14 +485,26 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
                 await con.fetch(sql.LOAD_LIVE_OF_CHANNEL, channel_id),
                 every_guild,
             )
-            fence = await number(con, sql.FENCE_OF, channel_id)
-        state.fences = {channel_id: fence}
+            row = await con.fetch_one(sql.FENCE_OF, channel_id)
+        state.fences = {channel_id: int(row[0]) if row else 0}
+        if row is not None and row[1] is not None:
+            state.owners = {channel_id: int(row[1])}
         return state
 
     async def channel_fences(self) -> dict[int, tuple[int, int | None]]:
         async with self.read() as con:
             rows = await con.fetch(sql.CHANNEL_FENCES)
         return {int(c): (int(f), None if g is None else int(g)) for c, f, g in rows}
+
+    async def live_revisions(self) -> dict[int, tuple[int, int]]:
+        async with self.read() as con:
+            rows = await con.fetch(sql.LIVE_REVISIONS)
+        return {int(c): (int(g), int(r)) for c, g, r in rows}
+
+    async def open_channels(self, guild_id: int) -> list[int]:
+        async with self.read() as con:
+            rows = await con.fetch(sql.OPEN_CHANNELS, guild_id, guild_id)
+        return sorted(int(c) for (c,) in rows)
 
     async def load_game(self, game_id: int) -> GameRecord | None:
         async with self.read() as con:

@@ -242,8 +242,8 @@ HISTORY_USER_COUNT = (
 )
 
 # ---------------------------------------------------------------------------- channel fences
-#: A channel's fence (its write counter); no row reads as 0.
-FENCE_OF = "SELECT revision FROM channel_fences WHERE channel_id = ?"
+#: A channel's fence (its write counter) and owner; no row reads as 0 and no owner.
+FENCE_OF = "SELECT revision, owner FROM channel_fences WHERE channel_id = ?"
 #: The fenced advance of a channel's fence: params (channel_id, held revision).
 FENCE_ADVANCE = (
     "UPDATE channel_fences SET revision = revision + 1 WHERE channel_id = ? AND revision = ?"
@@ -256,7 +256,7 @@ FENCE_CREATE = (
 )
 #: An unconditional advance (a write that must also fence out every other copy).
 FENCE_BUMP = "UPDATE channel_fences SET revision = revision + 1 WHERE channel_id = ?"
-LOAD_FENCES = "SELECT channel_id, revision FROM channel_fences ORDER BY channel_id"
+LOAD_FENCES = "SELECT channel_id, revision, owner FROM channel_fences ORDER BY channel_id"
 CHANNEL_OF_GAME = "SELECT channel_id FROM games WHERE id = ?"
 CHANNEL_OF_SERIES = "SELECT channel_id FROM series WHERE id = ?"
 #: :data:`LOAD_LOBBIES` and the like, of one channel.
@@ -275,6 +275,13 @@ LOAD_LIVE_OF_CHANNEL = (
     "SELECT l.game_id, l.channel_id, l.series_id, l.snapshot, l.meta, l.version, g.guild_id, "
     "l.revision FROM live_games l JOIN games g ON g.id = l.game_id WHERE l.channel_id = ? "
     "ORDER BY l.game_id"
+)
+#: Every live game's channel, game and revision (the resync compares them with its copies).
+LIVE_REVISIONS = "SELECT channel_id, game_id, revision FROM live_games"
+#: The channels of a guild that hold an open lobby or an active series: params (guild, guild).
+OPEN_CHANNELS = (
+    "SELECT channel_id FROM lobbies WHERE guild_id = ? UNION "
+    "SELECT channel_id FROM series WHERE guild_id = ? AND status = 'active'"
 )
 #: Every channel fence, with the guild of the channel's lobby or active series (NULL if it
 #: holds neither).

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 from cogs.render.text import card_md, suit_md
 from present.catalog import Catalog
+from present.teams import pack_text
 from rules_engine.cards import Card
 
 __all__ = ["deck_lines"]
 
 
 def deck_lines(
-    trump: str, trump_card: Card | None, stock: int, discard: int, round: int, t: Catalog
+    trump: str,
+    trump_card: Card | None,
+    stock: int,
+    discard: int,
+    round: int,
+    t: Catalog,
+    deck: int | None = None,
 ) -> list[str]:
-    """The trump (and the card under the stock while it lies there), then the stock, discard
-    and round: the head of a table or of a replay frame."""
+    """The trump (and the card under the stock while it lies there), then the pack's size
+    (``deck``, when given), the stock, discard and round: the head of a table or of a replay
+    frame."""
     if trump_card is not None:
         head = t.fill(
             "Trump: **{suit}** — {card} lies under the stock",
@@ -28,4 +36,6 @@ def deck_lines(
         discard=discard,
         round=round,
     )
+    if deck is not None:
+        counts = pack_text(deck, t) + " · " + counts
     return [head, counts]

@@ -63,10 +63,13 @@ _ACTION_STYLE: dict[str, Style] = {
     "attack": "primary",
     "defend": "success",
     "transfer": "primary",
+    "show": "primary",
     "take": "danger",
     "pass": "success",
 }
-_ACTION_EMOJI = {"take": "📥", "pass": "✅", "transfer": "↪️"}
+_ACTION_EMOJI = {"take": "📥", "pass": "✅", "transfer": "↪️", "show": "👁️"}
+#: The actions offered again on the last row, beside Take and Pass, while there is room.
+_SHORTCUTS = ("transfer", "show")
 
 
 def _card_style(card: Card) -> Style:
@@ -83,8 +86,9 @@ def render_hand(
 ) -> Reply:
     """The private hand: one button per card (the action itself when the card has exactly
     one, ``pick`` when it has several, ``why`` when it cannot be played), Take / Pass /
-    Transfer and paging on the last row.  ``selected``: show that card's actions and Back.
-    ``link``: the player's web table address, an "Open the table" button on the last row."""
+    Transfer / Show (a trump shown to transfer) and paging on the last row.  ``selected``:
+    show that card's actions and Back.  ``link``: the player's web table address, an "Open
+    the table" button on the last row."""
     gid, ver = view.game_id, view.version
     by_card = actions_by_card(view)
     pages = max(1, math.ceil(len(view.cards) / CARDS_PER_PAGE))
@@ -115,7 +119,9 @@ def render_hand(
         for i, card in enumerate(shown):
             actions = by_card.get(card.text, [])
             if len(actions) == 1:
-                emoji = "↪️" if actions[0].kind == "transfer" else None
+                emoji = (
+                    _ACTION_EMOJI.get(actions[0].kind) if actions[0].kind in _SHORTCUTS else None
+                )
                 add(actions[0].text, card.text, _card_style(card.card), i // BUTTONS_PER_ROW, emoji)
             elif actions:
                 add(f"pick {card.text}", card.text, _card_style(card.card), i // BUTTONS_PER_ROW)
@@ -145,8 +151,10 @@ def render_hand(
     for action in view.legal:
         if room <= 0:
             break
-        if action.kind == "transfer" and game_id(gid, ver, action.text) not in used:
-            last.append((action.text, action_label(action, t), "primary", "↪️"))
+        if action.kind in _SHORTCUTS and game_id(gid, ver, action.text) not in used:
+            last.append(
+                (action.text, action_label(action, t), "primary", _ACTION_EMOJI[action.kind])
+            )
             room -= 1
     if nxt:
         last.append(nxt)

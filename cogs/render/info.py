@@ -15,6 +15,7 @@ from cogs.render.message import (
     embed_field,
     make_embed,
 )
+from present.teams import pack_text
 from rules_engine.messages import N_
 
 __all__ = ["HELP_COMMANDS", "render_config", "render_help", "render_rules"]
@@ -87,6 +88,15 @@ def render_rules(profile: str | None, rules: dict[str, Any] | None, t: Catalog) 
             )
         else:
             detail.append(t.gettext("No transfers"))
+        # the table options (RULES.md §10), in the words of the table's rules summary
+        deck = int(options.get("deck", 36))
+        if deck != 36:
+            detail.append(pack_text(deck, t))
+        if options.get("show_trump"):
+            detail.append(t.gettext("A trump of the attacked rank may be shown to transfer"))
+        teams = str(options.get("teams", "none"))
+        if teams != "none":
+            detail.append(t.fill("Teams of {size} against {size}", size=teams[0]))
         title = t.fill("Rules — {rules}", rules=name or t.gettext("this table"))
         fields.append(embed_field(t.gettext("Options"), "\n".join(f"• {line}" for line in detail)))
     else:
@@ -114,9 +124,12 @@ def render_rules(profile: str | None, rules: dict[str, Any] | None, t: Catalog) 
 
 
 _SWITCH = {True: N_("on"), False: N_("off")}
-_THROW_IN_NAMES = {
+_VALUE_NAMES = {
     "neighbours": N_("the defender's neighbours"),
     "all": N_("everyone"),
+    "none": N_("no teams"),
+    "2x2": N_("2 against 2"),
+    "3x3": N_("3 against 3"),
 }
 
 
@@ -127,7 +140,7 @@ def _house(value: object, t: Catalog) -> str:
     if isinstance(value, bool):
         return t.gettext(_SWITCH[value])
     if isinstance(value, str):
-        return t.gettext(_THROW_IN_NAMES.get(value, value))
+        return t.gettext(_VALUE_NAMES.get(value, value))
     return str(value)
 
 
@@ -143,6 +156,12 @@ def render_config(config: ServerConfig, t: Catalog, *, saved: bool = False) -> R
         t.fill("Transfer: **{value}**", value=_house(config.transfer, t)),
         t.fill("Who adds cards: **{value}**", value=_house(config.throw_in, t)),
         t.fill("First round limit: **{value}**", value=_house(config.first_round_limit, t)),
+        t.fill(
+            "Pack: **{value}**",
+            value=_house(None, t) if config.deck is None else pack_text(config.deck, t),
+        ),
+        t.fill("Transfer by showing a trump: **{value}**", value=_house(config.show_trump, t)),
+        t.fill("Teams: **{value}**", value=_house(config.teams, t)),
         t.fill("Turn time: {seconds} s", seconds=config.turn_timeout),
         t.fill("Games may be opened in: {channels}", channels=channels),
         t.fill(

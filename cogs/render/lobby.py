@@ -21,14 +21,16 @@ from cogs.render.message import (
     embed_field,
     make_embed,
 )
-from cogs.render.text import ai_label, esc, seat_names
+from cogs.render.text import TEAM_MARKS, ai_label, esc, seat_names
 from present.rules import rules_lines, rules_title
+from present.teams import team_label
 
 __all__ = ["render_lobby"]
 
 
 def render_lobby(view: LobbyView, t: Catalog) -> Reply:
-    """The public lobby: rules summary, seats, Join / Leave / Start / Stop and the AI select."""
+    """The public lobby: rules summary, seats (in a team lobby: each team's, with Switch
+    team), Join / Leave / Start / Stop and the AI select."""
     lines = [
         t.fill("Host: **{name}**", name=esc(view.host_name)),
         *rules_lines(view.rules, t),
@@ -38,29 +40,46 @@ def render_lobby(view: LobbyView, t: Catalog) -> Reply:
         lines.insert(0, t.gettext("**This lobby is closed.**"))
     elif view.status == "started":
         lines.insert(0, t.gettext("**The game has started.**"))
-    seats = []
     names = seat_names(view.seats, t)
-    for i in range(max(view.max_seats, len(view.seats))):
-        if i < len(view.seats):
-            s = view.seats[i]
-            line = f"`{i + 1}` " + names[i]
-            if s.ai_level:
-                line += " · " + t.fill("🤖 AI ({level})", level=ai_label(s.ai_level, t))
-            if s.user_id is not None and s.user_id == view.host_id:
-                line += " · " + t.gettext("host")
-        else:
-            line = f"`{i + 1}` *" + t.gettext("free seat") + "*"
-        seats.append(line)
-    fields = [
-        embed_field(
-            t.fill("Seats ({taken}/{total})", taken=len(view.seats), total=view.max_seats),
-            clip_lines(seats, FIELD_VALUE_MAX),
-        )
-    ]
+
+    def seat_line(i: int) -> str:
+        s = view.seats[i]
+        line = f"`{i + 1}` " + names[i]
+        if s.ai_level:
+            line += " · " + t.fill("🤖 AI ({level})", level=ai_label(s.ai_level, t))
+        if s.user_id is not None and s.user_id == view.host_id:
+            line += " · " + t.gettext("host")
+        return line
+
+    free = "*" + t.gettext("free seat") + "*"
+    title = t.fill("Seats ({taken}/{total})", taken=len(view.seats), total=view.max_seats)
+    if view.team_size:
+        # one field per team: its players, then its free places
+        fields = []
+        for team in (0, 1):
+            members = [i for i, s in enumerate(view.seats) if s.team == team]
+            team_lines = [seat_line(i) for i in members]
+            team_lines += ["• " + free] * max(0, view.team_size - len(members))
+            head = f"{TEAM_MARKS[team]} {team_label(team, t)}"
+            head += f" ({len(members)}/{view.team_size})"
+            fields.append(embed_field(head, clip_lines(team_lines, FIELD_VALUE_MAX), inline=True))
+    else:
+        seats = [
+            seat_line(i) if i < len(view.seats) else f"`{i + 1}` " + free
+            for i in range(max(view.max_seats, len(view.seats)))
+        ]
+        fields = [embed_field(title, clip_lines(seats, FIELD_VALUE_MAX))]
     footer = None
     if view.status == "open":
-        footer = t.gettext(
-            "Press Join to take a seat. The host adds AI players and presses Start (2–6 seats)."
+        footer = (
+            t.gettext(
+                "Press Join to take a seat, Switch team to change sides. The host adds AI "
+                "players and presses Start when both teams are full."
+            )
+            if view.team_size
+            else t.gettext(
+                "Press Join to take a seat. The host adds AI players and presses Start (2–6 seats)."
+            )
         )
     embed = make_embed(
         t.fill("Durak lobby — {rules}", rules=rules_title(view.rules, t)),
@@ -85,6 +104,10 @@ def render_lobby(view: LobbyView, t: Catalog) -> Reply:
             ),
             Button(lobby_id(ch, "stop"), t.gettext("Stop"), "danger", row=0),
         ]
+        if view.team_size:
+            components.append(
+                Button(lobby_id(ch, "switch"), t.gettext("Switch team"), "secondary", row=0)
+            )
         if not full:
             options = tuple(
                 SelectOption(

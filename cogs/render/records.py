@@ -36,8 +36,10 @@ from cogs.render.message import (
 from cogs.render.text import (
     ENDING_EMOJI,
     MARKDOWN,
+    TEAM_MARKS,
     bold,
     card_md,
+    cards_md,
     esc,
     seat_names,
 )
@@ -269,7 +271,13 @@ def _pairs_md(pairs: Sequence[TablePair]) -> str:
     )
 
 
-def _replay_seat(frame: ReplayFrame, seat: int, name: str, t: Catalog) -> str:
+def _replay_seat(
+    frame: ReplayFrame, seat: int, names: list[str], t: Catalog, teams: bool = False
+) -> str:
+    """A seat's field title in a replay: its name (after its team's mark in a team game),
+    cards, and what it is at that frame (durak, out, forfeited, to play, defender, played by
+    a partner)."""
+    name = names[seat]
     marks = []
     playing = frame.outcome is None
     if frame.outcome is not None and seat in frame.outcome.losers:
@@ -282,7 +290,10 @@ def _replay_seat(frame: ReplayFrame, seat: int, name: str, t: Catalog) -> str:
         marks.append(t.gettext("to play"))
     if frame.defender == seat and playing:
         marks.append(t.gettext(ROLE_NAMES[Role.DEFENDER]))
-    head = ("▶ " if frame.to_act == seat and playing else "") + name
+    if frame.played_by and frame.played_by[seat] != seat and playing:
+        marks.append(t.fill("played by {name}", name=names[frame.played_by[seat]]))
+    team = TEAM_MARKS[seat % 2] + " " if teams else ""
+    head = ("▶ " if frame.to_act == seat and playing else "") + team + name
     return " · ".join(
         [head, t.nfill("{count} card", "{count} cards", len(frame.hands[seat])), *marks]
     )
@@ -312,9 +323,13 @@ def render_replay(view: ReplayView, index: int, t: Catalog) -> Reply:
         *("• " + event for event in events),
         "",
     ]
+    # the pack's size when it is not the 36 cards every replay of an older game was dealt
+    deck = view.rules.deck if view.rules.deck != 36 else None
     lines += deck_lines(
-        str(frame.trump), frame.trump_card, frame.stock, frame.discard, frame.round, t
+        str(frame.trump), frame.trump_card, frame.stock, frame.discard, frame.round, t, deck
     )
+    if frame.shown and frame.outcome is None:  # trumps shown this round (RULES.md §10.2)
+        lines.append("👁️ " + t.fill("Shown to transfer: {cards}", cards=cards_md(frame.shown)))
     pairs = frame.closed_table or frame.table
     if pairs:
         lines.append(t.gettext("**On the table:**"))
@@ -323,7 +338,7 @@ def render_replay(view: ReplayView, index: int, t: Catalog) -> Reply:
         lines.append("*" + t.gettext("The table is empty.") + "*")
     fields = [
         embed_field(
-            _replay_seat(frame, seat, names[seat], t),
+            _replay_seat(frame, seat, names, t, view.rules.team_game),
             " ".join(card_md(c) for c in hand) or "*" + t.gettext("No cards.") + "*",
         )
         for seat, hand in enumerate(frame.hands)

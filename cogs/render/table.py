@@ -23,6 +23,7 @@ from cogs.render.records import standings
 from cogs.render.text import (
     ENDING_EMOJI,
     MARKDOWN,
+    TEAM_MARKS,
     card_md,
     cards_md,
     seat_names,
@@ -33,6 +34,7 @@ from present.names import ROLE_NAMES
 from present.outcome import outcome_text
 from present.rules import rules_title
 from present.status import status
+from present.teams import shown_texts, team_name
 
 __all__ = ["RECENT_SHOWN", "render_table"]
 
@@ -43,9 +45,10 @@ RECENT_SHOWN = 6
 # ------------------------------------------------------------------------------ table
 
 
-def _seat_line(s: SeatView, name: str, t: Catalog, over: bool) -> str:
+def _seat_line(s: SeatView, names: list[str], t: Catalog, over: bool) -> str:
     marker = "▶" if s.to_act and not over else "•"
-    parts = [f"{marker} **{name}**"]
+    team = "" if s.team is None else TEAM_MARKS[s.team] + " "
+    parts = [f"{marker} {team}**{names[s.seat]}**"]
     if s.ai_level:
         parts[0] += " 🤖"
     parts.append(t.nfill("{count} card", "{count} cards", s.cards))
@@ -53,6 +56,8 @@ def _seat_line(s: SeatView, name: str, t: Catalog, over: bool) -> str:
         parts.append(t.gettext(ROLE_NAMES[s.role]))
     elif s.out:
         parts.append(t.gettext(ROLE_NAMES[Role.OUT]))
+    if s.played_by is not None and s.played_by != s.seat:
+        parts.append(t.fill("played by {name}", name=names[s.played_by]))
     if s.forfeited:
         parts.append(t.gettext("left: the AI plays"))
     elif s.autopilot:
@@ -61,10 +66,12 @@ def _seat_line(s: SeatView, name: str, t: Catalog, over: bool) -> str:
 
 
 def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Reply:
-    """The public table: trump, stock, pairs, seats and roles, whose turn with a countdown,
-    the last actions and Show my hand; when finished: the durak (or draw), the series
-    standings, Rematch and End series.  ``watch``: the channel's web table address, a
-    "Watch" link button (while the game runs)."""
+    """The public table: trump, pack size, stock, the teams (each seat marked with its
+    team's colour), the trumps shown this round, pairs, seats and roles (and who plays a
+    seat handed over to a partner), whose turn with a countdown, the last actions and Show my
+    hand; when finished: the durak, the losing team (or draw), the series standings, Rematch
+    and End series.  ``watch``: the channel's web table address, a "Watch" link button
+    (while the game runs)."""
     seats = view.seats
     names = seat_names(seats, t)
     outcome = view.outcome
@@ -73,9 +80,21 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
     if outcome is not None:
         text = outcome_text(outcome, names, t)
         lines.append(f"{ENDING_EMOJI[outcome.ending]} **{text}**")
-    lines += deck_lines(view.trump, view.trump_card, view.stock, view.discard, view.round, t)
+    lines += deck_lines(
+        view.trump, view.trump_card, view.stock, view.discard, view.round, t, view.deck
+    )
+    if view.rules.team_game:
+        lines.append(
+            " · ".join(
+                f"{TEAM_MARKS[team]} "
+                + team_name((s.seat for s in seats if s.team == team), names, t, MARKDOWN)
+                for team in (0, 1)
+            )
+        )
     if view.shown and view.round <= 1 and not over:
         lines.append(t.fill("Shown at the deal: {cards}", cards=cards_md(view.shown)))
+    if not over:
+        lines += ["👁️ " + text for text in shown_texts(view, names, t, MARKDOWN)]
     now = status(view, names, t, MARKDOWN)
     if now is not None:
         lines.append("")
@@ -111,7 +130,7 @@ def render_table(view: TableView, t: Catalog, *, watch: str | None = None) -> Re
     fields = [
         embed_field(
             t.gettext("Players"),
-            clip_lines([_seat_line(s, names[s.seat], t, over) for s in seats], FIELD_VALUE_MAX),
+            clip_lines([_seat_line(s, names, t, over) for s in seats], FIELD_VALUE_MAX),
         )
     ]
     if view.recent:

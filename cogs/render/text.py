@@ -19,6 +19,7 @@ __all__ = [
     "ENDING_EMOJI",
     "MARKDOWN",
     "RED_SUITS",
+    "TEAM_MARKS",
     "ai_label",
     "bold",
     "card_md",
@@ -33,6 +34,9 @@ __all__ = [
 
 
 RED_SUITS = frozenset("♥♦")
+
+#: The mark of each team (0, 1) beside its players' names: a team seen at a glance.
+TEAM_MARKS = ("🟦", "🟧")
 
 
 _MD_SPECIAL = "\\*_`~|>[]<@"

@@ -22,6 +22,7 @@ from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import SqliteStorage
 from present.messages import render_message
+from rules_engine.actions import ActionKind
 from web.activity import DiscordOAuth
 from web.activity_gate import ActivityGate
 from web.app import WebConfig, WebServer
@@ -199,7 +200,7 @@ async def local_webs(
 class LocalTable(LocalWeb):
     """One channel's game served on 127.0.0.1: ``name`` (user ``user``) against AI seats, on
     the real :class:`GameService` and :class:`WebServer`, AI moves without delay, deals from
-    ``seed`` on."""
+    ``seed`` on; ``deck``, ``show_trump`` and ``teams`` are the lobby's table options."""
 
     channel = 1
     guild = 1
@@ -216,9 +217,13 @@ class LocalTable(LocalWeb):
         name: str = "Alice",
         oauth: DiscordOAuth | None = None,
         gate: ActivityGate | None = None,
+        deck: int | None = None,
+        show_trump: bool | None = None,
+        teams: str | None = None,
     ) -> None:
         super().__init__(db, seed, gate, oauth=oauth)
         self.players, self.rules, self.level = players, rules, level
+        self.deck, self.show_trump, self.teams = deck, show_trump, teams
         self.seed, self.user, self.name = seed, user, name
         self.series_id = 0
 
@@ -229,7 +234,14 @@ class LocalTable(LocalWeb):
             self.guild,
             self.user,
             self.name,
-            LobbyOptions(rules=self.rules, seats=self.players, turn_timeout=MAX_TIMEOUT),
+            LobbyOptions(
+                rules=self.rules,
+                seats=self.players,
+                turn_timeout=MAX_TIMEOUT,
+                deck=self.deck,
+                show_trump=self.show_trump,
+                teams=self.teams,
+            ),
         )
         for _ in range(self.players - 1):
             await self.service.add_ai(self.channel, self.user, self.level)
@@ -356,3 +368,37 @@ class TablePage:
             assert moves < MAX_MOVES, "the game does not end"
             await self.moved_from(version)
         return moves
+
+
+#: A show-trump table: perevodnoy with showing a trump, one player against one AI.
+SHOW_TABLE: dict[str, Any] = {"players": 2, "rules": "perevodnoy", "show_trump": True}
+
+
+async def show_now(table: LocalTable) -> str | None:
+    """The trump this player may show now (``None``: no show is legal)."""
+    hand = await table.service.hand(table.channel, table.user)
+    return next((str(a.cards[0]) for a in hand.legal if a.kind is ActionKind.SHOW), None)
+
+
+async def play_to_a_show(
+    browser: Any, local_table: Callable[..., Awaitable[LocalTable]], **context: Any
+) -> tuple[LocalTable, TablePage, str]:
+    """A show-trump table (:data:`SHOW_TABLE`, made by ``local_table``) played with hurried
+    moves until this player may show a trump, on the first seed that gets there: the table,
+    the page (``context``: its browser context's options) and the trump."""
+    for seed in range(1, 40):
+        table = await local_table(seed=seed, **SHOW_TABLE)
+        player = await open_page(browser, table.url(), **context)
+
+        async def showing(p: TablePage, table: LocalTable = table) -> bool:
+            return await show_now(table) is not None
+
+        try:
+            await player.play_until(showing)
+        except AssertionError:
+            await player.page.close()
+            continue
+        card = await show_now(table)
+        assert card is not None
+        return table, player, card
+    raise AssertionError("no deal let this player show a trump")

@@ -1,5 +1,6 @@
 """The page's first load, as Chromium fetched it: at most 300 KB over the wire, card art
-included (drawn by code), and the Discord SDK not fetched outside Discord."""
+included (drawn by code), the Discord SDK not fetched outside Discord, and the review's
+script not fetched before a review is asked for."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ async def test_the_first_load_is_small_and_skips_the_discord_sdk(
     names = sorted(url.rsplit("/", 1)[-1].split("#")[0] for url in fetched)
     assert "table" in names and "app.js" in names and "cards.js" in names
     assert not [n for n in names if "discord" in n or n == "activity.js"], names
+    # the coach's review is loaded when the player asks for it, after a game
+    assert "review.js" not in names, names
     total = sum(fetched.values())
     print(f"first load: {len(fetched)} files, {total} bytes over the wire")
     assert total <= LIMIT, fetched

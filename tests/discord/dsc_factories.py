@@ -302,3 +302,25 @@ def leaderboard(rows: int, long: bool = False) -> LeaderboardPage:
             for i in range(rows)
         ),
     )
+
+
+def option_game(spec: dict[str, object], players: int, wanted, seed: int = 0) -> Game:
+    """A game of the rules ``spec`` (a profile with table options) played at random from
+    seeded deals until ``wanted(game)`` holds (a show is legal, a seat was handed over, the
+    game is over, ...)."""
+    rules = Rules.from_spec(spec, players=players)
+    rng = random.Random(seed)
+    for attempt in range(200):
+        game = Game(rules, deal_from_seed(players=players, seed=seed + attempt, deck=rules.deck))
+        for _ in range(600):
+            if wanted(game):
+                return game
+            if game.finished:
+                break
+            game.apply(rng.choice(list(game.legal_actions())))
+    raise AssertionError(f"no game of {spec} reached the wanted position")
+
+
+def can_show(game: Game) -> bool:
+    """Whether the seat to act may show a trump now."""
+    return not game.finished and any(a.kind is ActionKind.SHOW for a in game.legal_actions())

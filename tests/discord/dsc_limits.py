@@ -7,7 +7,7 @@ from collections import Counter
 
 from cogs.render.message import Button, Reply, Select
 
-CARD = re.compile(r"(?:10|[6-9JQKA])[♠♥♦♣]")
+CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
 
 
 def embed_chars(embed: dict) -> int:

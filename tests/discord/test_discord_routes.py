@@ -31,6 +31,8 @@ GAME_IDS = [
     game_id(7, 3, "attack 8♥ 8♠"),
     game_id(7, 3, "defend 8♥ 9♥"),
     game_id(7, 3, "transfer 9♦"),
+    game_id(7, 3, "show 9♦"),
+    game_id(7, 3, "attack 2♠ 2♥"),  # a 52-card pack's ranks
     game_id(7, 3, "take"),
     game_id(7, 3, "pass"),
     game_id(7, 3, "pick 10♦"),

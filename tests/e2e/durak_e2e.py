@@ -30,8 +30,8 @@ from tests import storage_helpers as stored
 from .fakediscord import FakeDiscord, InteractionRecord, MessageVersion, SimUser, StoredMessage
 
 EPHEMERAL = 64
-CARD_RE = re.compile(r"(?:10|[6-9JQKA])[♠♥♦♣]")
-GAME_ACTIONS = ("attack", "defend", "transfer", "take", "pass")
+CARD_RE = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
+GAME_ACTIONS = ("attack", "defend", "transfer", "show", "take", "pass")
 
 
 async def poll(
@@ -311,6 +311,8 @@ class Harness:
             if view.outcome is not None:
                 return "over"
             seat = view.seats[view.to_act]
+            if seat.played_by is not None:  # a team game: a partner may play the seat
+                seat = view.seats[seat.played_by]
             if seat.user_id is None or seat.forfeited:  # the AI plays it
                 return None
             player = self.players[seat.user_id]

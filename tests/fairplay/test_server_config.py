@@ -174,8 +174,8 @@ def test_unknown_setting():
     assert info.value.message == Message(
         "unknown setting {value}: the settings are {allowed}",
         value="“colour”",
-        allowed="profile, transfer, throw_in, first_round_limit, turn_timeout, channels, "
-        "count_ai_games",
+        allowed="profile, transfer, throw_in, first_round_limit, deck, show_trump, teams, "
+        "turn_timeout, channels, count_ai_games",
     )
 
 
@@ -246,6 +246,9 @@ def test_lobby_defaults_match_lobby_options_fields():
         "transfer": True,
         "throw_in": None,
         "first_round_limit": None,
+        "deck": None,
+        "show_trump": None,
+        "teams": None,
         "turn_timeout": 120,
     }
     LobbyOptions(**cfg.lobby_options({"seats": 4}))  # fits the current LobbyOptions
@@ -328,3 +331,47 @@ def test_from_json_validates_values():
     with pytest.raises(ConfigProblem) as info:
         ServerConfig.from_json({"version": 1, "sound": "loud"})
     assert info.value.setting == "sound"
+
+
+def test_the_table_options_are_house_options():
+    cfg = BASE.with_changes(profile="perevodnoy", deck="24", show_trump="on")
+    assert (cfg.deck, cfg.show_trump, cfg.teams) == (24, True, None)
+    assert cfg.rules.deck == 24 and cfg.rules.show_trump
+    assert cfg.lobby_options({"seats": 3}) == {
+        "rules": "perevodnoy",
+        "deck": 24,
+        "show_trump": True,
+        "turn_timeout": DEFAULT_TIMEOUT,
+        "seats": 3,
+    }
+    # another profile gets its own options, without the house's table options
+    assert "deck" not in cfg.lobby_options({"rules": "classic"})
+    teams = BASE.with_changes(teams="2x2")
+    assert teams.teams == "2x2" and teams.rules.team_game
+    assert ServerConfig.from_json(teams.to_json()) == teams
+    assert cfg.with_changes(deck="default", show_trump="default") == BASE.with_changes(
+        profile="perevodnoy"
+    )
+
+
+@pytest.mark.parametrize(
+    ("changes", "setting", "sentence"),
+    [
+        (
+            {"profile": "perevodnoy", "teams": "2x2"},
+            "teams",
+            "teams '2x2' are played without transfers: turn transfer off",
+        ),
+        (
+            {"show_trump": "on"},
+            "show_trump",
+            "show_trump needs transfer on: showing a trump is a way to transfer",
+        ),
+        ({"deck": "40"}, "deck", "deck must be one of 24, 36, 52, default, not “40”"),
+        ({"teams": "4x4"}, "teams", "teams must be one of none, 2x2, 3x3, default, not “4x4”"),
+    ],
+)
+def test_table_options_that_do_not_go_together_are_refused(changes, setting, sentence):
+    with pytest.raises(ConfigProblem) as info:
+        BASE.with_changes(**changes)
+    assert info.value.setting == setting and str(info.value.message) == sentence

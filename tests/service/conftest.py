@@ -129,10 +129,12 @@ async def settle(svc: GameService) -> None:
 
 
 async def whose_turn(svc: GameService, channel: int = CH) -> tuple[int, HandView]:
-    """The user to act in ``channel`` (a human) and their hand."""
+    """The user to act in ``channel`` (a human: the player of the seat to act, a partner's
+    in a team game) and their hand."""
     table = await svc.table(channel)
     assert table.to_act is not None
-    user = table.seats[table.to_act].user_id
+    player = table.seats[table.to_act].played_by
+    user = table.seats[table.to_act if player is None else player].user_id
     assert user is not None, "an AI seat is to act"
     return user, await svc.hand(channel, user)
 
@@ -152,6 +154,8 @@ async def play_out(svc: GameService, channel: int = CH, limit: int = 2000) -> Ta
             return table
         seat = table.to_act
         assert seat is not None
+        player = table.seats[seat].played_by  # a partner's seat in a team game
+        seat = seat if player is None else player
         if table.seats[seat].user_id is None or table.seats[seat].forfeited:  # the AI plays it
             continue
         await press(svc, channel)

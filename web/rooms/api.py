@@ -90,7 +90,8 @@ class RoomsApi:
                 "options": {
                     name: list(values)
                     for name, values in RULE_OPTIONS.items()
-                    if name in ("transfer", "throw_in", "first_round_limit")
+                    if name
+                    in ("transfer", "throw_in", "first_round_limit", "deck", "show_trump", "teams")
                 },
                 "seats": {"min": MIN_SEATS, "max": MAX_SEATS, "default": MAX_SEATS},
                 "turn_timeout": {
@@ -120,13 +121,18 @@ class RoomsApi:
 
     async def create(self, request: web.Request) -> web.Response:
         """``POST /api/rooms`` ``{"name", "lang", "options": {rules, transfer, throw_in,
-        first_round_limit, turn_timeout, seats}}`` → 201 ``{"room", "invite", "token"}``."""
+        first_round_limit, turn_timeout, seats, deck, show_trump, teams}}`` → 201 ``{"room",
+        "invite", "token"}`` (options that do not go together: 400 with the engine's
+        sentence)."""
         body, cat = await self._body(request)
         options = body.get("options", {})
         if not isinstance(options, dict):
             raise _refusal(400, cat, BAD_FRAME)
         address = address_of(request, self.limits)
-        open_rooms = self.directory.open_rooms()
+        try:
+            open_rooms = await self.directory.rooms_open()
+        except ServiceError as exc:
+            raise _refusal(503, cat, exc.message) from None
         if self.counts.holds_too_many(address, open_rooms):
             raise _refusal(429, cat, _TOO_MANY_HELD)
         if len(open_rooms) >= self.limits.max_open:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import ipaddress
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -48,7 +49,8 @@ _FORGET_PAST = 10_000
 @dataclass(frozen=True, slots=True)
 class RoomLimits:
     """``rooms_per_hour``: rooms one address may open in an hour; ``open_per_address``: rooms
-    one address may hold open at once; ``max_open``: rooms open in this process at once;
+    one address may hold open at once (both counted by each process); ``max_open``: rooms
+    open at once (on a shared database, over every process: :meth:`RoomDirectory.rooms_open`);
     ``joins_per_minute``: times one address may sit down in a room or leave one per minute
     (a burst of as many at once); ``sockets_per_address``: WebSockets (room and table pages)
     one address may hold; ``idle_seconds``: a room with no move, no command and no change
@@ -106,7 +108,8 @@ def network_of(client: str, limits: RoomLimits) -> str:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     prefix = limits.ipv4_prefix if ip.version == 4 else limits.ipv6_prefix
-    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
+    # interned: each open connection and socket keeps its key, one string per network
+    return sys.intern(str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False)))
 
 
 def address_of(request: web.BaseRequest, limits: RoomLimits) -> str:

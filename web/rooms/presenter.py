@@ -86,6 +86,8 @@ class RoomPresenter(NullPresenter):
     idle clock)."""
 
     realms = frozenset({Realm.ROOMS})
+    #: Any process serves a room's pages (:meth:`bot.service.channels.Channels.presenters_of`).
+    any_process = True
 
     def __init__(
         self, service: GameService, signer: Signer, touched: Callable[[int], None]
@@ -108,6 +110,11 @@ class RoomPresenter(NullPresenter):
         room.pages.discard(page)
         if not room.pages:
             del self._rooms[page.channel_id]
+
+    def watches(self, channel_id: int) -> bool:
+        """Whether a page of the room is open here (so another process's change of it is
+        read and pushed here: :mod:`bot.service.sync`)."""
+        return channel_id in self._rooms
 
     def pages(self, channel_id: int | None = None) -> list[RoomPage]:
         """The open pages (of one room)."""

@@ -100,7 +100,11 @@ class RoomSocket:
             await page.refuse(exc.message, CLOSE_AUTH)
         if claims.kind != "guest" or claims.user_id is None or not is_room(claims.channel_id):
             await page.refuse(_NOT_GUEST, CLOSE_AUTH)
-        if self.service.state(claims.channel_id) is ChannelPhase.NONE:
+        try:  # the room may be held by another process only: read it here
+            phase = await self.service.load(claims.channel_id)
+        except ServiceError as exc:
+            await page.refuse(exc.message, CLOSE_GONE)
+        if phase is ChannelPhase.NONE:
             await page.refuse(_CLOSED, CLOSE_GONE)
         cat = page.cat
         conn = Connection(page.ws, claims.channel_id, "player", cat, claims, user_id=claims.user_id)
@@ -109,6 +113,7 @@ class RoomSocket:
         page.expire_at(claims.expires, _EXPIRED)
         room = RoomPage(conn)
         self.presenter.add(room)
+        self.service.sync.catch_up(claims.channel_id)  # a change heard while it was read
         conn.send(
             {
                 "t": "welcome",
@@ -135,6 +140,10 @@ class RoomSocket:
                 await service.remove_seat(channel, user, frame.whole("seat"))
             elif kind == "start":
                 await service.start(channel, user)
+            elif kind == "switch_team":
+                # to the other team, or to ``team`` (0 or 1) when the page names one
+                team = None if frame.get("team") is None else frame.whole("team")
+                await service.switch_team(channel, user, team)
             elif kind == "leave":
                 if not self._may_leave(socket):
                     conn.send(refused(seq, conn.cat, _TOO_MANY_LEAVES))

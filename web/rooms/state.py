@@ -11,6 +11,7 @@ from typing import Any, Literal
 from bot.service import ChannelPhase
 from bot.views import LobbyView, TableView
 from present.catalog import Catalog
+from present.teams import team_label
 from web.serialize import _rules_text, plain_names
 
 __all__ = ["Phase", "RoomSnapshot", "phase_of", "room_json"]
@@ -69,6 +70,8 @@ def room_json(snap: RoomSnapshot, user_id: int, cat: Catalog) -> dict[str, Any]:
         "standings": None,
         "games": None,
         "stop_vote": None,
+        "teams": None,
+        "team_size": 0,
     }
     lobby, table = snap.lobby, snap.table
     if snap.phase == "lobby" and lobby is not None:
@@ -81,9 +84,13 @@ def room_json(snap: RoomSnapshot, user_id: int, cat: Catalog) -> dict[str, Any]:
                 "you": s.user_id == user_id,
                 "host": s.user_id is not None and s.user_id == lobby.host_id,
                 "left": False,
+                "team": s.team,
             }
             for i, s in enumerate(lobby.seats)
         ]
+        if lobby.team_size:
+            room["teams"] = [{"team": team, "label": team_label(team, cat)} for team in (0, 1)]
+            room["team_size"] = lobby.team_size
         room.update(
             seat=next((i for i, s in enumerate(lobby.seats) if s.user_id == user_id), None),
             max_seats=lobby.max_seats,
@@ -101,6 +108,7 @@ def room_json(snap: RoomSnapshot, user_id: int, cat: Catalog) -> dict[str, Any]:
                 "you": s.user_id == user_id,
                 "host": s.user_id is not None and s.user_id == snap.host_id,
                 "left": s.forfeited,
+                "team": s.team,
             }
             for s in table.seats
         ]

@@ -8,7 +8,6 @@ import { fitFelt, renderNoGame, renderTable, tickClock } from "./table.js";
 import { Hand } from "./hand.js";
 import { toast, banner } from "./toast.js";
 import { load, save } from "./storage.js";
-import { ReviewPanel } from "./review.js";
 
 const TOKEN_KEY = "durak.token";
 const HINTS_KEY = "durak.hints";
@@ -186,13 +185,13 @@ function handle(frame) {
       fitFelt(); // the hand's height may have changed the felt's
       break;
     case "review_progress":
-      review.progress(frame);
+      if (review) review.progress(frame);
       break;
     case "review":
-      review.show(frame);
+      if (review) review.show(frame);
       break;
     case "result":
-      if (!frame.ok) review.refused(frame.seq);
+      if (!frame.ok && review) review.refused(frame.seq);
       if (frame.seq === state.pending) state.pending = null;
       if (!frame.ok) toast(frame.reason || "", frame.stale ? "stale" : "error");
       hands.render(state);
@@ -225,14 +224,27 @@ const handlers = {
   onRematch: () => command("rematch"),
   onEndSeries: () => command("end_series"),
   onNewGame: () => newGame(),
-  onReview: () => {
+  onReview: async () => {
     if (!state.table) return;
     seq += 1;
-    review.ask(state.table.game, seq);
+    const asked = seq;
+    const game = state.table.game;
+    const panel = await reviewPanel();
+    panel.ask(game, asked);
   },
 };
 
-const review = new ReviewPanel(send);
+// The review panel's script is loaded the first time a review is asked for (after a game),
+// not with the page: a page that never asks does not download it.
+let review = null;
+
+async function reviewPanel() {
+  if (!review) {
+    const { ReviewPanel } = await import("./review.js");
+    review = review || new ReviewPanel(send);
+  }
+  return review;
+}
 
 function renderAll() {
   renderTable(state, handlers);

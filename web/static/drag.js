@@ -1,6 +1,7 @@
 // Dragging a card with a mouse, a finger or a pen (Pointer Events): the drop decides what the
 // card does. On an uncovered attack card: beat that card. Anywhere else on the table: attack,
-// add or transfer (a defender's card with nothing else to do there beats what it can).
+// add, transfer or show a trump to transfer (a defender's card with nothing else to do there
+// beats what it can).
 // Elsewhere: nothing. A card that cannot do what its drop asks goes back to the hand, and the
 // hint says why (the hand's refusal: with hints off the card shakes).
 
@@ -108,13 +109,13 @@ export class Dragger {
       const attack = target.dataset.attack;
       choices = this.hand.choicesFor(card, (a) => a.kind === "defend" && a.cards[0] === attack);
       if (choices.length === 0) {
-        const transfers = this.hand.choicesFor(card, (a) => a.kind === "transfer");
+        const transfers = this.hand.choicesFor(card, (a) => a.kind === "transfer" || a.kind === "show");
         const why = transfers.length ? t("transfer_beside", { card, attack }) : t("cannot_beat", { card, attack });
         this.hand.refuse(card, button, why);
         return;
       }
     } else {
-      choices = this.hand.choicesFor(card, (a) => a.kind === "attack" || a.kind === "transfer");
+      choices = this.hand.choicesFor(card, (a) => ["attack", "transfer", "show"].includes(a.kind));
       // A defender who drops near the attacks rather than on one: the card beats what it can.
       if (choices.length === 0) choices = this.hand.choicesFor(card, (a) => a.kind === "defend");
     }

@@ -3,7 +3,8 @@
 // cannot be played is dimmed and described by its reason; on another's turn the whole hand
 // waits in full colour, described by the "not your turn" note. Tap (or Enter) plays a card
 // that has one legal use and asks when it has several; with hints on a card that cannot be
-// played tells why. Take / Pass / Transfer are the buttons above the hand.
+// played tells why. Take / Pass / Transfer / Show are the buttons above the hand: Show (a trump
+// shown to transfer the attack, which stays in the hand) is named by its action, "Show 9♦".
 
 import { t } from "./strings.js";
 import { cardFace } from "./cards.js";
@@ -32,10 +33,12 @@ export class Hand {
     this.take = document.getElementById("take-button");
     this.pass = document.getElementById("pass-button");
     this.transfer = document.getElementById("transfer-button");
+    this.show = document.getElementById("show-button");
     this.waitingNote = document.getElementById("hand-waiting");
     this.take.addEventListener("click", () => this.playKind("take"));
     this.pass.addEventListener("click", () => this.playKind("pass"));
     this.transfer.addEventListener("click", () => this.playKind("transfer"));
+    this.show.addEventListener("click", () => this.playKind("show"));
   }
 
   /** The legal actions that play ``card`` from the hand, as each says in ``uses``
@@ -116,7 +119,7 @@ export class Hand {
       document.body.classList.remove("defending");
       this.root.replaceChildren();
       this.buttons.clear();
-      for (const b of [this.take, this.pass, this.transfer]) b.hidden = true;
+      for (const b of [this.take, this.pass, this.transfer, this.show]) b.hidden = true;
       return;
     }
     // The state shown, for scripts and tests that wait for the next one.
@@ -150,6 +153,10 @@ export class Hand {
     this.take.hidden = !kinds.has("take");
     this.pass.hidden = !kinds.has("pass");
     this.transfer.hidden = !kinds.has("transfer");
+    // The show's own words ("Show 9♦": one trump can be shown at a time), else "Show".
+    const shows = hand.finished ? [] : hand.legal.filter((a) => a.kind === "show");
+    this.show.hidden = shows.length === 0;
+    this.show.textContent = shows.length === 1 ? shows[0].label || shows[0].text : t("show");
     document.body.classList.toggle("defending", kinds.has("defend"));
     this.root.classList.toggle("busy", state.pending !== null);
     if (!hand.your_turn) closeChooser();

@@ -1,4 +1,5 @@
-// The home page: create a room with its rules, seats and turn timeout, then go to it.
+// The home page: create a room with its rules, seats, turn timeout and table options (pack,
+// showing a trump, teams), then go to it. A refused combination shows the server's sentence.
 // Protocol: docs/WEB.md, "Rooms".
 
 import { keepRoomToken, lang, post, showError } from "./rooms_common.js";
@@ -13,13 +14,20 @@ function option(select, value, text) {
   select.append(el);
 }
 
-function optionText(value) {
+function optionText(name, value) {
   if (value === true) return t("on");
   if (value === false) return t("off");
   if (value === "neighbours") return t("neighbours");
   if (value === "all") return t("all");
+  if (name === "deck") return t("deck_cards", { n: value });
+  if (name === "teams") return t(`teams_${value}`);
   return String(value);
 }
+
+// The options chosen from a list (empty: the rules' own value).
+const CHOSEN = ["transfer", "throw_in", "first_round_limit", "deck", "show_trump", "teams"];
+// A team game's table size: the teams' seats.
+const TEAM_SEATS = { "2x2": 4, "3x3": 6 };
 
 /** The options a room may have (and the page's words, in the browser's language). */
 async function setup() {
@@ -34,12 +42,17 @@ async function main() {
   for (const profile of found.profiles) option($("rules"), profile, profile);
   for (let n = found.seats.min; n <= found.seats.max; n += 1) option($("seats"), n, String(n));
   $("seats").value = String(found.seats.default);
-  for (const name of ["transfer", "throw_in", "first_round_limit"]) {
+  for (const name of CHOSEN) {
     option($(name), "", t("profile_default"));
     for (const value of found.options[name] || []) {
-      option($(name), JSON.stringify(value), optionText(value));
+      option($(name), JSON.stringify(value), optionText(name, value));
     }
   }
+  // Teams fix the table's size: choosing them sets the seats to match.
+  $("teams").addEventListener("change", () => {
+    const seats = TEAM_SEATS[$("teams").value ? JSON.parse($("teams").value) : "none"];
+    if (seats) $("seats").value = String(seats);
+  });
   const timeout = $("turn_timeout");
   timeout.min = found.turn_timeout.min;
   timeout.max = found.turn_timeout.max;
@@ -52,7 +65,7 @@ async function main() {
       seats: Number($("seats").value),
       turn_timeout: Number(timeout.value),
     };
-    for (const name of ["transfer", "throw_in", "first_round_limit"]) {
+    for (const name of CHOSEN) {
       if ($(name).value) options[name] = JSON.parse($(name).value);
     }
     $("create-button").disabled = true;

@@ -98,6 +98,43 @@ function seatItem(seat, canRemove) {
   return li;
 }
 
+function emptySeat() {
+  const li = document.createElement("li");
+  li.className = "seat empty";
+  li.textContent = t("empty_seat");
+  return li;
+}
+
+/** A team lobby: each team's players and free places, and Switch team for a seated player. */
+function renderTeams(list) {
+  list.classList.add("teams");
+  for (const team of room.teams) {
+    const item = document.createElement("li");
+    item.className = `team team-${team.team}`;
+    const members = room.seats.filter((seat) => seat.team === team.team);
+    const head = document.createElement("h3");
+    head.className = "team-name";
+    head.textContent = `${team.label} (${members.length}/${room.team_size})`;
+    const seats = document.createElement("ol");
+    seats.className = "team-seats";
+    seats.setAttribute("aria-label", team.label);
+    for (const seat of members) seats.append(seatItem(seat, room.host));
+    for (let i = members.length; i < room.team_size; i += 1) seats.append(emptySeat());
+    item.append(head, seats);
+    const mine = members.some((seat) => seat.you);
+    if (room.seat !== null && !mine) {
+      const move = document.createElement("button");
+      move.type = "button";
+      move.className = "switch-team";
+      move.textContent = t("switch_team");
+      move.disabled = members.length >= room.team_size;
+      move.addEventListener("click", () => send({ t: "switch_team", team: team.team }));
+      item.append(move);
+    }
+    list.append(item);
+  }
+}
+
 function renderLobby() {
   show("lobby");
   $("rules-text").textContent = room.rules_text || "";
@@ -105,12 +142,11 @@ function renderLobby() {
   $("invite-link").value = inviteUrl();
   const list = $("seats");
   list.replaceChildren();
-  for (const seat of room.seats) list.append(seatItem(seat, room.host));
-  for (let i = room.seats.length; i < (room.max_seats || 0); i += 1) {
-    const li = document.createElement("li");
-    li.className = "seat empty";
-    li.textContent = t("empty_seat");
-    list.append(li);
+  if (room.teams) renderTeams(list);
+  else {
+    list.classList.remove("teams");
+    for (const seat of room.seats) list.append(seatItem(seat, room.host));
+    for (let i = room.seats.length; i < (room.max_seats || 0); i += 1) list.append(emptySeat());
   }
   $("host-tools").hidden = !room.host;
   const full = room.seats.length >= (room.max_seats || 0);
@@ -119,7 +155,7 @@ function renderLobby() {
   $("start").disabled = !room.can_start;
   let hint = "";
   if (!room.host) hint = t("waiting_host");
-  else if (!room.can_start) hint = t("need_players");
+  else if (!room.can_start) hint = room.teams ? t("need_teams") : t("need_players");
   $("lobby-hint").textContent = hint;
   if (room.seat === null) {
     // removed from the lobby by the host: sit down again with a name

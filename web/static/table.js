@@ -46,6 +46,8 @@ function seatNode(seat, table, mine = false) {
   if (seat.role) node.classList.add(`role-${seat.role}`);
   if (seat.role === "out") node.classList.add("out");
   if (seat.forfeited) node.classList.add("forfeited");
+  const team = table.teams && seat.team != null ? table.teams[seat.team] : null;
+  if (team) node.classList.add(`team-${seat.team}`);
   const avatar = h("div", "avatar");
   const face = h("span", "avatar-letter", seat.ai_level ? null : initials(seat.name));
   if (seat.ai_level) face.append(robotIcon());
@@ -53,6 +55,16 @@ function seatNode(seat, table, mine = false) {
   const info = h("div", "seat-info");
   info.append(h("div", "seat-name", seat.name));
   const line = h("div", "seat-line");
+  if (team) {
+    // the seat's team at a glance: its colour (the seat's border) and its name
+    const badge = h("span", `badge badge-team team-${seat.team}`, team.label);
+    badge.title = team.name;
+    line.append(badge);
+  }
+  if (seat.played_by != null && seat.played_by !== seat.seat) {
+    const by = table.seats.find((s) => s.seat === seat.played_by);
+    line.append(h("span", "badge badge-played-by", t("played_by", { name: by ? by.name : "?" })));
+  }
   if (seat.role_text) line.append(h("span", `badge badge-${seat.role || "none"}`, seat.role_text));
   if (seat.autopilot) line.append(h("span", "badge badge-auto", t("autopilot")));
   if (seat.losses) line.append(h("span", "losses", `${t("losses")}: ${seat.losses}`));
@@ -92,7 +104,8 @@ function renderDeck(table) {
   const stock = $("stock");
   stock.replaceChildren();
   const trumpCard = table.trump_card ? ` (${table.trump_card})` : "";
-  stock.setAttribute("aria-label", `${t("stock")}: ${table.stock}. ${t("trump")}: ${table.trump}${trumpCard}`);
+  const pack = table.deck_text ? ` (${table.deck_text})` : "";
+  stock.setAttribute("aria-label", `${t("stock")}: ${table.stock}${pack}. ${t("trump")}: ${table.trump}${trumpCard}`);
   // The trump card lies upright under the stock, its corner showing (stock-pile in style.css).
   const pile = h("div", "pile stock-pile");
   const backs = table.stock > (table.trump_card ? 1 : 0);
@@ -105,6 +118,7 @@ function renderDeck(table) {
   const trump = h("div", "trump-suit");
   trump.append(suitIcon(table.trump), h("span", "", t("trump")));
   stock.append(trump);
+  if (table.deck_text) stock.append(h("div", "pile-label pack-size", table.deck_text));
 
   const discard = $("discard");
   discard.replaceChildren();
@@ -151,15 +165,31 @@ function renderPairs(state) {
 
 function renderShown(table) {
   const box = $("shown");
-  const show = table.shown && table.shown.length > 0 && table.round <= 1 && !table.finished;
-  box.hidden = !show;
+  const dealt = table.shown && table.shown.length > 0 && table.round <= 1 && !table.finished;
+  const shows = table.finished ? [] : table.round_shown || [];
+  box.hidden = !dealt && shows.length === 0;
   box.replaceChildren();
-  if (!show) return;
-  // A label and the cards; the server's sentence (which names them) is the panel's name.
+  if (box.hidden) return;
   box.setAttribute("role", "group");
-  box.setAttribute("aria-label", table.shown_text || t("shown"));
-  box.append(h("span", "shown-label", t("shown")));
-  for (const card of table.shown) box.append(staticCard(card, "shown-card"));
+  if (dealt) {
+    // A label and the cards; the server's sentence (which names them) is the group's name.
+    const group = h("span", "shown-group");
+    group.setAttribute("role", "group");
+    group.setAttribute("aria-label", table.shown_text || t("shown"));
+    group.append(h("span", "shown-label", t("shown")));
+    for (const card of table.shown) group.append(staticCard(card, "shown-card"));
+    box.append(group);
+  }
+  // The trumps shown this round to transfer: "Ann showed 9♦" with the card, each in order.
+  for (const show of shows) {
+    const item = h("span", "shown-group round-shown");
+    item.dataset.seat = String(show.seat);
+    item.setAttribute("role", "note");
+    item.setAttribute("aria-label", show.text);
+    item.append(staticCard(show.card, "shown-card"), h("span", "shown-label", show.text));
+    box.append(item);
+  }
+  box.setAttribute("aria-label", [dealt ? table.shown_text || t("shown") : null, ...shows.map((s) => s.text)].filter(Boolean).join(". "));
 }
 
 // The last moves of the last table drawn (fitRecent shows the newest that fit).
@@ -249,9 +279,10 @@ function renderGameOver(state, handlers) {
   if (table.series && table.series.standings) {
     standings.append(h("caption", "", t("series")));
     const body = h("tbody");
-    // Standings come in seat order: the durak's row is the loser's seat.
+    // Standings come in seat order: the durak's rows are the losers' seats (a team's, together).
+    const losers = table.losers || (table.loser == null ? [] : [table.loser]);
     for (const [seat, row] of table.series.standings.entries()) {
-      const tr = h("tr", seat === table.loser && !table.draw ? "durak" : "");
+      const tr = h("tr", losers.includes(seat) && !table.draw ? "durak" : "");
       tr.append(h("th", "", row.name), h("td", "", `${t("losses")}: ${row.losses}`));
       body.append(tr);
     }
@@ -292,13 +323,20 @@ export function renderNoGame(state, handlers) {
   showNewGame(state, handlers);
 }
 
+/** Whether the player of seat ``me`` acts now: for their own seat, or (a team game) for a
+ * partner's seat they took over. */
+function playsToAct(table, me) {
+  const seat = table.seats.find((s) => s.seat === table.to_act);
+  return Boolean(seat && (seat.played_by ?? seat.seat) === me.seat);
+}
+
 /** Draws the whole table from ``state.table``. */
 export function renderTable(state, handlers) {
   const table = state.table;
   if (!table) return;
   document.body.classList.toggle("watcher", state.role !== "player");
   const me = table.seats.find((s) => s.you);
-  const mine = Boolean(me && me.seat === table.to_act && !table.finished);
+  const mine = Boolean(me && playsToAct(table, me) && !table.finished);
   // A tab in the background says when the player is awaited.
   document.title = mine ? `● ${t("your_turn")} · Durak` : "Durak";
   $("status").textContent = table.finished || table.aborted ? table.over_text || "" : table.status_text || "";
@@ -334,7 +372,7 @@ export function tickClock(state) {
   const me = table.seats.find((s) => s.you);
   bar.hidden = false;
   bar.classList.toggle("urgent", urgent);
-  bar.classList.toggle("mine", Boolean(me && me.seat === table.to_act));
+  bar.classList.toggle("mine", Boolean(me && playsToAct(table, me)));
   $("turn-bar-fill").style.transform = `scaleX(${frac})`;
   const secs = Math.ceil(left);
   clock.hidden = false;
