@@ -8,10 +8,11 @@ It implements :class:`bot.presenter.Presenter` for Discord:
   once, the changes meanwhile are shown together, the newest wins), an edit that would change
   nothing is skipped, and an edit waiting out a 429 sends the newest table when discord.py
   retries it (:mod:`cogs.latest`).  It is posted as a followup of the channel's newest press
-  acknowledged as an update (Start, Rematch, a move on a hand: :meth:`DiscordPresenter.lend`)
+  on a public message acknowledged as an update (Start, Rematch, a vote:
+  :meth:`DiscordPresenter.lend`; a press on a private hand lends none)
   and edited through that press's token for 14 minutes (:mod:`cogs.followups`, outside the
-  bot token's budget); after that the next press's token posts it again (the old message
-  deleted).  With no young token, or when Discord refuses one, the bot token posts or edits
+  bot token's budget); after that the next such press's token posts it again (the old
+  message deleted), and until one comes the bot token writes it.  With no young token, or when Discord refuses one, the bot token posts or edits
   it through the channel.  It is re-posted (new message, the old one deleted) on ``/durak
   table``, after a restart, and when a new round starts or the game ends if a message was
   posted below it since (the gateway tells of every public message); the last table of a
@@ -382,8 +383,8 @@ class DiscordPresenter:
         self._presses[message.id] = (interaction, now + PRESS_TOKEN_LIFE)
 
     def lend(self, interaction: discord.Interaction[Any]) -> None:
-        """``interaction`` is a press acknowledged as an update (of a public message or of a
-        player's private hand): its token may write the channel's table from now on."""
+        """``interaction`` is a press on a public message acknowledged as an update (Start,
+        Rematch, a vote): its token may write the channel's table from now on."""
         if interaction.channel_id is not None and is_update_ack(interaction):
             self._lenders[interaction.channel_id] = Lender.of(interaction)
 
