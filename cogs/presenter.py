@@ -9,11 +9,10 @@ It implements :class:`bot.presenter.Presenter` for Discord:
   nothing is skipped, and an edit waiting out a 429 sends the newest table when discord.py
   retries it (:mod:`cogs.latest`).  It is posted as a followup of the channel's newest press
   on a public message acknowledged as an update (Start, Rematch, a vote:
-  :meth:`DiscordPresenter.lend`; a press on a private hand lends none)
-  and edited through that press's token for 14 minutes (:mod:`cogs.followups`, outside the
-  bot token's budget); after that the next such press's token posts it again (the old
-  message deleted), and until one comes the bot token writes it.  With no young token, or when Discord refuses one, the bot token posts or edits
-  it through the channel.  It is re-posted (new message, the old one deleted) on ``/durak
+  :meth:`DiscordPresenter.lend`; a press on a private hand lends none) and edited through
+  that press's token for 14 minutes (:mod:`cogs.followups`, outside the bot token's budget);
+  the next such press's token posts it again (the old message deleted).  With no young token,
+  or when Discord refuses one, the bot token posts or edits it through the channel.  It is re-posted (new message, the old one deleted) on ``/durak
   table``, after a restart, and when a new round starts or the game ends if a message was
   posted below it since (the gateway tells of every public message); the last table of a
   finished game stays as history with its buttons removed once the next game starts.
