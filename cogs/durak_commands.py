@@ -239,6 +239,11 @@ class DurakCog(
                 self.presenter.pressed(interaction)
         else:
             await self.defer_in_place(interaction)
+        if not self.source_is_private(interaction):
+            # a press on a public message (Start, Rematch, a vote) acknowledged as an update:
+            # its token writes the table.  A press on a private hand lends none: whether a
+            # followup of it would be public is not something the bot should rely on.
+            self.presenter.lend(interaction)
         await route.run(self, interaction, button)
 
     @commands.Cog.listener()

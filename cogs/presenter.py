@@ -2,16 +2,20 @@
 
 It implements :class:`bot.presenter.Presenter` for Discord:
 
-- the public **table** is sent and edited with the bot token through the channel, within
-  Discord's bot-token budget (50 requests a second for the whole bot): a channel's table is
-  written at most once per :attr:`DiscordPresenter.table_interval` (0.8 s; the first change after
-  a quiet spell goes at once, the changes meanwhile are shown together, the newest wins), an
-  edit that would change nothing is skipped, and an edit waiting out a 429 sends the newest
-  table when discord.py retries it (:mod:`cogs.latest`).  It is re-posted (new message, the
-  old one deleted) on ``/durak table``, after a restart, and when a new round starts or the
-  game ends if a message was posted below it since (the gateway tells of every public
-  message); the last table of a finished game stays as history with its buttons removed once
-  the next game starts.
+- the public **table** is written within Discord's bot-token budget (50 requests a second for
+  the whole bot): a channel's table is written at most once per
+  :attr:`DiscordPresenter.table_interval` (0.8 s; the first change after a quiet spell goes at
+  once, the changes meanwhile are shown together, the newest wins), an edit that would change
+  nothing is skipped, and an edit waiting out a 429 sends the newest table when discord.py
+  retries it (:mod:`cogs.latest`).  It is posted as a followup of the channel's newest press
+  on a public message acknowledged as an update (Start, Rematch, a vote:
+  :meth:`DiscordPresenter.lend`; a press on a private hand lends none) and edited through
+  that press's token for 14 minutes (:mod:`cogs.followups`, outside the bot token's budget);
+  the next such press's token posts it again (the old message deleted).  With no young token,
+  or when Discord refuses one, the bot token posts or edits it through the channel.  It is re-posted (new message, the old one deleted) on ``/durak
+  table``, after a restart, and when a new round starts or the game ends if a message was
+  posted below it since (the gateway tells of every public message); the last table of a
+  finished game stays as history with its buttons removed once the next game starts.
 - a press on a public message that is acknowledged as its update (lobby buttons, stop votes,
   rematch) lends its interaction token: the next edits of that message go through it (an
   interaction webhook, outside the bot token's budget) for 14 minutes, never the table's first
@@ -48,6 +52,7 @@ from discord.ext import commands
 from bot.presenter import Notice
 from bot.realm import Realm
 from bot.views import HandView, LobbyView, TableView
+from cogs.followups import TOKEN_LIFE, Lender, is_update_ack
 from cogs.i18n import Catalog, catalog, pick_locale
 from cogs.latest import LatestBody, payload_json, send_latest
 from cogs.links import TableLinks
@@ -77,7 +82,7 @@ TABLE_INTERVAL = 0.8
 
 #: How long a press's token is used to edit the message it came from (Discord keeps an
 #: interaction's token 15 minutes).
-PRESS_TOKEN_LIFE = 14 * 60.0
+PRESS_TOKEN_LIFE = TOKEN_LIFE
 
 #: Which public message of a channel could not be posted or edited.
 Hidden = Literal["lobby", "table", "notice"]
@@ -234,6 +239,8 @@ class _TableState:
     written_at: float = -1e9  # event loop time of the last write
     #: The body of the edit in flight, updated to each newer view (see :mod:`cogs.latest`).
     editing: LatestBody[tuple[TableView, Reply]] | None = None
+    #: The press whose token posted the table message (``None``: the bot token did).
+    owner: Lender | None = None
 
 
 @dataclass(eq=False)
@@ -282,6 +289,9 @@ class DiscordPresenter:
         #: message id → (the latest press on it, acknowledged as its update; when its token
         #: stops being used), oldest first.
         self._presses: dict[int, tuple[discord.Interaction[Any], float]] = {}
+        #: channel id → the newest press in it acknowledged as an update: its token posts and
+        #: edits the channel's table (:mod:`cogs.followups`).
+        self._lenders: dict[int, Lender] = {}
         self.on_hidden: HiddenHandler | None = None
         self.on_visible: VisibleHandler | None = None
         self.on_closed: ClosedHandler | None = None
@@ -370,6 +380,29 @@ class DiscordPresenter:
             del self._presses[oldest]
         self._presses.pop(message.id, None)
         self._presses[message.id] = (interaction, now + PRESS_TOKEN_LIFE)
+
+    def lend(self, interaction: discord.Interaction[Any]) -> None:
+        """``interaction`` is a press on a public message acknowledged as an update (Start,
+        Rematch, a vote): its token may write the channel's table from now on."""
+        if interaction.channel_id is not None and is_update_ack(interaction):
+            self._lenders[interaction.channel_id] = Lender.of(interaction)
+
+    def _lender(self, channel_id: int) -> Lender | None:
+        """The channel's newest press whose token is still young (none while the channel is
+        hidden: only the bot token tells whether the channel can be shown again)."""
+        if channel_id in self._hidden:
+            return None
+        lender = self._lenders.get(channel_id)
+        if lender is not None and not lender.valid:
+            del self._lenders[channel_id]
+            return None
+        return lender
+
+    def _refused_lender(self, channel_id: int, lender: Lender, exc: Exception) -> None:
+        """Discord refused a write through ``lender``'s token: it is not used again."""
+        log.debug("channel %d: a write through a press's token refused (%s)", channel_id, exc)
+        if self._lenders.get(channel_id) is lender:
+            del self._lenders[channel_id]
 
     async def _edit_by_press(self, message_id: int, message: Reply) -> bool:
         """Edit ``message_id`` to ``message`` through the latest press on it, if its token is
@@ -539,7 +572,7 @@ class DiscordPresenter:
         assert view is not None
         message = self._render_table(view)
         channel = self._channel(st.channel_id, view.guild_id)
-        if not self._needs_post(st, view):
+        if not self._needs_post(st, view) and not self._token_moves(st):
             if message == st.last:
                 return
             if st.message_id is not None and await self._edit_by_press(st.message_id, message):
@@ -555,6 +588,11 @@ class DiscordPresenter:
             )
             st.editing = body
             try:
+                if await self._edit_by_owner(st, body):
+                    sent_view, st.last = body.current if body.sent is None else body.sent
+                    st.finished, st.round = sent_view.outcome is not None, sent_view.round
+                    await self._shown(st.channel_id)
+                    return
                 await self._public(st.channel_id, "table", send_latest(self.bot.http, route, body))
                 sent_view, st.last = body.current if body.sent is None else body.sent
                 st.finished, st.round = sent_view.outcome is not None, sent_view.round
@@ -568,24 +606,88 @@ class DiscordPresenter:
             finally:
                 st.editing = None
         st.repost = False
-        old, old_game = st.message_id, st.game_id
+        old, old_game, old_owner = st.message_id, st.game_id, st.owner
         body = LatestBody((view, message), self._payload(message, edit=False))
-        route = discord.http.Route(
-            "POST", "/channels/{channel_id}/messages", channel_id=st.channel_id
-        )
-        sent = await self._public(st.channel_id, "table", send_latest(self.bot.http, route, body))
+        sent = await self._post_by_lender(st, body)
+        if sent is None:
+            route = discord.http.Route(
+                "POST", "/channels/{channel_id}/messages", channel_id=st.channel_id
+            )
+            sent = await self._public(
+                st.channel_id, "table", send_latest(self.bot.http, route, body)
+            )
+            st.owner = None
         sent_view, sent_message = body.current if body.sent is None else body.sent
         st.message_id, st.game_id, st.round = int(sent["id"]), sent_view.game_id, sent_view.round
         st.finished, st.last = sent_view.outcome is not None, sent_message
         await self._shown(st.channel_id)
         if old is None:
             return
-        previous = channel.get_partial_message(old)
+        # the same game's older table: only the newest stays; a finished game's table stays
+        # as history, without its buttons
+        await self._retire(channel, old, old_owner, delete=old_game == sent_view.game_id)
+
+    def _token_moves(self, st: _TableState) -> bool:
+        """Whether the table goes in a new message posted through a press's token: its
+        message was posted by the bot token or by a token now too old, and a young one is at
+        hand (the old message is deleted)."""
+        if st.message_id is None or (st.owner is not None and st.owner.valid):
+            return False
+        return self._lender(st.channel_id) is not None
+
+    async def _edit_by_owner(
+        self, st: _TableState, body: LatestBody[tuple[TableView, Reply]]
+    ) -> bool:
+        """Edit the table through the token that posted it, if it is still young; False when
+        there is none or Discord refused (then it is not used again: the bot token edits)."""
+        owner = st.owner
+        if owner is None or st.message_id is None or not owner.valid:
+            return False
+        if st.channel_id in self._hidden:
+            return False
+        try:
+            await owner.edit(st.message_id, body)
+        except discord.HTTPException as exc:
+            st.owner = None
+            self._refused_lender(st.channel_id, owner, exc)
+            return False
+        return True
+
+    async def _post_by_lender(
+        self, st: _TableState, body: LatestBody[tuple[TableView, Reply]]
+    ) -> Any | None:
+        """Post the table as a followup of the channel's newest young press (which then owns
+        it); None when there is none or Discord refused."""
+        lender = self._lender(st.channel_id)
+        if lender is None:
+            return None
+        try:
+            sent = await lender.post(body)
+        except discord.HTTPException as exc:
+            self._refused_lender(st.channel_id, lender, exc)
+            return None
+        st.owner = lender
+        return sent
+
+    async def _retire(
+        self,
+        channel: discord.PartialMessageable,
+        message_id: int,
+        owner: Lender | None,
+        *,
+        delete: bool,
+    ) -> None:
+        """Delete an old table message, or remove its buttons, through the token that posted
+        it while it is young, else with the bot token."""
+        if owner is not None and owner.valid:
+            try:
+                await (owner.delete(message_id) if delete else owner.strip(message_id))
+                return
+            except discord.HTTPException as exc:
+                log.debug("message %d: retiring through its token refused (%s)", message_id, exc)
+        previous = channel.get_partial_message(message_id)
         with contextlib.suppress(discord.HTTPException):
-            if old_game == sent_view.game_id:
-                await previous.delete()  # the same game's older table: only the newest stays
-            else:
-                await previous.edit(view=None)  # a finished game's table stays as history
+            await (previous.delete() if delete else previous.edit(view=None))
 
     async def game_over(self, view: TableView) -> None:
         # ``table_changed`` with the finished view re-posts the table with the result, the
@@ -597,10 +699,9 @@ class DiscordPresenter:
         st = self._tables.get(channel_id)
         if st is None or st.message_id is None:
             return
-        mid, st.message_id, st.last = st.message_id, None, None
-        st.view, st.game_id = None, None
-        with contextlib.suppress(discord.HTTPException):
-            await self._channel(channel_id, st.guild_id).get_partial_message(mid).edit(view=None)
+        mid, st.message_id, st.last, owner = st.message_id, None, None, st.owner
+        st.view, st.game_id, st.owner = None, None, None
+        await self._retire(self._channel(channel_id, st.guild_id), mid, owner, delete=False)
 
     # -- notices -----------------------------------------------------------
     async def notice(self, notice: Notice) -> None:

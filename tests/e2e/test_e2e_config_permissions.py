@@ -124,6 +124,10 @@ async def test_a_failed_table_edit_pauses_the_game_until_table_works(harness: Ma
     fake = h.fake
     alice, bob = h.user("alice"), h.user("bob")
     await h.start_with_game(alice, join=[bob], seats=2)
+    # the token of the press that posted the table has expired, so the bot token edits it;
+    # the host's hand comes back through a fresh press
+    fake.advance_clock(16 * 60)
+    await h.show_hand(alice)
     found = await h.turn()
     assert found is not None
     player, hand = found

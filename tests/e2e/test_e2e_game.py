@@ -68,7 +68,8 @@ async def test_complete_game_two_users_and_a_beginner_ai(harness: MakeHarness) -
     ids = {b.custom_id for b in fake.find_components(final)}
     assert any(i.endswith(":rematch") for i in ids) and any(i.endswith(":endseries") for i in ids)
 
-    # the public table was edited with the bot token, at most once per action
+    # the public table was edited through the token of the press that posted it (a
+    # followup), at most once per action, never with the bot token
     tables = {
         m.id
         for m in fake.messages(h.channel, include_deleted=True)
@@ -76,11 +77,15 @@ async def test_complete_game_two_users_and_a_beginner_ai(harness: MakeHarness) -
     }
     edits = [
         r
-        for r in fake.requests_to(r"^/channels/\d+/messages/\d+$", "PATCH")
+        for r in fake.requests_to(r"^/webhooks/\d+/[^/]+/messages/\d+$", "PATCH")
         if int(r.path.rsplit("/", 1)[1]) in tables
     ]
     assert 0 < len(edits) <= view.version
-    assert not fake.requests_to(r"^/webhooks/.*/messages/\d+$", "PATCH")  # never by token
+    assert not [
+        r
+        for r in fake.requests_to(r"^/channels/\d+/messages/\d+$", "PATCH")
+        if int(r.path.rsplit("/", 1)[1]) in tables
+    ]
 
     # the read-only commands answer privately
     for sub, options, expect in (
@@ -106,7 +111,8 @@ async def test_complete_game_two_users_and_a_beginner_ai(harness: MakeHarness) -
     rec = await bob.press(final, next(i for i in ids if i.endswith(":rematch")))
     assert (await rec.wait_response()).type == 6
     await h.idle()
-    assert not rec.followups
+    assert not rec.private_followups  # accepted (its followup is the new game's table)
+    assert [m.id for m in rec.followups] == [h.table_message().id]  # type: ignore[union-attr]
     nxt = await h.table_view()
     assert nxt.game_id != view.game_id and not nxt.finished
     assert nxt.dealer in view.outcome.losers or not view.outcome.losers

@@ -35,14 +35,17 @@ def table_version(record: RequestRecord) -> int | None:
 
 
 def table_writes(h: Harness, since: int = 0) -> list[RequestRecord]:
-    """The table posts and edits the bot sent from request ``since`` on (429s included)."""
+    """The table posts and edits the bot sent from request ``since`` on (429s included), with
+    the bot token (in the harness's channel) or through a press's token (its followups)."""
     return [
         r
         for r in h.fake.requests[since:]
         if r.method in ("POST", "PATCH")
-        and r.kind == "bot"
         and table_version(r) is not None
-        and h.fake.channel_id == int(r.path.split("/")[2])
+        and (
+            (r.kind == "bot" and h.fake.channel_id == int(r.path.split("/")[2]))
+            or (r.kind == "webhook" and not r.path.endswith("/@original"))
+        )
     ]
 
 
@@ -126,21 +129,32 @@ async def test_a_table_still_at_the_bottom_is_edited_not_posted_again(
     assert h.fake.messages(h.channel)[-1] is newest
 
 
-@pytest.mark.parametrize("is_global", [False, True], ids=["route", "global"])
+@pytest.mark.parametrize(
+    ("path", "is_global"),
+    [("webhook", False), ("bot", False), ("bot", True)],
+    ids=["webhook", "bot-route", "bot-global"],
+)
 async def test_a_429_is_waited_out_and_the_newest_table_sent(
-    harness: MakeHarness, is_global: bool
+    harness: MakeHarness, path: str, is_global: bool
 ) -> None:
-    """The table's edit gets a 429; while the bot waits, another human move is played. The
-    bot sends nothing before ``retry_after``, then the newest table (never the refused
-    one's state); both moves are stored and the game goes on to its end."""
+    """The table's edit gets a 429 (through the token of the press that posted it, or with
+    the bot token once that token has expired); while the bot waits, another human move is
+    played. The bot sends nothing before ``retry_after``, then the newest table (never the
+    refused one's state); both moves are stored and the game goes on to its end."""
     h = harness(seeds=[11])
     alice, bob = h.user("alice"), h.user("bob")
     await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
     await h.idle()
     fake = h.fake
-    rule = fake.force_429(
-        r"^/channels/\d+/messages/\d+$", retry_after=1.0, method="PATCH", is_global=is_global
-    )
+    if path == "bot":
+        fake.advance_clock(16 * 60)  # the Start press's token is refused: the bot token edits
+        for user in (alice, bob):
+            await h.show_hand(user)  # hands come back through fresh presses
+        await h.idle()
+        pattern = r"^/channels/\d+/messages/\d+$"
+    else:
+        pattern = r"^/webhooks/\d+/[^/]+/messages/\d+$"
+    rule = fake.force_429(pattern, retry_after=1.0, method="PATCH", is_global=is_global)
     since = len(fake.requests)
     first = await h.move_now(POLICY)
     assert first is not None
@@ -188,4 +202,64 @@ async def test_a_press_on_the_lobby_updates_it_through_its_own_token(
     assert lobby_edits == []  # no bot-token edit of the lobby message
     assert len(lobby.history) >= 3  # yet it was edited after each press
     counts = h.fake.request_counts(since)
-    assert counts.bot == 1  # the table's first post, and nothing else
+    assert counts.bot == 0  # the table too was posted through the Start press's token
+    table = await h.wait_table()
+    assert table.visible_to is None and table.created_by == "followup"
+
+
+async def test_a_game_at_a_persons_pace_costs_at_most_half_a_bot_request_per_action(
+    harness: MakeHarness,
+) -> None:
+    """Two people and an AI, each human move pressed once the bot is idle (so that every one
+    is written on its own, as at a person's pace): the table is posted and edited through
+    the tokens of the presses, and the whole game, lobby included, costs at most 0.5
+    bot-token requests per stored action; the table shows the final state."""
+    h = harness(seeds=[5], table_interval=TABLE_INTERVAL)
+    alice, bob = h.user("alice"), h.user("bob")
+    await h.start()
+    since = len(h.fake.requests)
+    await h.start_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
+    for user in (alice, bob):
+        await h.show_hand(user)
+    assert await h.play(POLICY) > 0
+    await h.idle()
+    view = await h.table_view()
+    actions = len((await h.finished_game(view.game_id))["actions"])
+    counts = h.fake.request_counts(since)
+    assert counts.bot / actions <= 0.5, (counts, actions)
+    assert len(table_writes(h, since)) > actions / 3  # the table was written all along
+    assert f"move {view.version}" in h.last_table().text()
+
+
+async def test_an_expired_token_falls_back_to_the_bot_token(harness: MakeHarness) -> None:
+    """Discord refuses the token that posted the table (expired): the edit goes with the bot
+    token (the channel is not taken for hidden, the game goes on), and, a press on a private
+    hand lending no token, the bot token keeps writing that same message to the game's end."""
+    h = harness(seeds=[11])
+    alice, bob = h.user("alice"), h.user("bob")
+    table = await h.start_with_game(alice, join=[bob], ai=["beginner"], rules="podkidnoy", seats=3)
+    await h.idle()
+    assert table.created_by == "followup"
+    fake = h.fake
+    fake.advance_clock(16 * 60)
+    for user in (alice, bob):
+        await h.show_hand(user)
+    since = len(fake.requests)
+    assert await h.move_now(POLICY) is not None
+    await h.idle()
+    refused = [r for r in fake.requests[since:] if r.kind == "webhook" and r.status == 401]
+    assert any(r.path.endswith(f"/messages/{table.id}") for r in refused)
+    edits = [r for r in table_writes(h, since) if r.kind == "bot"]
+    assert edits and edits[0].path.endswith(f"/{table.id}")  # the fallback
+    assert not h.presenter.is_hidden(h.channel)
+    since = len(fake.requests)
+    assert await h.move_now(POLICY) is not None
+    await h.idle()
+    assert h.table_message() is table and not table.deleted
+    later = table_writes(h, since)
+    assert later and all(r.kind == "bot" and r.path.endswith(f"/{table.id}") for r in later)
+    assert await h.play(POLICY) > 0
+    view = await h.table_view()
+    assert view.finished and f"move {view.version}" in h.last_table().text()
+    record = await h.finished_game(view.game_id)
+    assert len(record["actions"]) == (await h.table_view()).version

@@ -593,6 +593,12 @@ class InteractionRecord:
         return [m for mid in self.followup_ids if (m := self._fake.get_message(mid)) is not None]
 
     @property
+    def private_followups(self) -> list[StoredMessage]:
+        """The followups only the interaction's user sees (answers, refusals), not the public
+        ones (the bot may post a channel's table as a followup of a press)."""
+        return [m for m in self.followups if m.visible_to is not None]
+
+    @property
     def messages(self) -> list[StoredMessage]:
         """The response message (if any) followed by the followups."""
         orig = self.original_message
