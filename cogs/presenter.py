@@ -12,10 +12,11 @@ It implements :class:`bot.presenter.Presenter` for Discord:
   :meth:`DiscordPresenter.lend`; a press on a private hand lends none) and edited through
   that press's token for 14 minutes (:mod:`cogs.followups`, outside the bot token's budget);
   the next such press's token posts it again (the old message deleted).  With no young token,
-  or when Discord refuses one, the bot token posts or edits it through the channel.  It is re-posted (new message, the old one deleted) on ``/durak
-  table``, after a restart, and when a new round starts or the game ends if a message was
-  posted below it since (the gateway tells of every public message); the last table of a
-  finished game stays as history with its buttons removed once the next game starts.
+  or when Discord refuses one, the bot token posts or edits it through the channel.  It is
+  re-posted (new message, the old one deleted) on ``/durak table``, after a restart, and when
+  a new round starts or the game ends if a message was posted below it since (the gateway
+  tells of every public message); the last table of a finished game stays as history with its
+  buttons removed once the next game starts.
 - a press on a public message that is acknowledged as its update (lobby buttons, stop votes,
   rematch) lends its interaction token: the next edits of that message go through it (an
   interaction webhook, outside the bot token's budget) for 14 minutes, never the table's first
