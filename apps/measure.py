@@ -3,12 +3,14 @@ event loop wakes (:class:`LoopLag`), percentiles of sorted samples, and resident
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import resource
 from array import array
 
 from bot.service.tasks import cancel_and_wait
+from rules_engine.ai import DEFAULT_AI_LEVEL
 
 __all__ = ["LAG_INTERVAL_S", "LoopLag", "percentile", "rss_kb"]
 
@@ -66,3 +68,17 @@ class LoopLag:
     def max_ms(self) -> float:
         """The worst lateness, in milliseconds."""
         return max(self.samples, default=0.0) * 1000
+
+
+def add_table_arguments(parser: argparse.ArgumentParser) -> None:
+    """The web benches' options for the tables they run: games, pages per game, seconds,
+    seats, rules, AI level and delay."""
+    parser.add_argument("--games", type=int, default=200, help="live games (default 200)")
+    parser.add_argument("--pages", type=int, default=4, help="open pages per game (default 4)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured run (default 30)")
+    parser.add_argument("--players", type=int, default=3, help="AI seats per game (2–6)")
+    parser.add_argument("--rules", default="podkidnoy")
+    parser.add_argument("--level", default=DEFAULT_AI_LEVEL, help="AI level of every seat")
+    parser.add_argument(
+        "--ai-delay", type=float, default=1.0, help="seconds per AI move (default 1.0, the bot's)"
+    )

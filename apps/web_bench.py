@@ -47,7 +47,7 @@ from typing import Any
 
 import aiohttp
 
-from apps.measure import LoopLag, percentile, rss_kb
+from apps.measure import LoopLag, add_table_arguments, percentile, rss_kb
 from bot.ai_pool import AIPool
 from bot.authority import SystemRule, system
 from bot.presenter import NullPresenter
@@ -56,7 +56,6 @@ from bot.seating import LobbyOptions
 from bot.service import GameService
 from bot.storage import create_storage, sqlite_url
 from bot.views import TableView
-from rules_engine.ai import DEFAULT_AI_LEVEL
 from web.app import WebConfig, WebServer
 from web.http_server import ServerLimits
 from web.pages import Pages
@@ -301,15 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--games", type=int, default=200, help="live games (default 200)")
-    parser.add_argument("--pages", type=int, default=4, help="open pages per game (default 4)")
-    parser.add_argument("--seconds", type=float, default=30.0, help="measured run (default 30)")
-    parser.add_argument("--players", type=int, default=3, help="AI seats per game (2–6)")
-    parser.add_argument("--rules", default="podkidnoy")
-    parser.add_argument("--level", default=DEFAULT_AI_LEVEL, help="AI level of every seat")
-    parser.add_argument(
-        "--ai-delay", type=float, default=1.0, help="seconds per AI move (default 1.0, the bot's)"
-    )
+    add_table_arguments(parser)
     parser.add_argument("--ai-workers", type=int, default=None, help="AI worker processes")
     parser.add_argument("--port", type=int, default=None, help="web port (default: a free one)")
     parser.add_argument("--static-dir", type=Path, default=STATIC_DIR, help="the page's files")

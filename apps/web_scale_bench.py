@@ -43,10 +43,9 @@ from typing import IO, Any
 import aiohttp
 import asyncpg
 
-from apps.measure import percentile
+from apps.measure import add_table_arguments, percentile
 from apps.web_bench import table_key
 from bot.storage.throwaway_pg import start_throwaway_postgres
-from rules_engine.ai import DEFAULT_AI_LEVEL
 from web.tokens import Signer
 
 __all__ = ["Worker", "fresh_database", "main", "spread"]
@@ -340,15 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--processes", type=int, default=2, help="web processes (default 2)")
-    parser.add_argument("--games", type=int, default=200, help="live games (default 200)")
-    parser.add_argument("--pages", type=int, default=4, help="open pages per game (default 4)")
-    parser.add_argument("--seconds", type=float, default=30.0, help="measured run (default 30)")
-    parser.add_argument("--players", type=int, default=3, help="AI seats per game (2–6)")
-    parser.add_argument("--rules", default="podkidnoy")
-    parser.add_argument("--level", default=DEFAULT_AI_LEVEL, help="AI level of every seat")
-    parser.add_argument(
-        "--ai-delay", type=float, default=1.0, help="seconds per AI move (default 1.0, the bot's)"
-    )
+    add_table_arguments(parser)
     parser.add_argument("--ai-workers", type=int, default=1, help="AI processes per web process")
     parser.add_argument("--database-url", default=None, help="an empty PostgreSQL database")
     parser.add_argument("--profile", default=None, help="cProfile each web process to PATH.N")
