@@ -114,9 +114,11 @@ class Lifecycle:
         return len(restored)
 
     async def load_channel(self, channel_id: int) -> int:
-        """Read a channel this process holds nothing of (it may have been written by another
-        process since this one started): its lobby, or its active series and live game (whose
-        timers are armed here from then on).  Returns the channel's stored fence.  Runs under
+        """Read a channel this process holds nothing of, or holds a stale copy of (another
+        process wrote it): its lobby, or its active series and live game (whose timers are
+        armed here from then on).  A stale copy stays in the registry until everything is
+        read, and is replaced in one step: a reader that takes no lock (a page's snapshot)
+        sees the old copy or the new one, never no channel.  Returns the stored fence.  Runs under
         the channel's lock (:attr:`Channels.loader`).  Its timers and AI turns are run here
         if this process owns the channel (:meth:`Owners.settle`): a channel of a server this
         process does not serve is held only to serve its web pages.
@@ -128,6 +130,7 @@ class Lifecycle:
         fence = state.fences.get(channel_id, 0)
         guilds = {r.guild_id for r in state.lobbies} | {s.guild_id for s in state.series}
         if not guilds:
+            self.channels.drop(channel_id)
             return fence
         with self.commit.storage_errors():
             for guild_id in sorted(guilds):
@@ -156,6 +159,7 @@ class Lifecycle:
                 raise
             log.error("channel %d does not load (%s): left as stored", channel_id, exc)
             raise NoGame(UNLOADABLE) from exc
+        self.channels.drop(channel_id)
         self._load_tables(state)
         ch = self.channels.get(channel_id)
         assert ch is not None

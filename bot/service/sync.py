@@ -191,10 +191,10 @@ class Sync:
                 if ch is not None and change is not None and is_fresh(ch, change):
                     return False
                 before = _Before.of(ch)
-                self.channels.drop(channel_id)
                 if not keep or self.channels.loader is None:
+                    self.channels.drop(channel_id)
                     return False
-                await self.channels.loader(channel_id)
+                await self.channels.loader(channel_id)  # replaces the copy once read
             self._publish(tx, before)
         if self.on_refreshed is not None:
             self.on_refreshed(channel_id)

@@ -413,3 +413,29 @@ async def test_a_change_heard_while_a_channel_was_read_is_caught_up_with(
     await b.load(CH)
     assert b.state(CH) == "lobby"
     assert not b.sync.catch_up(CH)  # held, and as new as what was heard: nothing to do
+
+
+async def test_a_copy_read_again_stays_shown_until_the_new_one_replaces_it(
+    postgres_backend: Backend, make_service: MakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page's snapshot takes no lock: while another process's change is being read, it
+    sees the old copy (the lobby), never no channel (a room page told "closed" that the game
+    it waits for started)."""
+    a, b = await _two_processes_and_a_lobby(make_service)
+    await a.join(CH, BOB, "Bob")
+    await b.load(CH)
+    assert b.state(CH) == "lobby"
+    monkeypatch.setattr(b.sync.channels, "watched", lambda channel_id: True)  # a page is open
+    seen: list[str] = []
+    read = b.storage.load_channel
+
+    async def reading(channel_id: int) -> Any:
+        seen.append(str(b.state(channel_id)))  # what a snapshot sees while the read waits
+        return await read(channel_id)
+
+    monkeypatch.setattr(b.storage, "load_channel", reading)
+    await a.start(CH, ALICE)  # b hears of it and reads the channel again
+    async with asyncio.timeout(10):
+        while b.state(CH) != "playing":
+            await asyncio.sleep(0.01)
+    assert seen and set(seen) == {"lobby"}

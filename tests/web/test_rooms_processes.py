@@ -7,10 +7,7 @@ Each "process" is a game service with its own storage (its own connections, its 
 number and listening connection) and its own web server, in this test's event loop: what they
 share is the database, as separate processes do.  Their resync runs never (``resync_interval``
 0), so every change a page sees from another process came through PostgreSQL's notifications
-(without them, these tests time out) -- except in the whole game of two guests, which runs with
-the production safety net (a resync every 2 s): about one run in five, the page on the process
-that did not start the game missed the start through the notifications alone (a known race,
-issue 31), and that test is about the game going on across processes to its end.
+(without them, these tests time out).
 """
 
 from __future__ import annotations
@@ -216,7 +213,6 @@ async def test_two_guests_on_two_processes_and_an_ai_play_a_room_to_its_end(
     cluster: Cluster,
 ) -> None:
     c = cluster
-    c.resync = 2.0  # the safety net (see the module docstring)
     a, b = await _two_processes(c)
     made = await c.post("/api/rooms", {"name": "Ann", "lang": "en", "options": {"seats": 3}})
     joined = await c.post("/api/rooms/join", {"room": made["room"], "name": "Bob", "lang": "en"})
