@@ -5,10 +5,14 @@ and the room's ``/ws/room`` (:mod:`web.rooms.socket`).
 (else HTTP 403 before the socket opens), a ``hello`` first, within :data:`HELLO_TIMEOUT`
 seconds (else :data:`CLOSE_AUTH`), every frame at most :data:`MAX_FRAME` bytes (else
 :data:`CLOSE_TOO_BIG`) and counted against a token bucket (:data:`BURST` at once,
-:data:`RATE` per second; else :data:`CLOSE_RATE`), protocol pings included.  A frame is read
-as a :class:`Frame`: its fields are checked where they are used (a whole-number ``seq``,
-``game``, ``version``, ``seat``; a text of bounded length), and a bad one is refused with
-:exc:`BadFrame`; a frame that is not JSON, or is nested too deep to read, is one too.
+:data:`RATE` per second), protocol pings included.  A frame past that rate is not read: a
+command gets a ``result`` refusing it (:data:`SLOW_DOWN`: a player who taps faster than the
+rate is told to wait, and loses nothing to a closed page), a ping is not answered; past
+:data:`GRACE` such frames (one more each second) the page is closed (:data:`CLOSE_RATE`).
+A frame is read as a :class:`Frame`: its fields are checked where they are used (a
+whole-number ``seq``, ``game``, ``version``, ``seat``; a text of bounded length), and a bad
+one is refused with :exc:`BadFrame`; a frame that is not JSON, or is nested too deep to read,
+is one too.
 
 Every refusal is a sentence in the reader's language: an ``error`` frame before a close
 (:meth:`PageSocket.refuse`), or a ``result`` with ``ok: false`` (:func:`refused`) that changes
@@ -55,6 +59,7 @@ __all__ = [
     "CLOSE_SLOW",
     "CLOSE_SOCKETS",
     "CLOSE_TOO_BIG",
+    "GRACE",
     "HELLO_TIMEOUT",
     "MAX_FRAME",
     "RATE",
@@ -83,6 +88,9 @@ HELLO_TIMEOUT = 10.0
 CLOSE_WAIT = 1.0
 #: Frames a page may send at once, and per second after that.
 BURST, RATE = 20, 5.0
+#: Frames past that rate a page may send (each refused) before it is closed, and how many
+#: more it may each second.
+GRACE, GRACE_RATE = 20, 1.0
 
 BAD_FRAME = Message("the page sent a request the server does not understand")
 BAD_ORIGIN = Message("this page may not open the table from where it was loaded")
@@ -99,6 +107,7 @@ def bad_origin(address: str) -> Message:
 NO_HELLO = Message("the page did not say who it is in time: reload it")
 TOO_BIG = Message("the page sent a message that is too big")
 TOO_FAST = Message("the page sent too many messages: reload it")
+SLOW_DOWN = Message("that was too fast: wait a moment and try again")
 
 
 class TokenBucket:
@@ -299,7 +308,7 @@ class PageSocket:
     queued behind the frames already waiting.  Every frame the page sends counts against its
     rate: text frames and WebSocket protocol pings and pongs alike."""
 
-    __slots__ = ("_bucket", "_expiry", "cat", "conn", "request", "ws")
+    __slots__ = ("_bucket", "_expiry", "_grace", "cat", "conn", "request", "ws")
 
     def __init__(
         self, ws: web.WebSocketResponse, cat: Catalog, request: web.Request | None = None
@@ -311,6 +320,7 @@ class PageSocket:
         #: The request that opened the socket (its address, for the limits).
         self.request = request
         self._bucket = TokenBucket(BURST, RATE)
+        self._grace = TokenBucket(GRACE, GRACE_RATE)
         self._expiry: asyncio.TimerHandle | None = None
 
     @classmethod
@@ -404,19 +414,29 @@ class PageSocket:
                 raise TimeoutError()
             msg = await self.ws.receive(timeout=timeout)
             if msg.type in (WSMsgType.PING, WSMsgType.PONG):
-                if not self._bucket.take():
-                    await self.refuse(TOO_FAST, CLOSE_RATE)
-                if msg.type is WSMsgType.PING:
+                if await self._within_rate() and msg.type is WSMsgType.PING:
                     with contextlib.suppress(ConnectionError, RuntimeError):
                         await self.ws.pong(msg.data)
                 continue
             frame = await self._read(msg)
+            if frame is None:
+                continue
             if not answer_pings or frame.kind != "ping":
                 return frame
             self.send({"t": "pong"})
 
-    async def _read(self, msg: Any) -> Frame:
-        """A received message as a frame, after the size and rate limits."""
+    async def _within_rate(self) -> bool:
+        """Whether one more frame is within the page's rate; a frame past it is not read
+        while the page's grace lasts, then the page is closed (see the module docstring)."""
+        if self._bucket.take():
+            return True
+        if not self._grace.take():
+            await self.refuse(TOO_FAST, CLOSE_RATE)
+        return False
+
+    async def _read(self, msg: Any) -> Frame | None:
+        """A received message as a frame, after the size and rate limits (``None``: past the
+        rate, refused if it was a command)."""
         if msg.type is WSMsgType.BINARY:
             await self.refuse(BAD_FRAME, CLOSE_AUTH)
         if msg.type is not WSMsgType.TEXT:
@@ -425,8 +445,11 @@ class PageSocket:
         data: str = msg.data
         if len(data) > MAX_FRAME or len(data.encode("utf-8")) > MAX_FRAME:
             await self.refuse(TOO_BIG, CLOSE_TOO_BIG)
-        if not self._bucket.take():
-            await self.refuse(TOO_FAST, CLOSE_RATE)
+        if not await self._within_rate():
+            seq = Frame.parse(data).seq if self.conn is not None else None
+            if seq is not None:
+                self.send(refused(seq, self.cat, SLOW_DOWN))
+            return None
         return Frame.parse(data)
 
 

@@ -26,12 +26,7 @@ class FrameTable(TablePage):
     """The web table inside a room page's frame, played as :class:`TablePage` plays it."""
 
     def __init__(self, frame: Any) -> None:
-        from playwright.async_api import expect
-
-        self.page = frame
-        self.expect = expect
-        self.hand = frame.locator("#hand")
-        self.errors: list[str] = []
+        super().__init__(frame, frame=True)
 
 
 async def new_page(browser: Any, **context: Any) -> Any:

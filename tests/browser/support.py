@@ -23,6 +23,7 @@ from bot.service import GameService
 from bot.storage import SqliteStorage
 from present.messages import render_message
 from rules_engine.actions import ActionKind
+from web import protocol
 from web.activity import DiscordOAuth
 from web.activity_gate import ActivityGate
 from web.app import WebConfig, WebServer
@@ -263,16 +264,21 @@ class LocalTable(LocalWeb):
 
 
 class TablePage:
-    """A player's page, used as a player uses it."""
+    """A player's page (or a frame holding the table), used as a player uses it; a page's
+    errors are noted in :attr:`errors`."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Any, *, frame: bool = False) -> None:
         from playwright.async_api import expect
 
         self.page = page
         self.expect = expect
         self.hand = page.locator("#hand")
         self.errors: list[str] = []
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        #: The page's frame rate as the server counts it, with room for its hello and pings:
+        #: a hurried robot waits for it before a move as a player's hand never needs to.
+        self.pace = protocol.TokenBucket(protocol.BURST - 4, protocol.RATE - 1)
+        if not frame:
+            page.on("pageerror", lambda error: self.errors.append(str(error)))
 
     def card(self, text: str) -> Any:
         """A card of the hand, by its accessible name (``9♥``)."""
@@ -334,6 +340,8 @@ class TablePage:
         """One move as a hurried player makes it: Pass when adding is optional, else the
         first card that can be played (the chooser's first choice if it asks), else Take.
         Returns what was pressed."""
+        while not self.pace.take():
+            await asyncio.sleep(0.05)
         if await self.button("Pass").is_visible():
             await self.button("Pass").click()
             return "Pass"

@@ -550,7 +550,7 @@ async def test_the_room_socket_keeps_the_tables_rate_limit(rooms: Rooms) -> None
     _, body = await rooms.create("Ann")
     page = await rooms.page(body["token"])
     await page.next("room")
-    for _ in range(protocol.BURST + 5):
+    for _ in range(protocol.BURST + protocol.GRACE + 5):
         await page.send({"t": "ping"})
     error = await page.next("error")
     assert error["code"] == protocol.CLOSE_RATE and "too many messages" in error["reason"]

@@ -24,7 +24,7 @@ from bot.storage import SqliteStorage
 from web.activity import DiscordOAuth
 from web.app import WebConfig, WebServer, csp
 from web.http_server import ServerLimits
-from web.protocol import BURST, CLOSE_AUTH, CLOSE_RATE
+from web.protocol import BURST, CLOSE_AUTH, CLOSE_RATE, GRACE
 from web.rooms import RoomLimits
 from web.rooms.limits import address_of
 from web.rooms.names import looks_like_ai
@@ -268,7 +268,7 @@ async def test_protocol_pings_count_against_the_frame_rate(rooms: Rooms) -> None
     _, body = await rooms.create("Ann")
     page = await rooms.page(body["token"])
     await page.next("room")
-    for _ in range(BURST + 10):
+    for _ in range(BURST + GRACE + 10):
         await page.ws.ping(b"x")
     error = await page.next("error")
     assert error["code"] == CLOSE_RATE

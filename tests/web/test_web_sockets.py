@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
@@ -177,12 +178,31 @@ async def test_too_many_frames_close_4008(table: WebTable) -> None:
     await table.game(ALICE, BOB)
     page = await table.page(table.player(ALICE))
     await page.next("hand")
-    for _ in range(protocol.BURST + 5):
+    for _ in range(protocol.BURST + protocol.GRACE + 5):
         await page.send({"t": "ping"})
     error = await page.next("error")
     assert error["code"] == 4008
     assert await page.closed() == 4008
     assert len(page.of("pong")) < protocol.BURST
+
+
+async def test_a_command_past_the_rate_is_refused_and_the_page_stays_open(
+    table: WebTable,
+) -> None:
+    """A player tapping faster than the rate is told to wait; the page is not closed (its
+    next command, a moment later, is answered)."""
+    await table.game(ALICE, BOB)
+    page = await table.page(table.player(ALICE))
+    await page.next("hand")
+    for seq in range(protocol.BURST + 2):  # with the hello, three past the burst
+        await page.send({"t": "ping", "seq": seq})
+    refusals = [await page.next("result") for _ in range(3)]
+    assert [r["seq"] for r in refusals] == [protocol.BURST - 1, protocol.BURST, protocol.BURST + 1]
+    assert all(not r["ok"] and "too fast" in r["reason"] for r in refusals)
+    await asyncio.sleep(2 / protocol.RATE)
+    await page.send({"t": "ping", "seq": 99})
+    await page.next("pong")
+    assert not page.of("error")
 
 
 def test_the_token_bucket_refills_at_its_rate() -> None:
