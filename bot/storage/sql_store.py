@@ -429,6 +429,14 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
             rows = await con.fetch(sql.FORFEITS_OF_GAME, game_id)
         return [Forfeit(g, u, s, a, r, m) for g, u, s, a, r, m in rows]
 
+    async def load_live_game(self, game_id: int) -> tuple[LiveRecord, list[Forfeit]] | None:
+        async with self.read() as con:
+            row = await con.fetch_one(sql.LOAD_LIVE_ONE, game_id)
+            if row is None:
+                return None
+            rows = await con.fetch(sql.FORFEITS_OF_GAME, game_id)
+        return _live_record(row), [Forfeit(g, u, s, a, r, m) for g, u, s, a, r, m in rows]
+
     async def end_series(
         self, series_id: int, ended_at: float, *, fence: int | None = None
     ) -> None:
