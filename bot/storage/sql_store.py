@@ -137,6 +137,11 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
     async def execute(self, statement: str, *params: Any) -> int:
         """One write statement, committed on its own; the number of rows it changed."""
 
+    async def query(self, statement: str, *params: Any) -> list[Row]:
+        """Every row of one query read on its own (a statement sees one snapshot)."""
+        async with self.read() as con:
+            return await con.fetch(statement, *params)
+
     # -------------------------------------------------------------- schema
     async def migrate(self, transaction: Transaction) -> None:
         """Apply the migrations newer than the database's, each in its own ``transaction()``
@@ -430,12 +435,12 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
         return [Forfeit(g, u, s, a, r, m) for g, u, s, a, r, m in rows]
 
     async def load_live_game(self, game_id: int) -> tuple[LiveRecord, list[Forfeit]] | None:
-        async with self.read() as con:
-            row = await con.fetch_one(sql.LOAD_LIVE_ONE, game_id)
-            if row is None:
-                return None
-            rows = await con.fetch(sql.FORFEITS_OF_GAME, game_id)
-        return _live_record(row), [Forfeit(g, u, s, a, r, m) for g, u, s, a, r, m in rows]
+        # one statement: the live row once per forfeit (or once, with none), in order
+        rows = await self.query(sql.LOAD_LIVE_WITH_FORFEITS, game_id)
+        if not rows:
+            return None
+        forfeits = [Forfeit(game_id, *f[-5:]) for f in rows if f[-5] is not None]
+        return _live_record(rows[0][:-5]), forfeits
 
     async def end_series(
         self, series_id: int, ended_at: float, *, fence: int | None = None
