@@ -159,3 +159,37 @@ async def test_no_page_shows_a_card_of_the_other_hand(table: WebTable) -> None:
             assert set(page["felt"]["hand"]) == set(mask_text(truth.hands[seat]))
             checked += 1
     assert checked > len(review["pages"])
+
+
+def test_a_felt_without_a_position_is_null_and_a_best_move_has_no_better() -> None:
+    from bot.replay import TablePair
+    from bot.views import ReviewPosition, Role
+    from rules_engine.ai.choices import ChoiceEstimate
+    from rules_engine.ai.review import DecisionReview, Label
+    from rules_engine.cards import Suit, parse_card
+
+    take = ChoiceEstimate("1 take", 0.4, 0.0, True, 0)
+    cover = ChoiceEstimate("1 defend 9♠ 10♠", 0.2, 0.0, True, 0)
+    decision = DecisionReview(3, "1 take", "1 take", Label.BEST, 0.0, ("10♠",), (take, cover))
+    assert felt_json(None, decision, 1, ["Ann", "Bob"], EN) is None
+    position = ReviewPosition(
+        index=3,
+        hand=(parse_card("10♠"),),
+        cards=(5, 1),
+        roles=(Role.LEADER, Role.DEFENDER),
+        table=(TablePair(parse_card("9♠")),),
+        stock=0,
+        discard=20,
+        trump=Suit(1),
+        trump_card=None,
+        to_act=1,
+    )
+    fr = catalog("fr")
+    felt = felt_json(position, decision, 1, ["Ann", "Bob"], fr)
+    assert felt is not None
+    assert felt["chosen"] == {"kind": "take", "cards": [], "text": "Ramasser", "mark": "Vous"}
+    assert felt["better"] is None and felt["hand"] == ["10♠"] and felt["trump_card"] is None
+    assert [(s["name"], s["role"], s["you"], s["to_act"]) for s in felt["seats"]] == [
+        ("Ann", "leader", False, False),
+        ("Bob", "defender", True, True),
+    ]
