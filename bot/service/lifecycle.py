@@ -175,7 +175,7 @@ class Lifecycle:
         assert series is not None
         old = ch.game
         known = None if old is None else played_on(old.game, live)
-        g = self._live_game(live, series, forfeits, self.commit.clock.now(), known)
+        g = self._live_game(live, series, forfeits, self.commit.clock.now(), known, old)
         if old is not None:
             old.disarm()
             old.close_vote()
@@ -190,10 +190,11 @@ class Lifecycle:
         forfeits: list[Forfeit],
         now: float,
         game: Game | None = None,
+        held: GameState | None = None,
     ) -> GameState:
-        """The game of ``series``' live row (``game``: its position, if known) with its
-        forfeits, its turn's deadline restored."""
-        g, meta = self._game_state(live, series.guild_id, now, game)
+        """The game of ``series``' live row (``game``: its position, if known, played on
+        from ``held``) with its forfeits, its turn's deadline restored."""
+        g, meta = self._game_state(live, series.guild_id, now, game, held)
         g.forfeits = {f.seat: f for f in forfeits}
         if g.human_waits(series):
             timeout = series.options.turn_timeout or self.turn_timeout
@@ -269,15 +270,24 @@ class Lifecycle:
         return ch
 
     def _game_state(
-        self, live: LiveRecord, guild_id: int, now: float, game: Game | None = None
+        self,
+        live: LiveRecord,
+        guild_id: int,
+        now: float,
+        game: Game | None = None,
+        held: GameState | None = None,
     ) -> tuple[GameState, LiveMeta]:
-        """The game of a live row (``game``: its position, already known; else rebuilt from
-        the row's snapshot) and its checked meta (raises on a row that does not restore).  A
-        row stored before the game kept its ``count_ai_games`` takes the server's setting at
-        restore (what the release that started it would have used when it ended)."""
-        if game is None:
-            game = from_snapshot(live.snapshot)
-        meta = LiveMeta.parse(live.meta, game.n, now)
+        """The game of a live row (``game``: its position, already known, played on from
+        ``held``; else rebuilt from the row's snapshot) and its checked meta (raises on a row
+        that does not restore).  A row stored before the game kept its ``count_ai_games``
+        takes the server's setting at restore (what the release that started it would have
+        used when it ended)."""
+        if game is None or held is None:
+            game = from_snapshot(live.snapshot) if game is None else game
+            meta = LiveMeta.parse(live.meta, game.n, now)
+        else:
+            added = game.version - held.game.version
+            meta = LiveMeta.parse(live.meta, game.n, now, known=held.recent, added=added)
         count_ai = meta.count_ai_games
         if count_ai is None:
             count_ai = self.settings.count_ai_games_now(guild_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 from bot.service.lifecycle import played_on
 from bot.storage import LiveRecord
@@ -43,3 +44,24 @@ def test_a_row_that_does_not_continue_the_copy_is_rebuilt_whole() -> None:
     damaged = _row(_played(12))
     damaged.snapshot["actions"][-1] = "9 nonsense"
     assert played_on(held, damaged) is None
+
+
+def test_the_last_moves_known_are_kept_and_only_the_new_ones_read() -> None:
+    from bot.state import ActionRecord, LiveMeta, _recent_json
+
+    game = _played(12)
+    records = tuple(ActionRecord(p, None) for p in _records(game))
+    meta = {"recent": [_recent_json(r) for r in records[-8:]]}
+    whole = LiveMeta.parse(meta, 3, 0.0).recent
+    assert whole == records[-8:]
+    # a copy that knew the last moves three actions ago (seven of them)
+    known = records[-11:-3][-7:]
+    assert LiveMeta.parse(meta, 3, 0.0, known=known, added=3).recent == whole
+    # too few known: read whole
+    assert LiveMeta.parse(meta, 3, 0.0, known=(), added=3).recent == whole
+
+
+def _records(game: Game) -> list[Any]:
+    """What each action of ``game`` did (the engine's records), replayed."""
+    replay = Game(game.rules, game.deal)
+    return [replay.apply(action) for action in game.log()]

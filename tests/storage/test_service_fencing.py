@@ -472,3 +472,4 @@ async def test_moves_and_a_forfeit_of_another_process_are_taken_from_the_game_s_
         while shown(await b.table(CH)) != shown(want):
             await asyncio.sleep(0.01)
     assert whole == []
+    assert (await b.table(CH)).recent == want.recent  # the last moves, read as they grew
