@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,57 @@ def table_key(text: str) -> tuple[int, int] | None:
 
 
 # ---------------------------------------------------------------------------------- pages
+#: One page of the pages' process: ``(http, ws url, origin, token, received, opened)``.
+Page = Callable[
+    [aiohttp.ClientSession, str, str, str, list[tuple[int, int, float]], asyncio.Event],
+    Awaitable[None],
+]
+
+
+async def read_tables(
+    ws: aiohttp.ClientWebSocketResponse,
+    token: str,
+    received: list[tuple[int, int, float]],
+    opened: asyncio.Event,
+) -> None:
+    """Say hello with ``token``, then note ``(game, version, when)`` of every table frame
+    (``opened`` is set at the first) until the socket closes."""
+    await ws.send_str(json.dumps({"t": "hello", "token": token, "lang": "en"}))
+    async for msg in ws:
+        if msg.type is not aiohttp.WSMsgType.TEXT:
+            break
+        now = time.monotonic()
+        key = table_key(msg.data)
+        if key is not None:
+            received.append((key[0], key[1], now))
+            opened.set()
+
+
+async def pages_client(
+    pages: list[tuple[str, str]], origin: str, page: Page, open_timeout: float
+) -> None:
+    """Client mode: open every page (``(ws url, token)``, with ``page``), say ``open`` on
+    stdout once each has its first table, read until stdin says stop, then print what each
+    page received (JSON)."""
+    received: list[list[tuple[int, int, float]]] = [[] for _ in pages]
+    opened = [asyncio.Event() for _ in pages]
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+        tasks = []
+        for i, (url, token) in enumerate(pages):
+            tasks.append(
+                asyncio.ensure_future(page(http, url, origin, token, received[i], opened[i]))
+            )
+            if i % 50 == 49:
+                await asyncio.sleep(0.05)  # do not open 800 sockets in one burst
+        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), open_timeout)
+        print("open", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    print(json.dumps(received), flush=True)
+
+
 async def _page(
     http: aiohttp.ClientSession,
     url: str,
@@ -116,41 +168,12 @@ async def _page(
 ) -> None:
     # compress=15: offer permessage-deflate, as browsers do
     async with http.ws_connect(url, headers={"Origin": origin}, max_msg_size=0, compress=15) as ws:
-        await ws.send_str(json.dumps({"t": "hello", "token": token, "lang": "en"}))
-        async for msg in ws:
-            if msg.type is not aiohttp.WSMsgType.TEXT:
-                break
-            now = time.monotonic()
-            key = table_key(msg.data)
-            if key is not None:
-                received.append((key[0], key[1], now))
-                opened.set()
+        await read_tables(ws, token, received, opened)
 
 
 async def _pages_main(cfg: dict[str, Any]) -> None:
-    """Client mode: open every page, say ``open`` on stdout, read until stdin says stop,
-    then print what each page received (JSON)."""
-    tokens: list[str] = cfg["tokens"]
-    received: list[list[tuple[int, int, float]]] = [[] for _ in tokens]
-    opened = [asyncio.Event() for _ in tokens]
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector) as http:
-        tasks = []
-        for i, token in enumerate(tokens):
-            tasks.append(
-                asyncio.ensure_future(
-                    _page(http, cfg["ws"], cfg["origin"], token, received[i], opened[i])
-                )
-            )
-            if i % 50 == 49:
-                await asyncio.sleep(0.05)  # do not open 800 sockets in one burst
-        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 120)
-        print("open", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    print(json.dumps(received), flush=True)
+    """Client mode for one web table: ``cfg["tokens"]`` on ``cfg["ws"]``."""
+    await pages_client([(cfg["ws"], token) for token in cfg["tokens"]], cfg["origin"], _page, 120)
 
 
 # ---------------------------------------------------------------------------------- bot

@@ -41,11 +41,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import aiohttp
-import asyncpg
 
 from apps.measure import add_table_arguments, percentile
-from apps.web_bench import table_key
-from bot.storage.throwaway_pg import start_throwaway_postgres
+from apps.web_bench import pages_client, read_tables
+from bot.storage.throwaway_pg import throwaway_database
 from web.tokens import Signer
 
 __all__ = ["Worker", "fresh_database", "main", "spread"]
@@ -144,16 +143,8 @@ async def fresh_database(workdir: Path, url: str | None) -> AsyncIterator[str]:
     if url is not None:
         yield url
         return
-    server = await asyncio.to_thread(start_throwaway_postgres, workdir / "pg")
-    try:
-        admin = await asyncpg.connect(server.url())
-        try:
-            await admin.execute('CREATE DATABASE "durak_scale"')
-        finally:
-            await admin.close()
-        yield server.url("durak_scale")
-    finally:
-        await asyncio.to_thread(server.stop)
+    async with throwaway_database(workdir / "pg", "durak_scale") as fresh:
+        yield fresh
 
 
 # ---------------------------------------------------------------------------------- pages
@@ -170,41 +161,13 @@ async def _page(
             async with http.ws_connect(
                 url, headers={"Origin": origin}, max_msg_size=0, compress=15
             ) as ws:
-                await ws.send_str(json.dumps({"t": "hello", "token": token, "lang": "en"}))
-                async for msg in ws:
-                    if msg.type is not aiohttp.WSMsgType.TEXT:
-                        break
-                    now = time.monotonic()
-                    key = table_key(msg.data)
-                    if key is not None:
-                        received.append((key[0], key[1], now))
-                        opened.set()
+                await read_tables(ws, token, received, opened)
         await asyncio.sleep(0.5)
 
 
 async def _pages_main(cfg: dict[str, Any]) -> None:
-    """Client mode: open every page (``[ws url, token]``), say ``open`` on stdout, read
-    until stdin says stop, then print what each page received (JSON)."""
-    pages: list[list[str]] = cfg["pages"]
-    received: list[list[tuple[int, int, float]]] = [[] for _ in pages]
-    opened = [asyncio.Event() for _ in pages]
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
-        tasks = []
-        for i, (url, token) in enumerate(pages):
-            tasks.append(
-                asyncio.ensure_future(
-                    _page(http, url, cfg["origin"], token, received[i], opened[i])
-                )
-            )
-            if i % 50 == 49:
-                await asyncio.sleep(0.05)  # do not open 800 sockets in one burst
-        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 300)
-        print("open", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    print(json.dumps(received), flush=True)
+    """Client mode: the pages ``cfg["pages"]`` (``[ws url, token]`` each), on any process."""
+    await pages_client([(url, token) for url, token in cfg["pages"]], cfg["origin"], _page, 300)
 
 
 # ---------------------------------------------------------------------------------- run
