@@ -209,6 +209,16 @@ _SHOW_TOO_MANY = (
     N_("{player} holds 1 card: a show would pass on {total} attacks"),
     N_("{player} holds {n} cards: a show would pass on {total} attacks"),
 )
+#: Why a transfer or a show cannot be made at all: the rules forbid it, or the round already
+#: has a defence.
+_TRANSFER_CLOSED = (
+    Message("transfers are not allowed in these rules"),
+    Message("no transfer after the first defence of a round"),
+)
+_SHOW_CLOSED = (
+    Message("showing a trump to transfer is not allowed in these rules"),
+    Message("no show after the first defence of a round"),
+)
 
 
 class Game:
@@ -1020,14 +1030,22 @@ class Game:
             trump=SUIT_SYMBOLS[trump],
         )
 
-    def _transfer_reason(self, action: Action) -> Message | None:
-        if not self.rules.transfer:
-            return Message("transfers are not allowed in these rules")
+    def _pass_on_open_reason(
+        self, action: Action, allowed: bool, closed: tuple[Message, Message]
+    ) -> Message | None:
+        """Why the defender may not pass the attack on by ``action`` (a transfer or a show)
+        whatever its cards: ``closed`` (the rules forbid it, a defence was made this round),
+        or a card not in the hand."""
+        if not allowed:
+            return closed[0]
         if self._covered_any:
-            return Message("no transfer after the first defence of a round")
-        missing = self._missing_card(action.seat, action.cards)
-        if missing:
-            return missing
+            return closed[1]
+        return self._missing_card(action.seat, action.cards)
+
+    def _transfer_reason(self, action: Action) -> Message | None:
+        opening = self._pass_on_open_reason(action, self.rules.transfer, _TRANSFER_CLOSED)
+        if opening:
+            return opening
         rank = RANK_OF[self.table_attacks[0]]
         for card in action.cards:
             if RANK_OF[card.index] != rank:
@@ -1041,13 +1059,9 @@ class Game:
 
     def _show_reason(self, action: Action) -> Message | None:
         """Why the defender may not show this card now (RULES.md §10.2)."""
-        if not self.rules.show_trump:
-            return Message("showing a trump to transfer is not allowed in these rules")
-        if self._covered_any:
-            return Message("no show after the first defence of a round")
-        missing = self._missing_card(action.seat, action.cards)
-        if missing:
-            return missing
+        opening = self._pass_on_open_reason(action, self.rules.show_trump, _SHOW_CLOSED)
+        if opening:
+            return opening
         card = action.cards[0]
         rank = RANK_OF[self.table_attacks[0]]
         if SUIT_OF[card.index] != self.trump:
