@@ -22,7 +22,7 @@ from bot.errors import ReviewBusy, ReviewUnavailable, UnknownGame
 from bot.service.commit import storage_errors
 from bot.service.options import need_id, profile_of
 from bot.service.records import ended_game, need_game_id, players_of
-from bot.storage import Storage
+from bot.storage import ReviewRecord, Storage
 from bot.views import ReviewView
 from rules_engine import DurakError, Rules
 from rules_engine.ai.review import DEFAULT_DEALS, GameReview, ReviewError
@@ -142,14 +142,16 @@ class Reviews:
             del self._running[user_id]
         with storage_errors():
             await self.storage.save_review(
-                game_id,
-                user_id,
-                seat,
-                self.deals,
-                REVIEW_SEED,
-                review.accuracy,
-                json.dumps(review.to_dict(), ensure_ascii=False),
-                self.clock.now(),
+                ReviewRecord(
+                    game_id=game_id,
+                    user_id=user_id,
+                    seat=seat,
+                    deals=self.deals,
+                    seed=REVIEW_SEED,
+                    accuracy=review.accuracy,
+                    data=json.dumps(review.to_dict(), ensure_ascii=False),
+                    created_at=self.clock.now(),
+                )
             )
         return view(review, False)
 

@@ -53,6 +53,7 @@ from bot.storage.records import (
     LiveRecord,
     LobbyRecord,
     NewGame,
+    ReviewRecord,
     SeriesRecord,
     StoredState,
     actions_of_snapshot,
@@ -521,18 +522,18 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
             row = await con.fetch_one(sql.REVIEW_GET, game_id, user_id, deals, seed)
         return None if row is None else str(row[2])
 
-    async def save_review(
-        self,
-        game_id: int,
-        user_id: int,
-        seat: int,
-        deals: int,
-        seed: int,
-        accuracy: float | None,
-        data: str,
-        now: float,
-    ) -> None:
-        await self.execute(sql.REVIEW_PUT, game_id, user_id, seat, deals, seed, accuracy, data, now)
+    async def save_review(self, review: ReviewRecord) -> None:
+        await self.execute(
+            sql.REVIEW_PUT,
+            review.game_id,
+            review.user_id,
+            review.seat,
+            review.deals,
+            review.seed,
+            review.accuracy,
+            review.data,
+            review.created_at,
+        )
 
     async def review_accuracy(self, user_id: int) -> tuple[float | None, int]:
         async with self.read() as con:
