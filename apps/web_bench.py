@@ -42,7 +42,6 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,13 +106,6 @@ def table_key(text: str) -> tuple[int, int] | None:
 
 
 # ---------------------------------------------------------------------------------- pages
-#: One page of the pages' process: ``(http, ws url, origin, token, received, opened)``.
-Page = Callable[
-    [aiohttp.ClientSession, str, str, str, list[tuple[int, int, float]], asyncio.Event],
-    Awaitable[None],
-]
-
-
 async def read_tables(
     ws: aiohttp.ClientWebSocketResponse,
     token: str,
@@ -134,19 +126,18 @@ async def read_tables(
 
 
 async def pages_client(
-    pages: list[tuple[str, str]], origin: str, page: Page, open_timeout: float
+    pages: list[tuple[str, str]], origin: str, open_timeout: float, *, reopen: bool = False
 ) -> None:
-    """Client mode: open every page (``(ws url, token)``, with ``page``), say ``open`` on
-    stdout once each has its first table, read until stdin says stop, then print what each
-    page received (JSON)."""
+    """Client mode: open every page (``(ws url, token)``; with ``reopen``, again whenever it
+    closes), say ``open`` on stdout once each has its first table, read until stdin says
+    stop, then print what each page received (JSON)."""
     received: list[list[tuple[int, int, float]]] = [[] for _ in pages]
     opened = [asyncio.Event() for _ in pages]
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
         tasks = []
         for i, (url, token) in enumerate(pages):
-            tasks.append(
-                asyncio.ensure_future(page(http, url, origin, token, received[i], opened[i]))
-            )
+            page = _page(http, url, origin, token, received[i], opened[i], reopen)
+            tasks.append(asyncio.ensure_future(page))
             if i % 50 == 49:
                 await asyncio.sleep(0.05)  # do not open 800 sockets in one burst
         await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), open_timeout)
@@ -165,15 +156,28 @@ async def _page(
     token: str,
     received: list[tuple[int, int, float]],
     opened: asyncio.Event,
+    reopen: bool,
 ) -> None:
-    # compress=15: offer permessage-deflate, as browsers do
-    async with http.ws_connect(url, headers={"Origin": origin}, max_msg_size=0, compress=15) as ws:
-        await read_tables(ws, token, received, opened)
+    """One page; with ``reopen`` it is opened again half a second after it closes or fails
+    to open (a hello refused by a busy database, at the start)."""
+    while True:
+        try:
+            # compress=15: offer permessage-deflate, as browsers do
+            async with http.ws_connect(
+                url, headers={"Origin": origin}, max_msg_size=0, compress=15
+            ) as ws:
+                await read_tables(ws, token, received, opened)
+        except (aiohttp.ClientError, OSError):
+            if not reopen:
+                raise
+        if not reopen:
+            return
+        await asyncio.sleep(0.5)
 
 
 async def _pages_main(cfg: dict[str, Any]) -> None:
     """Client mode for one web table: ``cfg["tokens"]`` on ``cfg["ws"]``."""
-    await pages_client([(cfg["ws"], token) for token in cfg["tokens"]], cfg["origin"], _page, 120)
+    await pages_client([(cfg["ws"], token) for token in cfg["tokens"]], cfg["origin"], 120)
 
 
 # ---------------------------------------------------------------------------------- bot

@@ -40,10 +40,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import IO, Any
 
-import aiohttp
-
 from apps.measure import add_table_arguments, percentile
-from apps.web_bench import pages_client, read_tables
+from apps.web_bench import pages_client
 from bot.storage.throwaway_pg import throwaway_database
 from web.tokens import Signer
 
@@ -148,26 +146,10 @@ async def fresh_database(workdir: Path, url: str | None) -> AsyncIterator[str]:
 
 
 # ---------------------------------------------------------------------------------- pages
-async def _page(
-    http: aiohttp.ClientSession,
-    url: str,
-    origin: str,
-    token: str,
-    received: list[tuple[int, int, float]],
-    opened: asyncio.Event,
-) -> None:
-    while True:  # a hello refused (a busy database, at the start): open the page again
-        with contextlib.suppress(aiohttp.ClientError, OSError):
-            async with http.ws_connect(
-                url, headers={"Origin": origin}, max_msg_size=0, compress=15
-            ) as ws:
-                await read_tables(ws, token, received, opened)
-        await asyncio.sleep(0.5)
-
-
 async def _pages_main(cfg: dict[str, Any]) -> None:
     """Client mode: the pages ``cfg["pages"]`` (``[ws url, token]`` each), on any process."""
-    await pages_client([(url, token) for url, token in cfg["pages"]], cfg["origin"], _page, 300)
+    pages = [(url, token) for url, token in cfg["pages"]]
+    await pages_client(pages, cfg["origin"], 300, reopen=True)
 
 
 # ---------------------------------------------------------------------------------- run
