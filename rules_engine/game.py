@@ -1194,14 +1194,7 @@ class Game:
                 attacks.append(mask.bit_length() - 1)
                 self.table_defences.append(-1)
             if kind == TRANSFER:
-                self.attacker = seat
-                self.defender = d = self._next[self._skip << 3 | seat]
-                cap = self.cap
-                size = self.hands[d].bit_count()
-                self.limit = cap if cap < size else size
-                self._passed = 0
-                self._set_attackers()
-                self.to_act = d
+                self._pass_attack_on(seat)
                 return
             if not self.taking:
                 self.to_act = self.defender
@@ -1237,6 +1230,11 @@ class Game:
         is public from now on."""
         self._round_shown += (mask.bit_length() - 1,)
         self.public_held |= mask
+        self._pass_attack_on(seat)
+
+    def _pass_attack_on(self, seat: int) -> None:
+        """The defender ``seat`` passed the attack on (a transfer or a show): it attacks now,
+        and the next player defends and acts."""
         self.attacker = seat
         self.defender = d = self._next[self._skip << 3 | seat]
         cap = self.cap
