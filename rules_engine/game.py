@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import overload
 
 from rules_engine.actions import (
@@ -199,25 +200,34 @@ _TAKE_ONLY = (TAKE_CODE,)
 _PASS_ONLY = (PASS_CODE,)
 _ADD_MEMO = _AddMemo()
 
-#: Why a transfer or a show cannot pass the attack on: the next player holds too few cards
-#: (the reason for one card, and for more).
-_TRANSFER_TOO_MANY = (
-    N_("{player} holds 1 card: a transfer would make {total} attacks"),
-    N_("{player} holds {n} cards: a transfer would make {total} attacks"),
-)
-_SHOW_TOO_MANY = (
-    N_("{player} holds 1 card: a show would pass on {total} attacks"),
-    N_("{player} holds {n} cards: a show would pass on {total} attacks"),
-)
-#: Why a transfer or a show cannot be made at all: the rules forbid it, or the round already
-#: has a defence.
-_TRANSFER_CLOSED = (
+
+@dataclass(frozen=True, slots=True)
+class _PassOnReasons:
+    """Why the defender may not pass the attack on this way (a transfer, or a show)."""
+
+    #: The rules do not allow it.
+    forbidden: Message
+    #: The round already has a defence.
+    late: Message
+    #: The next player holds too few cards: the message keys for one card, and for more.
+    too_many: tuple[str, str]
+
+
+_TRANSFER = _PassOnReasons(
     Message("transfers are not allowed in these rules"),
     Message("no transfer after the first defence of a round"),
+    (
+        N_("{player} holds 1 card: a transfer would make {total} attacks"),
+        N_("{player} holds {n} cards: a transfer would make {total} attacks"),
+    ),
 )
-_SHOW_CLOSED = (
+_SHOW = _PassOnReasons(
     Message("showing a trump to transfer is not allowed in these rules"),
     Message("no show after the first defence of a round"),
+    (
+        N_("{player} holds 1 card: a show would pass on {total} attacks"),
+        N_("{player} holds {n} cards: a show would pass on {total} attacks"),
+    ),
 )
 
 
@@ -1031,19 +1041,19 @@ class Game:
         )
 
     def _pass_on_open_reason(
-        self, action: Action, allowed: bool, closed: tuple[Message, Message]
+        self, action: Action, allowed: bool, reasons: _PassOnReasons
     ) -> Message | None:
         """Why the defender may not pass the attack on by ``action`` (a transfer or a show)
-        whatever its cards: ``closed`` (the rules forbid it, a defence was made this round),
-        or a card not in the hand."""
+        whatever its cards: the rules forbid it, a defence was made this round, or a card is
+        not in the hand."""
         if not allowed:
-            return closed[0]
+            return reasons.forbidden
         if self._covered_any:
-            return closed[1]
+            return reasons.late
         return self._missing_card(action.seat, action.cards)
 
     def _transfer_reason(self, action: Action) -> Message | None:
-        opening = self._pass_on_open_reason(action, self.rules.transfer, _TRANSFER_CLOSED)
+        opening = self._pass_on_open_reason(action, self.rules.transfer, _TRANSFER)
         if opening:
             return opening
         rank = RANK_OF[self.table_attacks[0]]
@@ -1055,11 +1065,11 @@ class Game:
         total = len(self.table_attacks) + len(action.cards)
         if total > self.cap:
             return Message("the limit is {limit} attacks this round", limit=self.cap)
-        return self._pass_on_reason(action.seat, total, _TRANSFER_TOO_MANY)
+        return self._pass_on_reason(action.seat, total, _TRANSFER.too_many)
 
     def _show_reason(self, action: Action) -> Message | None:
         """Why the defender may not show this card now (RULES.md §10.2)."""
-        opening = self._pass_on_open_reason(action, self.rules.show_trump, _SHOW_CLOSED)
+        opening = self._pass_on_open_reason(action, self.rules.show_trump, _SHOW)
         if opening:
             return opening
         card = action.cards[0]
@@ -1076,7 +1086,7 @@ class Game:
             )
         if card.index in self._round_shown:
             return Message("{card} has already been shown this round", card=card)
-        return self._pass_on_reason(action.seat, len(self.table_attacks), _SHOW_TOO_MANY)
+        return self._pass_on_reason(action.seat, len(self.table_attacks), _SHOW.too_many)
 
     def _pass_on_reason(self, seat: int, total: int, keys: tuple[str, str]) -> Message | None:
         """Why ``seat`` may not pass ``total`` attacks on to the next player (a transfer or a
