@@ -176,8 +176,55 @@ async def _page(
 
 
 async def _pages_main(cfg: dict[str, Any]) -> None:
-    """Client mode for one web table: ``cfg["tokens"]`` on ``cfg["ws"]``."""
-    await pages_client([(cfg["ws"], token) for token in cfg["tokens"]], cfg["origin"], 120)
+    """The pages' process (see :class:`PagesProcess`)."""
+    pages = [(url, token) for url, token in cfg["pages"]]
+    await pages_client(pages, cfg["origin"], cfg["open_timeout"], reopen=cfg["reopen"])
+
+
+class PagesProcess:
+    """The pages in a process of their own (``python -m apps.web_bench --pages-process``,
+    running :func:`pages_client`), so that their work is not counted in the measured
+    processes."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen[str] | None = None
+
+    async def open(
+        self, pages: list[tuple[str, str]], origin: str, open_timeout: float, *, reopen: bool
+    ) -> None:
+        """Start it with ``pages`` (``(ws url, token)`` each) and wait until every page has
+        its first table."""
+        self._proc = proc = subprocess.Popen(
+            [sys.executable, "-m", "apps.web_bench", "--pages-process"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        cfg = {"pages": pages, "origin": origin, "open_timeout": open_timeout, "reopen": reopen}
+        proc.stdin.write(json.dumps(cfg) + "\n")
+        proc.stdin.flush()
+        line = await asyncio.get_running_loop().run_in_executor(None, proc.stdout.readline)
+        if line.strip() != "open":
+            raise RuntimeError(f"the pages did not open: {line!r}")
+
+    async def stop(self) -> list[list[list[float]]]:
+        """Close the pages and wait for the process to end: what each page received
+        (``[game, version, when]`` per table frame)."""
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("stop\n")
+        proc.stdin.flush()
+        loop = asyncio.get_running_loop()
+        raw = await loop.run_in_executor(None, proc.stdout.read)
+        await loop.run_in_executor(None, proc.wait)
+        received: list[list[list[float]]] = json.loads(raw)
+        return received
+
+    def kill(self) -> None:
+        """End the process at once if it still runs (after a failure)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
 
 
 # ---------------------------------------------------------------------------------- bot
@@ -221,6 +268,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             written[key] = time.monotonic()
 
     server.parts.sockets.on_sent = sent
+    pages = PagesProcess()
     try:
         await pool.start(wait=True)
         await server.start()
@@ -235,21 +283,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(1.0)
         gc.collect()
         before_kb = rss_kb()
-        pages = subprocess.Popen(
-            [sys.executable, "-m", "apps.web_bench", "--pages-process"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert pages.stdin is not None and pages.stdout is not None
-        pages.stdin.write(
-            json.dumps({"tokens": tokens, "ws": f"{origin}/ws", "origin": origin}) + "\n"
-        )
-        pages.stdin.flush()
-        loop = asyncio.get_running_loop()
-        line = await loop.run_in_executor(None, pages.stdout.readline)
-        if line.strip() != "open":
-            raise RuntimeError(f"the pages did not open: {line!r}")
+        ws = f"{origin}/ws"
+        await pages.open([(ws, token) for token in tokens], origin, 120, reopen=False)
         gc.collect()
         open_kb = rss_kb()
         lag.start()
@@ -260,12 +295,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         cpu = time.process_time() - cpu0
         await lag.stop()
         stamps.running = False
-        pages.stdin.write("stop\n")
-        pages.stdin.flush()
-        raw = await loop.run_in_executor(None, pages.stdout.read)
-        await loop.run_in_executor(None, pages.wait)
-        received: list[list[list[float]]] = json.loads(raw)
+        received = await pages.stop()
     finally:
+        pages.kill()
         await server.stop()
         await service.close()
         await pool.close()

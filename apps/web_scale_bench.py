@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from apps.measure import add_table_arguments, percentile
-from apps.web_bench import pages_client
+from apps.web_bench import PagesProcess
 from bot.storage.throwaway_pg import throwaway_database
 from web.tokens import Signer
 
@@ -145,13 +145,6 @@ async def fresh_database(workdir: Path, url: str | None) -> AsyncIterator[str]:
         yield fresh
 
 
-# ---------------------------------------------------------------------------------- pages
-async def _pages_main(cfg: dict[str, Any]) -> None:
-    """Client mode: the pages ``cfg["pages"]`` (``[ws url, token]`` each), on any process."""
-    pages = [(url, token) for url, token in cfg["pages"]]
-    await pages_client(pages, cfg["origin"], 300, reopen=True)
-
-
 # ---------------------------------------------------------------------------------- run
 def _ws(worker: Worker) -> str:
     return worker.url.replace("http", "ws", 1) + "/ws"
@@ -185,7 +178,7 @@ async def _measure(args: argparse.Namespace, url: str, workdir: Path) -> dict[st
         )
         for i, port in enumerate(ports)
     ]
-    pages: subprocess.Popen[str] | None = None
+    pages = PagesProcess()
     try:
         for w in workers:  # one at a time: each migrates or waits for the migration
             await w.start()
@@ -207,37 +200,21 @@ async def _measure(args: argparse.Namespace, url: str, workdir: Path) -> dict[st
         )
         signer = Signer(secret)
         page_list = [
-            [_ws(workers[spread(owner[ch], j, n)]), signer.watcher(ch)]
+            (_ws(workers[spread(owner[ch], j, n)]), signer.watcher(ch))
             for ch in channels
             for j in range(args.pages)
         ]
-        pages = subprocess.Popen(
-            [sys.executable, "-m", "apps.web_scale_bench", "--pages-process"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert pages.stdin is not None and pages.stdout is not None
-        pages.stdin.write(json.dumps({"pages": page_list, "origin": origin}) + "\n")
-        pages.stdin.flush()
-        loop = asyncio.get_running_loop()
-        line = await loop.run_in_executor(None, pages.stdout.readline)
-        if line.strip() != "open":
-            raise RuntimeError(f"the pages did not open: {line!r}")
+        # a hello refused (a busy database, at the start): the page opens again
+        await pages.open(page_list, origin, 300, reopen=True)
         await asyncio.sleep(1.0)
         await asyncio.gather(*(w.ask({"cmd": "measure"}) for w in workers))
         t0 = time.monotonic()
         await asyncio.sleep(args.seconds)
         reports = await asyncio.gather(*(w.ask({"cmd": "report"}) for w in workers))
         elapsed = time.monotonic() - t0
-        pages.stdin.write("stop\n")
-        pages.stdin.flush()
-        raw = await loop.run_in_executor(None, pages.stdout.read)
-        await loop.run_in_executor(None, pages.wait)
-        received: list[list[list[float]]] = json.loads(raw)
+        received = await pages.stop()
     finally:
-        if pages is not None and pages.poll() is None:
-            pages.kill()
+        pages.kill()
         await asyncio.gather(*(w.stop() for w in workers))
     # an action's time stored: the first process that published its table (its writer)
     published: dict[tuple[int, int], float] = {}
@@ -288,11 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ai-workers", type=int, default=1, help="AI processes per web process")
     parser.add_argument("--database-url", default=None, help="an empty PostgreSQL database")
     parser.add_argument("--profile", default=None, help="cProfile each web process to PATH.N")
-    parser.add_argument("--pages-process", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.pages_process:
-        asyncio.run(_pages_main(json.loads(sys.stdin.readline())))
-        return 0
     if args.processes < 1:
         parser.error("--processes must be 1 or more")
     result = asyncio.run(run(args))
