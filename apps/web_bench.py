@@ -181,6 +181,21 @@ async def _pages_main(cfg: dict[str, Any]) -> None:
     await pages_client(pages, cfg["origin"], cfg["open_timeout"], reopen=cfg["reopen"])
 
 
+def arrivals(
+    received: list[list[list[float]]],
+) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], int]]:
+    """Of each table ``(game, version)`` the pages received (:meth:`PagesProcess.stop`): when
+    the last page got it, and how many pages did."""
+    last: dict[tuple[int, int], float] = {}
+    got: dict[tuple[int, int], int] = defaultdict(int)
+    for page in received:
+        for game, version, when in page:
+            key = (int(game), int(version))
+            got[key] += 1
+            last[key] = max(last.get(key, 0.0), when)
+    return last, got
+
+
 class PagesProcess:
     """The pages in a process of their own (``python -m apps.web_bench --pages-process``,
     running :func:`pages_client`), so that their work is not counted in the measured
@@ -303,13 +318,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await pool.close()
         tmp.cleanup()
     # per action published during the run: when its last page got it
-    last: dict[tuple[int, int], float] = {}
-    got: dict[tuple[int, int], int] = defaultdict(int)
-    for page in received:
-        for game, version, when in page:
-            key = (int(game), int(version))
-            got[key] += 1
-            last[key] = max(last.get(key, 0.0), when)
+    last, got = arrivals(received)
     delays = sorted(
         last[key] - at
         for key, at in stamps.published.items()

@@ -35,13 +35,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import IO, Any
 
 from apps.measure import add_table_arguments, percentile
-from apps.web_bench import PagesProcess
+from apps.web_bench import PagesProcess, arrivals
 from bot.storage.throwaway_pg import throwaway_database
 from web.tokens import Signer
 
@@ -222,13 +221,7 @@ async def _measure(args: argparse.Namespace, url: str, workdir: Path) -> dict[st
         for game, version, at in report["published"]:
             key = (int(game), int(version))
             published[key] = min(published.get(key, at), at)
-    last: dict[tuple[int, int], float] = {}
-    got: dict[tuple[int, int], int] = defaultdict(int)
-    for page in received:
-        for game, version, when in page:
-            key = (int(game), int(version))
-            got[key] += 1
-            last[key] = max(last.get(key, 0.0), when)
+    last, got = arrivals(received)
     window = [k for k, at in published.items() if t0 <= at <= t0 + elapsed - 1.0]
     delays = sorted(last[k] - published[k] for k in window if got.get(k) == args.pages)
     lags = [float(r["lag_p99_ms"]) for r in reports]
