@@ -218,12 +218,28 @@ class LiveMeta:
     count_ai_games: bool | None
 
     @classmethod
-    def parse(cls, meta: object, players: int, now: float) -> LiveMeta:
+    def parse(
+        cls,
+        meta: object,
+        players: int,
+        now: float,
+        *,
+        known: tuple[ActionRecord, ...] = (),
+        added: int | None = None,
+    ) -> LiveMeta:
         """The meta of a live game of ``players`` seats restored at ``now``; :class:`BadMeta`
-        naming the first bad value."""
+        naming the first bad value.  ``known``: the ``recent`` of the same game's meta
+        ``added`` actions earlier (a copy held by another process): its records are kept
+        and only the ``added`` newest entries read."""
         if not isinstance(meta, dict):
             raise BadMeta(f"meta is {type(meta).__name__}, not an object")
-        recent = meta.get("recent") or []
+        entries = _list(meta.get("recent") or [], "recent")
+        kept = len(entries) - (added or 0)
+        if added is not None and 0 <= kept <= len(known):
+            recent = known[len(known) - kept :]
+            recent += tuple(_action_record(r, players) for r in entries[kept:])
+        else:
+            recent = tuple(_action_record(r, players) for r in entries)
         return cls(
             seed=_int(meta, "seed", 0),
             started_at=_number(meta, "started_at", now),
@@ -231,7 +247,7 @@ class LiveMeta:
             remaining=_optional_number(meta, "remaining"),
             timeouts=_per_seat(meta, "timeouts", int, 0, players),
             autopilot=_per_seat(meta, "autopilot", bool, False, players),
-            recent=tuple(_action_record(r, players) for r in _list(recent, "recent")),
+            recent=recent,
             count_ai_games=_optional_bool(meta, "count_ai_games"),
         )
 

@@ -25,7 +25,7 @@ from bot.replay import Replay, TablePair
 from bot.seating import FORMER_PLAYER_ID, LobbySeat
 from rules_engine.actions import Action, ActionKind
 from rules_engine.ai.review import GameReview
-from rules_engine.cards import Card
+from rules_engine.cards import Card, Suit
 from rules_engine.messages import Message, Seat
 from rules_engine.played import Played
 from rules_engine.rules import Rules
@@ -42,6 +42,8 @@ __all__ = [
     "LobbyView",
     "Player",
     "ReplayView",
+    "ReviewPosition",
+    "ReviewView",
     "Role",
     "SeatView",
     "SeriesEntry",
@@ -465,10 +467,32 @@ class ReplayView:
 
 
 @dataclass(frozen=True, slots=True)
+class ReviewPosition:
+    """The table as the reviewed player saw it just before one of their decisions (``index``:
+    the decision's place in the game's actions), built from that player's own observation:
+    their ``hand``, every seat's card count (``cards``) and role, the pairs on the table, the
+    stock, the trump suit, the face-up trump card while it lies under the stock, and how many
+    cards are out of play.  No other hand is in it (its ``hand`` is the player's own: show it
+    to that player only)."""
+
+    index: int
+    hand: tuple[Card, ...]
+    cards: tuple[int, ...]
+    roles: tuple[Role | None, ...]
+    table: tuple[TablePair, ...]
+    stock: int
+    discard: int
+    trump: Suit
+    trump_card: Card | None
+    to_act: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class ReviewView:
     """The coach's review of ``user_id``'s decisions in an ended game (``review.seat`` is
     theirs).  Private to that player: it shows their hand at each decision.  ``stored``:
-    read from the store (asked before), not computed now."""
+    read from the store (asked before), not computed now.  ``positions``: the table as the
+    player saw it at each reviewed decision, in game order (:meth:`position`)."""
 
     game_id: int
     guild_id: int
@@ -478,6 +502,11 @@ class ReviewView:
     players: tuple[Player, ...]
     review: GameReview
     stored: bool
+    positions: tuple[ReviewPosition, ...] = ()
+
+    def position(self, index: int) -> ReviewPosition | None:
+        """The table before the decision at ``index`` (``None`` when none was built)."""
+        return next((p for p in self.positions if p.index == index), None)
 
 
 @dataclass(frozen=True, slots=True)

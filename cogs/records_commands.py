@@ -4,7 +4,7 @@ history's paging buttons, its replays, and the coach's reviews."""
 from __future__ import annotations
 
 import asyncio
-import time
+from time import monotonic
 from typing import Any
 
 import discord
@@ -124,7 +124,7 @@ class RecordsCommands(CogCore):
 
         def progress(done: int, total: int) -> None:
             nonlocal shown
-            now = time.monotonic()
+            now = monotonic()
             if done < total and now - shown >= PROGRESS_EVERY_S:
                 shown = now
                 reply = render_review_progress(done, total, t)

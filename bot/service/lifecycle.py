@@ -25,12 +25,13 @@ from bot.service.owners import Owners
 from bot.service.settings import SettingsStore
 from bot.service.settle import GameEnd, settle
 from bot.state import BadMeta, ChannelState, GameState, LiveMeta, LobbyState
-from bot.storage import LiveRecord, StoredState
+from bot.storage import LiveRecord, SeriesRecord, StoredState
 from bot.terms import HERE
-from rules_engine import Rules, from_snapshot
+from bot.votes import Forfeit
+from rules_engine import DurakError, Game, Rules, from_snapshot, parse_action
 from rules_engine.messages import Message
 
-__all__ = ["Lifecycle", "restored_deadline"]
+__all__ = ["Lifecycle", "played_on", "restored_deadline"]
 
 log = logging.getLogger(__name__)
 
@@ -144,14 +145,9 @@ class Lifecycle:
             for live in state.live:
                 if series is None or series.id != live.series_id:
                     continue
-                g, meta = self._game_state(live, series.guild_id, now)
                 with self.commit.storage_errors():
-                    forfeits = await self.commit.storage.forfeits_of_game(g.game_id)
-                g.forfeits = {f.seat: f for f in forfeits}
-                if g.human_waits(series):
-                    timeout = series.options.turn_timeout or self.turn_timeout
-                    g.deadline = restored_deadline(meta, now, timeout, self.restore_grace)
-                game = g
+                    forfeits = await self.commit.storage.forfeits_of_game(live.game_id)
+                game = self._live_game(live, series, forfeits, now)
             if game is None and series is not None and series.last_game_id is not None:
                 game = await self.commit.load_finished(series)
         except Exception as exc:
@@ -169,6 +165,41 @@ class Lifecycle:
             self.driver.schedule(ch)
         log.debug("channel %d read from storage (fence %d)", channel_id, fence)
         return fence
+
+    def take_live(self, ch: ChannelState, live: LiveRecord, forfeits: list[Forfeit]) -> None:
+        """Replace the live game held in ``ch`` by ``live``, a newer revision of the same
+        game another process stored (and its forfeits), in one step; its turn re-armed here
+        if this process runs the channel.  Raises as :meth:`load_channel` on a row that does
+        not restore (nothing changed then)."""
+        series = ch.series
+        assert series is not None
+        old = ch.game
+        known = None if old is None else played_on(old.game, live)
+        g = self._live_game(live, series, forfeits, self.commit.clock.now(), known, old)
+        if old is not None:
+            old.disarm()
+            old.close_vote()
+        ch.game = g
+        if ch.playing and self.owners.runs(ch.channel_id):
+            self.driver.schedule(ch)
+
+    def _live_game(
+        self,
+        live: LiveRecord,
+        series: SeriesRecord,
+        forfeits: list[Forfeit],
+        now: float,
+        game: Game | None = None,
+        held: GameState | None = None,
+    ) -> GameState:
+        """The game of ``series``' live row (``game``: its position, if known, played on
+        from ``held``) with its forfeits, its turn's deadline restored."""
+        g, meta = self._game_state(live, series.guild_id, now, game, held)
+        g.forfeits = {f.seat: f for f in forfeits}
+        if g.human_waits(series):
+            timeout = series.options.turn_timeout or self.turn_timeout
+            g.deadline = restored_deadline(meta, now, timeout, self.restore_grace)
+        return g
 
     def _load_tables(self, state: StoredState) -> None:
         """Put the stored lobbies and active series in their channels, at their fences."""
@@ -239,14 +270,24 @@ class Lifecycle:
         return ch
 
     def _game_state(
-        self, live: LiveRecord, guild_id: int, now: float
+        self,
+        live: LiveRecord,
+        guild_id: int,
+        now: float,
+        game: Game | None = None,
+        held: GameState | None = None,
     ) -> tuple[GameState, LiveMeta]:
-        """The game of a live row, from its snapshot and its checked meta (raises on a row
+        """The game of a live row (``game``: its position, already known, played on from
+        ``held``; else rebuilt from the row's snapshot) and its checked meta (raises on a row
         that does not restore).  A row stored before the game kept its ``count_ai_games``
         takes the server's setting at restore (what the release that started it would have
         used when it ended)."""
-        game = from_snapshot(live.snapshot)
-        meta = LiveMeta.parse(live.meta, game.n, now)
+        if game is None or held is None:
+            game = from_snapshot(live.snapshot) if game is None else game
+            meta = LiveMeta.parse(live.meta, game.n, now)
+        else:
+            added = game.version - held.game.version
+            meta = LiveMeta.parse(live.meta, game.n, now, known=held.recent, added=added)
         count_ai = meta.count_ai_games
         if count_ai is None:
             count_ai = self.settings.count_ai_games_now(guild_id)
@@ -330,3 +371,24 @@ def restored_deadline(meta: LiveMeta, now: float, turn_timeout: int, grace: floa
     else:
         left = float(turn_timeout)
     return now + min(left, float(turn_timeout))
+
+
+def played_on(held: Game, live: LiveRecord) -> Game | None:
+    """``held`` played on with the actions ``live`` stored after it: a copy, when the row's
+    log starts with ``held``'s (the actions a process hears of are usually one or two, and
+    replaying them costs far less than rebuilding the game); ``None`` when it does not, or
+    an action does not apply (the row is then rebuilt, and checked, whole)."""
+    snap = live.snapshot
+    actions = snap.get("actions") if isinstance(snap, dict) else None
+    n = held.version
+    if not isinstance(actions, list) or len(actions) != live.version or len(actions) < n:
+        return None
+    if actions[:n] != held.history_text():
+        return None
+    game = held.clone()
+    try:
+        for text in actions[n:]:
+            game.apply(parse_action(text))
+    except (DurakError, TypeError, ValueError, AttributeError):
+        return None
+    return game

@@ -6,7 +6,10 @@ on the event loop), and stored (:meth:`bot.storage.Storage.save_review`) so that
 in this process or after a restart, is instant.  A player runs one review at a time, the
 process at most ``max_running`` at once; beyond, :class:`~bot.errors.ReviewBusy` says to try
 again.  A review shows the player's own hand at each decision: adapters show it to that
-player only.  ``/durak forget-me`` erases a player's reviews with the rest of their data.
+player only, and with it the table as that player saw it before each decision
+(:func:`bot.review_positions.review_positions`: their own observation, replayed from the
+record on the event loop, a few milliseconds).  ``/durak forget-me`` erases a player's
+reviews with the rest of their data.
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from dataclasses import dataclass, field
 from bot.ai_pool import AIPool, AIPoolClosed, ReviewFailed, ThreadAI
 from bot.clock import Clock
 from bot.errors import ReviewBusy, ReviewUnavailable, UnknownGame
+from bot.review_positions import review_positions
 from bot.service.commit import storage_errors
 from bot.service.options import need_id, profile_of
 from bot.service.records import ended_game, need_game_id, players_of
 from bot.storage import ReviewRecord, Storage
 from bot.views import ReviewView
 from rules_engine import DurakError, Rules
-from rules_engine.ai.review import DEFAULT_DEALS, GameReview, ReviewError
+from rules_engine.ai.review import DEFAULT_DEALS, GameRecord, GameReview, ReviewError
 from rules_engine.messages import N_, Message
 
 __all__ = ["MAX_RUNNING_REVIEWS", "REVIEW_SEED", "Progress", "Reviews"]
@@ -96,7 +100,16 @@ class Reviews:
                 Message("game #{value} cannot be reviewed from what was stored", value=game_id)
             ) from exc
 
+        record = {"rules": rec.rules, "deal": rec.deal, "actions": rec.actions}
+
         def view(review: GameReview, stored: bool) -> ReviewView:
+            try:
+                positions = review_positions(
+                    GameRecord.from_dict(record), seat, (d.index for d in review.decisions)
+                )
+            except DurakError:  # reviewed all the same; the pages go without their table
+                log.exception("the positions of game %d cannot be replayed", game_id)
+                positions = ()
             return ReviewView(
                 game_id=game_id,
                 guild_id=guild_id,
@@ -106,6 +119,7 @@ class Reviews:
                 players=players_of(rec.seats),
                 review=review,
                 stored=stored,
+                positions=positions,
             )
 
         with storage_errors():
@@ -126,7 +140,6 @@ class Reviews:
             raise ReviewBusy()
         self._running[user_id] = game_id
         try:
-            record = {"rules": rec.rules, "deal": rec.deal, "actions": rec.actions}
             review = await self.ai.review(
                 record, seat, deals=self.deals, seed=REVIEW_SEED, progress=progress
             )

@@ -11,14 +11,18 @@ copy here is older (:func:`is_fresh`):
   channel it holds: :meth:`Channels.watched`) or this process owns it (its timers and AI
   turns: :mod:`bot.service.owners`), the channel is read again under its lock and what
   changed is published to the presenters (:meth:`Sync.refresh`): the lobby, the table and
-  each seated human's hand, the game's end, the lobby's start or close, the series' end;
+  each seated human's hand, the game's end, the lobby's start or close, the series' end.
+  A change of the live game held here that moved nothing else of the channel (a move, a
+  timer, a forfeit: no fence change among the changes heard) reads only that game's row and
+  forfeits (:meth:`Sync.advance`), the common case while a game is played;
 - otherwise the stale copy is dropped: it is read again when a command or a page needs it.
 
 Changes for one channel are coalesced: while one is being read, later ones wait, and only the
-newest is looked at.  The newest change heard of each channel is remembered (the last
-:data:`REMEMBERED` channels), whether or not it was read: a page that opens here reads its
-channel from storage and only then is registered, so a change committed between the two is
-caught up with once it is (:meth:`Sync.catch_up`).  The notices that went with a change (a
+newest is looked at (a fence change among them makes it a read of the whole channel).  The
+newest change heard of each channel is remembered (the last :data:`REMEMBERED` channels),
+whether or not it was read: a page that opens here reads its channel from storage and only
+then is registered, so a change committed between the two is caught up with once it is
+(:meth:`Sync.catch_up`).  The notices that went with a change (a
 timeout, a stop vote, a host hand-off) reach the pages of the process that made it; the others
 show its new state.
 
@@ -44,10 +48,11 @@ from bot.service.driver import Driver
 from bot.service.lifecycle import Lifecycle
 from bot.service.owners import Owners
 from bot.service.tasks import Tasks
-from bot.state import ChannelState, LobbyState
+from bot.state import BadMeta, ChannelState, LobbyState
 from bot.storage import SeriesRecord, Storage
 from bot.storage.changes import ChannelChange
 from bot.view_builders import lobby_view
+from rules_engine import InvalidPositionError
 from rules_engine.messages import Message
 
 __all__ = ["REMEMBERED", "Sync", "is_fresh"]
@@ -103,6 +108,8 @@ class Sync:
         self.tasks = tasks
         self.serves = serves
         self._pending: dict[int, ChannelChange | None] = {}
+        #: Channels with a pending change that needs the whole channel read again.
+        self._whole: set[int] = set()
         self._reading: set[int] = set()
         #: The newest change heard of each channel, by (channel, kind), oldest first.
         self._latest: dict[tuple[int, str], ChannelChange] = {}
@@ -152,6 +159,8 @@ class Sync:
 
     def _queue(self, channel_id: int, change: ChannelChange | None) -> None:
         self._pending[channel_id] = change
+        if change is None or change.kind == "fence":
+            self._whole.add(channel_id)
         if channel_id not in self._reading:
             self._reading.add(channel_id)
             self.tasks.spawn(self._read_pending(channel_id))
@@ -160,8 +169,11 @@ class Sync:
         try:
             while channel_id in self._pending and not self.driver.closed:
                 change = self._pending.pop(channel_id)
+                whole = channel_id in self._whole
+                self._whole.discard(channel_id)
                 try:
-                    await self.refresh(channel_id, change)
+                    if whole or change is None or not await self.advance(change):
+                        await self.refresh(channel_id, change)
                 except ServiceError as exc:
                     log.warning("channel %d could not be read again: %s", channel_id, exc)
         finally:
@@ -196,6 +208,41 @@ class Sync:
                     return False
                 await self.channels.loader(channel_id)  # replaces the copy once read
             self._publish(tx, before)
+        if self.on_refreshed is not None:
+            self.on_refreshed(channel_id)
+        return True
+
+    async def advance(self, change: ChannelChange) -> bool:
+        """Under the channel's lock: take a newer revision of the live game held here from
+        its row alone (see the module docstring) and publish the table.  ``False`` when it
+        cannot be (another game, none held, the row gone with the game's end, a row that does
+        not restore, the channel neither shown nor owned here): then the channel is read
+        again (:meth:`refresh`)."""
+        channel_id = change.channel_id
+        if change.kind != "game" or not (
+            self.channels.watched(channel_id) or self.owners.runs(channel_id)
+        ):
+            return False
+        held = self.channels.get(channel_id)
+        if held is None or held.game is None or held.game.game_id != change.game_id:
+            return False
+        async with self.channels.edit(channel_id) as tx:
+            ch = tx.ch
+            g = None if ch is None else ch.game
+            if tx.loaded or ch is None or g is None or g.game_id != change.game_id:
+                return False
+            if is_fresh(ch, change):
+                return True
+            with self.lifecycle.commit.storage_errors():
+                read = await self.storage.load_live_game(g.game_id)
+            if read is None or read[0].revision <= g.revision:
+                return read is not None
+            try:
+                self.lifecycle.take_live(ch, *read)
+            except (InvalidPositionError, BadMeta) as exc:  # the whole read says what to do
+                log.warning("live game %d not taken from its row: %s", g.game_id, exc)
+                return False
+            tx.show_table(ch)
         if self.on_refreshed is not None:
             self.on_refreshed(channel_id)
         return True

@@ -182,6 +182,11 @@ class Storage(ABC):
         """The forfeits of a game, in the order they happened."""
 
     @abstractmethod
+    async def load_live_game(self, game_id: int) -> tuple[LiveRecord, list[Forfeit]] | None:
+        """The live row of ``game_id`` and the game's forfeits, read together (one
+        snapshot of the database); ``None`` if it has no live row (it ended)."""
+
+    @abstractmethod
     async def end_series(
         self, series_id: int, ended_at: float, *, fence: int | None = None
     ) -> None:

@@ -18,8 +18,11 @@ that cancellation before reusing (or dropping) the connection (measured: a 2-sec
 ``command_timeout`` took 4 s to give up one statement on a frozen server).  The server limits
 what it does for a connection that went away: ``statement_timeout`` (the request's timeout)
 and ``idle_in_transaction_session_timeout`` (twice that), sent as startup parameters so that
-they survive the pool's ``RESET ALL``; startup (:meth:`SqlStore.unhurried`: opening,
-migrating, restoring) lifts both.
+they hold on every connection the pool opens; startup (:meth:`SqlStore.unhurried`: opening,
+migrating, restoring) lifts both, and sets them back after.  The pool does not reset a session
+when a connection comes back (asyncpg's default costs a round trip per request, for session
+state this code never leaves behind: no ``SET`` but the one above, no ``LISTEN`` or advisory
+lock on a pooled connection); a transaction left open is still rolled back.
 
 **Several processes.**  Each storage, when it opens, takes a process number from the database
 (the counter ``process``) and holds a session advisory lock on it on a connection of its own,
@@ -70,6 +73,8 @@ _PLACEHOLDER = re.compile(r"\?")
 _CONNECT_TIMEOUT = 10.0
 #: Lifts the server's limits for one session (startup; ``RESET ALL`` restores them).
 _UNLIMITED = "SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0"
+#: Back to the limits the pool's connections start with (their startup parameters).
+_LIMITED = "RESET statement_timeout; RESET idle_in_transaction_session_timeout"
 #: The migration that brings channel owners and notifications (before it, with an older list
 #: of migrations given, as in upgrade tests, the storage takes no process number).
 _OWNERS_MIGRATION = 10
@@ -174,6 +179,7 @@ class PostgresStorage(SqlStore):
                     max_size=self._max,
                     timeout=max(_CONNECT_TIMEOUT, self.timeout),
                     server_settings=settings,
+                    reset=_keep_session,
                 )
             except unreachable as exc:
                 raise DatabaseUnavailable(
@@ -339,7 +345,13 @@ class PostgresStorage(SqlStore):
         if self.patient():
             async with self.pool.acquire() as con:
                 await con.execute(_UNLIMITED)
-                yield con
+                try:
+                    yield con
+                finally:
+                    try:
+                        await con.execute(_LIMITED)
+                    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+                        con.terminate()  # never back in the pool without its limits
             return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
@@ -365,8 +377,9 @@ class PostgresStorage(SqlStore):
                 raise self._busy() from exc
             raise
         finally:
-            # Releasing resets the session (one more round trip): still under the deadline,
-            # and a failure there is not the request's (what it did is committed or not).
+            # Releasing rolls back a transaction left open (none, normally): still under the
+            # deadline, and a failure there is not the request's (what it did is committed
+            # or not).
             with contextlib.suppress(Exception):
                 await self.pool.release(con)
             timer.cancel()
@@ -393,8 +406,17 @@ class PostgresStorage(SqlStore):
         async with self._request() as con:
             return _rows_changed(await con.execute(numbered(statement), *params))
 
+    async def query(self, statement: str, *params: Any) -> list[Row]:
+        # no transaction around it: one statement reads one snapshot (one round trip)
+        async with self._request() as con:
+            return [tuple(r) for r in await con.fetch(numbered(statement), *params)]
+
     def for_update(self, table: str | None = None) -> str:
         return " FOR UPDATE" if table is None else f" FOR UPDATE OF {table}"
+
+
+async def _keep_session(con: Any) -> None:
+    """The pool's reset of a connection coming back: nothing (see the module docstring)."""
 
 
 @contextlib.asynccontextmanager

@@ -138,6 +138,11 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
     async def execute(self, statement: str, *params: Any) -> int:
         """One write statement, committed on its own; the number of rows it changed."""
 
+    async def query(self, statement: str, *params: Any) -> list[Row]:
+        """Every row of one query read on its own (a statement sees one snapshot)."""
+        async with self.read() as con:
+            return await con.fetch(statement, *params)
+
     async def read_one(self, statement: str, *params: Any) -> Row | None:
         """The first row one read statement finds (``None`` if none), in a read of its own."""
         async with self.read() as con:
@@ -433,6 +438,14 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
         async with self.read() as con:
             rows = await con.fetch(sql.FORFEITS_OF_GAME, game_id)
         return [Forfeit(g, u, s, a, r, m) for g, u, s, a, r, m in rows]
+
+    async def load_live_game(self, game_id: int) -> tuple[LiveRecord, list[Forfeit]] | None:
+        # one statement: the live row once per forfeit (or once, with none), in order
+        rows = await self.query(sql.LOAD_LIVE_WITH_FORFEITS, game_id)
+        if not rows:
+            return None
+        forfeits = [Forfeit(game_id, *f[-5:]) for f in rows if f[-5] is not None]
+        return _live_record(rows[0][:-5]), forfeits
 
     async def end_series(
         self, series_id: int, ended_at: float, *, fence: int | None = None

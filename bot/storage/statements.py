@@ -94,6 +94,14 @@ LOAD_LIVE_ONE = (
     "SELECT l.game_id, l.channel_id, l.series_id, l.snapshot, l.meta, l.version, g.guild_id, "
     "l.revision FROM live_games l JOIN games g ON g.id = l.game_id WHERE l.game_id = ?"
 )
+#: A live game's row (the columns of :data:`LOAD_LIVE_ONE`) followed by one of its forfeits'
+#: ``user_id, seat, at, reason, move`` (NULLs when it has none), a row per forfeit in order.
+LOAD_LIVE_WITH_FORFEITS = (
+    "SELECT l.game_id, l.channel_id, l.series_id, l.snapshot, l.meta, l.version, g.guild_id, "
+    "l.revision, f.user_id, f.seat, f.at, f.reason, f.move FROM live_games l "
+    "JOIN games g ON g.id = l.game_id LEFT JOIN forfeits f ON f.game_id = l.game_id "
+    "WHERE l.game_id = ? ORDER BY f.at, f.seat"
+)
 LOAD_GAME = (
     "SELECT rules, deal, actions, result, guild_id, seats, loser_seat, ended_at "
     "FROM games WHERE id = ?"

@@ -4,6 +4,9 @@ in every language, ◀ ▶ at the ends, the review custom ids, and the game-over
 
 from __future__ import annotations
 
+import asyncio
+import itertools
+
 import pytest
 
 from bot.views import Player, ReviewView
@@ -119,3 +122,71 @@ def test_stats_show_the_coachs_accuracy_once_a_game_was_reviewed() -> None:
     assert "**83.5%** sur 2 parties analysées" in message_text(
         render_stats(reviewed, catalog("fr"))
     )
+
+
+class _Clock:
+    """``time.monotonic`` for the cog's progress pacing, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_progress_is_shown_at_most_every_two_seconds_and_never_after_the_answer(
+    view: ReviewView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review with ten decisions, one every 0.7 s (the clock is the test's): the private
+    message says how far it got at most once per PROGRESS_EVERY_S, never for the last
+    decision, and every progress edit lands before the review itself, even an edit that
+    Discord answers late."""
+    from types import SimpleNamespace
+
+    from cogs import records_commands
+    from cogs.durak_commands import DurakCog
+
+    clock = _Clock()
+    monkeypatch.setattr(records_commands, "monotonic", clock)
+    total, step = 10, 0.7
+    edits: list[tuple[float, dict[str, object]]] = []
+    slow = asyncio.Event()  # Discord answers the progress edits only once the review is made
+
+    async def edit_original_response(**kwargs: object) -> None:
+        at = clock.now
+        if not kwargs.get("embeds"):
+            await slow.wait()
+            for _ in range(20):  # and slowly: the answer would overtake an edit not awaited
+                await asyncio.sleep(0)
+        edits.append((at, kwargs))
+
+    class Service:
+        async def review(self, guild: int, user: int, game: int | None, *, progress):  # type: ignore[no-untyped-def]
+            assert (guild, user, game) == (1, 7, 42)
+            for done in range(1, total + 1):
+                clock.now += step
+                progress(done, total)
+                await asyncio.sleep(0)  # the edits start while the review goes on
+            slow.set()
+            return view
+
+    cog = DurakCog(SimpleNamespace(), service=Service())  # type: ignore[arg-type]
+    interaction = SimpleNamespace(
+        guild_id=1,
+        user=SimpleNamespace(id=7),
+        locale=SimpleNamespace(value="en-US"),
+        guild_locale=None,
+        edit_original_response=edit_original_response,
+    )
+    await cog._review(interaction, 42, 1)  # type: ignore[arg-type]  # its first marked page
+
+    progress = [(at, kw["content"]) for at, kw in edits if not kw.get("embeds")]
+    assert [text for _, text in progress] == [
+        f"The coach is reviewing your game: {done} of {total} decisions done…"
+        for done in (1, 4, 7)  # 0.7 s, 2.8 s and 4.9 s in: 2.1 s apart, the 10th not shown
+    ]
+    times = [at for at, _ in progress]
+    assert all(b - a >= records_commands.PROGRESS_EVERY_S for a, b in itertools.pairwise(times))
+    last = edits[-1][1]
+    assert last["embeds"] and "Your hand:" in str(last["embeds"][0].to_dict())  # type: ignore[index]
+    assert len(edits) == len(progress) + 1  # the answer once, last

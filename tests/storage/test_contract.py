@@ -390,6 +390,20 @@ async def test_a_forfeit_is_recorded_at_once_fenced_and_once_per_seat(storage: S
     assert await storage.forfeits_of_game(game_id) == [leave, kick]
     assert await storage.forfeits_of_game(game_id + 1000) == []
 
+    # the live row and its forfeits read together, as another process takes a change
+    read = await storage.load_live_game(game_id)
+    assert read is not None
+    live, forfeits = read
+    assert (live.game_id, live.revision) == (game_id, revision) and forfeits == [leave, kick]
+    assert await storage.load_live_game(game_id + 1000) is None
+
+
+async def test_a_live_game_without_forfeits_reads_with_none(storage: Storage) -> None:
+    _, game_id = await _one_live_game(storage)
+    read = await storage.load_live_game(game_id)
+    assert read is not None
+    assert read[0] == await storage.load_live(game_id) and read[1] == []
+
 
 async def test_stats_count_forfeits_per_profile(storage: Storage) -> None:
     series = series_record()

@@ -439,3 +439,37 @@ async def test_a_copy_read_again_stays_shown_until_the_new_one_replaces_it(
         while b.state(CH) != "playing":
             await asyncio.sleep(0.01)
     assert seen and set(seen) == {"lobby"}
+
+
+async def test_moves_and_a_forfeit_of_another_process_are_taken_from_the_game_s_row(
+    postgres_backend: Backend, make_service: MakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a game is played in another process, a process showing it takes each change
+    from the game's row and forfeits alone: the channel is not read again."""
+    a, b = await make_service(), await make_service()
+    await open_table(a, ALICE, BOB, CAROL)
+    await b.load(CH)
+    monkeypatch.setattr(b.sync.channels, "watched", lambda channel_id: True)  # a page is open
+    whole: list[int] = []
+    read = b.storage.load_channel
+
+    async def reading(channel_id: int) -> Any:
+        whole.append(channel_id)
+        return await read(channel_id)
+
+    monkeypatch.setattr(b.storage, "load_channel", reading)
+    for _ in range(3):
+        await press(a)
+    await a.forfeit(CH, CAROL)
+    await a.wait_idle()
+    want = await a.table(CH)
+    assert want.seats[2].forfeited and not want.finished
+
+    def shown(view: TableView) -> tuple[int, list[bool]]:
+        return view.version, [s.forfeited for s in view.seats]
+
+    async with asyncio.timeout(10):
+        while shown(await b.table(CH)) != shown(want):
+            await asyncio.sleep(0.01)
+    assert whole == []
+    assert (await b.table(CH)).recent == want.recent  # the last moves, read as they grew
