@@ -15,9 +15,8 @@ async def test_a_review_is_kept_per_game_and_player(storage: Storage) -> None:
     assert await storage.review_accuracy(ALICE) == (None, 0)
     await storage.save_review(ReviewRecord(7, ALICE, 0, 300, 0, 80.0, '{"a": 1}', 1.0))
     await storage.save_review(ReviewRecord(8, ALICE, 1, 300, 0, 60.0, '{"a": 2}', 2.0))
-    await storage.save_review(
-        ReviewRecord(7, BOB, 1, 300, 0, None, '{"b": 1}', 3.0)
-    )  # never a choice
+    # Bob never had a choice: no accuracy
+    await storage.save_review(ReviewRecord(7, BOB, 1, 300, 0, None, '{"b": 1}', 3.0))
     assert await storage.load_review(7, ALICE, 300, 0) == '{"a": 1}'
     assert await storage.load_review(7, BOB, 300, 0) == '{"b": 1}'
     assert await storage.load_review(7, ALICE, 100, 0) is None  # another budget
