@@ -158,29 +158,31 @@ class Balancer:
         return client
 
 
+_Socket = web.WebSocketResponse | aiohttp.ClientWebSocketResponse
+
+
+async def _copy(source: _Socket, target: _Socket) -> None:
+    """Send every text and binary frame of ``source`` on to ``target`` until ``source`` ends."""
+    async for msg in source:
+        if msg.type is aiohttp.WSMsgType.TEXT:
+            await target.send_str(msg.data)
+        elif msg.type is aiohttp.WSMsgType.BINARY:
+            await target.send_bytes(msg.data)
+        else:
+            break
+
+
 async def _pipe(client: web.WebSocketResponse, upstream: aiohttp.ClientWebSocketResponse) -> None:
     """Copy frames both ways until either side closes; the other is closed with its code."""
 
     async def down() -> None:
-        async for msg in upstream:
-            if msg.type is aiohttp.WSMsgType.TEXT:
-                await client.send_str(msg.data)
-            elif msg.type is aiohttp.WSMsgType.BINARY:
-                await client.send_bytes(msg.data)
-            else:
-                break
+        await _copy(upstream, client)
         code = upstream.close_code
         # a backend that vanished without a close frame: "service restart", connect again
         await client.close(code=CLOSE_RESTART if code in (None, 1006) else code)
 
     async def up() -> None:
-        async for msg in client:
-            if msg.type is aiohttp.WSMsgType.TEXT:
-                await upstream.send_str(msg.data)
-            elif msg.type is aiohttp.WSMsgType.BINARY:
-                await upstream.send_bytes(msg.data)
-            else:
-                break
+        await _copy(client, upstream)
         await upstream.close(code=client.close_code or 1000)
 
     tasks = [asyncio.ensure_future(down()), asyncio.ensure_future(up())]

@@ -106,6 +106,49 @@ def table_key(text: str) -> tuple[int, int] | None:
 
 
 # ---------------------------------------------------------------------------------- pages
+async def read_tables(
+    ws: aiohttp.ClientWebSocketResponse,
+    token: str,
+    received: list[tuple[int, int, float]],
+    opened: asyncio.Event,
+) -> None:
+    """Say hello with ``token``, then note ``(game, version, when)`` of every table frame
+    (``opened`` is set at the first) until the socket closes."""
+    await ws.send_str(json.dumps({"t": "hello", "token": token, "lang": "en"}))
+    async for msg in ws:
+        if msg.type is not aiohttp.WSMsgType.TEXT:
+            break
+        now = time.monotonic()
+        key = table_key(msg.data)
+        if key is not None:
+            received.append((key[0], key[1], now))
+            opened.set()
+
+
+async def pages_client(
+    pages: list[tuple[str, str]], origin: str, open_timeout: float, *, reopen: bool = False
+) -> None:
+    """Client mode: open every page (``(ws url, token)``; with ``reopen``, again whenever it
+    closes), say ``open`` on stdout once each has its first table, read until stdin says
+    stop, then print what each page received (JSON)."""
+    received: list[list[tuple[int, int, float]]] = [[] for _ in pages]
+    opened = [asyncio.Event() for _ in pages]
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+        tasks = []
+        for i, (url, token) in enumerate(pages):
+            page = _page(http, url, origin, token, received[i], opened[i], reopen)
+            tasks.append(asyncio.ensure_future(page))
+            if i % 50 == 49:
+                await asyncio.sleep(0.05)  # do not open 800 sockets in one burst
+        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), open_timeout)
+        print("open", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    print(json.dumps(received), flush=True)
+
+
 async def _page(
     http: aiohttp.ClientSession,
     url: str,
@@ -113,44 +156,90 @@ async def _page(
     token: str,
     received: list[tuple[int, int, float]],
     opened: asyncio.Event,
+    reopen: bool,
 ) -> None:
-    # compress=15: offer permessage-deflate, as browsers do
-    async with http.ws_connect(url, headers={"Origin": origin}, max_msg_size=0, compress=15) as ws:
-        await ws.send_str(json.dumps({"t": "hello", "token": token, "lang": "en"}))
-        async for msg in ws:
-            if msg.type is not aiohttp.WSMsgType.TEXT:
-                break
-            now = time.monotonic()
-            key = table_key(msg.data)
-            if key is not None:
-                received.append((key[0], key[1], now))
-                opened.set()
+    """One page; with ``reopen`` it is opened again half a second after it closes or fails
+    to open (a hello refused by a busy database, at the start)."""
+    while True:
+        try:
+            # compress=15: offer permessage-deflate, as browsers do
+            async with http.ws_connect(
+                url, headers={"Origin": origin}, max_msg_size=0, compress=15
+            ) as ws:
+                await read_tables(ws, token, received, opened)
+        except (aiohttp.ClientError, OSError):
+            if not reopen:
+                raise
+        if not reopen:
+            return
+        await asyncio.sleep(0.5)
 
 
 async def _pages_main(cfg: dict[str, Any]) -> None:
-    """Client mode: open every page, say ``open`` on stdout, read until stdin says stop,
-    then print what each page received (JSON)."""
-    tokens: list[str] = cfg["tokens"]
-    received: list[list[tuple[int, int, float]]] = [[] for _ in tokens]
-    opened = [asyncio.Event() for _ in tokens]
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector) as http:
-        tasks = []
-        for i, token in enumerate(tokens):
-            tasks.append(
-                asyncio.ensure_future(
-                    _page(http, cfg["ws"], cfg["origin"], token, received[i], opened[i])
-                )
-            )
-            if i % 50 == 49:
-                await asyncio.sleep(0.05)  # do not open 800 sockets in one burst
-        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 120)
-        print("open", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    print(json.dumps(received), flush=True)
+    """The pages' process (see :class:`PagesProcess`)."""
+    pages = [(url, token) for url, token in cfg["pages"]]
+    await pages_client(pages, cfg["origin"], cfg["open_timeout"], reopen=cfg["reopen"])
+
+
+def arrivals(
+    received: list[list[list[float]]],
+) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], int]]:
+    """Of each table ``(game, version)`` the pages received (:meth:`PagesProcess.stop`): when
+    the last page got it, and how many pages did."""
+    last: dict[tuple[int, int], float] = {}
+    got: dict[tuple[int, int], int] = defaultdict(int)
+    for page in received:
+        for game, version, when in page:
+            key = (int(game), int(version))
+            got[key] += 1
+            last[key] = max(last.get(key, 0.0), when)
+    return last, got
+
+
+class PagesProcess:
+    """The pages in a process of their own (``python -m apps.web_bench --pages-process``,
+    running :func:`pages_client`), so that their work is not counted in the measured
+    processes."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen[str] | None = None
+
+    async def open(
+        self, pages: list[tuple[str, str]], origin: str, open_timeout: float, *, reopen: bool
+    ) -> None:
+        """Start it with ``pages`` (``(ws url, token)`` each) and wait until every page has
+        its first table."""
+        self._proc = proc = subprocess.Popen(
+            [sys.executable, "-m", "apps.web_bench", "--pages-process"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        cfg = {"pages": pages, "origin": origin, "open_timeout": open_timeout, "reopen": reopen}
+        proc.stdin.write(json.dumps(cfg) + "\n")
+        proc.stdin.flush()
+        line = await asyncio.get_running_loop().run_in_executor(None, proc.stdout.readline)
+        if line.strip() != "open":
+            raise RuntimeError(f"the pages did not open: {line!r}")
+
+    async def stop(self) -> list[list[list[float]]]:
+        """Close the pages and wait for the process to end: what each page received
+        (``[game, version, when]`` per table frame)."""
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("stop\n")
+        proc.stdin.flush()
+        loop = asyncio.get_running_loop()
+        raw = await loop.run_in_executor(None, proc.stdout.read)
+        await loop.run_in_executor(None, proc.wait)
+        received: list[list[list[float]]] = json.loads(raw)
+        return received
+
+    def kill(self) -> None:
+        """End the process at once if it still runs (after a failure)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
 
 
 # ---------------------------------------------------------------------------------- bot
@@ -194,6 +283,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             written[key] = time.monotonic()
 
     server.parts.sockets.on_sent = sent
+    pages = PagesProcess()
     try:
         await pool.start(wait=True)
         await server.start()
@@ -208,21 +298,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(1.0)
         gc.collect()
         before_kb = rss_kb()
-        pages = subprocess.Popen(
-            [sys.executable, "-m", "apps.web_bench", "--pages-process"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert pages.stdin is not None and pages.stdout is not None
-        pages.stdin.write(
-            json.dumps({"tokens": tokens, "ws": f"{origin}/ws", "origin": origin}) + "\n"
-        )
-        pages.stdin.flush()
-        loop = asyncio.get_running_loop()
-        line = await loop.run_in_executor(None, pages.stdout.readline)
-        if line.strip() != "open":
-            raise RuntimeError(f"the pages did not open: {line!r}")
+        ws = f"{origin}/ws"
+        await pages.open([(ws, token) for token in tokens], origin, 120, reopen=False)
         gc.collect()
         open_kb = rss_kb()
         lag.start()
@@ -233,24 +310,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         cpu = time.process_time() - cpu0
         await lag.stop()
         stamps.running = False
-        pages.stdin.write("stop\n")
-        pages.stdin.flush()
-        raw = await loop.run_in_executor(None, pages.stdout.read)
-        await loop.run_in_executor(None, pages.wait)
-        received: list[list[list[float]]] = json.loads(raw)
+        received = await pages.stop()
     finally:
+        pages.kill()
         await server.stop()
         await service.close()
         await pool.close()
         tmp.cleanup()
     # per action published during the run: when its last page got it
-    last: dict[tuple[int, int], float] = {}
-    got: dict[tuple[int, int], int] = defaultdict(int)
-    for page in received:
-        for game, version, when in page:
-            key = (int(game), int(version))
-            got[key] += 1
-            last[key] = max(last.get(key, 0.0), when)
+    last, got = arrivals(received)
     delays = sorted(
         last[key] - at
         for key, at in stamps.published.items()

@@ -35,17 +35,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import IO, Any
 
-import aiohttp
-import asyncpg
-
 from apps.measure import add_table_arguments, percentile
-from apps.web_bench import table_key
-from bot.storage.throwaway_pg import start_throwaway_postgres
+from apps.web_bench import PagesProcess, arrivals
+from bot.storage.throwaway_pg import throwaway_database
 from web.tokens import Signer
 
 __all__ = ["Worker", "fresh_database", "main", "spread"]
@@ -144,67 +140,8 @@ async def fresh_database(workdir: Path, url: str | None) -> AsyncIterator[str]:
     if url is not None:
         yield url
         return
-    server = await asyncio.to_thread(start_throwaway_postgres, workdir / "pg")
-    try:
-        admin = await asyncpg.connect(server.url())
-        try:
-            await admin.execute('CREATE DATABASE "durak_scale"')
-        finally:
-            await admin.close()
-        yield server.url("durak_scale")
-    finally:
-        await asyncio.to_thread(server.stop)
-
-
-# ---------------------------------------------------------------------------------- pages
-async def _page(
-    http: aiohttp.ClientSession,
-    url: str,
-    origin: str,
-    token: str,
-    received: list[tuple[int, int, float]],
-    opened: asyncio.Event,
-) -> None:
-    while True:  # a hello refused (a busy database, at the start): open the page again
-        with contextlib.suppress(aiohttp.ClientError, OSError):
-            async with http.ws_connect(
-                url, headers={"Origin": origin}, max_msg_size=0, compress=15
-            ) as ws:
-                await ws.send_str(json.dumps({"t": "hello", "token": token, "lang": "en"}))
-                async for msg in ws:
-                    if msg.type is not aiohttp.WSMsgType.TEXT:
-                        break
-                    now = time.monotonic()
-                    key = table_key(msg.data)
-                    if key is not None:
-                        received.append((key[0], key[1], now))
-                        opened.set()
-        await asyncio.sleep(0.5)
-
-
-async def _pages_main(cfg: dict[str, Any]) -> None:
-    """Client mode: open every page (``[ws url, token]``), say ``open`` on stdout, read
-    until stdin says stop, then print what each page received (JSON)."""
-    pages: list[list[str]] = cfg["pages"]
-    received: list[list[tuple[int, int, float]]] = [[] for _ in pages]
-    opened = [asyncio.Event() for _ in pages]
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
-        tasks = []
-        for i, (url, token) in enumerate(pages):
-            tasks.append(
-                asyncio.ensure_future(
-                    _page(http, url, cfg["origin"], token, received[i], opened[i])
-                )
-            )
-            if i % 50 == 49:
-                await asyncio.sleep(0.05)  # do not open 800 sockets in one burst
-        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 300)
-        print("open", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    print(json.dumps(received), flush=True)
+    async with throwaway_database(workdir / "pg", "durak_scale") as fresh:
+        yield fresh
 
 
 # ---------------------------------------------------------------------------------- run
@@ -240,7 +177,7 @@ async def _measure(args: argparse.Namespace, url: str, workdir: Path) -> dict[st
         )
         for i, port in enumerate(ports)
     ]
-    pages: subprocess.Popen[str] | None = None
+    pages = PagesProcess()
     try:
         for w in workers:  # one at a time: each migrates or waits for the migration
             await w.start()
@@ -262,37 +199,21 @@ async def _measure(args: argparse.Namespace, url: str, workdir: Path) -> dict[st
         )
         signer = Signer(secret)
         page_list = [
-            [_ws(workers[spread(owner[ch], j, n)]), signer.watcher(ch)]
+            (_ws(workers[spread(owner[ch], j, n)]), signer.watcher(ch))
             for ch in channels
             for j in range(args.pages)
         ]
-        pages = subprocess.Popen(
-            [sys.executable, "-m", "apps.web_scale_bench", "--pages-process"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert pages.stdin is not None and pages.stdout is not None
-        pages.stdin.write(json.dumps({"pages": page_list, "origin": origin}) + "\n")
-        pages.stdin.flush()
-        loop = asyncio.get_running_loop()
-        line = await loop.run_in_executor(None, pages.stdout.readline)
-        if line.strip() != "open":
-            raise RuntimeError(f"the pages did not open: {line!r}")
+        # a hello refused (a busy database, at the start): the page opens again
+        await pages.open(page_list, origin, 300, reopen=True)
         await asyncio.sleep(1.0)
         await asyncio.gather(*(w.ask({"cmd": "measure"}) for w in workers))
         t0 = time.monotonic()
         await asyncio.sleep(args.seconds)
         reports = await asyncio.gather(*(w.ask({"cmd": "report"}) for w in workers))
         elapsed = time.monotonic() - t0
-        pages.stdin.write("stop\n")
-        pages.stdin.flush()
-        raw = await loop.run_in_executor(None, pages.stdout.read)
-        await loop.run_in_executor(None, pages.wait)
-        received: list[list[list[float]]] = json.loads(raw)
+        received = await pages.stop()
     finally:
-        if pages is not None and pages.poll() is None:
-            pages.kill()
+        pages.kill()
         await asyncio.gather(*(w.stop() for w in workers))
     # an action's time stored: the first process that published its table (its writer)
     published: dict[tuple[int, int], float] = {}
@@ -300,13 +221,7 @@ async def _measure(args: argparse.Namespace, url: str, workdir: Path) -> dict[st
         for game, version, at in report["published"]:
             key = (int(game), int(version))
             published[key] = min(published.get(key, at), at)
-    last: dict[tuple[int, int], float] = {}
-    got: dict[tuple[int, int], int] = defaultdict(int)
-    for page in received:
-        for game, version, when in page:
-            key = (int(game), int(version))
-            got[key] += 1
-            last[key] = max(last.get(key, 0.0), when)
+    last, got = arrivals(received)
     window = [k for k, at in published.items() if t0 <= at <= t0 + elapsed - 1.0]
     delays = sorted(last[k] - published[k] for k in window if got.get(k) == args.pages)
     lags = [float(r["lag_p99_ms"]) for r in reports]
@@ -343,11 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ai-workers", type=int, default=1, help="AI processes per web process")
     parser.add_argument("--database-url", default=None, help="an empty PostgreSQL database")
     parser.add_argument("--profile", default=None, help="cProfile each web process to PATH.N")
-    parser.add_argument("--pages-process", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.pages_process:
-        asyncio.run(_pages_main(json.loads(sys.stdin.readline())))
-        return 0
     if args.processes < 1:
         parser.error("--processes must be 1 or more")
     result = asyncio.run(run(args))

@@ -329,16 +329,11 @@ class ServerConfig:
 
     def lobby_defaults(self) -> dict[str, str | bool | int | None]:
         """What ``/durak new`` uses for options not given, keyed like ``LobbyOptions``."""
-        return {
-            "rules": self.profile,
-            "transfer": self.transfer,
-            "throw_in": self.throw_in,
-            "first_round_limit": self.first_round_limit,
-            "deck": self.deck,
-            "show_trump": self.show_trump,
-            "teams": self.teams,
-            "turn_timeout": self.turn_timeout,
-        }
+        return {"rules": self.profile, **self._house(), "turn_timeout": self.turn_timeout}
+
+    def _house(self) -> dict[str, str | bool | int | None]:
+        """The house options by name (``None``: the profile's own value)."""
+        return {name: getattr(self, name) for name in _HOUSE_OPTIONS}
 
     def lobby_options(self, given: Mapping[str, object]) -> dict[str, object]:
         """``/durak new``'s options (``LobbyOptions`` field names; ``None`` = not given) with
@@ -361,12 +356,7 @@ class ServerConfig:
         return {
             "version": CONFIG_VERSION,
             "profile": self.profile,
-            "transfer": self.transfer,
-            "throw_in": self.throw_in,
-            "first_round_limit": self.first_round_limit,
-            "deck": self.deck,
-            "show_trump": self.show_trump,
-            "teams": self.teams,
+            **self._house(),
             "turn_timeout": self.turn_timeout,
             "channels": sorted(self.channels),
             "count_ai_games": self.count_ai_games,

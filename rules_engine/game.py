@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import overload
 
 from rules_engine.actions import (
@@ -199,15 +200,34 @@ _TAKE_ONLY = (TAKE_CODE,)
 _PASS_ONLY = (PASS_CODE,)
 _ADD_MEMO = _AddMemo()
 
-#: Why a transfer or a show cannot pass the attack on: the next player holds too few cards
-#: (the reason for one card, and for more).
-_TRANSFER_TOO_MANY = (
-    N_("{player} holds 1 card: a transfer would make {total} attacks"),
-    N_("{player} holds {n} cards: a transfer would make {total} attacks"),
+
+@dataclass(frozen=True, slots=True)
+class _PassOnReasons:
+    """Why the defender may not pass the attack on this way (a transfer, or a show)."""
+
+    #: The rules do not allow it.
+    forbidden: Message
+    #: The round already has a defence.
+    late: Message
+    #: The next player holds too few cards: the message keys for one card, and for more.
+    too_many: tuple[str, str]
+
+
+_TRANSFER = _PassOnReasons(
+    Message("transfers are not allowed in these rules"),
+    Message("no transfer after the first defence of a round"),
+    (
+        N_("{player} holds 1 card: a transfer would make {total} attacks"),
+        N_("{player} holds {n} cards: a transfer would make {total} attacks"),
+    ),
 )
-_SHOW_TOO_MANY = (
-    N_("{player} holds 1 card: a show would pass on {total} attacks"),
-    N_("{player} holds {n} cards: a show would pass on {total} attacks"),
+_SHOW = _PassOnReasons(
+    Message("showing a trump to transfer is not allowed in these rules"),
+    Message("no show after the first defence of a round"),
+    (
+        N_("{player} holds 1 card: a show would pass on {total} attacks"),
+        N_("{player} holds {n} cards: a show would pass on {total} attacks"),
+    ),
 )
 
 
@@ -1020,14 +1040,22 @@ class Game:
             trump=SUIT_SYMBOLS[trump],
         )
 
-    def _transfer_reason(self, action: Action) -> Message | None:
-        if not self.rules.transfer:
-            return Message("transfers are not allowed in these rules")
+    def _pass_on_open_reason(
+        self, action: Action, allowed: bool, reasons: _PassOnReasons
+    ) -> Message | None:
+        """Why the defender may not pass the attack on by ``action`` (a transfer or a show)
+        whatever its cards: the rules forbid it, a defence was made this round, or a card is
+        not in the hand."""
+        if not allowed:
+            return reasons.forbidden
         if self._covered_any:
-            return Message("no transfer after the first defence of a round")
-        missing = self._missing_card(action.seat, action.cards)
-        if missing:
-            return missing
+            return reasons.late
+        return self._missing_card(action.seat, action.cards)
+
+    def _transfer_reason(self, action: Action) -> Message | None:
+        opening = self._pass_on_open_reason(action, self.rules.transfer, _TRANSFER)
+        if opening:
+            return opening
         rank = RANK_OF[self.table_attacks[0]]
         for card in action.cards:
             if RANK_OF[card.index] != rank:
@@ -1037,17 +1065,13 @@ class Game:
         total = len(self.table_attacks) + len(action.cards)
         if total > self.cap:
             return Message("the limit is {limit} attacks this round", limit=self.cap)
-        return self._pass_on_reason(action.seat, total, _TRANSFER_TOO_MANY)
+        return self._pass_on_reason(action.seat, total, _TRANSFER.too_many)
 
     def _show_reason(self, action: Action) -> Message | None:
         """Why the defender may not show this card now (RULES.md §10.2)."""
-        if not self.rules.show_trump:
-            return Message("showing a trump to transfer is not allowed in these rules")
-        if self._covered_any:
-            return Message("no show after the first defence of a round")
-        missing = self._missing_card(action.seat, action.cards)
-        if missing:
-            return missing
+        opening = self._pass_on_open_reason(action, self.rules.show_trump, _SHOW)
+        if opening:
+            return opening
         card = action.cards[0]
         rank = RANK_OF[self.table_attacks[0]]
         if SUIT_OF[card.index] != self.trump:
@@ -1062,7 +1086,7 @@ class Game:
             )
         if card.index in self._round_shown:
             return Message("{card} has already been shown this round", card=card)
-        return self._pass_on_reason(action.seat, len(self.table_attacks), _SHOW_TOO_MANY)
+        return self._pass_on_reason(action.seat, len(self.table_attacks), _SHOW.too_many)
 
     def _pass_on_reason(self, seat: int, total: int, keys: tuple[str, str]) -> Message | None:
         """Why ``seat`` may not pass ``total`` attacks on to the next player (a transfer or a
@@ -1180,14 +1204,7 @@ class Game:
                 attacks.append(mask.bit_length() - 1)
                 self.table_defences.append(-1)
             if kind == TRANSFER:
-                self.attacker = seat
-                self.defender = d = self._next[self._skip << 3 | seat]
-                cap = self.cap
-                size = self.hands[d].bit_count()
-                self.limit = cap if cap < size else size
-                self._passed = 0
-                self._set_attackers()
-                self.to_act = d
+                self._pass_attack_on(seat)
                 return
             if not self.taking:
                 self.to_act = self.defender
@@ -1223,6 +1240,11 @@ class Game:
         is public from now on."""
         self._round_shown += (mask.bit_length() - 1,)
         self.public_held |= mask
+        self._pass_attack_on(seat)
+
+    def _pass_attack_on(self, seat: int) -> None:
+        """The defender ``seat`` passed the attack on (a transfer or a show): it attacks now,
+        and the next player defends and acts."""
         self.attacker = seat
         self.defender = d = self._next[self._skip << 3 | seat]
         cap = self.cap

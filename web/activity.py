@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
@@ -76,24 +76,17 @@ def _snowflake(value: object) -> int:
     return int(text)
 
 
+@dataclass(eq=False)
 class ActivitySessions:
     """The ``/api/activity/session`` route (see the module docstring).  Without ``oauth`` or
     without ``gate`` there is no Activity (503)."""
 
-    def __init__(
-        self,
-        service: GameService,
-        signer: Signer,
-        oauth: DiscordOAuth | None,
-        origins: frozenset[str] = frozenset(),
-        gate: ActivityGate | None = None,
-    ) -> None:
-        self.service = service
-        self.signer = signer
-        self.oauth = oauth
-        self.origins = origins
-        self.gate = gate
-        self._http: aiohttp.ClientSession | None = None
+    service: GameService
+    signer: Signer
+    oauth: DiscordOAuth | None
+    origins: frozenset[str] = frozenset()
+    gate: ActivityGate | None = None
+    _http: aiohttp.ClientSession | None = field(default=None, init=False)
 
     async def close(self) -> None:
         """Close the HTTP client (at the web server's end)."""

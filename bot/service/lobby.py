@@ -201,11 +201,7 @@ class Lobbies:
             _need_room(lobby)
             joined = team_to_join(lobby.seats, _team_size(lobby), team)
             seats = [*lobby.seats, LobbySeat(user_id, clean_name(name, user_id), team=joined)]
-            assert tx.ch is not None
-            await self._save_seats(tx.ch, lobby, seats)
-            view = lobby_view(lobby, "open")
-            tx.lobby_changed(view)
-        return view
+            return await self._seated(tx, lobby, seats)
 
     @retry_moved
     @checked_ids
@@ -271,13 +267,9 @@ class Lobbies:
             while name in taken:
                 name = f"{base} {k}"
                 k += 1
-            assert tx.ch is not None
-            await self._save_seats(
-                tx.ch, lobby, [*lobby.seats, LobbySeat(None, name, level, joined)]
+            return await self._seated(
+                tx, lobby, [*lobby.seats, LobbySeat(None, name, level, joined)]
             )
-            view = lobby_view(lobby, "open")
-            tx.lobby_changed(view)
-        return view
 
     @retry_moved
     @checked_ids
@@ -302,11 +294,7 @@ class Lobbies:
             _need_team_room(lobby.seats, _team_size(lobby), target)
             seats = list(lobby.seats)
             seats[index] = dataclasses.replace(seat, team=target)
-            assert tx.ch is not None
-            await self._save_seats(tx.ch, lobby, seats)
-            view = lobby_view(lobby, "open")
-            tx.lobby_changed(view)
-        return view
+            return await self._seated(tx, lobby, seats)
 
     @retry_moved
     @checked_ids
@@ -414,6 +402,16 @@ class Lobbies:
         lobby.seats = seats
         if host is not None:
             lobby.host_id, lobby.host_name = host
+
+    async def _seated(
+        self, tx: Transaction, lobby: LobbyState, seats: list[LobbySeat]
+    ) -> LobbyView:
+        """Store the lobby's new ``seats`` (its host unchanged) and queue its view."""
+        assert tx.ch is not None
+        await self._save_seats(tx.ch, lobby, seats)
+        view = lobby_view(lobby, "open")
+        tx.lobby_changed(view)
+        return view
 
     async def _reseat(
         self,

@@ -29,7 +29,7 @@ from bot.service.options import (
     profile_of,
 )
 from bot.service.settings import SettingsStore
-from bot.storage import Storage
+from bot.storage import GameRecord, Storage
 from bot.views import (
     HistoryEntry,
     HistoryPage,
@@ -40,9 +40,17 @@ from bot.views import (
 )
 from rules_engine import DurakError, Rules
 from rules_engine.deal import Deal
-from rules_engine.messages import Message
+from rules_engine.messages import N_, Message
 
-__all__ = ["HISTORY_PER_PAGE", "MIN_RATED_GAMES", "REPLAY_CACHE", "Records"]
+__all__ = [
+    "HISTORY_PER_PAGE",
+    "MIN_RATED_GAMES",
+    "REPLAY_CACHE",
+    "Records",
+    "ended_game",
+    "need_game_id",
+    "players_of",
+]
 
 log = logging.getLogger(__name__)
 
@@ -179,10 +187,7 @@ class Records:
         :class:`UnknownGame` for an unknown id, a game of another server, a game still being
         played or one stopped before its end."""
         need_id(guild_id)
-        if not _whole(game_id, 1, MAX_ID):
-            raise UnknownGame(
-                Message("there is no game #{value} in this server", value=repr(game_id))
-            )
+        need_game_id(game_id)
         cached = self._replays.get(game_id)
         if cached is not None and cached.guild_id == guild_id:
             # who sat where is read again: a player may have been forgotten since (in any
@@ -196,18 +201,14 @@ class Records:
                 self._replays.move_to_end(game_id)
                 return cached
             del self._replays[game_id]
+        rec = await ended_game(
+            self.storage,
+            guild_id,
+            game_id,
+            N_("game #{value} is still being played: replay it once it ends"),
+        )
         with storage_errors():
-            rec = await self.storage.load_game(game_id)
-            forfeits = await self.storage.forfeits_of_game(game_id) if rec is not None else []
-        if rec is None or rec.guild_id != guild_id:
-            raise UnknownGame(Message("there is no game #{value} in this server", value=game_id))
-        if rec.result == "live":
-            raise UnknownGame(
-                Message(
-                    "game #{value} is still being played: replay it once it ends",
-                    value=game_id,
-                )
-            )
+            forfeits = await self.storage.forfeits_of_game(game_id)
         if rec.result == "aborted":
             raise UnknownGame(
                 Message(
@@ -241,6 +242,25 @@ class Records:
         while len(self._replays) > REPLAY_CACHE:
             self._replays.popitem(last=False)
         return view
+
+
+def need_game_id(game_id: int) -> None:
+    """:class:`UnknownGame` unless ``game_id`` could be a game's id."""
+    if not _whole(game_id, 1, MAX_ID):
+        raise UnknownGame(Message("there is no game #{value} in this server", value=repr(game_id)))
+
+
+async def ended_game(storage: Storage, guild_id: int, game_id: int, playing: str) -> GameRecord:
+    """Stored game ``game_id`` of this guild once it has ended (its id checked by
+    :func:`need_game_id`); :class:`UnknownGame` for a game of no server or another, and for a
+    game still being played (``playing``: that message's key, ``{value}`` the game's id)."""
+    with storage_errors():
+        rec = await storage.load_game(game_id)
+    if rec is None or rec.guild_id != guild_id:
+        raise UnknownGame(Message("there is no game #{value} in this server", value=game_id))
+    if rec.result == "live":
+        raise UnknownGame(Message(playing, value=game_id))
+    return rec
 
 
 def players_of(seats: Iterable[LobbySeat]) -> tuple[Player, ...]:

@@ -24,13 +24,13 @@ from bot.clock import Clock
 from bot.errors import ReviewBusy, ReviewUnavailable, UnknownGame
 from bot.review_positions import review_positions
 from bot.service.commit import storage_errors
-from bot.service.options import MAX_ID, need_id, profile_of
-from bot.service.records import players_of
-from bot.storage import Storage
+from bot.service.options import need_id, profile_of
+from bot.service.records import ended_game, need_game_id, players_of
+from bot.storage import ReviewRecord, Storage
 from bot.views import ReviewView
 from rules_engine import DurakError, Rules
 from rules_engine.ai.review import DEFAULT_DEALS, GameRecord, GameReview, ReviewError
-from rules_engine.messages import Message
+from rules_engine.messages import N_, Message
 
 __all__ = ["MAX_RUNNING_REVIEWS", "REVIEW_SEED", "Progress", "Reviews"]
 
@@ -78,23 +78,13 @@ class Reviews:
         need_id(user_id)
         if game_id is None:
             game_id = await self._last_game(guild_id, user_id)
-        elif (
-            isinstance(game_id, bool) or not isinstance(game_id, int) or not 1 <= game_id <= MAX_ID
-        ):
-            raise UnknownGame(
-                Message("there is no game #{value} in this server", value=repr(game_id))
-            )
-        with storage_errors():
-            rec = await self.storage.load_game(game_id)
-        if rec is None or rec.guild_id != guild_id:
-            raise UnknownGame(Message("there is no game #{value} in this server", value=game_id))
-        if rec.result == "live":
-            raise UnknownGame(
-                Message(
-                    "game #{value} is still being played: ask for its review once it ends",
-                    value=game_id,
-                )
-            )
+        need_game_id(game_id)
+        rec = await ended_game(
+            self.storage,
+            guild_id,
+            game_id,
+            N_("game #{value} is still being played: ask for its review once it ends"),
+        )
         seat = next((i for i, s in enumerate(rec.seats) if s.user_id == user_id), None)
         if seat is None:
             raise UnknownGame(
@@ -165,14 +155,16 @@ class Reviews:
             del self._running[user_id]
         with storage_errors():
             await self.storage.save_review(
-                game_id,
-                user_id,
-                seat,
-                self.deals,
-                REVIEW_SEED,
-                review.accuracy,
-                json.dumps(review.to_dict(), ensure_ascii=False),
-                self.clock.now(),
+                ReviewRecord(
+                    game_id=game_id,
+                    user_id=user_id,
+                    seat=seat,
+                    deals=self.deals,
+                    seed=REVIEW_SEED,
+                    accuracy=review.accuracy,
+                    data=json.dumps(review.to_dict(), ensure_ascii=False),
+                    created_at=self.clock.now(),
+                )
             )
         return view(review, False)
 

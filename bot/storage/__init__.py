@@ -29,6 +29,7 @@ from bot.storage.records import (
     LobbyRecord,
     NewGame,
     PlayerResult,
+    ReviewRecord,
     SeriesRecord,
     StoredState,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "Migration",
     "NewGame",
     "PlayerResult",
+    "ReviewRecord",
     "SeriesRecord",
     "SqliteStorage",
     "Storage",

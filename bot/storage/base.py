@@ -20,6 +20,7 @@ from bot.storage.records import (
     LobbyRecord,
     NewGame,
     PlayerResult,
+    ReviewRecord,
     SeriesRecord,
     StoredState,
 )
@@ -236,17 +237,7 @@ class Storage(ABC):
         in game ``game_id`` made with ``deals`` and ``seed``; ``None`` if there is none."""
 
     @abstractmethod
-    async def save_review(
-        self,
-        game_id: int,
-        user_id: int,
-        seat: int,
-        deals: int,
-        seed: int,
-        accuracy: float | None,
-        data: str,
-        now: float,
-    ) -> None:
+    async def save_review(self, review: ReviewRecord) -> None:
         """Keep a review (one per game and player: a newer one replaces it)."""
 
     @abstractmethod

@@ -23,6 +23,7 @@ __all__ = [
     "NewGame",
     "PlayerResult",
     "RatingUpdate",
+    "ReviewRecord",
     "SeriesRecord",
     "StoredState",
     "actions_of_snapshot",
@@ -192,6 +193,22 @@ class HistoryRecord:
     result: str  # 'loss' | 'draw' | 'aborted'
     loser_seat: int | None
     ended_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRecord:
+    """The coach's review of one player's decisions in a game, as kept (one per game and
+    player): made with ``deals`` sampled deals and ``seed``, ``data`` its JSON
+    (``GameReview.to_dict()``), ``accuracy`` ``None`` when the player never had a choice."""
+
+    game_id: int
+    user_id: int
+    seat: int
+    deals: int
+    seed: int
+    accuracy: float | None
+    data: str
+    created_at: float
 
 
 # ---------------------------------------------------------------------------------- JSON

@@ -53,6 +53,7 @@ from bot.storage.records import (
     LiveRecord,
     LobbyRecord,
     NewGame,
+    ReviewRecord,
     SeriesRecord,
     StoredState,
     actions_of_snapshot,
@@ -141,6 +142,11 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
         """Every row of one query read on its own (a statement sees one snapshot)."""
         async with self.read() as con:
             return await con.fetch(statement, *params)
+
+    async def read_one(self, statement: str, *params: Any) -> Row | None:
+        """The first row one read statement finds (``None`` if none), in a read of its own."""
+        async with self.read() as con:
+            return await con.fetch_one(statement, *params)
 
     # -------------------------------------------------------------- schema
     async def migrate(self, transaction: Transaction) -> None:
@@ -300,8 +306,7 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
         return revision + 1
 
     async def load_live(self, game_id: int) -> LiveRecord | None:
-        async with self.read() as con:
-            row = await con.fetch_one(sql.LOAD_LIVE_ONE, game_id)
+        row = await self.read_one(sql.LOAD_LIVE_ONE, game_id)
         return None if row is None else _live_record(row)
 
     async def finish_game(
@@ -520,36 +525,32 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
         return sorted(int(c) for (c,) in rows)
 
     async def load_game(self, game_id: int) -> GameRecord | None:
-        async with self.read() as con:
-            row = await con.fetch_one(sql.LOAD_GAME, game_id)
+        row = await self.read_one(sql.LOAD_GAME, game_id)
         return None if row is None else game_record_from_row(game_id, row)
 
     async def game_seats(self, game_id: int) -> list[LobbySeat] | None:
-        async with self.read() as con:
-            row = await con.fetch_one(sql.GAME_SEATS, game_id)
+        row = await self.read_one(sql.GAME_SEATS, game_id)
         return None if row is None else records.seats_from(json.loads(row[0]))
 
     async def load_review(self, game_id: int, user_id: int, deals: int, seed: int) -> str | None:
-        async with self.read() as con:
-            row = await con.fetch_one(sql.REVIEW_GET, game_id, user_id, deals, seed)
+        row = await self.read_one(sql.REVIEW_GET, game_id, user_id, deals, seed)
         return None if row is None else str(row[2])
 
-    async def save_review(
-        self,
-        game_id: int,
-        user_id: int,
-        seat: int,
-        deals: int,
-        seed: int,
-        accuracy: float | None,
-        data: str,
-        now: float,
-    ) -> None:
-        await self.execute(sql.REVIEW_PUT, game_id, user_id, seat, deals, seed, accuracy, data, now)
+    async def save_review(self, review: ReviewRecord) -> None:
+        await self.execute(
+            sql.REVIEW_PUT,
+            review.game_id,
+            review.user_id,
+            review.seat,
+            review.deals,
+            review.seed,
+            review.accuracy,
+            review.data,
+            review.created_at,
+        )
 
     async def review_accuracy(self, user_id: int) -> tuple[float | None, int]:
-        async with self.read() as con:
-            row = await con.fetch_one(sql.REVIEW_ACCURACY, user_id)
+        row = await self.read_one(sql.REVIEW_ACCURACY, user_id)
         if row is None or not row[1]:
             return None, 0
         return float(row[0]), int(row[1])
@@ -576,8 +577,7 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
 
     # -------------------------------------------------------------- server settings
     async def load_server_config(self, guild_id: int) -> str | None:
-        async with self.read() as con:
-            row = await con.fetch_one(sql.SERVER_SETTINGS_LOAD, guild_id)
+        row = await self.read_one(sql.SERVER_SETTINGS_LOAD, guild_id)
         return None if row is None else str(row[0])
 
     async def save_server_config(self, guild_id: int, settings_json: str, now: float) -> None:
@@ -585,8 +585,7 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
 
     # -------------------------------------------------------------- the bot's own values
     async def get_meta(self, key: str) -> str | None:
-        async with self.read() as con:
-            row = await con.fetch_one(sql.META_GET, key)
+        row = await self.read_one(sql.META_GET, key)
         return None if row is None else str(row[0])
 
     async def set_meta(self, key: str, value: str, now: float) -> None:

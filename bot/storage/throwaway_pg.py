@@ -8,16 +8,26 @@ when we are root).  The server listens on a Unix socket only.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import glob
 import os
 import shutil
 import subprocess
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-__all__ = ["PostgresUnavailable", "ThrowawayPostgres", "start_throwaway_postgres"]
+import asyncpg
+
+__all__ = [
+    "PostgresUnavailable",
+    "ThrowawayPostgres",
+    "start_throwaway_postgres",
+    "throwaway_database",
+]
 
 
 class PostgresUnavailable(RuntimeError):
@@ -58,6 +68,22 @@ def start_throwaway_postgres(root: str | os.PathLike[str]) -> ThrowawayPostgres:
     except (OSError, subprocess.SubprocessError) as exc:
         problems.append(f"the machine's PostgreSQL failed: {exc}")
     raise PostgresUnavailable("; ".join(problems))
+
+
+@contextlib.asynccontextmanager
+async def throwaway_database(root: Path, name: str) -> AsyncIterator[str]:
+    """The URL of a new database ``name`` on a throwaway server started under ``root`` (an
+    empty directory), stopped when the block ends."""
+    server = await asyncio.to_thread(start_throwaway_postgres, root)
+    try:
+        admin = await asyncpg.connect(server.url())
+        try:
+            await admin.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await admin.close()
+        yield server.url(name)
+    finally:
+        await asyncio.to_thread(server.stop)
 
 
 def _with_pgserver(pgdata: Path) -> ThrowawayPostgres:

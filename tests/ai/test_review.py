@@ -181,22 +181,22 @@ def test_two_games_that_look_the_same_to_the_seat_get_the_same_review_of_its_dec
     assert early_a == early_b
 
 
-def _endgame(seed: int) -> Game:
-    """A two-player position with an empty stock and at least three legal choices."""
+def _endgame(seed: int) -> tuple[Game, int]:
+    """A two-player position with an empty stock and at least three legal choices, and the
+    seat to act in it."""
     rng = random.Random(seed)
     while True:
         game = Game(PROFILES["podkidnoy"], deal_from_seed(2, rng.randrange(10**6)))
         while not game.finished and (game.stock or len(game.legal_codes()) < 3):
             game.apply_code(rng.choice(game.legal_codes()))
         if not game.finished and sum(h.bit_count() for h in game.hands) <= 9:
-            return game
+            assert game.to_act is not None
+            return game, game.to_act
 
 
 def test_an_exact_position_is_valued_by_the_solver() -> None:
     for seed in range(6):
-        game = _endgame(seed)
-        me = game.to_act
-        assert me is not None
+        game, me = _endgame(seed)
         obs = observation(game, me)
         choices = estimate_choices(obs, deals=4, seed=0)
         assert all(c.exact and c.stderr == 0 and c.deals == 0 for c in choices)
@@ -212,18 +212,14 @@ def test_an_exact_position_is_valued_by_the_solver() -> None:
 
 
 def test_an_exact_choice_too_big_to_solve_is_played_out_instead() -> None:
-    game = _endgame(1)
-    me = game.to_act
-    assert me is not None
+    game, me = _endgame(1)
     choices = estimate_choices(observation(game, me), deals=6, seed=0, node_cap=1)
     assert any(not c.exact and c.deals == 6 for c in choices)
 
 
 def test_a_losing_choice_in_an_exact_position_is_a_blunder() -> None:
     for seed in range(20):
-        game = _endgame(seed)
-        me = game.to_act
-        assert me is not None
+        game, me = _endgame(seed)
         obs = observation(game, me)
         values = estimate_choices(obs, deals=4, seed=0)
         worst = max(values, key=lambda c: c.durak)

@@ -45,13 +45,21 @@ async def new_page(browser: Any, **context: Any) -> Any:
     return page
 
 
-async def create_room(page: Any, base: str, name: str, seats: int = 3) -> str:
-    """Create a room from the home page as ``name``; the invite link it shows."""
+async def room_form(page: Any, base: str, name: str) -> None:
+    """Open the home page, wait until its options are listed, and type ``name``."""
     from playwright.async_api import expect
 
     await page.goto(f"{base}/")
     await expect(page.locator("#rules option")).not_to_have_count(0)
+    await expect(page.locator("#teams option")).not_to_have_count(0)
     await page.fill("#name", name)
+
+
+async def create_room(page: Any, base: str, name: str, seats: int = 3) -> str:
+    """Create a room from the home page as ``name``; the invite link it shows."""
+    from playwright.async_api import expect
+
+    await room_form(page, base, name)
     await page.select_option("#seats", str(seats))
     await page.click("#create-button")
     await expect(page.locator("#lobby")).to_be_visible()

@@ -14,7 +14,7 @@ from playwright.async_api import expect
 from bot.realm import WEB_REALM
 from rules_engine.actions import ActionKind
 
-from .rooms_support import RoomServer, join_room, new_page
+from .rooms_support import RoomServer, join_room, new_page, room_form
 from .support import LocalTable, local_webs, open_page, play_to_a_show
 
 
@@ -110,9 +110,7 @@ async def test_a_two_against_two_room_shows_its_teams_and_a_guest_switches(
 ) -> None:
     server = await rooms()
     ann = await new_page(browser)
-    await ann.goto(f"{server.base}/")
-    await expect(ann.locator("#teams option")).not_to_have_count(0)
-    await ann.fill("#name", "Ann")
+    await room_form(ann, server.base, "Ann")
     await ann.select_option("#teams", '"2x2"')
     await expect(ann.locator("#seats")).to_have_value("4")  # teams set the table's size
     await ann.click("#create-button")
@@ -152,9 +150,7 @@ async def test_the_room_form_shows_the_engines_sentence_for_a_refused_combinatio
 ) -> None:
     server = await rooms()
     page = await new_page(browser)
-    await page.goto(f"{server.base}/")
-    await expect(page.locator("#teams option")).not_to_have_count(0)
-    await page.fill("#name", "Ann")
+    await room_form(page, server.base, "Ann")
     await page.select_option("#rules", "perevodnoy")
     await page.select_option("#teams", '"2x2"')
     await page.click("#create-button")

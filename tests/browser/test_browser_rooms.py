@@ -22,6 +22,7 @@ from .rooms_support import (
     game_of_two,
     join_room,
     new_page,
+    room_form,
     table_in,
 )
 from .support import local_webs, page_barrier
@@ -128,9 +129,7 @@ async def test_the_abuse_limits_answer_on_the_page(browser: Any, rooms: Any) -> 
 async def test_the_home_page_refuses_what_durak_new_refuses(browser: Any, rooms: Any) -> None:
     server = await rooms()
     page = await new_page(browser)
-    await page.goto(f"{server.base}/")
-    await expect(page.locator("#rules option")).not_to_have_count(0)
-    await page.fill("#name", "Ann")
+    await room_form(page, server.base, "Ann")
     await page.fill("#turn_timeout", "5")
     await page.click("#create-button")
     await expect(page.locator("#error")).to_contain_text("Turn_timeout must be 15–600 seconds")

@@ -350,10 +350,7 @@ class Harness:
             found = await self.turn()
             if found is None:
                 return presses
-            player, msg = found
-            view = await self.table_view()
-            offered = [b for b in buttons(msg) if b.is_game_action or b.verb == "pick"]
-            choice = choose(player, offered, view)
+            player, msg, view, choice = await self._choose(found, choose)
             edits = len(msg.history)
             rec = await self.press(player.user, msg, choice)
             assert rec.response_type == 6, rec.describe()  # an update of the private hand
@@ -403,10 +400,7 @@ class Harness:
             found = await self.turn_now(timeout)
             if found is None:
                 return None
-            player, msg = found
-            view = await self.table_view()
-            offered = [b for b in buttons(msg) if b.is_game_action or b.verb == "pick"]
-            choice = choose(player, offered, view)
+            player, msg, view, choice = await self._choose(found, choose)
             edits = len(msg.history)
             pressed = self.fake.now()
             await self.press(player.user, msg, choice)
@@ -416,6 +410,18 @@ class Harness:
             player.moves += 1
             await poll(lambda v=view.version: self._moved(v), timeout, "the move to apply")
             return pressed, view.version + 1
+
+    async def _choose(
+        self,
+        found: tuple[Player, StoredMessage],
+        choose: Callable[[Player, list[GameButton], Any], GameButton],
+    ) -> tuple[Player, StoredMessage, Any, GameButton]:
+        """A turn ``found`` (the player and their hand message), the table now, and the button
+        ``choose`` picks among the hand's game actions and card picks."""
+        player, msg = found
+        view = await self.table_view()
+        offered = [b for b in buttons(msg) if b.is_game_action or b.verb == "pick"]
+        return player, msg, view, choose(player, offered, view)
 
     async def _moved(self, version: int) -> bool:
         view = await self.table_view()

@@ -37,7 +37,7 @@ from pathlib import Path
 import asyncpg
 
 from bot.storage import parse_database_url, sqlite_url
-from bot.storage.throwaway_pg import start_throwaway_postgres
+from bot.storage.throwaway_pg import throwaway_database
 
 from .checker import Report, check_database
 
@@ -217,16 +217,8 @@ async def postgres_database(workdir: Path, url: str | None = None) -> AsyncItera
         await refuse_used(url)
         yield url
         return
-    server = await asyncio.to_thread(start_throwaway_postgres, workdir / "pg")
-    try:
-        admin = await asyncpg.connect(server.url())
-        try:
-            await admin.execute('CREATE DATABASE "durak_faults"')
-        finally:
-            await admin.close()
-        yield server.url("durak_faults")
-    finally:
-        await asyncio.to_thread(server.stop)
+    async with throwaway_database(workdir / "pg", "durak_faults") as fresh:
+        yield fresh
 
 
 def _ack_logs(workdir: Path) -> list[str]:

@@ -42,7 +42,8 @@ class Page:
     texts: list[str] = field(default_factory=list)
     close_code: int | None = None
     _seen: int = 0
-    _new: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Set whenever a frame arrives or the socket closes (a waiter clears it first).
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
     _reader: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -53,9 +54,9 @@ class Page:
             if msg.type is aiohttp.WSMsgType.TEXT:
                 self.texts.append(msg.data)
                 self.frames.append(json.loads(msg.data))
-                self._new.set()
+                self.arrived.set()
         self.close_code = self.ws.close_code
-        self._new.set()
+        self.arrived.set()
 
     async def send(self, frame: dict[str, Any]) -> None:
         await self.ws.send_str(json.dumps(frame, ensure_ascii=False))
@@ -71,15 +72,15 @@ class Page:
                         return frame
                 if self.close_code is not None:
                     raise AssertionError(f"closed ({self.close_code}) before a {kind} frame")
-                self._new.clear()
-                await self._new.wait()
+                self.arrived.clear()
+                await self.arrived.wait()
 
     async def closed(self, timeout: float = 5.0) -> int | None:
         """Wait until the server closed the socket; its close code."""
         async with asyncio.timeout(timeout):
             while self.close_code is None:
-                self._new.clear()
-                await self._new.wait()
+                self.arrived.clear()
+                await self.arrived.wait()
         return self.close_code
 
     async def act(
@@ -107,8 +108,8 @@ class Page:
             while len(self.of("pong")) == pongs:
                 if self.close_code is not None:
                     raise AssertionError(f"closed ({self.close_code}) before the pong")
-                self._new.clear()
-                await self._new.wait()
+                self.arrived.clear()
+                await self.arrived.wait()
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [f for f in self.frames if f.get("t") == kind]

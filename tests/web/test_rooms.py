@@ -39,6 +39,13 @@ class Rooms(WebApp):
         )
         return resp.status, await resp.json()
 
+    async def create_refused(self, reason: str, **options: Any) -> None:
+        """Opening a room with ``options`` is refused (400) with ``reason``; no room opens."""
+        status, body = await self.create("Ann", **options)
+        assert status == 400
+        assert body["error"].startswith(reason)
+        assert self.service.channels_in(WEB_REALM) == []
+
     async def join(self, room: str, name: str, lang: str = "en") -> tuple[int, dict[str, Any]]:
         resp = await self.client.post(
             "/api/rooms/join",
@@ -142,10 +149,7 @@ async def test_create_room_opens_a_lobby_in_the_realm_with_the_host_seated(rooms
 async def test_create_room_refuses_what_durak_new_refuses(
     rooms: Rooms, options: dict[str, Any], reason: str
 ) -> None:
-    status, body = await rooms.create("Ann", **options)
-    assert status == 400
-    assert body["error"].startswith(reason)
-    assert rooms.service.channels_in(WEB_REALM) == []
+    await rooms.create_refused(reason, **options)
 
 
 async def test_create_room_from_another_origin_is_refused(rooms: Rooms) -> None:

@@ -32,7 +32,7 @@ from web.http_server import ServerLimits
 from web.rooms import RoomLimits
 from web.tokens import Signer
 
-from .conftest import SECRET
+from .conftest import SECRET, Page
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
@@ -125,24 +125,8 @@ class Closed(AssertionError):
     """The page's socket closed while it waited."""
 
 
-@dataclass(eq=False)
-class Sock:
-    """A page's socket and every frame it got."""
-
-    ws: aiohttp.ClientWebSocketResponse
-    frames: list[dict[str, Any]] = field(default_factory=list)
-    new: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        async for msg in self.ws:
-            if msg.type is aiohttp.WSMsgType.TEXT:
-                self.frames.append(json.loads(msg.data))
-                self.new.set()
-        self.new.set()
+class Sock(Page):
+    """A page's socket and every frame it got, read as the processes' games go on."""
 
     async def until(self, test: Any, timeout: float = WAIT) -> dict[str, Any]:
         """The first frame (from the start) that ``test`` accepts."""
@@ -153,8 +137,8 @@ class Sock:
                         return frame
                 if self.ws.closed:
                     raise AssertionError(f"closed ({self.ws.close_code}): {self.frames[-3:]}")
-                self.new.clear()
-                await self.new.wait()
+                self.arrived.clear()
+                await self.arrived.wait()
 
     async def more(self, seen: int, timeout: float = WAIT) -> None:
         """Wait until the page got more than ``seen`` frames."""
@@ -162,14 +146,11 @@ class Sock:
             while len(self.frames) <= seen:
                 if self.ws.closed:
                     raise Closed(f"closed ({self.ws.close_code})")
-                self.new.clear()
-                await self.new.wait()
+                self.arrived.clear()
+                await self.arrived.wait()
 
     def last(self, kind: str) -> dict[str, Any] | None:
         return next((f for f in reversed(self.frames) if f.get("t") == kind), None)
-
-    async def send(self, frame: dict[str, Any]) -> None:
-        await self.ws.send_str(json.dumps(frame))
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from bot.outcome import Outcome
-from bot.realm import WEB_REALM
 from bot.views import ShownTrump
 from rules_engine import parse_card
 from web.serialize import table_json
@@ -113,10 +112,7 @@ async def test_a_room_opens_with_a_pack_a_show_and_teams(rooms: Rooms) -> None:
 async def test_a_room_refuses_options_that_do_not_go_together(
     rooms: Rooms, options: dict[str, Any], reason: str
 ) -> None:
-    status, body = await rooms.create("Ann", **options)
-    assert status == 400
-    assert body["error"].startswith(reason)
-    assert rooms.service.channels_in(WEB_REALM) == []
+    await rooms.create_refused(reason, **options)
 
 
 async def test_a_team_room_shows_its_teams_and_a_guest_switches(rooms: Rooms) -> None:

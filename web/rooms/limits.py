@@ -174,15 +174,10 @@ class AddressCounts:
 
     def open_socket(self, address: str) -> bool:
         """Count a socket of ``address``; False (not counted) when it holds the most already."""
-        if self._sockets[address] >= self.limits.sockets_per_address:
-            return False
-        self._sockets[address] += 1
-        return True
+        return _count_in(self._sockets, address, self.limits.sockets_per_address)
 
     def close_socket(self, address: str) -> None:
-        self._sockets[address] -= 1
-        if self._sockets[address] <= 0:
-            del self._sockets[address]
+        _count_out(self._sockets, address)
 
     def sockets(self, address: str) -> int:
         return self._sockets[address]
@@ -190,15 +185,25 @@ class AddressCounts:
     def start_refusal(self, address: str) -> bool:
         """Count a socket of ``address`` being told it is one too many; False (not counted)
         when as many as it may hold are being told already."""
-        if self._refusing[address] >= self.limits.sockets_per_address:
-            return False
-        self._refusing[address] += 1
-        return True
+        return _count_in(self._refusing, address, self.limits.sockets_per_address)
 
     def end_refusal(self, address: str) -> None:
-        self._refusing[address] -= 1
-        if self._refusing[address] <= 0:
-            del self._refusing[address]
+        _count_out(self._refusing, address)
+
+
+def _count_in(counts: collections.Counter[str], address: str, most: int) -> bool:
+    """Count one more for ``address`` unless it has ``most`` already (then False)."""
+    if counts[address] >= most:
+        return False
+    counts[address] += 1
+    return True
+
+
+def _count_out(counts: collections.Counter[str], address: str) -> None:
+    """Count one less for ``address``, forgetting it at none."""
+    counts[address] -= 1
+    if counts[address] <= 0:
+        del counts[address]
 
 
 def limit_sockets(handler: Handler, counts: AddressCounts) -> Handler:

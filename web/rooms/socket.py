@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 from aiohttp import web
 
@@ -63,26 +64,18 @@ VOTE_BURST, VOTE_EVERY = 3, 10.0
 _FORGET_PAST = 10_000
 
 
+@dataclass(eq=False)
 class RoomSocket:
     """The ``/ws/room`` route (see the module docstring); ``touched(channel)`` is told of
     every command (the room's idle clock)."""
 
-    def __init__(
-        self,
-        service: GameService,
-        signer: Signer,
-        origins: frozenset[str],
-        presenter: RoomPresenter,
-        touched: Callable[[int], None],
-        counts: AddressCounts,
-    ) -> None:
-        self.service = service
-        self.signer = signer
-        self.origins = origins
-        self.presenter = presenter
-        self.touched = touched
-        self.counts = counts
-        self._votes: dict[tuple[int, int], TokenBucket] = {}
+    service: GameService
+    signer: Signer
+    origins: frozenset[str]
+    presenter: RoomPresenter
+    touched: Callable[[int], None]
+    counts: AddressCounts
+    _votes: dict[tuple[int, int], TokenBucket] = field(default_factory=dict, init=False)
 
     def handle(self, request: web.Request) -> Awaitable[web.StreamResponse]:
         """``GET /ws/room``."""

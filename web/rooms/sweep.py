@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from bot.authority import SystemRule
 from bot.errors import ServiceError
@@ -31,26 +32,19 @@ def _idle_message(minutes: int) -> Message:
     return Message("this room closed after {minutes} minutes without a move", minutes=minutes)
 
 
+@dataclass(eq=False)
 class IdleSweep:
     """When each open room last changed (:meth:`touch`), and the sweep that closes the idle
     ones (:meth:`close_idle`, every :data:`SWEEP_EVERY` seconds between :meth:`start` and
     :meth:`stop`)."""
 
-    def __init__(
-        self,
-        service: GameService,
-        directory: RoomDirectory,
-        presenter: RoomPresenter,
-        idle_seconds: float,
-        now: Callable[[], float],
-    ) -> None:
-        self.service = service
-        self.directory = directory
-        self.presenter = presenter
-        self.idle_seconds = idle_seconds
-        self.now = now
-        self._active: dict[int, float] = {}
-        self._task: asyncio.Task[None] | None = None
+    service: GameService
+    directory: RoomDirectory
+    presenter: RoomPresenter
+    idle_seconds: float
+    now: Callable[[], float]
+    _active: dict[int, float] = field(default_factory=dict, init=False)
+    _task: asyncio.Task[None] | None = field(default=None, init=False)
 
     def touch(self, channel_id: int) -> None:
         """The room changed (or a guest did something in it) now."""

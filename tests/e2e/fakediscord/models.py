@@ -520,38 +520,31 @@ class CallbackRecord:
         return 200 <= self.status < 300
 
 
+@dataclass(eq=False)
 class InteractionRecord:
     """An interaction a simulated user triggered, and everything the bot did with it."""
 
-    def __init__(
-        self,
-        fake: FakeDiscord,
-        *,
-        id: int,
-        token: str,
-        type: int,
-        user: SimUser,
-        channel_id: int,
-        payload: dict[str, Any],
-        source_message_id: int | None,
-    ) -> None:
-        self._fake = fake
-        self.id = id
-        self.token = token
-        self.type = type
-        self.user = user
-        self.channel_id = channel_id
-        self.payload = payload
-        self.source_message_id = source_message_id  # the message a component sat on
-        self.dispatched_mono: float | None = None
-        self.created_fake = fake.now()
-        self.callbacks: list[CallbackRecord] = []
-        self.original_message_id: int | None = None
-        self.followup_ids: list[int] = []
-        self.modal: dict[str, Any] | None = None
-        self.autocomplete_choices: list[dict[str, Any]] | None = None
-        self.late = False
-        self.session_id: str | None = None
+    _fake: FakeDiscord = field(repr=False)
+    _: KW_ONLY
+    id: int
+    token: str
+    type: int
+    user: SimUser
+    channel_id: int
+    payload: dict[str, Any]
+    source_message_id: int | None  # the message a component sat on
+    dispatched_mono: float | None = field(default=None, init=False)
+    created_fake: float = field(init=False)
+    callbacks: list[CallbackRecord] = field(default_factory=list, init=False)
+    original_message_id: int | None = field(default=None, init=False)
+    followup_ids: list[int] = field(default_factory=list, init=False)
+    modal: dict[str, Any] | None = field(default=None, init=False)
+    autocomplete_choices: list[dict[str, Any]] | None = field(default=None, init=False)
+    late: bool = field(default=False, init=False)
+    session_id: str | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.created_fake = self._fake.now()
 
     # -- state
     @property
