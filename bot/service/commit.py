@@ -172,8 +172,12 @@ class Commit:
             snapshot=g.snapshot_json(),
             meta=g.meta(deadline=deadline),
         )
+        owners = self.owners
+        claim = owners is not None and not owners.every and owners.may_own(series.guild_id)
         with self.storage_errors():
-            series_id, game_id = await self.storage.start_game(series, new, fence=ch.fence)
+            series_id, game_id = await self.storage.start_game(
+                series, new, fence=ch.fence, claim=claim
+            )
         ch.fence += 1
         series.id = series_id
         series.last_game_id = game_id
@@ -184,6 +188,7 @@ class Commit:
         ch.turn_timeout = turn_timeout
         ch.game = g
         if self.owners is not None and not self.owners.every:
+            # the start claimed it where it may; this notes whether the claim held
             await self.owners.claim(ch.channel_id, series.guild_id)
         self.rearm(ch)
 

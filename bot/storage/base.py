@@ -124,12 +124,19 @@ class Storage(ABC):
 
     @abstractmethod
     async def start_game(
-        self, series: SeriesRecord, game: NewGame, *, fence: int | None = None
+        self,
+        series: SeriesRecord,
+        game: NewGame,
+        *,
+        fence: int | None = None,
+        claim: bool = False,
     ) -> tuple[int, int]:
         """One transaction: drop the channel's lobby, create ``series`` if its ``id`` is None,
         insert the game and its live row (at revision
-        :data:`bot.storage.records.FIRST_REVISION`); channel-fenced.  Returns
-        ``(series_id, game_id)``."""
+        :data:`bot.storage.records.FIRST_REVISION`); channel-fenced.  With ``claim``, this
+        process also becomes the channel's owner as :meth:`claim_channel` would, in the same
+        transaction: another process that reads the new game never sees it without one.
+        Returns ``(series_id, game_id)``."""
 
     @abstractmethod
     async def save_live(

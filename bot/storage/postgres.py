@@ -96,6 +96,11 @@ _CLAIM = (
     "UPDATE channel_fences SET owner = $1 WHERE channel_id = $2 AND "
     f"(owner IS NULL OR owner = $1 OR owner NOT IN ({_ALIVE})) RETURNING owner"
 )
+#: :data:`_CLAIM` inside a write transaction (placeholders as the store's statements).
+_CLAIM_IN = (
+    "UPDATE channel_fences SET owner = ? WHERE channel_id = ? AND "
+    f"(owner IS NULL OR owner = ? OR owner NOT IN ({_ALIVE}))"
+)
 _ORPHANED = (
     "SELECT l.channel_id, g.guild_id FROM live_games l JOIN games g ON g.id = l.game_id "
     "JOIN channel_fences f ON f.channel_id = l.channel_id "
@@ -322,6 +327,9 @@ class PostgresStorage(SqlStore):
     async def claim_channel(self, channel_id: int) -> bool:
         async with self._request() as con:
             return await con.fetchval(_CLAIM, self.process, channel_id) is not None
+
+    async def _claim_in(self, con: SqlConnection, channel_id: int) -> None:
+        await con.execute(_CLAIM_IN, self.process, channel_id, self.process)
 
     async def orphaned_channels(self) -> list[tuple[int, int]]:
         async with self._request() as con:

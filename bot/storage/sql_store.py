@@ -225,6 +225,10 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
         if changed != 1:
             raise ChannelMoved(channel_id=channel_id, fence=fence)
 
+    async def _claim_in(self, con: SqlConnection, channel_id: int) -> None:
+        """:meth:`claim_channel` inside the write transaction ``con`` (nothing to claim where
+        one process has the database)."""
+
     async def _channel_of(self, con: SqlConnection, query: str, key: int) -> int | None:
         row = await con.fetch_one(query, key)
         return None if row is None else int(row[0])
@@ -242,10 +246,17 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
 
     # -------------------------------------------------------------- games
     async def start_game(
-        self, series: SeriesRecord, game: NewGame, *, fence: int | None = None
+        self,
+        series: SeriesRecord,
+        game: NewGame,
+        *,
+        fence: int | None = None,
+        claim: bool = False,
     ) -> tuple[int, int]:
         async with self.write() as con:
             await self._advance_fence(con, game.channel_id, fence)
+            if claim:
+                await self._claim_in(con, game.channel_id)
             await con.execute(sql.LOBBY_DELETE, game.channel_id)
             series_id = series.id
             if series_id is None:

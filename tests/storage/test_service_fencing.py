@@ -473,3 +473,22 @@ async def test_moves_and_a_forfeit_of_another_process_are_taken_from_the_game_s_
             await asyncio.sleep(0.01)
     assert whole == []
     assert (await b.table(CH)).recent == want.recent  # the last moves, read as they grew
+
+
+async def test_a_process_that_reads_a_game_just_started_elsewhere_leaves_it_to_its_starter(
+    postgres_backend: Backend, make_service: MakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start stores the game and its owner in one transaction: another process that reads
+    the new game at once (a page of it open there) finds it owned and does not claim it."""
+    a, b = await _two_processes_and_a_lobby(make_service)
+    await a.join(CH, BOB, "Bob")
+    claim = a._owners.claim
+
+    async def read_elsewhere_first(channel_id: int, guild_id: int) -> bool:
+        await b.load(CH)  # b reads the started game before a's own claim runs
+        return await claim(channel_id, guild_id)
+
+    monkeypatch.setattr(a._owners, "claim", read_elsewhere_first)
+    await a.start(CH, ALICE)
+    assert b.state(CH) == "playing"
+    assert a.owns(CH) and not b.owns(CH)
