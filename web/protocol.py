@@ -1,18 +1,18 @@
 """The page sockets' protocol (docs/WEB.md), shared by the table's ``/ws`` (:mod:`web.sockets`)
 and the room's ``/ws/room`` (:mod:`web.rooms.socket`).
 
-:class:`PageSocket` is one page's WebSocket under the protocol's rules: an allowed ``Origin``
-(else HTTP 403 before the socket opens), a ``hello`` first, within :data:`HELLO_TIMEOUT`
-seconds (else :data:`CLOSE_AUTH`), every frame at most :data:`MAX_FRAME` bytes (else
-:data:`CLOSE_TOO_BIG`) and counted against a token bucket (:data:`BURST` at once,
-:data:`RATE` per second), protocol pings included.  A frame past that rate is not read: a
-command gets a ``result`` refusing it (:data:`SLOW_DOWN`: a player who taps faster than the
-rate is told to wait, and loses nothing to a closed page), a ping is not answered; past
-:data:`GRACE` such frames (one more each second) the page is closed (:data:`CLOSE_RATE`).
-A frame is read as a :class:`Frame`: its fields are checked where they are used (a
-whole-number ``seq``, ``game``, ``version``, ``seat``; a text of bounded length), and a bad
-one is refused with :exc:`BadFrame`; a frame that is not JSON, or is nested too deep to read,
-is one too.
+:class:`PageSocket` is one page's WebSocket under the protocol's rules: an allowed
+``Origin`` (else HTTP 403 before the socket opens), a ``hello`` first, within
+:data:`HELLO_TIMEOUT` seconds, carrying a valid token (else :data:`CLOSE_AUTH`), every frame
+at most :data:`MAX_FRAME` bytes (else :data:`CLOSE_TOO_BIG`) and counted against a token
+bucket (:data:`BURST` at once, :data:`RATE` per second), protocol pings included.  A frame
+past that rate is not read: a command gets a ``result`` refusing it (:data:`SLOW_DOWN`: a
+player who taps faster than the rate is told to wait, and loses nothing to a closed page), a
+ping is not answered; past :data:`GRACE` such frames (one more each second) the page is
+closed (:data:`CLOSE_RATE`).  A frame is read as a :class:`Frame`: its fields are checked
+where they are used (a whole-number ``seq``, ``game``, ``version``, ``seat``; a text of
+bounded length), and a bad one is refused with :exc:`BadFrame`; a frame that is not JSON, or
+is nested too deep to read, is one too.
 
 Every refusal is a sentence in the reader's language: an ``error`` frame before a close
 (:meth:`PageSocket.refuse`), or a ``result`` with ``ok: false`` (:func:`refused`) that changes
@@ -44,6 +44,7 @@ from web.close_codes import (
     CLOSE_SOCKETS,
     CLOSE_TOO_BIG,
 )
+from web.tokens import Claims, Signer, TokenError
 from web.wording import catalog
 
 if TYPE_CHECKING:
@@ -341,10 +342,13 @@ class PageSocket:
         await ws.prepare(request)
         return cls(ws, catalog(browser_language(request)), request)
 
-    def attach(self, conn: Connection) -> None:
-        """Send through ``conn`` from now on (its reader's catalogue too)."""
+    def attach(self, conn: Connection, expired: Message) -> None:
+        """Start ``conn`` and send through it from now on (its reader's catalogue too); when
+        the token it was opened with expires, close the page saying ``expired``."""
+        conn.start()
         self.conn = conn
         self.cat = conn.cat
+        self.expire_at(conn.claims.expires, expired)
 
     def expire_at(self, when: float, message: Message) -> None:
         """Close the socket (:data:`CLOSE_AUTH`, saying ``message``) at ``when`` (seconds
@@ -386,6 +390,16 @@ class PageSocket:
         if frame.kind != "hello":
             await self.refuse(NO_HELLO, CLOSE_AUTH)
         return frame
+
+    async def hello_claims(self, signer: Signer) -> tuple[Frame, Claims]:
+        """The page's ``hello`` (:meth:`hello`) and the claims of the token it carries, checked
+        by ``signer``; a token that is not valid is refused (:data:`CLOSE_AUTH`, saying why)."""
+        frame = await self.hello()
+        try:
+            claims = signer.verify(frame.get("token"))
+        except TokenError as exc:
+            await self.refuse(exc.message, CLOSE_AUTH)
+        return frame, claims
 
     async def close(self) -> None:
         """Close the socket if it is still open (the end of every handler)."""

@@ -49,7 +49,7 @@ from web.protocol import (
 )
 from web.review import progress_json, review_json
 from web.serialize import welcome_json
-from web.tokens import Claims, Signer, TokenError
+from web.tokens import Claims, Signer
 
 __all__ = ["MAX_ACTION", "SocketHandler"]
 
@@ -93,11 +93,7 @@ class SocketHandler:
 
     # -- hello -------------------------------------------------------------------
     async def _hello(self, page: PageSocket) -> Connection:
-        frame = await page.hello()
-        try:
-            claims = self.signer.verify(frame.get("token"))
-        except TokenError as exc:
-            await page.refuse(exc.message, CLOSE_AUTH)
+        frame, claims = await page.hello_claims(self.signer)
         page.cat = cat = reader_catalog(frame.get("lang"), page.cat, claims.locale)
         try:
             table = await self.service.table(claims.channel_id)
@@ -116,9 +112,7 @@ class SocketHandler:
             seat=seat,
             on_sent=self.on_sent,
         )
-        conn.start()
-        page.attach(conn)
-        page.expire_at(claims.expires, _EXPIRED)
+        page.attach(conn, _EXPIRED)
         conn.send(welcome_json(conn.role, seat, conn.user_id, conn.channel_id, cat))
         self.presenter.add(conn, table)
         self.service.sync.catch_up(conn.channel_id)  # a change heard while it was read

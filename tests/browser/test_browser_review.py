@@ -35,6 +35,37 @@ async def _check_felt(player: Any, decision: DecisionReview) -> None:
             target = felt.locator(f".pair .attack.rf-target-{key}")
             await player.expect(target).to_have_attribute("data-card", str(action.cards[0]))
         await player.expect(felt.locator(f".rf-mark-{key}").first).to_have_text(mark)
+    await _check_piles(felt)
+
+
+async def _check_piles(felt: Any) -> None:
+    """The others' fans (at most 3 backs, and the count read out) and the stock's pile (its
+    count, the trump card under it while one is left) agree with the numbers they show."""
+    fans = await felt.evaluate(
+        """root => [...root.querySelectorAll(".rf-seat .rf-fan")].map((fan) => ({
+          backs: fan.querySelectorAll(".card-back").length,
+          count: fan.querySelector(".card-count").textContent,
+          label: fan.querySelector(".card-count").getAttribute("aria-label"),
+        }))"""
+    )
+    assert fans, "no other seat on the felt"
+    for fan in fans:
+        assert fan["backs"] == min(int(fan["count"]), 3), fan
+        assert fan["label"] == f"Cards: {fan['count']}", fan
+    stock = await felt.evaluate(
+        """root => {
+          const box = root.querySelector(".rf-stock");
+          const count = box.querySelector(".stock-pile .pile-count");
+          return {
+            label: box.getAttribute("aria-label"),
+            count: count ? count.textContent : "0",
+            trump: box.querySelectorAll(".stock-pile .trump-card").length,
+          };
+        }"""
+    )
+    left = int(stock["label"].split(":")[1].split(".")[0])
+    assert stock["count"] == str(left), stock
+    assert stock["trump"] == (1 if left and "(" in stock["label"] else 0), stock
 
 
 async def test_the_player_reviews_the_game_at_game_over(table_page: Any) -> None:

@@ -43,7 +43,7 @@ from web.protocol import (
 from web.rooms.limits import AddressCounts, address_of
 from web.rooms.presenter import RoomPage, RoomPresenter
 from web.strings import room_strings
-from web.tokens import Signer, TokenError
+from web.tokens import Signer
 
 __all__ = ["VOTE_BURST", "VOTE_EVERY", "RoomSocket"]
 
@@ -86,11 +86,7 @@ class RoomSocket:
         await room.conn.stop()
 
     async def _hello(self, page: PageSocket) -> RoomPage:
-        frame = await page.hello()
-        try:
-            claims = self.signer.verify(frame.get("token"))
-        except TokenError as exc:
-            await page.refuse(exc.message, CLOSE_AUTH)
+        _, claims = await page.hello_claims(self.signer)
         if claims.kind != "guest" or claims.user_id is None or not is_room(claims.channel_id):
             await page.refuse(_NOT_GUEST, CLOSE_AUTH)
         try:  # the room may be held by another process only: read it here
@@ -101,9 +97,7 @@ class RoomSocket:
             await page.refuse(_CLOSED, CLOSE_GONE)
         cat = page.cat
         conn = Connection(page.ws, claims.channel_id, "player", cat, claims, user_id=claims.user_id)
-        conn.start()
-        page.attach(conn)
-        page.expire_at(claims.expires, _EXPIRED)
+        page.attach(conn, _EXPIRED)
         room = RoomPage(conn)
         self.presenter.add(room)
         self.service.sync.catch_up(claims.channel_id)  # a change heard while it was read

@@ -130,3 +130,35 @@ export function staticCard(text, className = "") {
   div.appendChild(cardFace(text));
   return div;
 }
+
+/** A `span` of class `className` saying `text`. */
+function label(className, text) {
+  const span = document.createElement("span");
+  span.className = className;
+  span.textContent = text;
+  return span;
+}
+
+/** Fill `fan` with `cards` face-down cards (at most `most` of them shown) and their count,
+ * read out as "`name`: count". */
+export function fillFan(fan, cards, most, name) {
+  for (let i = 0; i < Math.min(cards, most); i += 1) fan.append(cardBack("mini"));
+  const count = label("card-count", String(cards));
+  count.setAttribute("aria-label", `${name}: ${cards}`);
+  fan.append(count);
+  return fan;
+}
+
+/** The stock's pile: its face-down cards with the trump card (if it is shown) upright under
+ * them, its corner showing (stock-pile in style.css), and how many cards are left. */
+export function stockPile(stock, trumpCard) {
+  const pile = document.createElement("div");
+  pile.className = "pile stock-pile";
+  const backs = stock > (trumpCard ? 1 : 0);
+  pile.classList.toggle("with-trump", Boolean(trumpCard && backs));
+  pile.classList.toggle("only-trump", Boolean(trumpCard && !backs));
+  if (trumpCard) pile.append(staticCard(trumpCard, "trump-card"));
+  if (backs) pile.append(cardBack("stock-back"));
+  if (stock > 0) pile.append(label("pile-count", String(stock)));
+  return pile;
+}

@@ -7,7 +7,7 @@
 // lays it out.
 
 import { t } from "./strings.js";
-import { cardBack, staticCard, suitIcon } from "./cards.js";
+import { fillFan, staticCard, stockPile, suitIcon } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -42,12 +42,7 @@ function seatChip(seat) {
   if (seat.role === "out") node.classList.add("out");
   node.append(h("span", "rf-seat-name", seat.name));
   if (seat.role_text) node.append(h("span", `badge badge-${seat.role}`, seat.role_text));
-  const fan = h("span", "rf-fan");
-  for (let i = 0; i < Math.min(seat.cards, 3); i += 1) fan.append(cardBack("mini"));
-  const count = h("span", "card-count", String(seat.cards));
-  count.setAttribute("aria-label", `${t("cards")}: ${seat.cards}`);
-  fan.append(count);
-  node.append(fan);
+  node.append(fillFan(h("span", "rf-fan"), seat.cards, 3, t("cards")));
   return node;
 }
 
@@ -57,13 +52,7 @@ function deckNode(felt) {
   const trumpCard = felt.trump_card ? ` (${felt.trump_card})` : "";
   stock.setAttribute("role", "img");
   stock.setAttribute("aria-label", `${t("stock")}: ${felt.stock}. ${t("trump")}: ${felt.trump}${trumpCard}`);
-  const pile = h("div", "pile stock-pile");
-  const backs = felt.stock > (felt.trump_card ? 1 : 0);
-  pile.classList.toggle("with-trump", Boolean(felt.trump_card && backs));
-  pile.classList.toggle("only-trump", Boolean(felt.trump_card && !backs));
-  if (felt.trump_card) pile.append(staticCard(felt.trump_card, "trump-card"));
-  if (backs) pile.append(cardBack("stock-back"));
-  if (felt.stock > 0) pile.append(h("span", "pile-count", String(felt.stock)));
+  const pile = stockPile(felt.stock, felt.trump_card);
   const trump = h("div", "trump-suit");
   trump.append(suitIcon(felt.trump), h("span", "", t("trump")));
   const discard = h("div", "pile-label rf-discard", `${t("discard")}: ${felt.discard}`);

@@ -3,7 +3,7 @@
 // Everything is drawn from the TABLE frame; nothing here decides a rule.
 
 import { t } from "./strings.js";
-import { cardBack, staticCard, suitIcon, svgNode } from "./cards.js";
+import { cardBack, fillFan, staticCard, stockPile, suitIcon, svgNode } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
 const RING = 2 * Math.PI * 21; // the countdown ring's circumference (r = 21 in a 48 box)
@@ -71,13 +71,7 @@ function seatNode(seat, table, mine = false) {
   info.append(line);
   node.append(avatar, info);
   if (!mine) {
-    const fan = h("div", "mini-fan");
-    const shown = Math.min(seat.cards, 6);
-    for (let i = 0; i < shown; i += 1) fan.append(cardBack("mini"));
-    const count = h("span", "card-count", String(seat.cards));
-    count.setAttribute("aria-label", `${t("cards")}: ${seat.cards}`);
-    fan.append(count);
-    node.append(fan);
+    node.append(fillFan(h("div", "mini-fan"), seat.cards, 6, t("cards")));
   }
   return node;
 }
@@ -106,15 +100,7 @@ function renderDeck(table) {
   const trumpCard = table.trump_card ? ` (${table.trump_card})` : "";
   const pack = table.deck_text ? ` (${table.deck_text})` : "";
   stock.setAttribute("aria-label", `${t("stock")}: ${table.stock}${pack}. ${t("trump")}: ${table.trump}${trumpCard}`);
-  // The trump card lies upright under the stock, its corner showing (stock-pile in style.css).
-  const pile = h("div", "pile stock-pile");
-  const backs = table.stock > (table.trump_card ? 1 : 0);
-  pile.classList.toggle("with-trump", Boolean(table.trump_card && backs));
-  pile.classList.toggle("only-trump", Boolean(table.trump_card && !backs));
-  if (table.trump_card) pile.append(staticCard(table.trump_card, "trump-card"));
-  if (backs) pile.append(cardBack("stock-back"));
-  if (table.stock > 0) pile.append(h("span", "pile-count", String(table.stock)));
-  stock.append(pile);
+  stock.append(stockPile(table.stock, table.trump_card));
   const trump = h("div", "trump-suit");
   trump.append(suitIcon(table.trump), h("span", "", t("trump")));
   stock.append(trump);
