@@ -174,8 +174,7 @@ class Lifecycle:
         series = ch.series
         assert series is not None
         old = ch.game
-        known = None if old is None else played_on(old.game, live)
-        g = self._live_game(live, series, forfeits, self.commit.clock.now(), known, old)
+        g = self._live_game(live, series, forfeits, self.commit.clock.now(), old)
         if old is not None:
             old.disarm()
             old.close_vote()
@@ -189,12 +188,11 @@ class Lifecycle:
         series: SeriesRecord,
         forfeits: list[Forfeit],
         now: float,
-        game: Game | None = None,
         held: GameState | None = None,
     ) -> GameState:
-        """The game of ``series``' live row (``game``: its position, if known, played on
-        from ``held``) with its forfeits, its turn's deadline restored."""
-        g, meta = self._game_state(live, series.guild_id, now, game, held)
+        """The game of ``series``' live row (played on from ``held``, an older copy of it,
+        where it can be) with its forfeits, its turn's deadline restored."""
+        g, meta = self._game_state(live, series.guild_id, now, held)
         g.forfeits = {f.seat: f for f in forfeits}
         if g.human_waits(series):
             timeout = series.options.turn_timeout or self.turn_timeout
@@ -274,16 +272,16 @@ class Lifecycle:
         live: LiveRecord,
         guild_id: int,
         now: float,
-        game: Game | None = None,
         held: GameState | None = None,
     ) -> tuple[GameState, LiveMeta]:
-        """The game of a live row (``game``: its position, already known, played on from
-        ``held``; else rebuilt from the row's snapshot) and its checked meta (raises on a row
-        that does not restore).  A row stored before the game kept its ``count_ai_games``
-        takes the server's setting at restore (what the release that started it would have
-        used when it ended)."""
+        """The game of a live row (played on from ``held``, an older copy of it, where its
+        log continues the copy's: :func:`played_on`; else rebuilt from the row's snapshot)
+        and its checked meta (raises on a row that does not restore).  A row stored before
+        the game kept its ``count_ai_games`` takes the server's setting at restore (what the
+        release that started it would have used when it ended)."""
+        game = None if held is None else played_on(held.game, live)
         if game is None or held is None:
-            game = from_snapshot(live.snapshot) if game is None else game
+            game = from_snapshot(live.snapshot)
             meta = LiveMeta.parse(live.meta, game.n, now)
         else:
             added = game.version - held.game.version
