@@ -92,12 +92,9 @@ _ALIVE = (
     f"AND classid = {_PROCESS_LOCK}::oid AND objsubid = 2 AND granted "
     "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 )
+#: The channel's owner becomes this process (params: process, channel, process) unless a live
+#: process owns it; alone (:meth:`PostgresStorage.claim_channel`) or in a game's start.
 _CLAIM = (
-    "UPDATE channel_fences SET owner = $1 WHERE channel_id = $2 AND "
-    f"(owner IS NULL OR owner = $1 OR owner NOT IN ({_ALIVE})) RETURNING owner"
-)
-#: :data:`_CLAIM` inside a write transaction (placeholders as the store's statements).
-_CLAIM_IN = (
     "UPDATE channel_fences SET owner = ? WHERE channel_id = ? AND "
     f"(owner IS NULL OR owner = ? OR owner NOT IN ({_ALIVE}))"
 )
@@ -325,11 +322,10 @@ class PostgresStorage(SqlStore):
             return
 
     async def claim_channel(self, channel_id: int) -> bool:
-        async with self._request() as con:
-            return await con.fetchval(_CLAIM, self.process, channel_id) is not None
+        return await self.execute(_CLAIM, self.process, channel_id, self.process) == 1
 
     async def _claim_in(self, con: SqlConnection, channel_id: int) -> None:
-        await con.execute(_CLAIM_IN, self.process, channel_id, self.process)
+        await con.execute(_CLAIM, self.process, channel_id, self.process)
 
     async def orphaned_channels(self) -> list[tuple[int, int]]:
         async with self._request() as con:

@@ -144,9 +144,9 @@ class SqlStore(RecordQueries, PrivacyQueries, Storage):
             return await con.fetch(statement, *params)
 
     async def read_one(self, statement: str, *params: Any) -> Row | None:
-        """The first row one read statement finds (``None`` if none), in a read of its own."""
-        async with self.read() as con:
-            return await con.fetch_one(statement, *params)
+        """The first row one read statement finds (``None`` if none), read on its own."""
+        rows = await self.query(statement, *params)
+        return rows[0] if rows else None
 
     # -------------------------------------------------------------- schema
     async def migrate(self, transaction: Transaction) -> None:
