@@ -33,18 +33,16 @@ It implements :class:`bot.presenter.Presenter` for Discord:
 - when a channel's lobby is closed or its series is over (a ``stopped`` or ``series_ended``
   notice), its hands are forgotten and :attr:`DiscordPresenter.on_closed` is called.
 
-:func:`message_kwargs` turns a rendered :class:`cogs.render.message.Reply` into discord.py
-arguments.
+:func:`message_kwargs` (:mod:`cogs.discord_message`) turns a rendered
+:class:`cogs.render.message.Reply` into discord.py arguments.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import logging
-from collections.abc import Awaitable, Callable, Hashable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 import discord
@@ -53,18 +51,21 @@ from discord.ext import commands
 from bot.presenter import Notice
 from bot.realm import Realm
 from bot.views import HandView, LobbyView, TableView
+from cogs.coalescer import Coalescer
+from cogs.discord_message import build_view, message_kwargs
 from cogs.followups import TOKEN_LIFE, Lender, is_update_ack
 from cogs.i18n import Catalog, catalog, pick_locale
 from cogs.latest import LatestBody, payload_json, send_latest
 from cogs.links import TableLinks
+from cogs.presenter_state import HandState, LobbyState, TableState, hand_signature, newer
 from cogs.render.hand import render_hand
 from cogs.render.lobby import render_lobby
-from cogs.render.message import Button, Reply, Select
+from cogs.render.message import Reply
 from cogs.render.notices import render_notice
 from cogs.render.table import render_table
 from cogs.render.text import seat_names
 
-__all__ = ["DiscordPresenter", "build_view", "message_kwargs"]
+__all__ = ["DiscordPresenter", "build_view", "message_kwargs"]  # the last two re-exported
 
 log = logging.getLogger(__name__)
 
@@ -99,117 +100,8 @@ class _Refused(Exception):
     """A public post or edit of a channel was refused (already reported to ``on_hidden``)."""
 
 
-# ================================================================== render → discord.py
-def _item(component: Button | Select) -> discord.ui.Item[discord.ui.View]:
-    if isinstance(component, Select):
-        return discord.ui.Select(
-            custom_id=component.custom_id,
-            placeholder=component.placeholder or None,
-            options=[
-                discord.SelectOption(
-                    label=o.label, value=o.value, description=o.description or None
-                )
-                for o in component.options
-            ],
-            row=component.row,
-        )
-    if component.url is not None:
-        return discord.ui.Button(
-            url=component.url,
-            label=component.label or None,
-            style=discord.ButtonStyle.link,
-            emoji=component.emoji or None,
-            row=component.row,
-        )
-    return discord.ui.Button(
-        custom_id=component.custom_id,
-        label=component.label or None,
-        style=discord.ButtonStyle[component.style],
-        disabled=component.disabled,
-        emoji=component.emoji or None,
-        row=component.row,
-    )
-
-
-def build_view(components: tuple[Button | Select, ...]) -> discord.ui.View | None:
-    """A ``ui.View`` of the rendered components, already stopped: discord.py sends it but never
-    stores it, so presses are routed by the registered ``DynamicItem`` templates only (no
-    per-message memory, no 15-minute expiry of ephemeral views)."""
-    if not components:
-        return None
-    view = discord.ui.View(timeout=None)
-    for component in components:
-        view.add_item(_item(component))
-    view.stop()
-    return view
-
-
-def message_kwargs(message: Reply | str, *, edit: bool = False) -> dict[str, Any]:
-    """``content``/``embeds``/``view`` (and ``files``/``attachments``) keyword arguments for a
-    rendered :class:`Reply`.
-
-    With ``edit=True`` every part is given, so that stale content, embeds or buttons of the
-    previous version are removed."""
-    if isinstance(message, str):
-        message = Reply(content=message)
-    content = message.content or None
-    embeds = [discord.Embed.from_dict(dict(e)) for e in message.embeds]
-    view = build_view(message.components)
-    kwargs: dict[str, Any] = {}
-    files = (
-        None
-        if message.files is None
-        else [discord.File(io.BytesIO(data), filename=name) for name, data in message.files]
-    )
-    if edit:
-        kwargs.update(content=content, embeds=embeds, view=view)
-        if files is not None:
-            kwargs["attachments"] = files
-        return kwargs
-    if files:
-        kwargs["files"] = files
-    if content is not None:
-        kwargs["content"] = content
-    if embeds:
-        kwargs["embeds"] = embeds
-    if view is not None:
-        kwargs["view"] = view
-    return kwargs
-
-
 # ================================================================== small helpers
-class _Coalescer:
-    """Runs ``work()`` until no request arrived during the last run.
-
-    A burst of :meth:`kick` calls costs one run in flight plus at most one more: ``work`` reads
-    the newest state, so intermediate states are skipped.  The first caller does the work and
-    returns when it is all done; callers arriving meanwhile return at once."""
-
-    def __init__(self, work: Callable[[], Awaitable[None]], what: str) -> None:
-        self._work = work
-        self._what = what
-        self._dirty = False
-        self._busy = False
-
-    async def kick(self) -> None:
-        self._dirty = True
-        if self._busy:
-            return
-        self._busy = True
-        try:
-            while self._dirty:
-                self._dirty = False
-                try:
-                    await self._work()
-                except asyncio.CancelledError:
-                    raise
-                except Exception:
-                    log.exception("updating %s failed", self._what)
-        finally:
-            self._busy = False
-
-
-async def _kick(runner: _Coalescer | None) -> None:
+async def _kick(runner: Coalescer | None) -> None:
     """Ask a state's coalescer for a run (every state gets its coalescer when it is made)."""
     assert runner is not None
     await runner.kick()
@@ -221,52 +113,6 @@ async def _unless_refused(post: Awaitable[None]) -> None:
         await post
 
 
-def _newer(a: tuple[int, int], b: tuple[int, int] | None) -> bool:
-    return b is None or a >= b
-
-
-@dataclass(eq=False)
-class _TableState:
-    channel_id: int
-    guild_id: int
-    runner: _Coalescer | None = None
-    view: TableView | None = None
-    message_id: int | None = None
-    game_id: int | None = None
-    round: int | None = None
-    finished: bool = False
-    repost: bool = False
-    last: Reply | None = None  # the message last sent/edited
-    written_at: float = -1e9  # event loop time of the last write
-    #: The body of the edit in flight, updated to each newer view (see :mod:`cogs.latest`).
-    editing: LatestBody[tuple[TableView, Reply]] | None = None
-    #: The press whose token posted the table message (``None``: the bot token did).
-    owner: Lender | None = None
-
-
-@dataclass(eq=False)
-class _LobbyState:
-    channel_id: int
-    runner: _Coalescer | None = None
-    view: LobbyView | None = None
-    message_id: int | None = None
-    last: Reply | None = None
-
-
-@dataclass(eq=False)
-class _HandState:
-    channel_id: int
-    user_id: int
-    cat: Catalog
-    runner: _Coalescer | None = None
-    interaction: discord.Interaction[Any] | None = None
-    view: HandView | None = None
-    page: int = 0
-    selected: str | None = None
-    last: tuple[int, Hashable] | None = None  # (interaction id, signature) last pushed
-    key: tuple[int, int] | None = field(default=None)
-
-
 # ================================================================== presenter
 class DiscordPresenter:
     """Implements :class:`bot.presenter.Presenter` for Discord (see the module docstring):
@@ -276,9 +122,9 @@ class DiscordPresenter:
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
-        self._tables: dict[int, _TableState] = {}
-        self._lobbies: dict[int, _LobbyState] = {}
-        self._hands: dict[tuple[int, int], _HandState] = {}
+        self._tables: dict[int, TableState] = {}
+        self._lobbies: dict[int, LobbyState] = {}
+        self._hands: dict[tuple[int, int], HandState] = {}
         self._guild_locales: dict[int, str] = {}
         #: Channels where a public post or edit was refused, and not posted since.
         self._hidden: set[int] = set()
@@ -425,11 +271,11 @@ class DiscordPresenter:
         return True
 
     # -- lobby -------------------------------------------------------------
-    def _lobby_state(self, channel_id: int) -> _LobbyState:
+    def _lobby_state(self, channel_id: int) -> LobbyState:
         st = self._lobbies.get(channel_id)
         if st is None:
-            st = self._lobbies[channel_id] = _LobbyState(channel_id)
-            st.runner = _Coalescer(
+            st = self._lobbies[channel_id] = LobbyState(channel_id)
+            st.runner = Coalescer(
                 lambda: _unless_refused(self._lobby_post(st)), f"the lobby of {channel_id}"
             )
         return st
@@ -446,7 +292,7 @@ class DiscordPresenter:
         await self._ready()
         await _kick(st.runner)
 
-    async def _lobby_post(self, st: _LobbyState) -> None:
+    async def _lobby_post(self, st: LobbyState) -> None:
         view = st.view
         if view is None:
             return
@@ -485,11 +331,11 @@ class DiscordPresenter:
                 await channel.get_partial_message(mid).edit(**message_kwargs(message, edit=True))
 
     # -- table -------------------------------------------------------------
-    def _table_state(self, channel_id: int, guild_id: int) -> _TableState:
+    def _table_state(self, channel_id: int, guild_id: int) -> TableState:
         st = self._tables.get(channel_id)
         if st is None:
-            st = self._tables[channel_id] = _TableState(channel_id, guild_id)
-            st.runner = _Coalescer(
+            st = self._tables[channel_id] = TableState(channel_id, guild_id)
+            st.runner = Coalescer(
                 lambda: _unless_refused(self._table_post(st)), f"the table of {channel_id}"
             )
         return st
@@ -527,7 +373,7 @@ class DiscordPresenter:
         watch = self.links.watcher(view.channel_id) if self.links is not None else None
         return render_table(view, self.guild_catalog(view.guild_id), watch=watch)
 
-    def _needs_post(self, st: _TableState, view: TableView) -> bool:
+    def _needs_post(self, st: TableState, view: TableView) -> bool:
         """Whether ``view`` goes in a new table message rather than an edit: the first table,
         ``/durak table``, a new game; a new round or the game's end when another message was
         posted below the table since (so the table stays at the bottom of the channel)."""
@@ -538,7 +384,7 @@ class DiscordPresenter:
         moved_on = (view.round != st.round and not over) or (played_out and not st.finished)
         return moved_on and not self._at_bottom(st)
 
-    def _at_bottom(self, st: _TableState) -> bool:
+    def _at_bottom(self, st: TableState) -> bool:
         """The table is known to be the channel's newest message: the gateway told of its
         creation and of no message after it."""
         return st.message_id is not None and self._newest.get(st.channel_id) == st.message_id
@@ -549,14 +395,14 @@ class DiscordPresenter:
         if channel_id in self._tables and message_id > self._newest.get(channel_id, 0):
             self._newest[channel_id] = message_id
 
-    async def _pace(self, st: _TableState) -> None:
+    async def _pace(self, st: TableState) -> None:
         """Wait until :attr:`table_interval` has passed since the table's last write: the
         changes arriving meanwhile are shown together, by the next write (the newest wins)."""
         wait = st.written_at + self.table_interval - asyncio.get_running_loop().time()
         if wait > 0:
             await asyncio.sleep(wait)
 
-    async def _table_post(self, st: _TableState) -> None:
+    async def _table_post(self, st: TableState) -> None:
         view = st.view
         if view is None:
             return
@@ -568,7 +414,7 @@ class DiscordPresenter:
         finally:
             st.written_at = asyncio.get_running_loop().time()
 
-    async def _table_write(self, st: _TableState) -> None:
+    async def _table_write(self, st: TableState) -> None:
         view = st.view  # the newest, after the pause
         assert view is not None
         message = self._render_table(view)
@@ -628,7 +474,7 @@ class DiscordPresenter:
         # as history, without its buttons
         await self._retire(channel, old, old_owner, delete=old_game == sent_view.game_id)
 
-    def _token_moves(self, st: _TableState) -> bool:
+    def _token_moves(self, st: TableState) -> bool:
         """Whether the table goes in a new message posted through a press's token: its
         message was posted by the bot token or by a token now too old, and a young one is at
         hand (the old message is deleted)."""
@@ -637,7 +483,7 @@ class DiscordPresenter:
         return self._lender(st.channel_id) is not None
 
     async def _edit_by_owner(
-        self, st: _TableState, body: LatestBody[tuple[TableView, Reply]]
+        self, st: TableState, body: LatestBody[tuple[TableView, Reply]]
     ) -> bool:
         """Edit the table through the token that posted it, if it is still young; False when
         there is none or Discord refused (then it is not used again: the bot token edits)."""
@@ -655,7 +501,7 @@ class DiscordPresenter:
         return True
 
     async def _post_by_lender(
-        self, st: _TableState, body: LatestBody[tuple[TableView, Reply]]
+        self, st: TableState, body: LatestBody[tuple[TableView, Reply]]
     ) -> Any | None:
         """Post the table as a followup of the channel's newest young press (which then owns
         it); None when there is none or Discord refused."""
@@ -737,21 +583,21 @@ class DiscordPresenter:
         if self.on_closed is not None:
             self.on_closed(channel_id)
 
-    def hand_state(self, channel_id: int, user_id: int, cat: Catalog | None = None) -> _HandState:
+    def hand_state(self, channel_id: int, user_id: int, cat: Catalog | None = None) -> HandState:
         key = (channel_id, user_id)
         st = self._hands.get(key)
         if st is None:
-            st = self._hands[key] = _HandState(channel_id, user_id, cat or catalog("en"))
-            st.runner = _Coalescer(lambda: self._hand_work(st), f"the hand of {user_id}")
+            st = self._hands[key] = HandState(channel_id, user_id, cat or catalog("en"))
+            st.runner = Coalescer(lambda: self._hand_work(st), f"the hand of {user_id}")
         elif cat is not None:
             st.cat = cat
         return st
 
-    def _store_hand(self, st: _HandState, view: HandView) -> bool:
+    def _store_hand(self, st: HandState, view: HandView) -> bool:
         """Keep ``view`` if it is not older than the one we have; a new state clears the
         selected card.  Returns whether it was kept."""
         key = (view.game_id, view.version)
-        if not _newer(key, st.key):
+        if not newer(key, st.key):
             return False
         if key != st.key:
             st.selected = None
@@ -797,14 +643,14 @@ class DiscordPresenter:
             return None
         return self.links.player(view.channel_id, view.user_id, view.series_id, cat.locale)
 
-    async def _hand_work(self, st: _HandState) -> None:
+    async def _hand_work(self, st: HandState) -> None:
         interaction, view = st.interaction, st.view
         if interaction is None or view is None:
             return
         # A player who was not to act and still is not sees the same hand: skip the edit
         # (only the state version in its buttons would change; "why" and paging do not need
         # it, and every press fetches the current hand anyway).
-        sig = _hand_signature(view, st.page, st.selected)
+        sig = hand_signature(view, st.page, st.selected)
         if (
             st.last is not None
             and st.last[0] == interaction.id
@@ -831,19 +677,3 @@ class DiscordPresenter:
                 st.last = None
             return
         st.last = (interaction.id, sig)
-
-
-def _hand_signature(view: HandView, page: int, selected: str | None) -> Hashable:
-    """What a hand shows, apart from the state version carried by its buttons."""
-    return (
-        view.game_id,
-        tuple((c.text, c.reason is None) for c in view.cards),
-        view.legal,
-        view.your_turn,
-        view.role,
-        view.autopilot,
-        view.finished,
-        view.deadline,
-        page,
-        selected,
-    )
