@@ -12,7 +12,7 @@ import weakref
 from collections import deque
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
@@ -31,8 +31,10 @@ from bot.ai_pool.base import (
     default_workers,
     fallback_move,
 )
+from bot.ai_pool.problems import ProblemLog
+from bot.ai_pool.slots import ChannelQueue, Request, ReviewRequest, Worker
 from bot.ai_pool.worker import kill_all, worker_main
-from bot.clock import Clock, SystemClock, Timer
+from bot.clock import Clock, SystemClock
 from rules_engine.ai import FALLBACK_LEVEL, LEVELS, AILevel
 from rules_engine.ai.review import ReviewError, ReviewStep
 
@@ -77,48 +79,6 @@ class PoolHealth:
     down: int
     failed_starts: int
     fallback_moves: int
-
-
-@dataclass(eq=False, slots=True)
-class _Request:
-    move: Move
-    future: asyncio.Future[str]
-    request_id: int
-    dispatched: float = 0.0  # on the pool's clock
-
-
-@dataclass(eq=False, slots=True)
-class _ReviewRequest:
-    """One review step waiting for (or in) a worker: below every move."""
-
-    job: ReviewJob
-    future: asyncio.Future[ReviewStep]
-    request_id: int
-    dispatched: float = 0.0  # on the pool's clock
-
-
-@dataclass(eq=False, slots=True)
-class _Channel:
-    channel_id: int
-    queue: deque[_Request] = field(default_factory=deque)
-    busy: bool = False  # a move in flight (in a worker)
-    order: int = 0  # tie-break: when the head became ready
-
-
-@dataclass(eq=False, slots=True)
-class _Worker:
-    index: int
-    for_reviews: bool = False  # a review slot: never given a move (see AIPool)
-    process: BaseProcess | None = None
-    pid: int | None = None  # kept apart: the admin thread may close ``process`` early
-    conn: Connection | None = None
-    ready: bool = False
-    starting: bool = False
-    down: bool = False  # MAX_START_FAILURES or more failed starts in a row (see there)
-    start_failures: int = 0
-    current: _Request | _ReviewRequest | None = None
-    timer: Timer | None = None
-    keys: set[AgentKey] = field(default_factory=set)
 
 
 class AIPool(AIRunner):
@@ -168,18 +128,18 @@ class AIPool(AIRunner):
             else multiprocessing.get_context("forkserver")
         )
         self._worker_init = worker_init
-        self._workers = [_Worker(i) for i in range(count)] + [
-            _Worker(count + j, for_reviews=True) for j in range(review_workers)
+        self._workers = [Worker(i) for i in range(count)] + [
+            Worker(count + j, for_reviews=True) for j in range(review_workers)
         ]
-        self._channels: dict[int, _Channel] = {}
+        self._channels: dict[int, ChannelQueue] = {}
         #: Review steps waiting, oldest first: a step goes to a worker only when no move
         #: can use it (see :meth:`_pump`).
-        self._reviews: deque[_ReviewRequest] = deque()
+        self._reviews: deque[ReviewRequest] = deque()
         self._usage: dict[int, tuple[float, float]] = {}  # channel → (seconds, as of when)
         #: Expected seconds of a move per level: the table's until measured, then a running
         #: mean of the real ones.
         self._expected = {name: entry.expected_s for name, entry in levels.items()}
-        self._bound: dict[AgentKey, _Worker] = {}
+        self._bound: dict[AgentKey, Worker] = {}
         self._ids = itertools.count(1)
         self._order = itertools.count()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -191,8 +151,8 @@ class AIPool(AIRunner):
         self._finalizer = weakref.finalize(self, kill_all, self._processes)
         self._failed_starts = 0
         self._fallback_moves = 0
-        #: Recurring problems: key → (when last logged, times since), see :meth:`_problem`.
-        self._reported: dict[tuple[object, ...], tuple[float, int]] = {}
+        #: Recurring problems, each logged at most once per LOG_EVERY_S (:class:`ProblemLog`).
+        self._problems = ProblemLog(self._clock, LOG_EVERY_S, log)
 
     # ------------------------------------------------------------------ public
     @property
@@ -218,7 +178,7 @@ class AIPool(AIRunner):
         """The process id of each review worker slot.  For tests."""
         return [w.pid for w in self._workers if w.for_reviews]
 
-    def _movers(self) -> list[_Worker]:
+    def _movers(self) -> list[Worker]:
         return [w for w in self._workers if not w.for_reviews]
 
     async def start(self, *, wait: bool = False, timeout: float = START_TIMEOUT_S) -> None:
@@ -238,10 +198,10 @@ class AIPool(AIRunner):
     async def _decide(self, move: Move) -> str:
         self._ensure_started()
         loop = asyncio.get_running_loop()
-        req = _Request(move, loop.create_future(), next(self._ids))
+        req = Request(move, loop.create_future(), next(self._ids))
         ch = self._channels.get(move.channel_id)
         if ch is None:
-            ch = self._channels[move.channel_id] = _Channel(move.channel_id)
+            ch = self._channels[move.channel_id] = ChannelQueue(move.channel_id)
         ch.queue.append(req)
         if len(ch.queue) == 1 and not ch.busy:
             self._head_ready(ch)
@@ -255,7 +215,7 @@ class AIPool(AIRunner):
     async def _review_step(self, job: ReviewJob) -> ReviewStep:
         self._ensure_started()
         loop = asyncio.get_running_loop()
-        req = _ReviewRequest(job, loop.create_future(), next(self._ids))
+        req = ReviewRequest(job, loop.create_future(), next(self._ids))
         self._reviews.append(req)
         self._pump()
         try:
@@ -267,7 +227,7 @@ class AIPool(AIRunner):
 
     def forget(self, game_key: GameKey) -> None:
         """The game ended: drop its agents (moves already queued still run)."""
-        holders: set[_Worker] = set()
+        holders: set[Worker] = set()
         for key in [k for k in self._bound if k[0] == game_key]:
             worker = self._bound.pop(key)
             worker.keys.discard(key)
@@ -326,7 +286,7 @@ class AIPool(AIRunner):
         await self.close()
 
     # ------------------------------------------------------------------ scheduling
-    def _head_ready(self, ch: _Channel) -> None:
+    def _head_ready(self, ch: ChannelQueue) -> None:
         """The channel's head move may go now: note when (the tie-break)."""
         ch.order = next(self._order)
 
@@ -364,7 +324,7 @@ class AIPool(AIRunner):
         if idle and self._pump_moves(idle) and not reviewers:
             self._pump_reviews(idle)
 
-    def _pump_reviews(self, idle: list[_Worker]) -> None:
+    def _pump_reviews(self, idle: list[Worker]) -> None:
         while idle and self._reviews:
             worker = min(idle, key=lambda w: (len(w.keys), w.index))  # the least needed
             rreq = self._reviews.popleft()
@@ -372,7 +332,7 @@ class AIPool(AIRunner):
                 return  # a worker failed: that already pumped again
             idle.remove(worker)
 
-    def _dispatch_review(self, worker: _Worker, rreq: _ReviewRequest) -> bool:
+    def _dispatch_review(self, worker: Worker, rreq: ReviewRequest) -> bool:
         """Send a review step to ``worker``; ``False`` if the worker turned out dead."""
         assert worker.conn is not None
         try:
@@ -394,7 +354,7 @@ class AIPool(AIRunner):
         worker.timer = self._clock.call_at(rreq.dispatched + rreq.job.limit_s, overtime)
         return True
 
-    def _pump_moves(self, idle: list[_Worker]) -> bool:
+    def _pump_moves(self, idle: list[Worker]) -> bool:
         """Dispatch waiting moves to ``idle`` workers (taken out of it); ``False`` when a
         worker failed (that already pumped again)."""
         waiting = [ch for ch in self._channels.values() if ch.queue and not ch.busy]
@@ -422,7 +382,7 @@ class AIPool(AIRunner):
                 return True
         return True
 
-    def _dispatch(self, ch: _Channel, worker: _Worker, req: _Request) -> bool:
+    def _dispatch(self, ch: ChannelQueue, worker: Worker, req: Request) -> bool:
         """Send ``req`` to ``worker``; ``False`` if the worker turned out dead."""
         assert worker.conn is not None and self._loop is not None
         move = req.move
@@ -451,13 +411,13 @@ class AIPool(AIRunner):
         worker.timer = self._clock.call_at(deadline, overtime)
         return True
 
-    def _done(self, worker: _Worker, req: _Request | _ReviewRequest) -> float:
+    def _done(self, worker: Worker, req: Request | ReviewRequest) -> float:
         """The worker is free of ``req``: charge a move's time to its channel, free the
         channel.  Returns the seconds it took."""
         worker.current = None
         self._cancel_timer(worker)
         spent = self._clock.now() - req.dispatched
-        if isinstance(req, _ReviewRequest):
+        if isinstance(req, ReviewRequest):
             return spent
         ch = self._channels.get(req.move.channel_id)
         if ch is not None:
@@ -466,13 +426,13 @@ class AIPool(AIRunner):
             self._after_move(ch)
         return spent
 
-    def _after_move(self, ch: _Channel) -> None:
+    def _after_move(self, ch: ChannelQueue) -> None:
         if ch.queue:
             self._head_ready(ch)
         elif not ch.busy:
             del self._channels[ch.channel_id]
 
-    def _withdraw(self, req: _Request) -> None:
+    def _withdraw(self, req: Request) -> None:
         """A cancelled :meth:`decide`: drop the move if it has not gone to a worker."""
         ch = self._channels.get(req.move.channel_id)
         if ch is None or req not in ch.queue:
@@ -508,7 +468,7 @@ class AIPool(AIRunner):
         for w in self._workers:
             self._launch(w)
 
-    def _launch(self, worker: _Worker) -> None:
+    def _launch(self, worker: Worker) -> None:
         """Start ``worker``'s process in the admin thread (a spawn is not instant)."""
         assert self._loop is not None
         worker.starting = True
@@ -516,12 +476,12 @@ class AIPool(AIRunner):
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _launch_async(self, worker: _Worker) -> None:
+    async def _launch_async(self, worker: Worker) -> None:
         assert self._loop is not None
         try:
             proc, conn = await self._loop.run_in_executor(self._admin, self._spawn, worker)
         except Exception:
-            self._problem(
+            self._problems.note(
                 ("spawn", worker.index), "could not start AI worker %d", worker.index, trace=True
             )
             worker.starting = False
@@ -540,7 +500,7 @@ class AIPool(AIRunner):
 
         worker.timer = self._clock.call_at(self._clock.now() + START_TIMEOUT_S, start_timeout)
 
-    def _spawn(self, worker: _Worker) -> tuple[BaseProcess, Connection]:
+    def _spawn(self, worker: Worker) -> tuple[BaseProcess, Connection]:
         parent, child = self._ctx.Pipe(duplex=True)
         nice = REVIEW_NICE if worker.for_reviews else 0
         proc = self._ctx.Process(
@@ -556,7 +516,7 @@ class AIPool(AIRunner):
         self._processes.add(proc)
         return proc, parent
 
-    def _readable(self, worker: _Worker, conn: Connection) -> None:
+    def _readable(self, worker: Worker, conn: Connection) -> None:
         """Replies (or end-of-file) on a worker's pipe."""
         if self._closed:
             return
@@ -567,7 +527,7 @@ class AIPool(AIRunner):
             if worker.conn is conn:
                 self._worker_failed(worker, "it exited")
 
-    def _message(self, worker: _Worker, msg: tuple[Any, ...]) -> None:
+    def _message(self, worker: Worker, msg: tuple[Any, ...]) -> None:
         kind = msg[0]
         if kind == "ready":
             if worker.down:
@@ -585,7 +545,7 @@ class AIPool(AIRunner):
         req = worker.current
         if req is None or req.request_id != msg[1]:
             return  # a reply nobody waits for any more
-        if isinstance(req, _ReviewRequest):
+        if isinstance(req, ReviewRequest):
             self._done(worker, req)
             if not req.future.done():
                 if kind == "ok":
@@ -606,10 +566,10 @@ class AIPool(AIRunner):
             self._fallback_move(req, f"the agent raised {msg[2]}")
         self._pump()
 
-    def _overtime(self, worker: _Worker, req: _Request | _ReviewRequest) -> None:
+    def _overtime(self, worker: Worker, req: Request | ReviewRequest) -> None:
         if worker.current is not req:
             return
-        if isinstance(req, _ReviewRequest):
+        if isinstance(req, ReviewRequest):
             reason = f"a review step ran past its limit of {req.job.limit_s:.0f} s"
         else:
             reason = (
@@ -617,11 +577,11 @@ class AIPool(AIRunner):
             )
         self._worker_failed(worker, reason)
 
-    def _start_timeout(self, worker: _Worker, proc: BaseProcess) -> None:
+    def _start_timeout(self, worker: Worker, proc: BaseProcess) -> None:
         if worker.process is proc and not worker.ready:
             self._worker_failed(worker, f"it did not start within {START_TIMEOUT_S:.0f} s")
 
-    def _worker_failed(self, worker: _Worker, reason: str) -> None:
+    def _worker_failed(self, worker: Worker, reason: str) -> None:
         """Kill and replace ``worker``; its move (if any) gets the casual fallback."""
         assert self._loop is not None
         was_ready = worker.ready
@@ -639,7 +599,7 @@ class AIPool(AIRunner):
         for key in worker.keys:
             self._bound.pop(key, None)
         worker.keys.clear()
-        self._problem(
+        self._problems.note(
             ("replaced", worker.index, reason),
             "AI worker %d (pid %s) replaced: %s",
             worker.index,
@@ -647,7 +607,7 @@ class AIPool(AIRunner):
             reason,
             level=logging.WARNING,
         )
-        if isinstance(req, _ReviewRequest):
+        if isinstance(req, ReviewRequest):
             if not req.future.done():
                 req.future.set_exception(ReviewFailed(f"its worker failed: {reason}"))
         elif req is not None:
@@ -661,7 +621,7 @@ class AIPool(AIRunner):
             self._start_failed(worker, reason)
         self._pump()
 
-    def _start_failed(self, worker: _Worker, reason: str) -> None:
+    def _start_failed(self, worker: Worker, reason: str) -> None:
         """A start of ``worker`` failed: start it again, at once for the first
         ``MAX_START_FAILURES`` failures in a row, then (the slot is down) after a backoff."""
         worker.start_failures += 1
@@ -673,7 +633,7 @@ class AIPool(AIRunner):
             return
         doublings = min(worker.start_failures - MAX_START_FAILURES, 16)
         delay = min(2.0**doublings, RETRY_MAX_S)
-        self._problem(
+        self._problems.note(
             ("down", worker.index),
             "AI worker %d failed to start %d times in a row (%s): its moves go to the %s "
             "fallback while it is retried (next in %.0f s)",
@@ -695,31 +655,7 @@ class AIPool(AIRunner):
         self._cancel_timer(worker)
         worker.timer = self._clock.call_at(self._clock.now() + delay, retry)
 
-    def _problem(
-        self,
-        key: tuple[object, ...],
-        msg: str,
-        *args: object,
-        level: int = logging.ERROR,
-        trace: bool = False,
-    ) -> None:
-        """Log a recurring problem (``key`` names it) at most once per ``LOG_EVERY_S`` of
-        the pool's clock, saying how often it happened since it was last logged (``trace``:
-        with the traceback of the exception being handled)."""
-        now = self._clock.now()
-        last, since = self._reported.get(key, (None, 0))
-        if last is not None and now - last < LOG_EVERY_S:
-            self._reported[key] = (last, since + 1)
-            return
-        if len(self._reported) > 1024:  # keep only the problems of the last minute
-            self._reported = {k: v for k, v in self._reported.items() if now - v[0] < LOG_EVERY_S}
-        self._reported[key] = (now, 0)
-        if since:
-            msg += " (%d more times since it was last logged)"
-            args = (*args, since)
-        log.log(level, msg, *args, exc_info=trace)
-
-    def _detach(self, worker: _Worker) -> None:
+    def _detach(self, worker: Worker) -> None:
         """Forget ``worker``'s process and pipe (the caller stops the process)."""
         self._cancel_timer(worker)
         if worker.conn is not None and self._loop is not None:
@@ -746,16 +682,16 @@ class AIPool(AIRunner):
                 proc.close()
 
     @staticmethod
-    def _cancel_timer(worker: _Worker) -> None:
+    def _cancel_timer(worker: Worker) -> None:
         if worker.timer is not None:
             worker.timer.cancel()
             worker.timer = None
 
     # ------------------------------------------------------------------ fallback
-    def _fallback_move(self, req: _Request, reason: str) -> None:
+    def _fallback_move(self, req: Request, reason: str) -> None:
         """Answer ``req`` with the casual move, computed in the fallback thread."""
         self._fallback_moves += 1
-        self._problem(
+        self._problems.note(
             ("fallback", req.move.level, reason),
             "AI %s failed in channel %d (%s): playing the %s move (%d such moves so far)",
             req.move.level,
