@@ -8,8 +8,10 @@ Sections (each prints its command line and its figures):
     (the tournament's games: every deal once per seat rotation; the expert thinks by CPU time
     so that a busy machine does not weaken it), both seats reviewed at ``--deals K``: the mean
     chance lost per decision of each level, and the ratios to the expert's.  ``--records
-    FILE`` keeps the games (JSON lines): a second run reviews them again without playing, and
-    ``--sample M`` reviews about M games of each level, evenly spread.
+    FILE`` keeps the games (JSON lines): a second run reviews them again without playing;
+    ``--reviews FILE`` keeps each game's reviews (JSON lines, by game and ``--deals``), so an
+    interrupted run goes on where it stopped; ``--sample M`` reviews about M games of each
+    level, evenly spread.
 ``endgames``
     ``--positions N`` two-player positions with an empty stock and a choice (one per game of
     beginner vs casual, at a random moment of its endgame; with ``--first`` the first, which
@@ -139,17 +141,37 @@ def _records(args: argparse.Namespace) -> list[dict[str, Any]]:
     return [have[key] for key in wanted]
 
 
-def _review_task(args: tuple[dict[str, Any], int]) -> tuple[str, list[float], list[float]]:
-    """Both seats of one game reviewed: the level's and the expert's chance lost per
-    decision (nothing for a game that ended in an error)."""
+def _review_task(
+    args: tuple[dict[str, Any], int],
+) -> tuple[dict[str, Any], list[float], list[float]]:
+    """Both seats of one game reviewed: the game's row, the level's and the expert's chance
+    lost per decision (nothing for a game that ended in an error)."""
     row, deals = args
     if row["error"]:
-        return row["level"], [], []
+        return row, [], []
     record = GameRecord.from_dict(row["record"])
     seat = row["a_seat"]
     mine = review_game(record, seat, deals=deals, seed=row["seed"])
     expert = review_game(record, 1 - seat, deals=deals, seed=row["seed"])
-    return row["level"], [d.lost for d in mine.decisions], [d.lost for d in expert.decisions]
+    return row, [d.lost for d in mine.decisions], [d.lost for d in expert.decisions]
+
+
+def _kept_reviews(
+    path: str | None, deals: int
+) -> dict[tuple[str, int, int], tuple[list[float], list[float]]]:
+    """The reviews a previous run kept in ``path`` at the same budget, by game."""
+    kept: dict[tuple[str, int, int], tuple[list[float], list[float]]] = {}
+    if path and os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    row = json.loads(line)
+                    if row["deals"] == deals:
+                        kept[row["level"], row["seed"], row["a_seat"]] = (
+                            row["mine"],
+                            row["expert"],
+                        )
+    return kept
 
 
 def _levels(args: argparse.Namespace) -> None:
@@ -162,14 +184,36 @@ def _levels(args: argparse.Namespace) -> None:
     lost: dict[str, list[float]] = {level: [] for level in _LEVELS}
     expert_lost: dict[str, list[float]] = {level: [] for level in _LEVELS}
     games = {level: 0 for level in _LEVELS}
-    started = time.perf_counter()
-    tasks = [(row, deals) for row in rows]
-    for done, (level, mine, theirs) in enumerate(_map(_review_task, tasks, args.jobs), 1):
+
+    def count(level: str, mine: list[float], theirs: list[float]) -> None:
         lost[level] += mine
         expert_lost[level] += theirs
         games[level] += 1 if mine or theirs else 0
-        _tick(done, len(tasks), started)
+
+    kept = _kept_reviews(args.reviews, deals)
+    tasks = []
+    for row in rows:
+        key = (row["level"], row["seed"], row["a_seat"])
+        if key in kept:
+            count(row["level"], *kept[key])
+        else:
+            tasks.append((row, deals))
+    out = open(args.reviews, "a", encoding="utf-8") if args.reviews else None  # noqa: SIM115
+    started = time.perf_counter()
+    try:
+        for done, (row, mine, theirs) in enumerate(_map(_review_task, tasks, args.jobs), 1):
+            count(row["level"], mine, theirs)
+            if out is not None:
+                line = {"level": row["level"], "seed": row["seed"], "a_seat": row["a_seat"]}
+                line |= {"deals": deals, "mine": mine, "expert": theirs}
+                out.write(json.dumps(line) + "\n")
+                out.flush()
+            _tick(done, len(tasks), started)
+    finally:
+        if out is not None:
+            out.close()
     print(file=sys.stderr)
+    print(f"{len(rows) - len(tasks)} games' reviews read from --reviews, {len(tasks)} reviewed")
     every_expert = expert_lost["beginner"] + expert_lost["casual"]
     base = statistics.mean(every_expert)
     print(f"reviews at {deals} sampled deals a choice")
@@ -389,6 +433,12 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         metavar="FILE",
         help="levels: JSON lines of the games; read when there, played and appended when not",
+    )
+    parser.add_argument(
+        "--reviews",
+        default=None,
+        metavar="FILE",
+        help="levels: JSON lines of each game's reviews; read when there, appended when not",
     )
     parser.add_argument(
         "--sample",
