@@ -32,6 +32,7 @@ one).  ``--rules NAME`` picks the profile (default podkidnoy); ``--seed S`` the 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -39,7 +40,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from rules_engine.actions import parse_action
@@ -77,6 +78,21 @@ def _map(fn: Callable[[Any], Any], tasks: Sequence[Any], jobs: int) -> Iterable[
             yield from pool.imap(fn, tasks, chunksize=1)
     else:
         yield from map(fn, tasks)
+
+
+@contextlib.contextmanager
+def _appending(path: str | None) -> Iterator[Callable[[dict[str, Any]], None]]:
+    """Something that appends a JSON line to ``path`` at once (nothing without a path)."""
+    if not path:
+        yield lambda row: None
+        return
+    with open(path, "a", encoding="utf-8") as out:
+
+        def keep(row: dict[str, Any]) -> None:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            out.flush()
+
+        yield keep
 
 
 def _tick(done: int, total: int, started: float) -> None:
@@ -125,18 +141,12 @@ def _records(args: argparse.Namespace) -> list[dict[str, Any]]:
         (rules, seed, rot, level) for level, seed, rot in wanted if (level, seed, rot) not in have
     ]
     if missing:
-        out = open(args.records, "a", encoding="utf-8") if args.records else None  # noqa: SIM115
         started = time.perf_counter()
-        try:
+        with _appending(args.records) as keep:
             for done, row in enumerate(_map(_play_task, missing, args.jobs), 1):
                 have[row["level"], row["seed"], row["a_seat"]] = row
-                if out is not None:
-                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
-                    out.flush()
+                keep(row)
                 _tick(done, len(missing), started)
-        finally:
-            if out is not None:
-                out.close()
         print(file=sys.stderr)
     return [have[key] for key in wanted]
 
@@ -179,8 +189,8 @@ def _levels(args: argparse.Namespace) -> None:
     rows = _records(args)
     if args.sample < len(rows):  # every k-th game of each level (seat rotations kept whole)
         per_level = len(rows) // len(_LEVELS)
-        keep = [i for i in range(per_level) if (i // 2) % max(1, per_level // args.sample) == 0]
-        rows = [rows[lv * per_level + i] for lv in range(len(_LEVELS)) for i in keep]
+        picked = [i for i in range(per_level) if (i // 2) % max(1, per_level // args.sample) == 0]
+        rows = [rows[lv * per_level + i] for lv in range(len(_LEVELS)) for i in picked]
     lost: dict[str, list[float]] = {level: [] for level in _LEVELS}
     expert_lost: dict[str, list[float]] = {level: [] for level in _LEVELS}
     games = {level: 0 for level in _LEVELS}
@@ -198,20 +208,13 @@ def _levels(args: argparse.Namespace) -> None:
             count(row["level"], *kept[key])
         else:
             tasks.append((row, deals))
-    out = open(args.reviews, "a", encoding="utf-8") if args.reviews else None  # noqa: SIM115
     started = time.perf_counter()
-    try:
+    with _appending(args.reviews) as keep:
         for done, (row, mine, theirs) in enumerate(_map(_review_task, tasks, args.jobs), 1):
             count(row["level"], mine, theirs)
-            if out is not None:
-                line = {"level": row["level"], "seed": row["seed"], "a_seat": row["a_seat"]}
-                line |= {"deals": deals, "mine": mine, "expert": theirs}
-                out.write(json.dumps(line) + "\n")
-                out.flush()
+            game = {"level": row["level"], "seed": row["seed"], "a_seat": row["a_seat"]}
+            keep(game | {"deals": deals, "mine": mine, "expert": theirs})
             _tick(done, len(tasks), started)
-    finally:
-        if out is not None:
-            out.close()
     print(file=sys.stderr)
     print(f"{len(rows) - len(tasks)} games' reviews read from --reviews, {len(tasks)} reviewed")
     every_expert = expert_lost["beginner"] + expert_lost["casual"]
