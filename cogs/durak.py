@@ -16,22 +16,8 @@ from cogs.components import (
     ReviewComponent,
 )
 from cogs.durak_commands import DurakCog
-from cogs.presenter import DiscordPresenter, message_kwargs
 
-__all__ = [
-    "COMPONENTS",
-    "DiscordPresenter",
-    "DurakCog",
-    "ForgetComponent",
-    "GameComponent",
-    "HistoryComponent",
-    "LobbyComponent",
-    "ReplayComponent",
-    "ReviewComponent",
-    "message_kwargs",
-    "setup",
-    "teardown",
-]
+__all__ = ["COMPONENTS", "setup", "teardown"]
 
 #: Every kind of button and select the bot sends (registered while the extension is loaded).
 COMPONENTS = (
