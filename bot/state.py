@@ -128,8 +128,9 @@ class _Encoded:
 
     def __init__(self) -> None:
         self._deal: tuple[object, str] | None = None
-        #: (how many actions, the last of them, their texts joined by commas)
-        self._actions: tuple[int, str, str] = (0, "", "")
+        #: (the deal they follow, how many actions, the last of them, their texts joined by
+        #: commas)
+        self._actions: tuple[object, int, str, str] = (None, 0, "", "")
         self._recent: dict[int, tuple[ActionRecord, str]] = {}
 
     def deal(self, deal: dict[str, Any]) -> str:
@@ -141,16 +142,18 @@ class _Encoded:
         self._deal = (deal, text)
         return text
 
-    def actions(self, actions: list[str]) -> str:
-        """The compact JSON of the snapshot's ``actions``: only those after the ones
-        encoded last time are encoded, when these continue them."""
-        count, last, joined = self._actions
-        if not 0 < count <= len(actions) or actions[count - 1] != last:
+    def actions(self, actions: list[str], deal: object) -> str:
+        """The compact JSON of the snapshot's ``actions`` played from ``deal``: only those
+        after the ones encoded last time are encoded, when these continue them (the same
+        deal, the same last action: a game's actions are only ever appended, and a write
+        given up leaves at most its one action to drop)."""
+        kept, count, last, joined = self._actions
+        if kept is not deal or not 0 < count <= len(actions) or actions[count - 1] != last:
             count, joined = 0, ""
         if count < len(actions):
             more = ",".join(map(_COMPACT.encode, actions[count:]))
             joined = f"{joined},{more}" if joined else more
-            self._actions = (len(actions), actions[-1], joined)
+            self._actions = (deal, len(actions), actions[-1], joined)
         return f"[{joined}]"
 
     def recent(self, records: Sequence[ActionRecord]) -> list[str]:
@@ -236,7 +239,8 @@ class GameState:
         )
         return (
             f'{head[:-1]},"deal":{texts.deal(data["deal"])},'
-            f'"actions":{texts.actions(data["actions"])},"state":{_COMPACT.encode(data["state"])}}}'
+            f'"actions":{texts.actions(data["actions"], data["deal"])},'
+            f'"state":{_COMPACT.encode(data["state"])}}}'
         )
 
     def meta(
