@@ -108,6 +108,70 @@ class Doubt:
     adopt: Callable[[], None]
 
 
+#: The snapshot's JSON: compact, non-ASCII characters (the suits) as they are.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+#: The keys of :func:`rules_engine.snapshot`, in order (:meth:`GameState.snapshot_json`).
+_SNAPSHOT_KEYS = ("format", "rules", "players", "deal", "actions", "state")
+#: The meta's JSON (``json.dumps`` with ``ensure_ascii=False``).
+_META = json.JSONEncoder(ensure_ascii=False)
+
+
+class _Encoded:
+    """JSON texts of a game's stored rows that do not change from one action to the next,
+    kept so that each is encoded once: the deal, the actions so far (only new ones are
+    encoded; they are only ever appended) and the ``recent`` entries of the meta.  Each text
+    is the one ``json.dumps`` gives for its value in place, so the stored JSON is the same.
+    Entries are found by the identity of their value (checked: a record is kept beside its
+    text, so its id cannot be reused while it is).  Only the event loop uses it."""
+
+    __slots__ = ("_actions", "_deal", "_recent")
+
+    def __init__(self) -> None:
+        self._deal: tuple[object, str] | None = None
+        #: (the deal they follow, how many actions, the last of them, their texts joined by
+        #: commas)
+        self._actions: tuple[object, int, str, str] = (None, 0, "", "")
+        self._recent: dict[int, tuple[ActionRecord, str]] = {}
+
+    def deal(self, deal: dict[str, Any]) -> str:
+        """The compact JSON of the snapshot's ``deal`` (the same dict for every action)."""
+        kept = self._deal
+        if kept is not None and kept[0] is deal:
+            return kept[1]
+        text = _COMPACT.encode(deal)
+        self._deal = (deal, text)
+        return text
+
+    def actions(self, actions: list[str], deal: object) -> str:
+        """The compact JSON of the snapshot's ``actions`` played from ``deal``: only those
+        after the ones encoded last time are encoded, when these continue them (the same
+        deal, the same last action: a game's actions are only ever appended, and a write
+        given up leaves at most its one action to drop)."""
+        kept, count, last, joined = self._actions
+        if kept is not deal or not 0 < count <= len(actions) or actions[count - 1] != last:
+            count, joined = 0, ""
+        if count < len(actions):
+            more = ",".join(map(_COMPACT.encode, actions[count:]))
+            joined = f"{joined},{more}" if joined else more
+            self._actions = (deal, len(actions), actions[-1], joined)
+        return f"[{joined}]"
+
+    def recent(self, records: Sequence[ActionRecord]) -> list[str]:
+        """The meta's ``recent`` entries (``json.dumps`` of :func:`_recent_json`); only
+        these records' texts are kept."""
+        kept = self._recent
+        texts: dict[int, tuple[ActionRecord, str]] = {}
+        out = []
+        for record in records:
+            hit = kept.get(id(record))
+            if hit is None or hit[0] is not record:
+                hit = (record, _META.encode(_recent_json(record)))
+            texts[id(record)] = hit
+            out.append(hit[1])
+        self._recent = texts
+        return out
+
+
 @dataclass(slots=True)
 class GameState:
     """A game of a series: live, or the finished last game kept for the table view."""
@@ -139,6 +203,8 @@ class GameState:
     count_ai_games: bool = False
     #: A write of this game whose outcome is not known yet (see :class:`Doubt`).
     doubt: Doubt | None = None
+    #: The parts of the stored JSON that are written again unchanged with every action.
+    encoded: _Encoded = field(default_factory=lambda: _Encoded(), repr=False, compare=False)
 
     def human_waits(self, series: SeriesRecord) -> bool:
         """Whether the seat to act is played now by a human (its own player, or in a team
@@ -162,11 +228,19 @@ class GameState:
         self.vote = None
 
     def snapshot_json(self, game: Game | None = None) -> str:
-        """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one)."""
-        return json.dumps(
-            snapshot(self.game if game is None else game),
-            ensure_ascii=False,
-            separators=(",", ":"),
+        """JSON of :func:`rules_engine.snapshot` for ``game`` (default: the current one),
+        compact; the deal and the actions are encoded once (:class:`_Encoded`)."""
+        data = snapshot(self.game if game is None else game)
+        if tuple(data) != _SNAPSHOT_KEYS:  # not the shape spliced below: encoded whole
+            return _COMPACT.encode(data)
+        texts = self.encoded
+        head = _COMPACT.encode(
+            {"format": data["format"], "rules": data["rules"], "players": data["players"]}
+        )
+        return (
+            f'{head[:-1]},"deal":{texts.deal(data["deal"])},'
+            f'"actions":{texts.actions(data["actions"], data["deal"])},'
+            f'"state":{_COMPACT.encode(data["state"])}}}'
         )
 
     def meta(
@@ -178,9 +252,10 @@ class GameState:
         autopilot: list[bool] | None = None,
         recent: tuple[ActionRecord, ...] | None = None,
     ) -> str:
-        """The JSON of the live row's ``meta`` column (timer state and table history)."""
-        recent = self.recent if recent is None else recent
-        return json.dumps(
+        """The JSON of the live row's ``meta`` column (timer state and table history), as
+        ``json.dumps`` writes the object of these keys; each ``recent`` entry is encoded once
+        while it is among the last few (:class:`_Encoded`)."""
+        head = _META.encode(
             {
                 "seed": self.seed,
                 "started_at": self.started_at,
@@ -188,11 +263,11 @@ class GameState:
                 "remaining": remaining,
                 "timeouts": self.timeouts if timeouts is None else timeouts,
                 "autopilot": self.autopilot if autopilot is None else autopilot,
-                "recent": [_recent_json(r) for r in recent],
-                "count_ai_games": self.count_ai_games,
-            },
-            ensure_ascii=False,
+            }
         )
+        entries = self.encoded.recent(self.recent if recent is None else recent)
+        count_ai = "true" if self.count_ai_games else "false"
+        return f'{head[:-1]}, "recent": [{", ".join(entries)}], "count_ai_games": {count_ai}}}'
 
 
 class BadMeta(ValueError):

@@ -4,6 +4,7 @@ pack (``deck``), transferring by showing a trump (``show_trump``) and ``teams``.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from rules_engine.errors import InvalidNotationError, InvalidRulesError
@@ -178,13 +179,31 @@ class Rules:
                     f"unknown rules profile {spec!r}: choose podkidnoy, perevodnoy or classic"
                 ) from None
         if isinstance(spec, dict):
-            unknown = set(spec) - {"profile", *_OPTIONS}
-            if unknown:
-                raise InvalidNotationError(f"unknown rule option(s) {sorted(unknown)!r}")
-            base = cls._from_spec(spec.get("profile", "podkidnoy"))
-            overrides = {k: v for k, v in spec.items() if k != "profile"}
-            return replace(base, **overrides)
+            try:
+                key = tuple((k, type(v), v) for k, v in spec.items())
+                hash(key)
+            except TypeError:  # a value that is not hashable: read as it is (and refused)
+                return cls._from_dict(spec)
+            return _from_options(key)
         raise InvalidNotationError(f"rules must be a profile name or an object, not {spec!r}")
+
+    @classmethod
+    def _from_dict(cls, spec: dict[str, Any]) -> Rules:
+        unknown = set(spec) - {"profile", *_OPTIONS}
+        if unknown:
+            raise InvalidNotationError(f"unknown rule option(s) {sorted(unknown)!r}")
+        base = cls._from_spec(spec.get("profile", "podkidnoy"))
+        overrides = {k: v for k, v in spec.items() if k != "profile"}
+        return replace(base, **overrides)
+
+
+@lru_cache(maxsize=256)
+def _from_options(key: tuple[tuple[Any, type, Any], ...]) -> Rules:
+    """The rules of a dict spec given as its ``(key, type, value)`` items, remembered: the
+    same few rule sets are read again and again (every table view, every observation an AI
+    worker is sent), and rules are immutable.  Each value's type is part of the key, so that
+    ``False`` and ``0`` are told apart as :meth:`Rules.from_spec` tells them."""
+    return Rules._from_dict({k: v for k, _, v in key})
 
 
 PROFILES: dict[str, Rules] = {

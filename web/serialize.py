@@ -13,7 +13,6 @@ Hidden information: :func:`table_json` reads only a public :class:`TableView` (c
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -45,10 +44,25 @@ def plain_names(seats: Sequence[Seated], t: Catalog) -> list[str]:
     return seat_names(seats, t)
 
 
-@functools.lru_cache(maxsize=16384)
+#: The texts of the last moves already written, by the identity of their record (each move
+#: stays among the last moves of several tables, each sent to every page of the game).  By
+#: identity, not by value: a record holds the engine's whole record of the move, which is
+#: slow to hash and compare.  The record is kept beside its text, so that its id is not
+#: reused while the entry lives; the whole memory is dropped when it is full.
+_RECENT_TEXTS: dict[tuple[int, tuple[str, ...], Catalog], tuple[ActionRecord, str]] = {}
+_RECENT_TEXTS_MAX = 16384
+
+
 def _recent(rec: ActionRecord, names: tuple[str, ...], t: Catalog) -> str:
-    # cached: each action stays in the table's last moves for several tables
-    return move_text(rec, names, t)
+    key = (id(rec), names, t)
+    hit = _RECENT_TEXTS.get(key)
+    if hit is not None and hit[0] is rec:
+        return hit[1]
+    text = move_text(rec, names, t)
+    if len(_RECENT_TEXTS) >= _RECENT_TEXTS_MAX:
+        _RECENT_TEXTS.clear()
+    _RECENT_TEXTS[key] = (rec, text)
+    return text
 
 
 def _seat(s: SeatView, name: str, t: Catalog, viewer: int | None, over: bool) -> dict[str, Any]:

@@ -131,6 +131,9 @@ class AIPool(AIRunner):
         self._workers = [Worker(i) for i in range(count)] + [
             Worker(count + j, for_reviews=True) for j in range(review_workers)
         ]
+        #: The move slots and the review slots (fixed: a failed worker's slot is reused).
+        self._move_slots = tuple(w for w in self._workers if not w.for_reviews)
+        self._review_slots = tuple(w for w in self._workers if w.for_reviews)
         self._channels: dict[int, ChannelQueue] = {}
         #: Review steps waiting, oldest first: a step goes to a worker only when no move
         #: can use it (see :meth:`_pump`).
@@ -176,10 +179,10 @@ class AIPool(AIRunner):
 
     def review_worker_pids(self) -> list[int | None]:
         """The process id of each review worker slot.  For tests."""
-        return [w.pid for w in self._workers if w.for_reviews]
+        return [w.pid for w in self._review_slots]
 
-    def _movers(self) -> list[Worker]:
-        return [w for w in self._workers if not w.for_reviews]
+    def _movers(self) -> tuple[Worker, ...]:
+        return self._move_slots
 
     async def start(self, *, wait: bool = False, timeout: float = START_TIMEOUT_S) -> None:
         """Start the workers (idempotent); with ``wait``, until every slot is ready or down."""
@@ -310,13 +313,13 @@ class AIPool(AIRunner):
         workers no waiting move can use (a move bound to a busy worker waits for that one)."""
         if self._closed:
             return
-        reviewers = [w for w in self._workers if w.for_reviews]
-        if reviewers:
+        reviewers = self._review_slots
+        if reviewers and self._reviews:
             if all(w.down for w in reviewers):
                 self._fail_reviews("no review worker could be started")
             else:
                 self._pump_reviews([w for w in reviewers if w.ready and w.current is None])
-        movers = self._movers()
+        movers = self._move_slots
         if all(w.down for w in movers):
             self._drain_to_fallback()
             return
@@ -449,7 +452,7 @@ class AIPool(AIRunner):
                 rreq.future.set_exception(ReviewFailed(reason))
 
     def _drain_to_fallback(self) -> None:
-        if not any(w.for_reviews for w in self._workers):
+        if not self._review_slots:
             self._fail_reviews("no AI worker could be started")
         for ch in list(self._channels.values()):
             while ch.queue:
@@ -517,12 +520,13 @@ class AIPool(AIRunner):
         return proc, parent
 
     def _readable(self, worker: Worker, conn: Connection) -> None:
-        """Replies (or end-of-file) on a worker's pipe."""
-        if self._closed:
+        """A reply (or end-of-file) on a worker's pipe: one message is read each time the
+        pipe is readable (the loop calls again while more wait), which spares asking the pipe
+        whether it is readable before and after."""
+        if self._closed or worker.conn is not conn:
             return
         try:
-            while worker.conn is conn and conn.poll():
-                self._message(worker, conn.recv())
+            self._message(worker, conn.recv())
         except (EOFError, OSError):
             if worker.conn is conn:
                 self._worker_failed(worker, "it exited")

@@ -9,6 +9,7 @@ actions carry, and ``played_by`` says who plays each seat.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from rules_engine.actions import ATTACK, DEFEND, PASS, TAKE, ActionKind, parse_action
@@ -30,7 +31,15 @@ def card_mask(cards: object) -> int:
 
 
 def parse_code(text: str) -> tuple[int, int]:
-    """``(seat, code)`` of an action text (fast path for the canonical form)."""
+    """``(seat, code)`` of an action text (fast path for the canonical form).  The texts of
+    the actions met lately are remembered: every observation carries the game's whole
+    history, so an agent would otherwise read each action again at every move."""
+    if type(text) is str:
+        return _parse_known(text)
+    return _parse_code(text)
+
+
+def _parse_code(text: str) -> tuple[int, int]:
     parts = text.split()
     seat = int(parts[0])
     kind = _KIND.get(parts[1])
@@ -45,6 +54,11 @@ def parse_code(text: str) -> tuple[int, int]:
     for c in parts[2:]:
         mask |= 1 << card_index(c)
     return seat, kind | mask << 3
+
+
+#: :func:`_parse_code`, remembering the last texts read (a few thousand: the actions of the
+#: games an AI worker plays at a time, and more).  A text that is refused is not remembered.
+_parse_known = lru_cache(maxsize=4096)(_parse_code)
 
 
 class ParsedObservation:

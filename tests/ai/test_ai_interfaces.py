@@ -174,3 +174,26 @@ def test_tournament_passes_clock_budget_and_options_to_the_sides(
     assert seen[1] == ("casual", {"tempo": 3})
     with pytest.raises(SystemExit):
         tournament_main(["--a", "expert", "--b", "casual", "--a-opt", "think_s"])
+
+
+def test_action_texts_read_again_give_the_same_codes_and_refusals() -> None:
+    """``parse_code`` remembers the texts it read (each observation carries the whole
+    history): a text read again gives the full parser's code, and a bad text is refused
+    every time, never remembered."""
+    from rules_engine.ai.parsed import _parse_code, parse_code
+
+    game = Game(PROFILES["perevodnoy"], deal_from_seed(3, 11))
+    while not game.finished and game.version < 60:
+        game.apply(game.legal_actions()[-1])
+    texts = game.history_text()
+    assert len(texts) > 20
+    for _ in range(2):
+        for text in texts:
+            action = parse_action(text)
+            assert parse_code(text) == (action.seat, action.code)
+    for bad in ("0 attack 1♣", "9", "0 fly 6♣"):
+        with pytest.raises(Exception) as first:
+            _parse_code(bad)
+        for _ in range(2):
+            with pytest.raises(type(first.value)):
+                parse_code(bad)

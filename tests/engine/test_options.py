@@ -100,6 +100,26 @@ def test_bad_option_values_are_refused_quoting_them(spec: dict[str, object], quo
 
 
 @pytest.mark.parametrize(
+    ("good", "bad"),
+    [
+        ({"transfer": False}, {"transfer": 0}),
+        ({"profile": "perevodnoy", "show_trump": True}, {"profile": "perevodnoy", "show_trump": 1}),
+        ({"deck": 36}, {"deck": 36.5}),
+        ({"first_round_limit": 5}, {"first_round_limit": 5, "teams": ["2x2"]}),
+    ],
+)
+def test_rules_read_before_do_not_let_a_mistyped_equal_value_through(
+    good: dict[str, object], bad: dict[str, object]
+) -> None:
+    """Rules read from a dict are remembered (tables and AI workers read the same few
+    again and again); a value that compares equal but has another type is still refused."""
+    assert Rules.from_spec(good) == Rules.from_spec(dict(good))
+    assert Rules.from_spec(good) is Rules.from_spec(dict(good))
+    with pytest.raises(InvalidNotationError):
+        Rules.from_spec(bad)
+
+
+@pytest.mark.parametrize(
     ("spec", "players", "sentence"),
     [
         (
