@@ -23,8 +23,11 @@ from bot.errors import ChannelMoved
 
 __all__ = ["ATTEMPTS", "retry_moved"]
 
-#: How many times a command runs before a lost fence is the answer.
-ATTEMPTS = 3
+#: How many times a command runs before a lost fence is the answer.  A channel's commands run
+#: one at a time in a process, so a command loses once per write that another process made
+#: to the channel while it ran: five runs outlast a burst of presses from two or three
+#: processes (each of the others writing the channel in turn), and still end a livelock.
+ATTEMPTS = 5
 
 log = logging.getLogger(__name__)
 
