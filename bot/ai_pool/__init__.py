@@ -58,8 +58,10 @@ fallback moves for an operator (:class:`PoolHealth`).
 Linux/macOS only: replies are read with ``loop.add_reader`` on the workers' pipes.
 
 Modules: :mod:`~bot.ai_pool.base` (settings, the runner interface, the agents a process
-keeps), :mod:`~bot.ai_pool.pool` (:class:`AIPool`), :mod:`~bot.ai_pool.worker` (the worker
-process), :mod:`~bot.ai_pool.threads` (:class:`ThreadAI`, the same interface on one thread).
+keeps), :mod:`~bot.ai_pool.pool` (:class:`AIPool`), its records :mod:`~bot.ai_pool.slots`, its
+fallback moves :mod:`~bot.ai_pool.fallback` and its problem log :mod:`~bot.ai_pool.problems`,
+:mod:`~bot.ai_pool.worker` (the worker process), :mod:`~bot.ai_pool.threads` (:class:`ThreadAI`,
+the same interface on one thread).
 """
 
 from __future__ import annotations

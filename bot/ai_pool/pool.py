@@ -29,8 +29,8 @@ from bot.ai_pool.base import (
     ReviewFailed,
     ReviewJob,
     default_workers,
-    fallback_move,
 )
+from bot.ai_pool.fallback import Fallback
 from bot.ai_pool.problems import ProblemLog
 from bot.ai_pool.slots import ChannelQueue, Request, ReviewRequest, Worker
 from bot.ai_pool.worker import kill_all, worker_main
@@ -149,40 +149,36 @@ class AIPool(AIRunner):
         self._started = False
         self._background: set[asyncio.Future[Any]] = set()
         self._admin = ThreadPoolExecutor(max_workers=1, thread_name_prefix="durak-ai-admin")
-        self._fallback = ThreadPoolExecutor(max_workers=1, thread_name_prefix="durak-ai-fallback")
         self._processes: set[BaseProcess] = set()
         self._finalizer = weakref.finalize(self, kill_all, self._processes)
         self._failed_starts = 0
-        self._fallback_moves = 0
         #: Recurring problems, each logged at most once per LOG_EVERY_S (:class:`ProblemLog`).
         self._problems = ProblemLog(self._clock, LOG_EVERY_S, log)
+        self._fallback = Fallback(self._problems)
 
     # ------------------------------------------------------------------ public
     @property
     def size(self) -> int:
         """The number of worker slots for moves."""
-        return len(self._movers())
+        return len(self._move_slots)
 
     def health(self) -> PoolHealth:
         """The slots' state and the failure counters (see :class:`PoolHealth`)."""
         return PoolHealth(
-            len(self._movers()),
-            sum(w.ready for w in self._movers()),
-            sum(w.down for w in self._movers()),
+            len(self._move_slots),
+            sum(w.ready for w in self._move_slots),
+            sum(w.down for w in self._move_slots),
             self._failed_starts,
-            self._fallback_moves,
+            self._fallback.moves,
         )
 
     def worker_pids(self) -> list[int | None]:
         """The process id of each move worker slot (``None`` while none runs).  For tests."""
-        return [w.pid for w in self._movers()]
+        return [w.pid for w in self._move_slots]
 
     def review_worker_pids(self) -> list[int | None]:
         """The process id of each review worker slot.  For tests."""
         return [w.pid for w in self._review_slots]
-
-    def _movers(self) -> tuple[Worker, ...]:
-        return self._move_slots
 
     async def start(self, *, wait: bool = False, timeout: float = START_TIMEOUT_S) -> None:
         """Start the workers (idempotent); with ``wait``, until every slot is ready or down."""
@@ -278,7 +274,7 @@ class AIPool(AIRunner):
             await asyncio.gather(*list(self._background), return_exceptions=True)
         await asyncio.gather(*stops, return_exceptions=True)
         self._admin.shutdown(wait=True)
-        self._fallback.shutdown(wait=True, cancel_futures=True)
+        self._fallback.shutdown()
         kill_all(self._processes)
 
     async def __aenter__(self) -> AIPool:
@@ -691,45 +687,6 @@ class AIPool(AIRunner):
             worker.timer.cancel()
             worker.timer = None
 
-    # ------------------------------------------------------------------ fallback
     def _fallback_move(self, req: Request, reason: str) -> None:
-        """Answer ``req`` with the casual move, computed in the fallback thread."""
-        self._fallback_moves += 1
-        self._problems.note(
-            ("fallback", req.move.level, reason),
-            "AI %s failed in channel %d (%s): playing the %s move (%d such moves so far)",
-            req.move.level,
-            req.move.channel_id,
-            reason,
-            FALLBACK_LEVEL,
-            self._fallback_moves,
-            level=logging.WARNING,
-        )
-        if req.future.done() or self._closed:
-            return
-        assert self._loop is not None
-        try:
-            fut = self._loop.run_in_executor(
-                self._fallback, fallback_move, req.move.seed, req.move.obs
-            )
-        except RuntimeError as exc:  # the executor was shut down
-            req.future.set_exception(AIPoolClosed(str(exc)))
-            return
-
-        def settle(done: asyncio.Future[str]) -> None:
-            if req.future.done():
-                return
-            if done.cancelled():
-                req.future.set_exception(AIPoolClosed("the AI pool is closed"))
-            elif (exc := done.exception()) is not None:
-                log.error(
-                    "the %s fallback failed too in channel %d: %r",
-                    FALLBACK_LEVEL,
-                    req.move.channel_id,
-                    exc,
-                )
-                req.future.set_exception(exc)
-            else:
-                req.future.set_result(done.result())
-
-        fut.add_done_callback(settle)
+        """Answer ``req`` with the casual move (:class:`Fallback`)."""
+        self._fallback.play(None if self._closed else self._loop, req, reason)
