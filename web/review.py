@@ -12,11 +12,12 @@ from typing import Any
 
 from bot.views import ReviewPosition, ReviewView
 from present.catalog import Catalog
-from present.names import ROLE_NAMES, seat_names
+from present.names import seat_names
 from present.review import choice_label, decision_lines, marked, summary_lines
 from present.review_chart import chart_svg
 from rules_engine.actions import parse_action
 from rules_engine.ai.review import DecisionReview
+from web.serialize import pairs_json, role_json
 
 __all__ = ["felt_json", "progress_json", "review_json"]
 
@@ -68,17 +69,13 @@ def felt_json(
         "trump_card": None if p.trump_card is None else str(p.trump_card),
         "stock": p.stock,
         "discard": p.discard,
-        "pairs": [
-            {"attack": str(q.attack), "defence": None if q.defence is None else str(q.defence)}
-            for q in p.table
-        ],
+        "pairs": pairs_json(p.table),
         "seats": [
             {
                 "seat": s,
                 "name": names[s] if s < len(names) else "?",
                 "cards": n,
-                "role": None if role is None else role.value,
-                "role_text": None if role is None else cat.gettext(ROLE_NAMES[role]),
+                **role_json(role, cat),
                 "to_act": p.to_act == s,
                 "you": s == seat,
             }

@@ -14,10 +14,11 @@ Hidden information: :func:`table_json` reads only a public :class:`TableView` (c
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bot.outcome import Ending
+from bot.replay import TablePair
 from bot.views import ActionRecord, HandView, Role, SeatView, TableView
 from present.actions import action_label
 from present.catalog import Catalog
@@ -32,7 +33,9 @@ from web.strings import ui_strings
 
 __all__ = [
     "hand_json",
+    "pairs_json",
     "plain_names",
+    "role_json",
     "table_json",
     "welcome_json",
 ]
@@ -65,6 +68,22 @@ def _recent(rec: ActionRecord, names: tuple[str, ...], t: Catalog) -> str:
     return text
 
 
+def pairs_json(pairs: Iterable[TablePair]) -> list[dict[str, str | None]]:
+    """The table's pairs: ``[{"attack", "defence"}]`` (``defence`` null while uncovered)."""
+    return [
+        {"attack": str(p.attack), "defence": None if p.defence is None else str(p.defence)}
+        for p in pairs
+    ]
+
+
+def role_json(role: Role | None, t: Catalog) -> dict[str, str | None]:
+    """A seat's role in the round and its words: ``{"role", "role_text"}``."""
+    return {
+        "role": None if role is None else role.value,
+        "role_text": None if role is None else t.gettext(ROLE_NAMES[role]),
+    }
+
+
 def _seat(s: SeatView, name: str, t: Catalog, viewer: int | None, over: bool) -> dict[str, Any]:
     role = Role.OUT if s.role is None and s.out else s.role
     return {
@@ -72,8 +91,7 @@ def _seat(s: SeatView, name: str, t: Catalog, viewer: int | None, over: bool) ->
         "name": name,
         "ai_level": s.ai_level,
         "cards": s.cards,
-        "role": None if role is None else role.value,
-        "role_text": None if role is None else t.gettext(ROLE_NAMES[role]),
+        **role_json(role, t),
         "to_act": s.to_act and not over,
         "autopilot": s.autopilot,
         "forfeited": s.forfeited,
@@ -134,10 +152,7 @@ def table_json(
         "round": view.round,
         "limit": view.limit,
         "taking": view.taking,
-        "pairs": [
-            {"attack": str(p.attack), "defence": None if p.defence is None else str(p.defence)}
-            for p in view.pairs
-        ],
+        "pairs": pairs_json(view.pairs),
         "seats": [_seat(s, names[s.seat], t, viewer, over) for s in view.seats],
         "to_act": None if over else view.to_act,
         "deadline": view.deadline,
